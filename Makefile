@@ -1,0 +1,107 @@
+# xputrace: one binary from C user space and CO-RE BPF programs.
+#
+#   make            build ./xputrace (libbpf linked dynamically)
+#   make static     build ./xputrace-static (one file to copy onto a GPU node or into a lab guest)
+#   make test       install what is missing, build, run every test layer (tests/run.sh)
+#   make run        install what is missing, build, run the default job (doctor, then a short trace)
+#   make bench      run the benchmarks in bench/ and write their figures there
+#
+# Kernel types: the BPF programs do not include a generated vmlinux.h. They
+# declare the few kernel structures they read in src/bpf/kernel_types.h, with
+# CO-RE relocations (preserve_access_index), so libbpf fixes every field offset
+# against the running kernel's BTF at load time. The build therefore needs no
+# BTF from the build machine and the binary runs on every kernel with BTF.
+
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+BUILD    := build
+ARCH     := x86
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Isrc -I$(BUILD)/skel
+BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc -Wall -Werror
+LIBS     := -lbpf -lelf -lz
+
+BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst src/bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/skel/%.skel.h,$(BPF_SRCS))
+
+# The analysis core and the sinks do not link libbpf: they are tested alone.
+CORE_SRCS := $(wildcard src/core/*.c) $(wildcard src/sinks/*.c)
+CORE_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(CORE_SRCS))
+APP_SRCS  := src/main.c $(wildcard src/live/*.c) $(wildcard src/cmd/*.c)
+APP_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(APP_SRCS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+HELPER_SRCS := $(wildcard tests/e2e/*.c) $(wildcard bench/*.c)
+HELPER_BINS := $(patsubst %.c,$(BUILD)/%,$(HELPER_SRCS))
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all static test unit run bench deps clean install
+all: xputrace
+
+deps:
+	@bash scripts/deps.sh
+
+xputrace: $(APP_OBJS) $(BUILD)/libxpcore.a
+	$(CC) $(CFLAGS) -o $@ $(APP_OBJS) $(BUILD)/libxpcore.a $(LIBS)
+
+static: xputrace-static
+xputrace-static: $(APP_OBJS) $(BUILD)/libxpcore.a
+	$(CC) $(CFLAGS) -static -o $@ $(APP_OBJS) $(BUILD)/libxpcore.a $(LIBS)
+
+$(BUILD)/libxpcore.a: $(CORE_OBJS)
+	ar rcs $@ $^
+
+$(BUILD)/bpf/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) $(wildcard src/shared/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	@mkdir -p $(@D)
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+# Objects that include skeletons wait for all of them (cheap, and simple).
+$(APP_OBJS): $(SKELS)
+
+$(BUILD)/%.o: src/%.c $(wildcard src/*/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libxpcore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a -lm
+
+$(BUILD)/tests/e2e/%: tests/e2e/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+unit: $(UNIT_BINS)
+helpers: $(HELPER_BINS)
+
+test: deps
+	$(MAKE) xputrace unit helpers
+	bash tests/run.sh
+
+run: deps
+	$(MAKE) xputrace
+	./xputrace doctor
+	./xputrace ioctl -d 5
+
+bench: deps
+	$(MAKE) xputrace helpers
+	bash bench/ioctl_overhead.sh
+
+install: xputrace
+	install -D -m 0755 xputrace $(DESTDIR)$(PREFIX)/sbin/xputrace
+
+clean:
+	rm -rf $(BUILD) xputrace xputrace-static

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* `xputrace ioctl`: records and kernel-side aggregates. Fixed-width types only. */
+#ifndef XP_SHARED_IOCTL_H
+#define XP_SHARED_IOCTL_H
+
+#include "record.h"
+#include "hist.h"
+
+/* Kernel encoding of dev_t (MKDEV in linux/kdev_t.h): 12-bit major, 20-bit minor. */
+#define XP_KDEV_MINORBITS 20
+#define XP_KDEV(ma, mi) (((__u32)(ma) << XP_KDEV_MINORBITS) | (__u32)(mi))
+#define XP_KDEV_MAJOR(d) ((__u32)(d) >> XP_KDEV_MINORBITS)
+#define XP_KDEV_MINOR(d) ((__u32)(d) & ((1u << XP_KDEV_MINORBITS) - 1))
+
+/* Values of the "majors" map: a whole major is traced. Key: major number. */
+/* Values of the "devs" map: one device node is traced. Key: kernel dev_t. */
+#define XP_DEV_TRACED 1
+
+struct xp_ioctl_rec {
+	struct xp_rec_hdr hdr;	/* ts_ns: entry into ioctl() */
+	__u64 lat_ns;		/* entry to return */
+	__u64 arg;
+	__u64 cgroup_id;
+	__u32 cmd;
+	__u32 dev;		/* kernel dev_t of the file's inode */
+	__s32 fd;
+	__s32 ret;		/* return value; negative errno on failure */
+	char comm[XP_COMM_LEN];
+};
+
+/* Summary mode aggregates in the kernel, keyed by process, device and command. */
+struct xp_ioctl_key {
+	__u32 pid;
+	__u32 dev;
+	__u32 cmd;
+	__u32 pad;
+};
+
+struct xp_ioctl_val {
+	__u64 calls;
+	__u64 errors;
+	__u64 sum_ns;
+	__u64 max_ns;
+	char comm[XP_COMM_LEN];
+	__u32 hist[XP_HIST_BUCKETS];
+};
+
+/* Failed calls by errno, a separate map so the common path stays small. */
+struct xp_ioctl_err_key {
+	struct xp_ioctl_key k;
+	__u32 err;	/* positive errno */
+	__u32 pad;
+};
+
+#endif

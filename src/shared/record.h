@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The record stream: what the kernel-side programs write into the one ring
+ * buffer, what `record` stores in a trace file, and what the decoder reads in
+ * both cases. Shared by kernel and user side: fixed-width types only.
+ *
+ * Every record starts with struct xp_rec_hdr. `type` says which payload
+ * follows; `size` is the whole record including the header, so a reader can
+ * skip record types it does not know.
+ */
+#ifndef XP_SHARED_RECORD_H
+#define XP_SHARED_RECORD_H
+
+#include <linux/types.h>
+
+#define XP_COMM_LEN 16
+
+enum xp_rec_type {
+	XP_REC_NONE = 0,
+	XP_REC_IOCTL = 1, /* struct xp_ioctl_rec: one completed ioctl */
+	XP_REC_TYPE_MAX,
+};
+
+struct xp_rec_hdr {
+	__u16 type;	/* enum xp_rec_type */
+	__u16 size;	/* bytes, header included */
+	__u32 cpu;
+	__u64 ts_ns;	/* CLOCK_MONOTONIC, the time the event began */
+	__u32 pid;	/* thread group id */
+	__u32 tid;
+};
+
+/* Why records were lost, counted per CPU in the kernel (map "drops"). */
+enum xp_drop_reason {
+	XP_DROP_RINGBUF = 0,	/* ring buffer full: a record was not written */
+	XP_DROP_MAP_FULL = 1,	/* an aggregation or pairing map was full */
+	XP_DROP_REASON_MAX,
+};
+
+#endif
