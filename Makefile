@@ -20,7 +20,8 @@ ARCH     := x86
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Isrc -I$(BUILD)/skel
-BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc -Wall -Werror
+BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc -Wall -Werror \
+	      -I/usr/include/$(shell $(CC) -dumpmachine)
 LIBS     := -lbpf -lelf -lz
 
 BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
@@ -41,6 +42,7 @@ HELPER_BINS := $(patsubst %.c,$(BUILD)/%,$(HELPER_SRCS))
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
+.SECONDARY:
 .PHONY: all static test unit run bench deps clean install
 all: xputrace
 

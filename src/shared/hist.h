@@ -9,7 +9,7 @@
  * bucket's width is at most 1/8 of its lower bound (12.5%). Collapsing the
  * sub-buckets of one power of two gives the classic log2 histogram.
  * Values of 2^(XP_HIST_MAX_MSB+1) ns (about 137 s) and above share the last
- * bucket.
+ * bucket, an overflow bucket of its own.
  */
 #ifndef XP_SHARED_HIST_H
 #define XP_SHARED_HIST_H
@@ -19,7 +19,8 @@
 #define XP_HIST_SUB_BITS 3
 #define XP_HIST_SUB (1u << XP_HIST_SUB_BITS)
 #define XP_HIST_MAX_MSB 36
-#define XP_HIST_BUCKETS (XP_HIST_SUB + (XP_HIST_MAX_MSB - XP_HIST_SUB_BITS + 1) * XP_HIST_SUB)
+/* the last bucket holds everything from 2^(XP_HIST_MAX_MSB+1) up */
+#define XP_HIST_BUCKETS (XP_HIST_SUB + (XP_HIST_MAX_MSB - XP_HIST_SUB_BITS + 1) * XP_HIST_SUB + 1)
 
 /* floor(log2(v)) for v > 0, branch-light so that the BPF verifier accepts it */
 static __always_inline __u32 xp_log2_u64(__u64 v)

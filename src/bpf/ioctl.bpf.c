@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `xputrace ioctl`: ioctls on GPU/NPU device nodes, picked in the kernel by
+ * the device number of the file behind the fd.
+ *
+ * Hooks: the raw sys_enter/sys_exit tracepoints, as tp_btf where the kernel
+ * allows it and as raw_tp otherwise (user space picks one pair before load).
+ * They run for every syscall, so the first test is the syscall number; they
+ * avoid the syscalls:sys_*_ioctl events, which need tracefs and cost more.
+ * Only x86-64 native ioctl (nr 16) is traced; 32-bit compat calls are not.
+ */
+#include "bpf/common.bpf.h"
+#include "shared/ioctl.h"
+
+#define NR_ioctl 16
+
+/* Modes, set before load. */
+const volatile __u8 aggregate = 1;	/* 1: count in maps below; 0: one record per call */
+const volatile __u8 have_devs = 0;	/* the "devs" map holds single nodes (--device) */
+
+/* Majors traced as a whole (drm, accel, nvidia*, kfd): array indexed by major. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} majors SEC(".maps");
+
+/* Single device nodes, keyed by kernel dev_t. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u8);
+} devs SEC(".maps");
+
+struct start {
+	__u64 ts;
+	__u64 arg;
+	__u32 cmd;
+	__u32 dev;
+	__s32 fd;
+	__u32 pad;
+};
+
+/* Calls in progress, keyed by thread id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct start);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct xp_ioctl_key);
+	__type(value, struct xp_ioctl_val);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct xp_ioctl_err_key);
+	__type(value, __u64);
+} errs SEC(".maps");
+
+static struct xp_ioctl_val zero_val;
+static __u64 zero_u64;
+
+static __always_inline __u32 fd_to_chrdev(int fd)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+	struct file *f = NULL;
+	struct inode *ino;
+
+	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
+	if (!f)
+		return 0;
+	ino = BPF_CORE_READ(f, f_inode);
+	if (!ino || (BPF_CORE_READ(ino, i_mode) & XP_S_IFMT) != XP_S_IFCHR)
+		return 0;
+	return BPF_CORE_READ(ino, i_rdev);
+}
+
+static __always_inline bool dev_traced(__u32 dev)
+{
+	__u32 major = XP_KDEV_MAJOR(dev);
+	__u8 *on = bpf_map_lookup_elem(&majors, &major);
+
+	if (on && *on)
+		return true;
+	return have_devs && bpf_map_lookup_elem(&devs, &dev);
+}
+
+static __always_inline int on_enter(struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid;
+	struct start s = {};
+	__u32 tid, dev;
+	int fd;
+
+	if (id != NR_ioctl)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (xp_filtered(pid_tgid >> 32))
+		return 0;
+	fd = (int)BPF_CORE_READ(regs, di);
+	dev = fd_to_chrdev(fd);
+	if (!dev || !dev_traced(dev))
+		return 0;
+	s.fd = fd;
+	s.dev = dev;
+	s.cmd = (__u32)BPF_CORE_READ(regs, si);
+	s.arg = BPF_CORE_READ(regs, dx);
+	tid = (__u32)pid_tgid;
+	s.ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&inflight, &tid, &s, BPF_ANY))
+		xp_drop(XP_DROP_MAP_FULL);
+	return 0;
+}
+
+static __always_inline void count(const struct start *s, __u32 tgid, __u64 lat, long ret)
+{
+	struct xp_ioctl_key key = { .pid = tgid, .dev = s->dev, .cmd = s->cmd };
+	struct xp_ioctl_val *v;
+	__u64 b;
+
+	v = bpf_map_lookup_elem(&stats, &key);
+	if (!v) {
+		/* failing with EEXIST means another CPU created it first */
+		bpf_map_update_elem(&stats, &key, &zero_val, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&stats, &key);
+		if (!v) {
+			xp_drop(XP_DROP_MAP_FULL);
+			return;
+		}
+		bpf_get_current_comm(v->comm, sizeof(v->comm));
+	}
+	__sync_fetch_and_add(&v->calls, 1);
+	__sync_fetch_and_add(&v->sum_ns, lat);
+	if (lat > v->max_ns)
+		v->max_ns = lat; /* a lost race only loses a near-equal maximum */
+	b = xp_hist_bucket(lat);
+	barrier_var(b); /* keep the bound check on the register that indexes */
+	if (b < XP_HIST_BUCKETS)
+		__sync_fetch_and_add(&v->hist[b], 1);
+	if (ret < 0) {
+		struct xp_ioctl_err_key ek = { .k = key, .err = (__u32)-ret };
+		__u64 *n;
+
+		__sync_fetch_and_add(&v->errors, 1);
+		n = bpf_map_lookup_elem(&errs, &ek);
+		if (!n) {
+			bpf_map_update_elem(&errs, &ek, &zero_u64, BPF_NOEXIST);
+			n = bpf_map_lookup_elem(&errs, &ek);
+		}
+		if (n)
+			__sync_fetch_and_add(n, 1);
+		else
+			xp_drop(XP_DROP_MAP_FULL);
+	}
+}
+
+static __always_inline void emit(const struct start *s, __u64 pid_tgid, __u64 lat, long ret)
+{
+	struct xp_ioctl_rec *r = xp_reserve(sizeof(*r));
+
+	if (!r)
+		return;
+	xp_fill_hdr(&r->hdr, XP_REC_IOCTL, sizeof(*r), s->ts, pid_tgid);
+	r->lat_ns = lat;
+	r->arg = s->arg;
+	r->cgroup_id = bpf_get_current_cgroup_id();
+	r->cmd = s->cmd;
+	r->dev = s->dev;
+	r->fd = s->fd;
+	r->ret = (__s32)ret;
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	xp_submit(r);
+}
+
+static __always_inline int on_exit(struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid, lat;
+	struct start *s;
+	__u32 tid;
+
+	if (BPF_CORE_READ(regs, orig_ax) != NR_ioctl)
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	tid = (__u32)pid_tgid;
+	s = bpf_map_lookup_elem(&inflight, &tid);
+	if (!s)
+		return 0;
+	lat = bpf_ktime_get_ns() - s->ts;
+	if (aggregate)
+		count(s, pid_tgid >> 32, lat, ret);
+	else
+		emit(s, pid_tgid, lat, ret);
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ioctl_enter_btf, struct pt_regs *regs, long id)
+{
+	return on_enter(regs, id);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ioctl_exit_btf, struct pt_regs *regs, long ret)
+{
+	return on_exit(regs, ret);
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(ioctl_enter_raw, struct pt_regs *regs, long id)
+{
+	return on_enter(regs, id);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(ioctl_exit_raw, struct pt_regs *regs, long ret)
+{
+	return on_exit(regs, ret);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The kernel structures the BPF programs read, declared here instead of in a
+ * generated vmlinux.h (see the Makefile). Only the fields used are listed;
+ * preserve_access_index makes every access a CO-RE relocation that libbpf
+ * resolves against the running kernel's BTF, so field order and the rest of
+ * each structure do not matter.
+ */
+#ifndef XP_BPF_KERNEL_TYPES_H
+#define XP_BPF_KERNEL_TYPES_H
+
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <stdbool.h>
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+/* x86-64 register frame; sys_enter/sys_exit pass it as their first argument */
+struct pt_regs {
+	unsigned long di;
+	unsigned long si;
+	unsigned long dx;
+	unsigned long orig_ax;
+	unsigned long ax;
+};
+
+struct inode {
+	unsigned short i_mode;
+	__u32 i_rdev;
+};
+
+struct file {
+	struct inode *f_inode;
+};
+
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+};
+
+struct files_struct {
+	struct fdtable *fdt;
+};
+
+struct task_struct {
+	struct files_struct *files;
+};
+
+#pragma clang attribute pop
+
+#define XP_S_IFMT 0170000
+#define XP_S_IFCHR 0020000
+
+#endif

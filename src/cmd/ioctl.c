@@ -1,0 +1,365 @@
+/* xputrace ioctl: ioctls on GPU/NPU device nodes, named, counted and timed. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "cmd/cmds.h"
+#include "core/devices.h"
+#include "core/ioctl_stats.h"
+#include "core/parse.h"
+#include "live/session.h"
+#include "sinks/ioctl_report.h"
+#include "ioctl.skel.h"
+
+struct ioctl_opts {
+	double duration_s, interval_s;
+	bool stream, json, hist, verbose;
+	uint32_t pid;
+	const char *comm;
+	const char *cgroup;
+	uint64_t cgroup_id;
+	const char *devices[64];
+	int ndevices;
+};
+
+struct ioctl_run {
+	struct ioctl_opts *o;
+	struct ioctl_bpf *skel;
+	struct xp_devices devs;
+	struct xp_ioctl_table table;
+	struct xp_session sess;
+	struct xp_json stream_json;
+	const char *hook;
+	uint64_t t0;
+	uint64_t read_drops[XP_DROP_REASON_MAX];	/* already shown in earlier intervals */
+	uint64_t intervals;				/* printed so far */
+};
+
+static void help(FILE *f)
+{
+	fprintf(f,
+"Usage: xputrace ioctl [OPTIONS]\n"
+"\n"
+"Traces ioctl() on GPU and NPU device nodes (DRM /dev/dri/*, DRM accel\n"
+"/dev/accel/*, /dev/nvidia*, /dev/kfd), chosen in the kernel by the device\n"
+"number of the file. Names each call (DRM core and driver ioctls, NVIDIA\n"
+"escapes) and prints, per process and per ioctl, calls, errors by errno,\n"
+"p50/p99/max latency and a log2 latency histogram.\n"
+"\n"
+"Options:\n"
+"  -d, --duration SECONDS   stop after SECONDS (default: until Ctrl-C)\n"
+"  -i, --interval SECONDS   print and reset the summary every SECONDS\n"
+"      --stream             print each call as it completes\n"
+"  -j, --json               JSON: the summary as one document (with --stream,\n"
+"                           one object per call, then the summary)\n"
+"      --device PATH        also trace this character device node (repeatable)\n"
+"  -p, --pid PID            only this process\n"
+"  -c, --comm NAME          only threads with this name\n"
+"  -G, --cgroup PATH        only tasks in this cgroup v2 directory\n"
+"      --no-hist            no histograms in the text summary\n"
+"  -v, --verbose            show libbpf's messages\n"
+"  -h, --help               this text\n"
+"\n"
+"Examples:\n"
+"  xputrace ioctl -d 10                     every GPU ioctl for 10 s\n"
+"  xputrace ioctl --stream -p 1234          calls of one process as they happen\n"
+"  xputrace ioctl --device /dev/null -j     trace another node, JSON summary\n");
+}
+
+static int parse(int argc, char **argv, struct ioctl_opts *o)
+{
+	enum { OPT_STREAM = 256, OPT_DEVICE, OPT_NOHIST };
+	static const struct option lo[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "stream", no_argument, NULL, OPT_STREAM },
+		{ "json", no_argument, NULL, 'j' },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "no-hist", no_argument, NULL, OPT_NOHIST },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t v;
+	int c;
+
+	o->hist = true;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:i:jp:c:G:vh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (xp_parse_seconds(optarg, &o->duration_s))
+				return xp_fail(2, "ioctl: --duration wants a positive number of seconds, not '%s'", optarg);
+			break;
+		case 'i':
+			if (xp_parse_seconds(optarg, &o->interval_s))
+				return xp_fail(2, "ioctl: --interval wants a positive number of seconds, not '%s'", optarg);
+			break;
+		case OPT_STREAM: o->stream = true; break;
+		case 'j': o->json = true; break;
+		case OPT_DEVICE:
+			if (o->ndevices >= (int)(sizeof(o->devices) / sizeof(o->devices[0])))
+				return xp_fail(2, "ioctl: too many --device options");
+			o->devices[o->ndevices++] = optarg;
+			break;
+		case 'p':
+			if (xp_parse_u64(optarg, 1, 0x7fffffff, &v))
+				return xp_fail(2, "ioctl: --pid wants a process id, not '%s'", optarg);
+			o->pid = (uint32_t)v;
+			break;
+		case 'c':
+			if (strlen(optarg) >= XP_COMM_LEN)
+				return xp_fail(2, "ioctl: --comm '%s' is longer than a task name (15 characters)", optarg);
+			o->comm = optarg;
+			break;
+		case 'G': o->cgroup = optarg; break;
+		case OPT_NOHIST: o->hist = false; break;
+		case 'v': o->verbose = true; break;
+		case 'h': help(stdout); return xp_finish_stdout(0) ? 1 : -1;
+		case ':': return xp_fail(2, "ioctl: %s needs a value", argv[optind - 1]);
+		default: return xp_fail(2, "ioctl: unknown option '%s'; see 'xputrace ioctl --help'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return xp_fail(2, "ioctl: unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* Summary mode: the kernel aggregated; move its maps into the table. */
+static int drain_maps(struct ioctl_run *r)
+{
+	int sfd = bpf_map__fd(r->skel->maps.stats), efd = bpf_map__fd(r->skel->maps.errs);
+	struct xp_ioctl_key k, next, *prev = NULL;
+	struct xp_ioctl_err_key ek, enext, *eprev = NULL;
+	struct xp_ioctl_val *v = malloc(sizeof(*v));
+	uint64_t n;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	/* take each entry atomically; calls counted meanwhile land in a new entry */
+	while (!bpf_map_get_next_key(sfd, prev, &next)) {
+		k = next;
+		if (!bpf_map_lookup_and_delete_elem(sfd, &k, v) &&
+		    (err = xp_ioctl_table_add_val(&r->table, &k, v)))
+			break;
+		prev = NULL; /* the key is gone: restart from the first */
+	}
+	while (!err && !bpf_map_get_next_key(efd, eprev, &enext)) {
+		ek = enext;
+		if (!bpf_map_lookup_and_delete_elem(efd, &ek, &n) &&
+		    (err = xp_ioctl_table_add_errno(&r->table, &ek.k, ek.err, n)))
+			break;
+		eprev = NULL;
+	}
+	free(v);
+	return err;
+}
+
+static int on_record(void *ctx, const struct xp_rec_hdr *h)
+{
+	struct ioctl_run *r = ctx;
+	const struct xp_ioctl_rec *rec = (const void *)h;
+
+	if (h->type != XP_REC_IOCTL)
+		return 0;
+	if (r->o->stream) {
+		if (r->o->json)
+			xp_ioctl_stream_json(&r->stream_json, rec, &r->devs, r->t0);
+		else
+			xp_ioctl_stream_text(stdout, rec, &r->devs, r->t0);
+		if (ferror(stdout))
+			return -EIO;
+	}
+	return xp_ioctl_table_add_rec(&r->table, rec);
+}
+
+static int report(struct ioctl_run *r, uint64_t interval)
+{
+	struct xp_run_info ri = {
+		.command = "ioctl",
+		.source = "live",
+		.mode = r->o->stream ? "stream" : "summary",
+		.hook = r->hook,
+		.duration_s = xp_session_elapsed(&r->sess, interval != 0),
+		.interval = interval,
+	};
+	uint64_t now[XP_DROP_REASON_MAX] = { 0 };
+	int err;
+
+	if (!r->o->stream && (err = drain_maps(r)))
+		return err;
+	xp_session_drops(&r->sess, now);
+	for (int i = 0; i < XP_DROP_REASON_MAX; i++) {
+		ri.drops[i] = now[i] - (interval ? r->read_drops[i] : 0);
+		if (interval)
+			r->read_drops[i] = now[i];
+	}
+	if (r->o->json)
+		xp_ioctl_report_json(stdout, &r->table, &r->devs, &ri);
+	else
+		xp_ioctl_report_text(stdout, &r->table, &r->devs, &ri, r->o->hist);
+	fflush(stdout);
+	xp_ioctl_table_reset(&r->table);
+	return ferror(stdout) ? -EIO : 0;
+}
+
+static int on_interval(void *ctx, uint64_t n)
+{
+	struct ioctl_run *r = ctx;
+
+	r->intervals = n;
+	return report(r, n);
+}
+
+static void set_filters(struct ioctl_run *r)
+{
+	struct ioctl_bpf *s = r->skel;
+
+	s->rodata->self_tgid = (uint32_t)getpid();
+	s->rodata->filter_tgid = r->o->pid;
+	s->rodata->aggregate = !r->o->stream;
+	s->rodata->have_devs = r->devs.nextra > 0;
+	if (r->o->comm) {
+		s->rodata->filter_comm_on = 1;
+		memcpy((char *)s->rodata->filter_comm, r->o->comm, strlen(r->o->comm));
+	}
+	s->rodata->filter_cgid = r->o->cgroup_id;
+}
+
+static int fill_device_maps(struct ioctl_run *r)
+{
+	uint8_t on = 1;
+	int err;
+
+	for (int i = 0; i < r->devs.nmajors; i++) {
+		uint32_t m = r->devs.majors[i].major;
+
+		if (m < 4096 && (err = bpf_map_update_elem(bpf_map__fd(r->skel->maps.majors), &m, &on, BPF_ANY)))
+			return err;
+	}
+	for (int i = 0; i < r->devs.nextra; i++)
+		if ((err = bpf_map_update_elem(bpf_map__fd(r->skel->maps.devs), &r->devs.extra[i], &on, BPF_ANY)))
+			return err;
+	return 0;
+}
+
+/* tp_btf where the kernel has it, raw_tp otherwise: same programs, other hook. */
+static int open_and_load(struct ioctl_run *r)
+{
+	static const char *const hooks[] = { "tp_btf", "raw_tp" };
+	int err = -ENOENT;
+
+	for (int h = 0; h < 2; h++) {
+		r->skel = ioctl_bpf__open();
+		if (!r->skel)
+			return -errno;
+		bpf_program__set_autoload(r->skel->progs.ioctl_enter_btf, h == 0);
+		bpf_program__set_autoload(r->skel->progs.ioctl_exit_btf, h == 0);
+		bpf_program__set_autoload(r->skel->progs.ioctl_enter_raw, h == 1);
+		bpf_program__set_autoload(r->skel->progs.ioctl_exit_raw, h == 1);
+		set_filters(r);
+		err = ioctl_bpf__load(r->skel);
+		if (!err) {
+			r->hook = hooks[h];
+			return 0;
+		}
+		ioctl_bpf__destroy(r->skel);
+		r->skel = NULL;
+		if (err == -EPERM)
+			break;	/* no privilege: the other hook will not help */
+	}
+	return err;
+}
+
+int cmd_ioctl(int argc, char **argv)
+{
+	struct ioctl_opts o = { 0 };
+	struct ioctl_run r = { .o = &o };
+	int err, status = 1;
+
+	err = parse(argc, argv, &o);
+	if (err)
+		return err < 0 ? 0 : err;
+	xp_libbpf_quiet(o.verbose);
+	xp_ioctl_table_init(&r.table);
+	if ((err = xp_devices_scan(&r.devs, "")))
+		return xp_fail(1, "ioctl: reading /proc/devices: %s", strerror(-err));
+	for (int i = 0; i < o.ndevices; i++) {
+		err = xp_devices_add_path(&r.devs, "", o.devices[i]);
+		if (err == -ENOTTY)
+			return xp_fail(2, "ioctl: --device %s: not a character device", o.devices[i]);
+		if (err)
+			return xp_fail(2, "ioctl: --device %s: %s", o.devices[i], strerror(-err));
+	}
+	if (!r.devs.nmajors && !r.devs.nextra)
+		fprintf(stderr, "xputrace: ioctl: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
+				"tracing nothing unless --device names a node\n");
+
+	if (o.cgroup) {
+		struct stat st;
+
+		/* a cgroup v2 directory's inode number is its cgroup id */
+		if (stat(o.cgroup, &st) || !S_ISDIR(st.st_mode))
+			return xp_fail(2, "ioctl: --cgroup %s: not a cgroup directory", o.cgroup);
+		o.cgroup_id = st.st_ino;
+	}
+	err = open_and_load(&r);
+	if (err) {
+		xp_fail(1, "ioctl: cannot load the BPF programs: %s", xp_bpf_error_hint(err));
+		goto out;
+	}
+	if ((err = fill_device_maps(&r))) {
+		xp_fail(1, "ioctl: cannot fill the device maps: %s", strerror(-err));
+		goto out;
+	}
+	if ((err = ioctl_bpf__attach(r.skel))) {
+		xp_fail(1, "ioctl: cannot attach to sys_enter/sys_exit (%s): %s", r.hook, xp_bpf_error_hint(err));
+		goto out;
+	}
+	r.sess.duration_s = o.duration_s;
+	r.sess.interval_s = o.interval_s;
+	r.sess.on_record = on_record;
+	r.sess.on_interval = on_interval;
+	r.sess.ctx = &r;
+	if ((err = xp_session_open(&r.sess, r.skel->maps.events, r.skel->maps.drops))) {
+		xp_fail(1, "ioctl: cannot read the ring buffer: %s", strerror(-err));
+		goto out;
+	}
+	r.t0 = r.sess.t_start_ns;
+	xp_json_init(&r.stream_json, stdout, false);
+	xp_signals_install();
+	if (o.stream && !o.json)
+		xp_ioctl_stream_header(stdout);
+	if (!o.json && !o.stream)
+		fprintf(stderr, "Tracing GPU ioctls (%s)... %s\n", r.hook,
+			o.duration_s ? "" : "Ctrl-C to end.");
+	err = xp_session_run(&r.sess);
+	/* whatever ended the run, the summary of what was captured is written */
+	{
+		int rerr = report(&r, o.interval_s ? r.intervals + 1 : 0);
+
+		if (!err)
+			err = rerr;
+	}
+	if (err == -EIO)
+		status = 1;
+	else if (err)
+		xp_fail(1, "ioctl: %s", strerror(-err));
+	else
+		status = 0;
+out:
+	xp_session_close(&r.sess);
+	ioctl_bpf__destroy(r.skel);
+	xp_ioctl_table_free(&r.table);
+	return xp_finish_stdout(status);
+}

@@ -1,0 +1,199 @@
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "core/devices.h"
+#include "shared/ioctl.h"
+
+enum xp_dev_kind xp_major_kind(const char *name, int *traced)
+{
+	*traced = 1;
+	if (!strcmp(name, "drm") || !strcmp(name, "accel"))
+		return XP_DEV_DRM;
+	if (!strncmp(name, "nvidia-uvm", 10))
+		return XP_DEV_NVIDIA_UVM;
+	if (!strncmp(name, "nvidia", 6))
+		return XP_DEV_NVIDIA;
+	if (!strcmp(name, "kfd"))
+		return XP_DEV_KFD;
+	*traced = 0;
+	return XP_DEV_OTHER;
+}
+
+int xp_devices_parse_majors(struct xp_devices *d, FILE *f)
+{
+	char line[256], name[32];
+	int in_char = 0;
+	unsigned int major;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Character devices:", 18)) {
+			in_char = 1;
+			continue;
+		}
+		if (!strncmp(line, "Block devices:", 14))
+			in_char = 0;
+		if (!in_char || sscanf(line, "%u %31s", &major, name) != 2)
+			continue;
+		int traced;
+		enum xp_dev_kind kind = xp_major_kind(name, &traced);
+
+		if (!traced || d->nmajors >= XP_MAX_MAJORS)
+			continue;
+		d->majors[d->nmajors].major = major;
+		snprintf(d->majors[d->nmajors].name, sizeof(d->majors[0].name), "%s", name);
+		d->majors[d->nmajors].kind = kind;
+		d->nmajors++;
+	}
+	return 0;
+}
+
+void xp_devices_driver(const char *root, uint32_t major, uint32_t minor, char *buf, size_t len)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/sys/dev/char/%u:%u/device/driver", root, major, minor);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return;
+	target[n] = '\0';
+	const char *base = strrchr(target, '/');
+	snprintf(buf, len, "%s", base ? base + 1 : target);
+}
+
+static const struct xp_major *find_major(const struct xp_devices *d, uint32_t major)
+{
+	for (int i = 0; i < d->nmajors; i++)
+		if (d->majors[i].major == major)
+			return &d->majors[i];
+	return NULL;
+}
+
+/* Default driver names for nodes whose sysfs entry names none. */
+static const char *kind_driver(enum xp_dev_kind kind)
+{
+	switch (kind) {
+	case XP_DEV_NVIDIA: return "nvidia";
+	case XP_DEV_NVIDIA_UVM: return "nvidia-uvm";
+	case XP_DEV_KFD: return "amdkfd";
+	default: return "";
+	}
+}
+
+static int add_node(struct xp_devices *d, const char *root, const char *path,
+		    enum xp_dev_kind kind)
+{
+	char full[PATH_MAX];
+	struct stat st;
+	uint32_t kdev;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	if (stat(full, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENOTTY;
+	kdev = XP_KDEV(major(st.st_rdev), minor(st.st_rdev));
+	if (xp_devices_find(d, kdev))
+		return 0;
+	if (d->nnodes >= XP_MAX_DEVNODES)
+		return -ENOSPC;
+	struct xp_devnode *n = &d->nodes[d->nnodes++];
+	const struct xp_major *m = find_major(d, major(st.st_rdev));
+
+	n->dev = kdev;
+	n->kind = m ? m->kind : kind;
+	snprintf(n->path, sizeof(n->path), "%s", path);
+	xp_devices_driver(root, major(st.st_rdev), minor(st.st_rdev), n->driver, sizeof(n->driver));
+	if (!n->driver[0])
+		snprintf(n->driver, sizeof(n->driver), "%s", kind_driver(n->kind));
+	return 0;
+}
+
+static void scan_dir(struct xp_devices *d, const char *root, const char *dir, const char *prefix)
+{
+	char full[PATH_MAX], path[PATH_MAX];
+	struct dirent *e;
+	DIR *dh;
+
+	snprintf(full, sizeof(full), "%s%s", root, dir);
+	dh = opendir(full);
+	if (!dh)
+		return;
+	while ((e = readdir(dh))) {
+		if (e->d_name[0] == '.' || (prefix && strncmp(e->d_name, prefix, strlen(prefix))))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		add_node(d, root, path, XP_DEV_OTHER);
+	}
+	closedir(dh);
+}
+
+int xp_devices_scan(struct xp_devices *d, const char *root)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/devices", root);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	xp_devices_parse_majors(d, f);
+	fclose(f);
+	scan_dir(d, root, "/dev/dri", NULL);
+	scan_dir(d, root, "/dev/accel", NULL);
+	scan_dir(d, root, "/dev", "nvidia");
+	scan_dir(d, root, "/dev", "kfd");
+	return 0;
+}
+
+int xp_devices_add_path(struct xp_devices *d, const char *root, const char *path)
+{
+	char full[PATH_MAX];
+	struct stat st;
+	int err;
+
+	snprintf(full, sizeof(full), "%s%s", root, path);
+	if (stat(full, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENOTTY;
+	if (d->nextra >= (int)(sizeof(d->extra) / sizeof(d->extra[0])))
+		return -ENOSPC;
+	err = add_node(d, root, path, XP_DEV_OTHER);
+	if (err)
+		return err;
+	d->extra[d->nextra++] = XP_KDEV(major(st.st_rdev), minor(st.st_rdev));
+	return 0;
+}
+
+const struct xp_devnode *xp_devices_find(const struct xp_devices *d, uint32_t dev)
+{
+	for (int i = 0; i < d->nnodes; i++)
+		if (d->nodes[i].dev == dev)
+			return &d->nodes[i];
+	return NULL;
+}
+
+void xp_devices_describe(const struct xp_devices *d, uint32_t dev, struct xp_devdesc *out)
+{
+	const struct xp_devnode *n = xp_devices_find(d, dev);
+	const struct xp_major *m;
+
+	if (n) {
+		out->kind = n->kind;
+		out->driver = n->driver;
+		snprintf(out->name, sizeof(out->name), "%s", n->path);
+		return;
+	}
+	m = find_major(d, XP_KDEV_MAJOR(dev));
+	out->kind = m ? m->kind : XP_DEV_OTHER;
+	out->driver = m ? kind_driver(m->kind) : "";
+	snprintf(out->name, sizeof(out->name), "char %u:%u", XP_KDEV_MAJOR(dev), XP_KDEV_MINOR(dev));
+}

@@ -1,0 +1,64 @@
+/* GPU/NPU device nodes: which majors and nodes to trace, and what each is. */
+#ifndef XP_CORE_DEVICES_H
+#define XP_CORE_DEVICES_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "core/ioctl_names.h"
+
+#define XP_MAX_DEVNODES 256
+#define XP_MAX_MAJORS 32
+
+struct xp_major {
+	uint32_t major;
+	char name[32];		/* as /proc/devices lists it */
+	enum xp_dev_kind kind;
+};
+
+struct xp_devnode {
+	uint32_t dev;		/* kernel dev_t */
+	char path[64];
+	char driver[32];	/* bound driver, "" when unknown */
+	enum xp_dev_kind kind;
+};
+
+struct xp_devices {
+	struct xp_major majors[XP_MAX_MAJORS];	/* traced as a whole */
+	int nmajors;
+	struct xp_devnode nodes[XP_MAX_DEVNODES];
+	int nnodes;
+	uint32_t extra[64];	/* single nodes added with --device */
+	int nextra;
+};
+
+/* The device kind a /proc/devices name stands for; XP_DEV_OTHER if not a GPU/NPU one. */
+enum xp_dev_kind xp_major_kind(const char *name, int *traced);
+
+/* Reads the "Character devices:" part of /proc/devices; keeps GPU/NPU majors. */
+int xp_devices_parse_majors(struct xp_devices *d, FILE *proc_devices);
+
+/*
+ * Finds everything on this machine: majors from ROOT/proc/devices, nodes
+ * under ROOT/dev/{dri,accel}, ROOT/dev/nvidia*, ROOT/dev/kfd, drivers from
+ * ROOT/sys/dev/char. ROOT is "" for the real machine. Returns 0 or -errno.
+ */
+int xp_devices_scan(struct xp_devices *d, const char *root);
+
+/* Adds one node (--device PATH); -ENOTTY when it is no character device. */
+int xp_devices_add_path(struct xp_devices *d, const char *root, const char *path);
+
+/* The node for a kernel dev_t, or NULL. */
+const struct xp_devnode *xp_devices_find(const struct xp_devices *d, uint32_t dev);
+
+/* Driver name sysfs shows for a char device ("" if none). */
+void xp_devices_driver(const char *root, uint32_t major, uint32_t minor, char *buf, size_t len);
+
+/* What the tool knows of a dev_t: kind, driver and a printable name. */
+struct xp_devdesc {
+	enum xp_dev_kind kind;
+	const char *driver;	/* "" when unknown */
+	char name[64];		/* the node's path, or "char MAJ:MIN" */
+};
+void xp_devices_describe(const struct xp_devices *d, uint32_t dev, struct xp_devdesc *out);
+
+#endif

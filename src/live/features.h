@@ -1,0 +1,26 @@
+/* What this kernel accepts, found by loading and attaching tiny programs. */
+#ifndef XP_LIVE_FEATURES_H
+#define XP_LIVE_FEATURES_H
+
+#include <stdbool.h>
+
+enum xp_attach {
+	XP_AT_TRACEPOINT,
+	XP_AT_TP_BTF,
+	XP_AT_RAW_TP,
+	XP_AT_KPROBE,
+	XP_AT_KPROBE_MULTI,
+	XP_AT_FENTRY,
+	XP_AT_UPROBE,
+	XP_AT_MAX,
+};
+
+struct xp_feature {
+	const char *name;
+	bool ok;
+	char why[160];	/* the reason when !ok */
+};
+
+void xp_probe_attach_types(struct xp_feature out[XP_AT_MAX]);
+
+#endif

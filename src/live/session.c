@@ -1,0 +1,173 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+
+#include "core/decode.h"
+#include "live/session.h"
+
+volatile sig_atomic_t xp_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	xp_stop = 1;
+}
+
+void xp_signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: the poll must return */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static bool libbpf_verbose;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (!libbpf_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void xp_libbpf_quiet(bool verbose)
+{
+	libbpf_verbose = verbose;
+	libbpf_set_print(libbpf_print);
+}
+
+uint64_t xp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct xp_session *s = ctx;
+	const struct xp_rec_hdr *h;
+	int err;
+
+	h = xp_decode(data, size, &err);
+	if (!h) {
+		s->bad_records++;
+		return 0;
+	}
+	s->records++;
+	err = s->on_record ? s->on_record(s->ctx, h) : 0;
+	if (err < 0)
+		s->cb_err = err;
+	return err < 0 ? err : 0;
+}
+
+int xp_session_open(struct xp_session *s, struct bpf_map *events, struct bpf_map *drops)
+{
+	s->rb = ring_buffer__new(bpf_map__fd(events), on_ring_record, s, NULL);
+	if (!s->rb)
+		return -errno;
+	s->drops_fd = bpf_map__fd(drops);
+	s->t_start_ns = s->t_interval_ns = xp_now_ns();
+	if (!s->poll_ms)
+		s->poll_ms = 50;
+	return 0;
+}
+
+double xp_session_elapsed(const struct xp_session *s, bool since_interval)
+{
+	return (double)(xp_now_ns() - (since_interval ? s->t_interval_ns : s->t_start_ns)) / 1e9;
+}
+
+int xp_session_run(struct xp_session *s)
+{
+	uint64_t deadline = s->duration_s > 0 ? s->t_start_ns + (uint64_t)(s->duration_s * 1e9) : 0;
+	uint64_t interval_ns = s->interval_s > 0 ? (uint64_t)(s->interval_s * 1e9) : 0;
+	uint64_t n_interval = 0;
+	int err = 0;
+
+	while (!xp_stop) {
+		uint64_t now = xp_now_ns();
+		int64_t wait_ms = s->poll_ms;
+
+		if (deadline && now >= deadline)
+			break;
+		if (deadline && (int64_t)((deadline - now) / 1000000) < wait_ms)
+			wait_ms = (int64_t)((deadline - now) / 1000000) + 1;
+		if (interval_ns && now >= s->t_interval_ns + interval_ns) {
+			/* drain first so the interval holds everything up to now */
+			err = ring_buffer__consume(s->rb);
+			if (err < 0 && err != -EINTR)
+				break;
+			err = s->on_interval ? s->on_interval(s->ctx, ++n_interval) : 0;
+			if (err < 0)
+				break;
+			s->t_interval_ns = now;
+			continue;
+		}
+		err = ring_buffer__poll(s->rb, (int)wait_ms);
+		if (err < 0 && err != -EINTR)
+			break;
+		/* records submitted without a wake-up are only seen by consuming */
+		err = ring_buffer__consume(s->rb);
+		if (err < 0 && err != -EINTR)
+			break;
+		err = 0;
+	}
+	if (err >= 0 || err == -EINTR) {
+		err = ring_buffer__consume(s->rb);
+		if (err > 0 || err == -EINTR)
+			err = 0;
+	}
+	if (s->cb_err)
+		return s->cb_err;
+	return err < 0 ? err : 0;
+}
+
+int xp_session_drops(const struct xp_session *s, uint64_t out[XP_DROP_REASON_MAX])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals;
+
+	if (ncpu <= 0)
+		return ncpu;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (uint32_t r = 0; r < XP_DROP_REASON_MAX; r++) {
+		out[r] = 0;
+		if (bpf_map_lookup_elem(s->drops_fd, &r, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[r] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+void xp_session_close(struct xp_session *s)
+{
+	ring_buffer__free(s->rb);
+	s->rb = NULL;
+}
+
+const char *xp_bpf_error_hint(int err)
+{
+	if (err == -EPERM)
+		return "loading BPF programs needs root (or CAP_BPF with CAP_PERFMON)";
+	if (err == -EACCES)
+		return "the kernel's verifier rejected the program (run with -v for its log)";
+	if (err == -ENOENT || err == -ESRCH)
+		return "the kernel lacks the hook this needs";
+	if (err == -EINVAL)
+		return "the kernel rejected the program (run with -v for the verifier log)";
+	return strerror(-err);
+}

@@ -1,0 +1,51 @@
+/* A live tracing session: the ring buffer reader, the clock, the signals and
+ * the drop counters that every live command shares. */
+#ifndef XP_LIVE_SESSION_H
+#define XP_LIVE_SESSION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <bpf/libbpf.h>
+#include "shared/record.h"
+
+extern volatile sig_atomic_t xp_stop;
+
+/* SIGINT/SIGTERM end the session (its summary is still written); SIGPIPE is ignored. */
+void xp_signals_install(void);
+
+/* libbpf's own messages: shown with -v only. */
+void xp_libbpf_quiet(bool verbose);
+
+struct xp_session {
+	/* set by the command */
+	double duration_s;	/* 0: until a signal */
+	double interval_s;	/* 0: no periodic output */
+	int poll_ms;		/* reader wakes at least this often */
+	int (*on_record)(void *ctx, const struct xp_rec_hdr *h);
+	int (*on_interval)(void *ctx, uint64_t n);
+	void *ctx;
+	/* state */
+	struct ring_buffer *rb;
+	int drops_fd;
+	uint64_t t_start_ns;
+	uint64_t t_interval_ns;
+	uint64_t records, bad_records;
+	int cb_err;
+};
+
+int xp_session_open(struct xp_session *s, struct bpf_map *events, struct bpf_map *drops);
+/* Reads until the duration ends or a signal arrives, then drains the ring. */
+int xp_session_run(struct xp_session *s);
+/* Drops counted in the kernel since load, summed over CPUs. */
+int xp_session_drops(const struct xp_session *s, uint64_t out[XP_DROP_REASON_MAX]);
+/* Seconds since xp_session_open (or since the last interval, with `since_interval`). */
+double xp_session_elapsed(const struct xp_session *s, bool since_interval);
+void xp_session_close(struct xp_session *s);
+
+uint64_t xp_now_ns(void);	/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns */
+
+/* "needs root" style advice for a failed load or attach. */
+const char *xp_bpf_error_hint(int err);
+
+#endif

@@ -1,0 +1,206 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinks/ioctl_report.h"
+#include "sinks/text.h"
+
+const char *xp_ioctl_entry_name(const struct xp_devices *d, uint32_t dev, uint32_t cmd,
+				char *buf, size_t len)
+{
+	struct xp_devdesc dd;
+
+	xp_devices_describe(d, dev, &dd);
+	return xp_ioctl_name(dd.kind, dd.driver, cmd, buf, len);
+}
+
+void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct xp_devices *d,
+			  const struct xp_run_info *ri, bool hist)
+{
+	struct xp_ioctl_entry **v = xp_ioctl_table_sorted(t);
+	uint64_t calls = 0, errors = 0;
+	size_t nproc = 0;
+	char b1[16], b2[16], b3[16], name[96], en[32];
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		calls += v[i]->calls;
+		errors += v[i]->errors;
+		if (i == 0 || v[i]->key.pid != v[i - 1]->key.pid)
+			nproc++;
+	}
+	if (ri->interval)
+		fprintf(f, "--- interval %llu ---\n", (unsigned long long)ri->interval);
+	fprintf(f, "%s: %.1f s, %zu process%s, %llu call%s, %llu error%s, ", ri->command,
+		ri->duration_s, nproc, nproc == 1 ? "" : "es", (unsigned long long)calls,
+		calls == 1 ? "" : "s", (unsigned long long)errors, errors == 1 ? "" : "s");
+	xp_print_drops(f, ri->drops);
+	if (!t->n) {
+		fprintf(f, "no ioctls on traced devices\n");
+		free(v);
+		return;
+	}
+	fprintf(f, "\n%-8s %-16s %-18s %-36s %8s %7s %9s %9s %9s\n", "PID", "COMM", "DEVICE",
+		"IOCTL", "CALLS", "ERRORS", "P50", "P99", "MAX");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct xp_ioctl_entry *e = v[i];
+		struct xp_devdesc dd;
+
+		xp_devices_describe(d, e->key.dev, &dd);
+		xp_ioctl_name(dd.kind, dd.driver, e->key.cmd, name, sizeof(name));
+		fprintf(f, "%-8u %-16s %-18s %-36s %8llu %7llu %9s %9s %9s\n", e->key.pid, e->comm,
+			dd.name, name, (unsigned long long)e->calls, (unsigned long long)e->errors,
+			xp_fmt_ns(xp_hist_percentile(&e->lat, 50), b1, sizeof(b1)),
+			xp_fmt_ns(xp_hist_percentile(&e->lat, 99), b2, sizeof(b2)),
+			xp_fmt_ns(e->lat.max, b3, sizeof(b3)));
+		if (e->nerrnos) {
+			fprintf(f, "%-8s errors:", "");
+			for (int k = 0; k < e->nerrnos; k++)
+				fprintf(f, " %s %llu", xp_errno_name(e->errnos[k].err, en, sizeof(en)),
+					(unsigned long long)e->errnos[k].count);
+			fputc('\n', f);
+		}
+	}
+	if (hist) {
+		for (size_t i = 0; i < t->n; i++) {
+			const struct xp_ioctl_entry *e = v[i];
+
+			xp_ioctl_entry_name(d, e->key.dev, e->key.cmd, name, sizeof(name));
+			fprintf(f, "\n%u %s %s latency:\n", e->key.pid, e->comm, name);
+			xp_print_log2_hist(f, &e->lat, 2);
+		}
+	}
+	free(v);
+}
+
+static void json_hist(struct xp_json *j, const struct xp_hist *h)
+{
+	uint64_t slots[XP_LOG2_SLOTS];
+
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "count", h->count);
+	xp_json_ku64(j, "sum", h->sum);
+	xp_json_ku64(j, "p50", xp_hist_percentile(h, 50));
+	xp_json_ku64(j, "p90", xp_hist_percentile(h, 90));
+	xp_json_ku64(j, "p99", xp_hist_percentile(h, 99));
+	xp_json_ku64(j, "max", h->max);
+	/* log2 buckets: values in [lo, 2*lo); lo 0 also holds 0 */
+	xp_json_key(j, "log2");
+	xp_hist_log2(h, slots);
+	xp_json_begin_arr(j);
+	for (int k = 0; k < XP_LOG2_SLOTS; k++) {
+		if (!slots[k])
+			continue;
+		xp_json_begin_obj(j);
+		xp_json_ku64(j, "lo", k ? 1ULL << k : 0);
+		xp_json_ku64(j, "count", slots[k]);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_end_obj(j);
+}
+
+void xp_ioctl_report_json(FILE *f, const struct xp_ioctl_table *t, const struct xp_devices *d,
+			  const struct xp_run_info *ri)
+{
+	struct xp_ioctl_entry **v = xp_ioctl_table_sorted(t);
+	struct xp_json j;
+	char name[96], en[32], cmdhex[16];
+
+	if (!v)
+		return;
+	xp_json_init(&j, f, false);
+	xp_json_begin_obj(&j);
+	xp_json_run_info(&j, ri);
+	xp_json_key(&j, "processes");
+	xp_json_begin_arr(&j);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct xp_ioctl_entry *e = v[i];
+		struct xp_devdesc dd;
+
+		if (i == 0 || e->key.pid != v[i - 1]->key.pid) {
+			if (i)
+				xp_json_end_arr(&j), xp_json_end_obj(&j);
+			xp_json_begin_obj(&j);
+			xp_json_ku64(&j, "pid", e->key.pid);
+			xp_json_kstr(&j, "comm", e->comm);
+			xp_json_key(&j, "ioctls");
+			xp_json_begin_arr(&j);
+		}
+		xp_devices_describe(d, e->key.dev, &dd);
+		xp_ioctl_name(dd.kind, dd.driver, e->key.cmd, name, sizeof(name));
+		snprintf(cmdhex, sizeof(cmdhex), "0x%08x", e->key.cmd);
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "device", dd.name);
+		xp_json_kstr(&j, "driver", dd.driver);
+		xp_json_kstr(&j, "cmd", cmdhex);
+		xp_json_kstr(&j, "name", name);
+		xp_json_ku64(&j, "calls", e->calls);
+		xp_json_ku64(&j, "errors", e->errors);
+		xp_json_key(&j, "errnos");
+		xp_json_begin_obj(&j);
+		for (int k = 0; k < e->nerrnos; k++)
+			xp_json_ku64(&j, xp_errno_name(e->errnos[k].err, en, sizeof(en)),
+				     e->errnos[k].count);
+		xp_json_end_obj(&j);
+		xp_json_key(&j, "latency_ns");
+		json_hist(&j, &e->lat);
+		xp_json_end_obj(&j);
+	}
+	if (t->n)
+		xp_json_end_arr(&j), xp_json_end_obj(&j);
+	xp_json_end_arr(&j);
+	xp_json_end_obj(&j);
+	xp_json_finish(&j);
+	free(v);
+}
+
+void xp_ioctl_stream_header(FILE *f)
+{
+	fprintf(f, "%-12s %-8s %-8s %-16s %-18s %-36s %10s %s\n", "TIME(s)", "PID", "TID", "COMM",
+		"DEVICE", "IOCTL", "LATENCY", "RESULT");
+}
+
+void xp_ioctl_stream_text(FILE *f, const struct xp_ioctl_rec *r, const struct xp_devices *d,
+			  uint64_t t0)
+{
+	char name[96], lat[16], res[32];
+	struct xp_devdesc dd;
+
+	xp_devices_describe(d, r->dev, &dd);
+	xp_ioctl_name(dd.kind, dd.driver, r->cmd, name, sizeof(name));
+	if (r->ret < 0)
+		xp_errno_name((uint32_t)-r->ret, res, sizeof(res));
+	else
+		snprintf(res, sizeof(res), "%d", r->ret);
+	fprintf(f, "%-12.6f %-8u %-8u %-16.16s %-18s %-36s %10s %s\n",
+		(double)(r->hdr.ts_ns - t0) / 1e9, r->hdr.pid, r->hdr.tid, r->comm, dd.name, name,
+		xp_fmt_ns(r->lat_ns, lat, sizeof(lat)), res);
+}
+
+void xp_ioctl_stream_json(struct xp_json *j, const struct xp_ioctl_rec *r,
+			  const struct xp_devices *d, uint64_t t0)
+{
+	char name[96], cmdhex[16], comm[XP_COMM_LEN];
+	struct xp_devdesc dd;
+
+	xp_devices_describe(d, r->dev, &dd);
+	xp_ioctl_name(dd.kind, dd.driver, r->cmd, name, sizeof(name));
+	snprintf(cmdhex, sizeof(cmdhex), "0x%08x", r->cmd);
+	memcpy(comm, r->comm, sizeof(comm));
+	comm[XP_COMM_LEN - 1] = '\0';
+	xp_json_begin_obj(j);
+	xp_json_kstr(j, "event", "ioctl");
+	xp_json_ku64(j, "ts_ns", r->hdr.ts_ns - t0);
+	xp_json_ku64(j, "pid", r->hdr.pid);
+	xp_json_ku64(j, "tid", r->hdr.tid);
+	xp_json_kstr(j, "comm", comm);
+	xp_json_kstr(j, "device", dd.name);
+	xp_json_kstr(j, "cmd", cmdhex);
+	xp_json_kstr(j, "name", name);
+	xp_json_ki64(j, "fd", r->fd);
+	xp_json_ki64(j, "ret", r->ret);
+	xp_json_ku64(j, "latency_ns", r->lat_ns);
+	xp_json_end_obj(j);
+	xp_json_finish(j);
+}

@@ -1,0 +1,140 @@
+#include <math.h>
+#include "sinks/json.h"
+
+void xp_json_init(struct xp_json *j, FILE *f, bool pretty)
+{
+	j->f = f;
+	j->depth = 0;
+	j->pretty = pretty;
+	j->need_comma[0] = false;
+	j->after_key = false;
+}
+
+static void newline(struct xp_json *j)
+{
+	if (!j->pretty)
+		return;
+	fputc('\n', j->f);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+/* Separator and indentation before a value or a key. */
+static void before_item(struct xp_json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (j->need_comma[j->depth])
+		fputc(',', j->f);
+	if (j->depth > 0)
+		newline(j);
+	j->need_comma[j->depth] = true;
+}
+
+static void open_scope(struct xp_json *j, char c)
+{
+	before_item(j);
+	fputc(c, j->f);
+	if (j->depth < XP_JSON_MAX_DEPTH - 1)
+		j->depth++;
+	j->need_comma[j->depth] = false;
+}
+
+static void close_scope(struct xp_json *j, char c)
+{
+	bool had_items = j->need_comma[j->depth];
+
+	if (j->depth > 0)
+		j->depth--;
+	if (had_items)
+		newline(j);
+	fputc(c, j->f);
+}
+
+void xp_json_begin_obj(struct xp_json *j) { open_scope(j, '{'); }
+void xp_json_end_obj(struct xp_json *j) { close_scope(j, '}'); }
+void xp_json_begin_arr(struct xp_json *j) { open_scope(j, '['); }
+void xp_json_end_arr(struct xp_json *j) { close_scope(j, ']'); }
+
+static void write_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void xp_json_key(struct xp_json *j, const char *key)
+{
+	before_item(j);
+	write_string(j->f, key);
+	fputs(j->pretty ? ": " : ":", j->f);
+	j->after_key = true;
+}
+
+void xp_json_str(struct xp_json *j, const char *s)
+{
+	before_item(j);
+	if (s)
+		write_string(j->f, s);
+	else
+		fputs("null", j->f);
+}
+
+void xp_json_u64(struct xp_json *j, uint64_t v)
+{
+	before_item(j);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+void xp_json_i64(struct xp_json *j, int64_t v)
+{
+	before_item(j);
+	fprintf(j->f, "%lld", (long long)v);
+}
+
+void xp_json_double(struct xp_json *j, double v)
+{
+	before_item(j);
+	if (isfinite(v))
+		fprintf(j->f, "%.6g", v);
+	else
+		fputs("null", j->f);
+}
+
+void xp_json_bool(struct xp_json *j, bool v)
+{
+	before_item(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void xp_json_null(struct xp_json *j)
+{
+	before_item(j);
+	fputs("null", j->f);
+}
+
+void xp_json_finish(struct xp_json *j)
+{
+	fputc('\n', j->f);
+}
+
+void xp_json_kstr(struct xp_json *j, const char *k, const char *s) { xp_json_key(j, k); xp_json_str(j, s); }
+void xp_json_ku64(struct xp_json *j, const char *k, uint64_t v) { xp_json_key(j, k); xp_json_u64(j, v); }
+void xp_json_ki64(struct xp_json *j, const char *k, int64_t v) { xp_json_key(j, k); xp_json_i64(j, v); }
+void xp_json_kdouble(struct xp_json *j, const char *k, double v) { xp_json_key(j, k); xp_json_double(j, v); }
+void xp_json_kbool(struct xp_json *j, const char *k, bool v) { xp_json_key(j, k); xp_json_bool(j, v); }

@@ -1,0 +1,29 @@
+#include "sinks/report.h"
+
+uint64_t xp_run_total_drops(const struct xp_run_info *ri)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < XP_DROP_REASON_MAX; i++)
+		n += ri->drops[i];
+	return n;
+}
+
+void xp_json_run_info(struct xp_json *j, const struct xp_run_info *ri)
+{
+	xp_json_kstr(j, "tool", "xputrace");
+	xp_json_kstr(j, "command", ri->command);
+	xp_json_kstr(j, "source", ri->source);
+	xp_json_kstr(j, "mode", ri->mode);
+	if (ri->hook)
+		xp_json_kstr(j, "hook", ri->hook);
+	xp_json_kdouble(j, "duration_s", ri->duration_s);
+	if (ri->interval)
+		xp_json_ku64(j, "interval", ri->interval);
+	xp_json_key(j, "drops");
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "total", xp_run_total_drops(ri));
+	xp_json_ku64(j, "ringbuf", ri->drops[XP_DROP_RINGBUF]);
+	xp_json_ku64(j, "map_full", ri->drops[XP_DROP_MAP_FULL]);
+	xp_json_end_obj(j);
+}

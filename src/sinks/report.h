@@ -1,0 +1,23 @@
+/* What every summary says about the run that produced it, in text and JSON. */
+#ifndef XP_SINKS_REPORT_H
+#define XP_SINKS_REPORT_H
+
+#include <stdint.h>
+#include "shared/record.h"
+#include "sinks/json.h"
+
+struct xp_run_info {
+	const char *command;
+	const char *source;	/* "live" or the trace file read */
+	const char *mode;	/* "summary" (kernel aggregates) or "stream" */
+	const char *hook;	/* "tp_btf", "raw_tp", or NULL */
+	double duration_s;
+	uint64_t drops[XP_DROP_REASON_MAX];
+	uint64_t interval;	/* 0, or the number of this interval */
+};
+
+uint64_t xp_run_total_drops(const struct xp_run_info *ri);
+/* The members above as keys of the object being written. */
+void xp_json_run_info(struct xp_json *j, const struct xp_run_info *ri);
+
+#endif

@@ -1,0 +1,105 @@
+#include <string.h>
+#include "sinks/text.h"
+
+const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+	return buf;
+}
+
+const char *xp_errno_name(uint32_t err, char *buf, size_t len)
+{
+	const char *n = err ? strerrorname_np((int)err) : NULL;
+
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else if (err)
+		snprintf(buf, len, "E%u", err);
+	else
+		snprintf(buf, len, "other");
+	return buf;
+}
+
+/* A power of two in three significant digits: "512ns", "1.02us", "4.19ms" */
+static const char *range_unit(uint64_t v, char *buf, size_t len)
+{
+	if (v < 1000)
+		snprintf(buf, len, "%lluns", (unsigned long long)v);
+	else if (v < 1000000)
+		snprintf(buf, len, "%.3gus", v / 1e3);
+	else if (v < 1000000000)
+		snprintf(buf, len, "%.3gms", v / 1e6);
+	else
+		snprintf(buf, len, "%.3gs", v / 1e9);
+	return buf;
+}
+
+void xp_print_log2_hist(FILE *f, const struct xp_hist *h, int indent)
+{
+	uint64_t slots[XP_LOG2_SLOTS], peak = 0;
+	int first = -1, last = -1;
+	const int width = 40;
+
+	xp_hist_log2(h, slots);
+	for (int k = 0; k < XP_LOG2_SLOTS; k++) {
+		if (!slots[k])
+			continue;
+		if (first < 0)
+			first = k;
+		last = k;
+		if (slots[k] > peak)
+			peak = slots[k];
+	}
+	for (int k = first; k >= 0 && k <= last; k++) {
+		char lo[16], hi[16], range[40];
+		uint64_t lov = k ? 1ULL << k : 0, hiv = 1ULL << (k + 1);
+		int bar = peak ? (int)((slots[k] * width + peak - 1) / peak) : 0;
+
+		if (k == XP_LOG2_SLOTS - 1)
+			snprintf(range, sizeof(range), "[%s, ...)", range_unit(lov, lo, sizeof(lo)));
+		else
+			snprintf(range, sizeof(range), "[%s, %s)", range_unit(lov, lo, sizeof(lo)),
+				 range_unit(hiv, hi, sizeof(hi)));
+		fprintf(f, "%*s%-20s %8llu |%-*.*s|\n", indent, "", range,
+			(unsigned long long)slots[k], width, bar,
+			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+	}
+}
+
+const char *xp_drop_reason_name(int reason)
+{
+	switch (reason) {
+	case XP_DROP_RINGBUF: return "ring buffer full";
+	case XP_DROP_MAP_FULL: return "map full";
+	default: return "other";
+	}
+}
+
+void xp_print_drops(FILE *f, const uint64_t drops[XP_DROP_REASON_MAX])
+{
+	uint64_t total = 0;
+	int first = 1;
+
+	for (int i = 0; i < XP_DROP_REASON_MAX; i++)
+		total += drops[i];
+	fprintf(f, "drops: %llu", (unsigned long long)total);
+	if (total) {
+		fputs(" (", f);
+		for (int i = 0; i < XP_DROP_REASON_MAX; i++) {
+			if (!drops[i])
+				continue;
+			fprintf(f, "%s%s %llu", first ? "" : ", ", xp_drop_reason_name(i),
+				(unsigned long long)drops[i]);
+			first = 0;
+		}
+		fputs(")", f);
+	}
+	fputc('\n', f);
+}
