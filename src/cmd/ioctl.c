@@ -4,38 +4,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "cmd/cmds.h"
 #include "core/devices.h"
 #include "core/ioctl_stats.h"
 #include "core/parse.h"
+#include "live/capture.h"
 #include "live/session.h"
 #include "sinks/ioctl_report.h"
-#include "ioctl.skel.h"
 
 struct ioctl_opts {
 	double duration_s, interval_s;
 	bool stream, json, hist, verbose;
-	uint32_t pid;
-	const char *comm;
+	struct xp_filters f;
 	const char *cgroup;
-	uint64_t cgroup_id;
 	const char *devices[64];
 	int ndevices;
 };
 
 struct ioctl_run {
 	struct ioctl_opts *o;
-	struct ioctl_bpf *skel;
+	struct xp_ioctl_live *live;
 	struct xp_devices devs;
 	struct xp_ioctl_table table;
 	struct xp_session sess;
 	struct xp_json stream_json;
-	const char *hook;
 	uint64_t t0;
 	uint64_t read_drops[XP_DROP_REASON_MAX];	/* already shown in earlier intervals */
 	uint64_t intervals;				/* printed so far */
@@ -114,12 +107,12 @@ static int parse(int argc, char **argv, struct ioctl_opts *o)
 		case 'p':
 			if (xp_parse_u64(optarg, 1, 0x7fffffff, &v))
 				return xp_fail(2, "ioctl: --pid wants a process id, not '%s'", optarg);
-			o->pid = (uint32_t)v;
+			o->f.pid = (uint32_t)v;
 			break;
 		case 'c':
 			if (strlen(optarg) >= XP_COMM_LEN)
 				return xp_fail(2, "ioctl: --comm '%s' is longer than a task name (15 characters)", optarg);
-			o->comm = optarg;
+			o->f.comm = optarg;
 			break;
 		case 'G': o->cgroup = optarg; break;
 		case OPT_NOHIST: o->hist = false; break;
@@ -132,37 +125,6 @@ static int parse(int argc, char **argv, struct ioctl_opts *o)
 	if (optind < argc)
 		return xp_fail(2, "ioctl: unexpected argument '%s'", argv[optind]);
 	return 0;
-}
-
-/* Summary mode: the kernel aggregated; move its maps into the table. */
-static int drain_maps(struct ioctl_run *r)
-{
-	int sfd = bpf_map__fd(r->skel->maps.stats), efd = bpf_map__fd(r->skel->maps.errs);
-	struct xp_ioctl_key k, next, *prev = NULL;
-	struct xp_ioctl_err_key ek, enext, *eprev = NULL;
-	struct xp_ioctl_val *v = malloc(sizeof(*v));
-	uint64_t n;
-	int err = 0;
-
-	if (!v)
-		return -ENOMEM;
-	/* take each entry atomically; calls counted meanwhile land in a new entry */
-	while (!bpf_map_get_next_key(sfd, prev, &next)) {
-		k = next;
-		if (!bpf_map_lookup_and_delete_elem(sfd, &k, v) &&
-		    (err = xp_ioctl_table_add_val(&r->table, &k, v)))
-			break;
-		prev = NULL; /* the key is gone: restart from the first */
-	}
-	while (!err && !bpf_map_get_next_key(efd, eprev, &enext)) {
-		ek = enext;
-		if (!bpf_map_lookup_and_delete_elem(efd, &ek, &n) &&
-		    (err = xp_ioctl_table_add_errno(&r->table, &ek.k, ek.err, n)))
-			break;
-		eprev = NULL;
-	}
-	free(v);
-	return err;
 }
 
 static int on_record(void *ctx, const struct xp_rec_hdr *h)
@@ -189,14 +151,14 @@ static int report(struct ioctl_run *r, uint64_t interval)
 		.command = "ioctl",
 		.source = "live",
 		.mode = r->o->stream ? "stream" : "summary",
-		.hook = r->hook,
+		.hook = xp_ioctl_live_hook(r->live),
 		.duration_s = xp_session_elapsed(&r->sess, interval != 0),
 		.interval = interval,
 	};
 	uint64_t now[XP_DROP_REASON_MAX] = { 0 };
 	int err;
 
-	if (!r->o->stream && (err = drain_maps(r)))
+	if (!r->o->stream && (err = xp_ioctl_live_drain(r->live, &r->table)))
 		return err;
 	xp_session_drops(&r->sess, now);
 	for (int i = 0; i < XP_DROP_REASON_MAX; i++) {
@@ -219,66 +181,6 @@ static int on_interval(void *ctx, uint64_t n)
 
 	r->intervals = n;
 	return report(r, n);
-}
-
-static void set_filters(struct ioctl_run *r)
-{
-	struct ioctl_bpf *s = r->skel;
-
-	s->rodata->self_tgid = (uint32_t)getpid();
-	s->rodata->filter_tgid = r->o->pid;
-	s->rodata->aggregate = !r->o->stream;
-	s->rodata->have_devs = r->devs.nextra > 0;
-	if (r->o->comm) {
-		s->rodata->filter_comm_on = 1;
-		memcpy((char *)s->rodata->filter_comm, r->o->comm, strlen(r->o->comm));
-	}
-	s->rodata->filter_cgid = r->o->cgroup_id;
-}
-
-static int fill_device_maps(struct ioctl_run *r)
-{
-	uint8_t on = 1;
-	int err;
-
-	for (int i = 0; i < r->devs.nmajors; i++) {
-		uint32_t m = r->devs.majors[i].major;
-
-		if (m < 4096 && (err = bpf_map_update_elem(bpf_map__fd(r->skel->maps.majors), &m, &on, BPF_ANY)))
-			return err;
-	}
-	for (int i = 0; i < r->devs.nextra; i++)
-		if ((err = bpf_map_update_elem(bpf_map__fd(r->skel->maps.devs), &r->devs.extra[i], &on, BPF_ANY)))
-			return err;
-	return 0;
-}
-
-/* tp_btf where the kernel has it, raw_tp otherwise: same programs, other hook. */
-static int open_and_load(struct ioctl_run *r)
-{
-	static const char *const hooks[] = { "tp_btf", "raw_tp" };
-	int err = -ENOENT;
-
-	for (int h = 0; h < 2; h++) {
-		r->skel = ioctl_bpf__open();
-		if (!r->skel)
-			return -errno;
-		bpf_program__set_autoload(r->skel->progs.ioctl_enter_btf, h == 0);
-		bpf_program__set_autoload(r->skel->progs.ioctl_exit_btf, h == 0);
-		bpf_program__set_autoload(r->skel->progs.ioctl_enter_raw, h == 1);
-		bpf_program__set_autoload(r->skel->progs.ioctl_exit_raw, h == 1);
-		set_filters(r);
-		err = ioctl_bpf__load(r->skel);
-		if (!err) {
-			r->hook = hooks[h];
-			return 0;
-		}
-		ioctl_bpf__destroy(r->skel);
-		r->skel = NULL;
-		if (err == -EPERM)
-			break;	/* no privilege: the other hook will not help */
-	}
-	return err;
 }
 
 int cmd_ioctl(int argc, char **argv)
@@ -305,25 +207,12 @@ int cmd_ioctl(int argc, char **argv)
 		fprintf(stderr, "xputrace: ioctl: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
 				"tracing nothing unless --device names a node\n");
 
-	if (o.cgroup) {
-		struct stat st;
-
-		/* a cgroup v2 directory's inode number is its cgroup id */
-		if (stat(o.cgroup, &st) || !S_ISDIR(st.st_mode))
-			return xp_fail(2, "ioctl: --cgroup %s: not a cgroup directory", o.cgroup);
-		o.cgroup_id = st.st_ino;
-	}
-	err = open_and_load(&r);
+	if (o.cgroup && (err = xp_cgroup_id(o.cgroup, &o.f.cgroup_id)))
+		return xp_fail(2, "ioctl: --cgroup %s: %s", o.cgroup,
+			       err == -ENOTDIR ? "not a cgroup directory" : strerror(-err));
+	err = xp_ioctl_live_open(&r.live, &o.f, &r.devs, !o.stream);
 	if (err) {
-		xp_fail(1, "ioctl: cannot load the BPF programs: %s", xp_bpf_error_hint(err));
-		goto out;
-	}
-	if ((err = fill_device_maps(&r))) {
-		xp_fail(1, "ioctl: cannot fill the device maps: %s", strerror(-err));
-		goto out;
-	}
-	if ((err = ioctl_bpf__attach(r.skel))) {
-		xp_fail(1, "ioctl: cannot attach to sys_enter/sys_exit (%s): %s", r.hook, xp_bpf_error_hint(err));
+		xp_fail(1, "ioctl: cannot trace sys_enter/sys_exit: %s", xp_bpf_error_hint(err));
 		goto out;
 	}
 	r.sess.duration_s = o.duration_s;
@@ -331,7 +220,7 @@ int cmd_ioctl(int argc, char **argv)
 	r.sess.on_record = on_record;
 	r.sess.on_interval = on_interval;
 	r.sess.ctx = &r;
-	if ((err = xp_session_open(&r.sess, r.skel->maps.events, r.skel->maps.drops))) {
+	if ((err = xp_session_open(&r.sess, xp_ioctl_live_events(r.live), xp_ioctl_live_drops(r.live)))) {
 		xp_fail(1, "ioctl: cannot read the ring buffer: %s", strerror(-err));
 		goto out;
 	}
@@ -341,7 +230,7 @@ int cmd_ioctl(int argc, char **argv)
 	if (o.stream && !o.json)
 		xp_ioctl_stream_header(stdout);
 	if (!o.json && !o.stream)
-		fprintf(stderr, "Tracing GPU ioctls (%s)... %s\n", r.hook,
+		fprintf(stderr, "Tracing GPU ioctls (%s)... %s\n", xp_ioctl_live_hook(r.live),
 			o.duration_s ? "" : "Ctrl-C to end.");
 	err = xp_session_run(&r.sess);
 	/* whatever ended the run, the summary of what was captured is written */
@@ -359,7 +248,7 @@ int cmd_ioctl(int argc, char **argv)
 		status = 0;
 out:
 	xp_session_close(&r.sess);
-	ioctl_bpf__destroy(r.skel);
+	xp_ioctl_live_close(r.live);
 	xp_ioctl_table_free(&r.table);
 	return xp_finish_stdout(status);
 }

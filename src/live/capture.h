@@ -1,0 +1,51 @@
+/* What live capture of any capability shares: the process filters, and the
+ * kernel side of each capability behind a small open/attach/drain API so that
+ * the live commands and `record` start them the same way. */
+#ifndef XP_LIVE_CAPTURE_H
+#define XP_LIVE_CAPTURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <bpf/libbpf.h>
+#include "core/devices.h"
+#include "core/ioctl_stats.h"
+
+struct xp_filters {
+	uint32_t pid;		/* 0: all */
+	const char *comm;	/* NULL: all */
+	uint64_t cgroup_id;	/* 0: all */
+};
+
+/* Resolves --cgroup PATH to the cgroup v2 id; -ENOTDIR when it is no directory. */
+int xp_cgroup_id(const char *path, uint64_t *id);
+
+/* Sets the filter globals every kernel-side program has (src/bpf/common.bpf.h). */
+#define XP_APPLY_FILTERS(skel, f)                                                        \
+	do {                                                                             \
+		(skel)->rodata->self_tgid = (uint32_t)getpid();                          \
+		(skel)->rodata->filter_tgid = (f)->pid;                                  \
+		(skel)->rodata->filter_cgid = (f)->cgroup_id;                            \
+		if ((f)->comm) {                                                         \
+			(skel)->rodata->filter_comm_on = 1;                              \
+			strncpy((char *)(skel)->rodata->filter_comm, (f)->comm,          \
+				sizeof((skel)->rodata->filter_comm) - 1);                \
+		}                                                                        \
+	} while (0)
+
+/* The ioctl capability's kernel side. */
+struct xp_ioctl_live;
+
+/*
+ * Opens, loads (tp_btf, else raw_tp) and attaches. `aggregate`: count in
+ * kernel maps (summary mode) instead of one record per call.
+ */
+int xp_ioctl_live_open(struct xp_ioctl_live **out, const struct xp_filters *f,
+		       const struct xp_devices *d, bool aggregate);
+const char *xp_ioctl_live_hook(const struct xp_ioctl_live *l);
+struct bpf_map *xp_ioctl_live_events(const struct xp_ioctl_live *l);
+struct bpf_map *xp_ioctl_live_drops(const struct xp_ioctl_live *l);
+/* Moves what the kernel aggregated into `t` (each map entry taken atomically). */
+int xp_ioctl_live_drain(struct xp_ioctl_live *l, struct xp_ioctl_table *t);
+void xp_ioctl_live_close(struct xp_ioctl_live *l);
+
+#endif

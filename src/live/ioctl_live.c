@@ -1,0 +1,137 @@
+/* The ioctl capability's kernel side: load, fill the device maps, attach, drain. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "live/capture.h"
+#include "ioctl.skel.h"
+
+struct xp_ioctl_live {
+	struct ioctl_bpf *skel;
+	const char *hook;
+};
+
+int xp_cgroup_id(const char *path, uint64_t *id)
+{
+	struct stat st;
+
+	/* a cgroup v2 directory's inode number is its cgroup id */
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	*id = st.st_ino;
+	return 0;
+}
+
+static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
+{
+	uint8_t on = 1;
+
+	for (int i = 0; i < d->nmajors; i++) {
+		uint32_t m = d->majors[i].major;
+
+		if (m < 4096 && bpf_map_update_elem(bpf_map__fd(skel->maps.majors), &m, &on, BPF_ANY))
+			return -errno;
+	}
+	for (int i = 0; i < d->nextra; i++)
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.devs), &d->extra[i], &on, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+int xp_ioctl_live_open(struct xp_ioctl_live **out, const struct xp_filters *f,
+		       const struct xp_devices *d, bool aggregate)
+{
+	static const char *const hooks[] = { "tp_btf", "raw_tp" };
+	struct xp_ioctl_live *l = calloc(1, sizeof(*l));
+	int err = -ENOENT;
+
+	if (!l)
+		return -ENOMEM;
+	/* tp_btf where the kernel has it, raw_tp otherwise: same programs, other hook */
+	for (int h = 0; h < 2; h++) {
+		l->skel = ioctl_bpf__open();
+		if (!l->skel) {
+			err = -errno;
+			break;
+		}
+		bpf_program__set_autoload(l->skel->progs.ioctl_enter_btf, h == 0);
+		bpf_program__set_autoload(l->skel->progs.ioctl_exit_btf, h == 0);
+		bpf_program__set_autoload(l->skel->progs.ioctl_enter_raw, h == 1);
+		bpf_program__set_autoload(l->skel->progs.ioctl_exit_raw, h == 1);
+		XP_APPLY_FILTERS(l->skel, f);
+		l->skel->rodata->aggregate = aggregate;
+		l->skel->rodata->have_devs = d->nextra > 0;
+		err = ioctl_bpf__load(l->skel);
+		if (!err) {
+			l->hook = hooks[h];
+			break;
+		}
+		ioctl_bpf__destroy(l->skel);
+		l->skel = NULL;
+		if (err == -EPERM)
+			break;	/* no privilege: the other hook will not help */
+	}
+	if (!err)
+		err = fill_device_maps(l->skel, d);
+	if (!err)
+		err = ioctl_bpf__attach(l->skel);
+	if (err) {
+		xp_ioctl_live_close(l);
+		return err;
+	}
+	*out = l;
+	return 0;
+}
+
+const char *xp_ioctl_live_hook(const struct xp_ioctl_live *l) { return l->hook; }
+struct bpf_map *xp_ioctl_live_events(const struct xp_ioctl_live *l) { return l->skel->maps.events; }
+struct bpf_map *xp_ioctl_live_drops(const struct xp_ioctl_live *l) { return l->skel->maps.drops; }
+
+/* lookup-and-delete, or lookup then delete where the kernel lacks it (before 5.14) */
+static int take(int fd, const void *key, void *val)
+{
+	if (!bpf_map_lookup_and_delete_elem(fd, key, val))
+		return 0;
+	if (bpf_map_lookup_elem(fd, key, val) || bpf_map_delete_elem(fd, key))
+		return -errno;
+	return 0;
+}
+
+int xp_ioctl_live_drain(struct xp_ioctl_live *l, struct xp_ioctl_table *t)
+{
+	int sfd = bpf_map__fd(l->skel->maps.stats), efd = bpf_map__fd(l->skel->maps.errs);
+	struct xp_ioctl_val *v = malloc(sizeof(*v));
+	struct xp_ioctl_err_key ek;
+	struct xp_ioctl_key k;
+	uint64_t n;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	/*
+	 * Take each entry with lookup-and-delete, so a call counted meanwhile
+	 * lands in a fresh entry for the next drain instead of being lost. The
+	 * key is gone afterwards, so iteration restarts from the first key.
+	 */
+	while (!err && !bpf_map_get_next_key(sfd, NULL, &k))
+		if (!(err = take(sfd, &k, v)))
+			err = xp_ioctl_table_add_val(t, &k, v);
+	while (!err && !bpf_map_get_next_key(efd, NULL, &ek))
+		if (!(err = take(efd, &ek, &n)))
+			err = xp_ioctl_table_add_errno(t, &ek.k, ek.err, n);
+	free(v);
+	return err;
+}
+
+void xp_ioctl_live_close(struct xp_ioctl_live *l)
+{
+	if (!l)
+		return;
+	ioctl_bpf__destroy(l->skel);
+	free(l);
+}
