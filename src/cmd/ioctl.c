@@ -203,10 +203,6 @@ int cmd_ioctl(int argc, char **argv)
 		if (err)
 			return xp_fail(2, "ioctl: --device %s: %s", o.devices[i], strerror(-err));
 	}
-	if (!r.devs.nmajors && !r.devs.nextra)
-		fprintf(stderr, "xputrace: ioctl: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
-				"tracing nothing unless --device names a node\n");
-
 	if (o.cgroup && (err = xp_cgroup_id(o.cgroup, &o.f.cgroup_id)))
 		return xp_fail(2, "ioctl: --cgroup %s: %s", o.cgroup,
 			       err == -ENOTDIR ? "not a cgroup directory" : strerror(-err));
@@ -215,6 +211,10 @@ int cmd_ioctl(int argc, char **argv)
 		xp_fail(1, "ioctl: cannot trace sys_enter/sys_exit: %s", xp_bpf_error_hint(err));
 		goto out;
 	}
+	if (!r.devs.nmajors && !r.devs.nextra)
+		fprintf(stderr, "xputrace: ioctl: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
+				"tracing nothing unless --device names a node\n");
+
 	r.sess.duration_s = o.duration_s;
 	r.sess.interval_s = o.interval_s;
 	r.sess.on_record = on_record;
@@ -229,9 +229,9 @@ int cmd_ioctl(int argc, char **argv)
 	xp_signals_install();
 	if (o.stream && !o.json)
 		xp_ioctl_stream_header(stdout);
-	if (!o.json && !o.stream)
-		fprintf(stderr, "Tracing GPU ioctls (%s)... %s\n", xp_ioctl_live_hook(r.live),
-			o.duration_s ? "" : "Ctrl-C to end.");
+	/* on stderr, so it never mixes with a JSON document; tests wait for it */
+	fprintf(stderr, "Tracing GPU ioctls (%s)... %s\n", xp_ioctl_live_hook(r.live),
+		o.duration_s ? "" : "Ctrl-C to end.");
 	err = xp_session_run(&r.sess);
 	/* whatever ended the run, the summary of what was captured is written */
 	{

@@ -131,6 +131,10 @@ void xp_json_null(struct xp_json *j)
 void xp_json_finish(struct xp_json *j)
 {
 	fputc('\n', j->f);
+	/* the writer may go on with another document (one JSON object per line) */
+	j->depth = 0;
+	j->need_comma[0] = false;
+	j->after_key = false;
 }
 
 void xp_json_kstr(struct xp_json *j, const char *k, const char *s) { xp_json_key(j, k); xp_json_str(j, s); }

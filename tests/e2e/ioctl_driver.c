@@ -1,0 +1,75 @@
+/*
+ * Issues a known set of ioctls on /dev/null from two child processes with
+ * known names, so the end-to-end tests can assert exact counts.
+ *
+ *   ioctl_driver [SCALE]   prints {"a": PID, "b": PID} once both are done
+ *   ioctl_driver --self N  issues N FIONBIO itself, prints {"self": PID}
+ *
+ * Process "xpt-drv-a": 100*S FIONBIO (ok), 20*S FIONBIO with a NULL argument
+ * (EFAULT), 50*S _IOWR('x',1,8) (ENOTTY). Process "xpt-drv-b": 30*S
+ * _IOR('x',2,4) (ENOTTY), 7*S FIOCLEX (ok).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void repeat(int fd, unsigned long cmd, void *arg, int n)
+{
+	for (int i = 0; i < n; i++)
+		ioctl(fd, cmd, arg);
+}
+
+static pid_t child(const char *name, int scale, int which)
+{
+	pid_t pid = fork();
+	int fd, on = 0;
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_NAME, name);
+	fd = open("/dev/null", O_RDWR);
+	if (fd < 0)
+		_exit(1);
+	if (which == 0) {
+		repeat(fd, FIONBIO, &on, 100 * scale);
+		repeat(fd, FIONBIO, NULL, 20 * scale);
+		repeat(fd, _IOWR('x', 1, unsigned long), NULL, 50 * scale);
+	} else {
+		repeat(fd, _IOR('x', 2, int), NULL, 30 * scale);
+		repeat(fd, FIOCLEX, NULL, 7 * scale);
+	}
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	int scale = argc > 1 ? atoi(argv[1]) : 1, st, ok = 1;
+	pid_t a, b;
+
+	if (argc > 2 && !strcmp(argv[1], "--self")) {
+		int fd = open("/dev/null", O_RDWR), on = 0;
+
+		if (fd < 0)
+			return 1;
+		repeat(fd, FIONBIO, &on, atoi(argv[2]));
+		printf("{\"self\": %d}\n", getpid());
+		return 0;
+	}
+	if (scale < 1)
+		scale = 1;
+	a = child("xpt-drv-a", scale, 0);
+	b = child("xpt-drv-b", scale, 1);
+	if (a < 0 || b < 0)
+		return 1;
+	if (waitpid(a, &st, 0) != a || !WIFEXITED(st) || WEXITSTATUS(st))
+		ok = 0;
+	if (waitpid(b, &st, 0) != b || !WIFEXITED(st) || WEXITSTATUS(st))
+		ok = 0;
+	printf("{\"a\": %d, \"b\": %d}\n", a, b);
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,39 @@
+# Helpers for the end-to-end tests: sourced, not run.
+XP=${XP:-./xputrace}
+E2E_BIN=${E2E_BIN:-build/tests/e2e}
+WORK=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
+
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; }
+skip() { echo "SKIP $*"; }
+
+# Prints why this machine cannot run BPF tests, or nothing when it can.
+bpf_unavailable() {
+	[ "$(id -u)" -eq 0 ] || { echo "needs root"; return; }
+	[ -x "$XP" ] || { echo "$XP is not built"; return; }
+	[ -r /sys/kernel/btf/vmlinux ] || { echo "kernel has no BTF"; return; }
+	command -v python3 >/dev/null || { echo "python3 missing"; return; }
+}
+
+# start_tracer NAME ARGS...: runs xputrace in the background, output in
+# $WORK/NAME.out and .err, and waits until it has attached.
+start_tracer() {
+	local name=$1
+	shift
+	"$XP" "$@" > "$WORK/$name.out" 2> "$WORK/$name.err" &
+	TRACER=$!
+	for _ in $(seq 1 200); do
+		grep -q '^Tracing' "$WORK/$name.err" 2>/dev/null && return 0
+		kill -0 $TRACER 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "tracer did not start: $(head -c 300 "$WORK/$name.err")" >&2
+	return 1
+}
+
+# stop_tracer [SIGNAL]: ends the tracer and returns its exit status.
+stop_tracer() {
+	kill -"${1:-INT}" $TRACER 2>/dev/null
+	wait $TRACER
+}

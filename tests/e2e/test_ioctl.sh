@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# `xputrace ioctl` end to end on this machine's kernel: ioctl_driver issues a
+# known set of ioctls on /dev/null while xputrace traces that node.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+DRV=$E2E_BIN/ioctl_driver
+CHECK="python3 tests/e2e/check_ioctl.py"
+
+# Bad input fails with one line and exit status 2, BPF or not.
+bad_input() {
+	local name=$1 want=$2
+	shift 2
+	"$XP" "$@" > "$WORK/bad.out" 2> "$WORK/bad.err"
+	local rc=$? lines
+	lines=$(wc -l < "$WORK/bad.err")
+	if [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$want" "$WORK/bad.err"; then
+		pass "ioctl rejects $name"
+	else
+		fail "ioctl rejects $name: exit $rc, stderr: $(cat "$WORK/bad.err")"
+	fi
+}
+if [ -x "$XP" ]; then
+	bad_input "an unknown flag" "unknown option" ioctl --bogus
+	bad_input "a bad duration" "duration" ioctl -d 5x
+	bad_input "a missing device" "No such file" ioctl --device /nonexistent
+	bad_input "a non-device" "not a character device" ioctl --device /etc/hostname
+	bad_input "a bad pid" "pid" ioctl -p abc
+	bad_input "an unknown command" "unknown command" frobnicate
+else
+	skip "ioctl bad input: $XP is not built"
+fi
+
+why=$(bpf_unavailable)
+[ -x "$DRV" ] || why=${why:-"$DRV is not built"}
+if [ -n "$why" ]; then
+	for t in summary stream pid-filter comm-filter sigterm interval text non-root; do
+		skip "ioctl $t: $why"
+	done
+	exit 0
+fi
+
+# 1. summary mode (aggregated in the kernel), ended by SIGINT
+run_case() { # name scale tracer-args... ; leaves $WORK/name.out and $WORK/name.pids
+	local name=$1 scale=$2
+	shift 2
+	start_tracer "$name" ioctl --device /dev/null "$@" || return 1
+	"$DRV" "$scale" > "$WORK/$name.pids" || return 1
+	stop_tracer "${SIG:-INT}"
+}
+check() { # name verdict-name check-args...
+	local name=$1 label=$2
+	shift 2
+	local msg
+	if msg=$($CHECK "$WORK/$name.out" "$WORK/$name.pids" "$@" 2>&1); then
+		pass "$label"
+	else
+		fail "$label: $(echo "$msg" | head -5 | tr '\n' ';')"
+	fi
+}
+
+if run_case summary 3 --json; then
+	check summary "ioctl summary counts calls, errnos and latency exactly" 3
+else
+	fail "ioctl summary: tracer exited with $?"
+fi
+
+if run_case stream 2 --json --stream; then
+	check stream "ioctl stream reports every call and the same summary" 2 stream=1
+else
+	fail "ioctl stream: tracer exited with $?"
+fi
+
+# 2. filters: only the selected process is counted
+start_tracer comm ioctl --device /dev/null --json --comm xpt-drv-b && "$DRV" 1 > "$WORK/comm.pids" && stop_tracer INT &&
+	check comm "ioctl --comm keeps one process" 1 only=b || fail "ioctl --comm: tracer failed"
+
+# --pid needs the pid before the calls: a shell waits for a go signal, then
+# becomes a driver that issues its calls itself, while another driver runs too
+mkfifo "$WORK/go"
+( read -r _ < "$WORK/go"; exec "$DRV" --self 25 ) > "$WORK/pid.self" &
+holder=$!
+start_tracer pid ioctl --device /dev/null --json -p $holder && echo go > "$WORK/go" &&
+	"$DRV" 1 > /dev/null && wait $holder && stop_tracer INT
+if python3 - "$WORK/pid.out" "$WORK/pid.self" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+me = json.load(open(sys.argv[2]))["self"]
+ok = [p["pid"] for p in s["processes"]] == [me] and \
+     [(i["cmd"], i["calls"]) for i in s["processes"][0]["ioctls"]] == [("0x00005421", 25)]
+sys.exit(0 if ok else 1)
+PY
+then pass "ioctl -p counts that process only"
+else fail "ioctl -p counts that process only: $(head -c 300 "$WORK/pid.out")"; fi
+
+# 3. SIGTERM also ends with the full summary
+SIG=TERM run_case sigterm 1 --json
+if [ -s "$WORK/sigterm.out" ] && $CHECK "$WORK/sigterm.out" "$WORK/sigterm.pids" 1 >/dev/null; then
+	pass "ioctl writes the summary on SIGTERM"
+else
+	fail "ioctl writes the summary on SIGTERM: $(head -c 200 "$WORK/sigterm.out")"
+fi
+
+# 4. --interval: the intervals add up to every call, and -d ends the run
+start_tracer interval ioctl --device /dev/null --json -i 0.3 -d 2 &&
+	"$DRV" 2 > "$WORK/interval.pids" && sleep 0.5 && "$DRV" 1 > "$WORK/interval2.pids" && wait $TRACER
+rc=$?
+if python3 - "$WORK/interval.out" "$WORK/interval.pids" "$WORK/interval2.pids" <<'PY'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+pids = {json.load(open(p))[k] for p in sys.argv[2:] for k in "ab"}
+calls = sum(i["calls"] for d in docs for p in d["processes"] if p["pid"] in pids for i in p["ioctls"])
+nums = [d["interval"] for d in docs]
+ok = len(docs) >= 3 and calls == 207 * 3 and nums == list(range(1, len(docs) + 1))
+sys.exit(0 if ok else print(len(docs), calls, nums) or 1)
+PY
+then pass "ioctl --interval splits the calls without losing any"
+else fail "ioctl --interval (exit $rc)"; fi
+
+# 5. the text summary names the calls and shows histograms and drops
+if run_case text 1; then
+	if grep -q "^drops: 0\|drops: 0$" "$WORK/text.out" || grep -q "drops: 0" "$WORK/text.out"; then
+		if grep -q "FIONBIO\|_IOWR('x',0x01,8)" "$WORK/text.out" && grep -q "errors: EFAULT 20" "$WORK/text.out" &&
+			grep -q '|@' "$WORK/text.out"; then
+			pass "ioctl text summary names calls, errnos and histograms"
+		else
+			fail "ioctl text summary: $(head -c 400 "$WORK/text.out")"
+		fi
+	else
+		fail "ioctl text summary has no drops line"
+	fi
+else
+	fail "ioctl text: tracer exited with $?"
+fi
+
+# 6. without privilege: a clear error, not a crash
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$XP" ioctl -d 1 > "$WORK/np.out" 2> "$WORK/np.err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "needs root" "$WORK/np.err" && [ "$(wc -l < "$WORK/np.err")" -eq 1 ]; then
+		pass "ioctl without privilege says it needs root"
+	else
+		fail "ioctl without privilege: exit $rc: $(cat "$WORK/np.err")"
+	fi
+else
+	skip "ioctl non-root: setpriv missing"
+fi

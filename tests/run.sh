@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs every test layer and prints one line per test (PASS, FAIL, or SKIP with
+# the reason), then "N passed, N failed, N skipped". Exits non-zero on a failure.
+#   unit  build/tests/test_*          the analysis core, no kernel needed
+#   e2e   tests/e2e/test_*.sh         xputrace on this machine's kernel
+#   lab   lab/test.sh                 real Debian kernels under QEMU
+# Set XP_LAYERS="unit e2e" to run a subset.
+set -u
+cd "$(dirname "$0")/.."
+layers=${XP_LAYERS:-unit e2e lab}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+pass=0 fail=0 skip=0
+
+tally() { # reads test output lines, echoes them, counts verdicts
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case "$line" in
+		PASS\ *) pass=$((pass + 1)) ;;
+		FAIL\ *) fail=$((fail + 1)) ;;
+		SKIP\ *) skip=$((skip + 1)) ;;
+		esac
+	done
+}
+
+for layer in $layers; do
+	echo "== $layer"
+	case $layer in
+	unit)
+		for t in build/tests/test_*; do
+			[ -x "$t" ] || continue
+			tally < <("$t" 2>&1; rc=$?; [ $rc -le 1 ] || echo "FAIL $(basename "$t"): exit status $rc")
+		done ;;
+	e2e)
+		for t in tests/e2e/test_*.sh; do
+			[ -f "$t" ] || continue
+			tally < <(bash "$t" 2>&1 || true)
+		done ;;
+	lab)
+		if [ -x lab/test.sh ]; then
+			before=$fail
+			lab/test.sh > "$out/lab" 2>&1
+			rc=$?
+			tally < "$out/lab"
+			# a lab that failed without naming a failed test still fails
+			if [ $rc -ne 0 ] && [ "$fail" -eq "$before" ]; then
+				tally <<<"FAIL lab/test.sh: exit status $rc"
+			fi
+		else
+			tally <<<"SKIP lab: lab/test.sh is not there"
+		fi ;;
+	*) echo "unknown layer $layer" >&2; exit 2 ;;
+	esac
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
