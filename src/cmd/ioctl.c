@@ -230,8 +230,10 @@ int cmd_ioctl(int argc, char **argv)
 	if (o.stream && !o.json)
 		xp_ioctl_stream_header(stdout);
 	/* on stderr, so it never mixes with a JSON document; tests wait for it */
-	fprintf(stderr, "Tracing GPU ioctls (%s)... %s\n", xp_ioctl_live_hook(r.live),
-		o.duration_s ? "" : "Ctrl-C to end.");
+	if (o.duration_s)
+		fprintf(stderr, "Tracing GPU ioctls (%s) for %g s.\n", xp_ioctl_live_hook(r.live), o.duration_s);
+	else
+		fprintf(stderr, "Tracing GPU ioctls (%s)... Ctrl-C to end.\n", xp_ioctl_live_hook(r.live));
 	err = xp_session_run(&r.sess);
 	/* whatever ended the run, the summary of what was captured is written */
 	{
