@@ -161,21 +161,97 @@ void xp_ioctl_stream_header(FILE *f)
 		"DEVICE", "IOCTL", "LATENCY", "RESULT");
 }
 
+/* Appends s left-aligned in `width` columns, then a space. */
+static char *put_col(char *p, const char *s, size_t max, int width)
+{
+	size_t n = strnlen(s, max);
+
+	memcpy(p, s, n);
+	for (; (int)n < width; n++)
+		p[n] = ' ';
+	p[n] = ' ';
+	return p + n + 1;
+}
+
+/*
+ * The device and ioctl columns of a stream line, cached per (device, command):
+ * naming is the costly part of a line and the same few pairs repeat.
+ */
+#define NAME_CACHE 256
+static struct name_slot {
+	const struct xp_devices *d;
+	uint32_t dev, cmd;
+	char cols[176];	/* device (64) and name (96) columns */
+	uint8_t len;
+} name_cache[NAME_CACHE];
+
+static const struct name_slot *stream_names(const struct xp_devices *d, uint32_t dev, uint32_t cmd)
+{
+	struct name_slot *s = &name_cache[(dev * 31u + cmd * 2654435761u) % NAME_CACHE];
+	char name[96], *p;
+	struct xp_devdesc dd;
+
+	if (s->d == d && s->dev == dev && s->cmd == cmd && s->len)
+		return s;
+	xp_devices_describe(d, dev, &dd);
+	xp_ioctl_name(dd.kind, dd.driver, cmd, name, sizeof(name));
+	p = put_col(s->cols, dd.name, sizeof(dd.name), 18);
+	p = put_col(p, name, sizeof(name), 36);
+	s->len = (uint8_t)(p - s->cols);
+	s->d = d;
+	s->dev = dev;
+	s->cmd = cmd;
+	return s;
+}
+
+/* A right-aligned column of `width`, then a space. */
+static char *put_rcol(char *p, const char *s, int width)
+{
+	int n = (int)strlen(s);
+
+	for (; n < width; width--)
+		*p++ = ' ';
+	memcpy(p, s, (size_t)n);
+	p[n] = ' ';
+	return p + n + 1;
+}
+
+static char *put_ucol(char *p, uint64_t v, int width)
+{
+	char tmp[24];
+
+	*xp_put_u64(tmp, v) = '\0';
+	return put_col(p, tmp, sizeof(tmp), width);
+}
+
+/* Built by hand rather than with printf: this runs for every traced call. */
 void xp_ioctl_stream_text(FILE *f, const struct xp_ioctl_rec *r, const struct xp_devices *d,
 			  uint64_t t0)
 {
-	char name[96], lat[16], res[32];
-	struct xp_devdesc dd;
+	const struct name_slot *names = stream_names(d, r->dev, r->cmd);
+	char line[320], tmp[32], *p = line, *q;
+	uint64_t us = (r->hdr.ts_ns - t0) / 1000;
 
-	xp_devices_describe(d, r->dev, &dd);
-	xp_ioctl_name(dd.kind, dd.driver, r->cmd, name, sizeof(name));
-	if (r->ret < 0)
-		xp_errno_name((uint32_t)-r->ret, res, sizeof(res));
-	else
-		snprintf(res, sizeof(res), "%d", r->ret);
-	fprintf(f, "%-12.6f %-8u %-8u %-16.16s %-18s %-36s %10s %s\n",
-		(double)(r->hdr.ts_ns - t0) / 1e9, r->hdr.pid, r->hdr.tid, r->comm, dd.name, name,
-		xp_fmt_ns(r->lat_ns, lat, sizeof(lat)), res);
+	q = xp_put_u64(tmp, us / 1000000);
+	*q++ = '.';
+	for (uint64_t frac = us % 1000000, div = 100000; div; div /= 10)
+		*q++ = (char)('0' + (frac / div) % 10);
+	*q = '\0';
+	p = put_col(p, tmp, sizeof(tmp), 12);
+	p = put_ucol(p, r->hdr.pid, 8);
+	p = put_ucol(p, r->hdr.tid, 8);
+	p = put_col(p, r->comm, XP_COMM_LEN, 16);
+	memcpy(p, names->cols, names->len);
+	p += names->len;
+	p = put_rcol(p, xp_fmt_ns(r->lat_ns, tmp, sizeof(tmp)), 10);
+	if (r->ret < 0) {
+		xp_errno_name((uint32_t)-r->ret, tmp, sizeof(tmp));
+		p = put_col(p, tmp, sizeof(tmp), 0);
+	} else {
+		p = put_ucol(p, (uint64_t)r->ret, 0);
+	}
+	p[-1] = '\n';
+	fwrite(line, 1, (size_t)(p - line), f);
 }
 
 void xp_ioctl_stream_json(struct xp_json *j, const struct xp_ioctl_rec *r,

@@ -1,17 +1,63 @@
 #include <string.h>
 #include "sinks/text.h"
 
+/* snprintf(buf, len, "%s", s) without printf's cost */
+static const char *copy_out(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!len)
+		return buf;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+char *xp_put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* v / 10^digits with `digits` decimals, from an integer already rounded */
+static char *put_fixed(char *p, uint64_t v, int digits)
+{
+	uint64_t scale = 1;
+
+	for (int i = 0; i < digits; i++)
+		scale *= 10;
+	p = xp_put_u64(p, v / scale);
+	*p++ = '.';
+	for (uint64_t frac = v % scale, d = scale / 10; d; d /= 10)
+		*p++ = (char)('0' + (frac / d) % 10);
+	return p;
+}
+
+/* Integer arithmetic (this runs once per streamed event); halves round up. */
 const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len)
 {
+	char tmp[32], *p = tmp;
+
 	if (ns < 1000)
-		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+		p = xp_put_u64(p, ns), *p++ = 'n', *p++ = 's';
 	else if (ns < 1000000)
-		snprintf(buf, len, "%.1fus", ns / 1e3);
+		p = put_fixed(p, (ns + 50) / 100, 1), *p++ = 'u', *p++ = 's';
 	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2fms", ns / 1e6);
+		p = put_fixed(p, (ns + 5000) / 10000, 2), *p++ = 'm', *p++ = 's';
 	else
-		snprintf(buf, len, "%.2fs", ns / 1e9);
-	return buf;
+		p = put_fixed(p, (ns + 5000000) / 10000000, 2), *p++ = 's';
+	*p = '\0';
+	return copy_out(buf, len, tmp);
 }
 
 const char *xp_errno_name(uint32_t err, char *buf, size_t len)
@@ -19,7 +65,7 @@ const char *xp_errno_name(uint32_t err, char *buf, size_t len)
 	const char *n = err ? strerrorname_np((int)err) : NULL;
 
 	if (n)
-		snprintf(buf, len, "%s", n);
+		copy_out(buf, len, n);
 	else if (err)
 		snprintf(buf, len, "E%u", err);
 	else

@@ -7,6 +7,8 @@
 #include "core/hist.h"
 #include "shared/record.h"
 
+/* Writes v in decimal at p (no terminator); returns the end. */
+char *xp_put_u64(char *p, uint64_t v);
 /* "812ns", "12.3us", "4.56ms", "1.20s" */
 const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len);
 /* "ENOTTY" (or "E123" for numbers without a name) */
