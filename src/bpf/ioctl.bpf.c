@@ -43,9 +43,12 @@ struct start {
 	__u32 pad;
 };
 
-/* Calls in progress, keyed by thread id. */
+/*
+ * Calls in progress, keyed by thread id. LRU: a thread killed inside an
+ * ioctl never reaches sys_exit, and its entry must not stay forever.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct start);
