@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds the lab's test modules and guest programs for one kernel generation:
+#   lab/build.sh old|new
+# Modules are built out of tree against the kernel's own Debian headers, in
+# the cache (the clone stays clean). vkms is built from the same version's
+# linux-source because Debian does not ship it. Make decides what is stale.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+tag=${1:?usage: lab/build.sh old|new}
+load_kernel "$tag"
+
+OUT="$CACHE/build/$K_RELEASE"
+mkdir -p "$OUT"
+KMAKE=(make -s -C "$K_HDR" CC=gcc-12 HOSTCC=gcc-12)
+# Newer suites' headers come from a gcc newer than Debian 12's: drop the
+# options only that compiler has; module BTF would need a newer pahole.
+if dpkg --compare-versions "${K_RELEASE%%[+-]*}" ge 6.8; then
+	KMAKE+=(CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT= CONFIG_DEBUG_INFO_BTF_MODULES=)
+fi
+
+build_module() { # name source-dir [extra make args]
+	local name=$1 src=$2; shift 2
+	local dir="$OUT/$name"
+	mkdir -p "$dir"
+	# copy only when changed, so make's timestamps stay meaningful
+	cp -pu "$src"/* "$dir"/ 2>/dev/null || true
+	if ! "${KMAKE[@]}" M="$dir" "$@" modules >"$dir/build.log" 2>&1; then
+		cat "$dir/build.log" >&2
+		die "building $name for $K_RELEASE failed"
+	fi
+}
+
+for m in "$LAB_DIR"/modules/*/; do
+	m=${m%/}
+	build_module "$(basename "$m")" "$m"
+done
+build_module vkms "$K_SRC/drivers/gpu/drm/vkms" CONFIG_DRM_VKMS=m
+ls "$OUT"/*/*.ko >"$OUT/modules.list"
+log "$tag: built $(wc -l <"$OUT/modules.list") modules for $K_RELEASE"

@@ -1,0 +1,33 @@
+# Helpers for lab scenarios, sourced in the guest before the scenario.
+# A scenario exits 0 (pass), 77 (skip: print "SKIP: reason" first) or other.
+T=/sys/kernel/tracing
+FAILS=0
+
+say() { echo "## $*"; }
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; FAILS=$((FAILS + 1)); }
+# check "description" test-args...: one assertion, counted
+check() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
+# expect_eq "description" expected actual
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1 = $3"; else bad "$1: expected '$2', got '$3'"; fi; }
+skip_test() { echo "SKIP: $*"; exit 77; }
+finish() { say "$FAILS failed check(s)"; [ "$FAILS" -eq 0 ]; exit $?; }
+need_xputrace() { command -v xputrace >/dev/null || skip_test "no xputrace binary in the guest (make static failed or was not run)"; }
+
+# Load a module and the modules it depends on (modules.dep from busybox depmod).
+load() { modprobe "$@" || { bad "modprobe $*"; return 1; }; }
+
+# Enable trace events ("group:event" or "group") and clear the buffer.
+trace_on() {
+	echo 0 >$T/tracing_on; : >$T/trace
+	for e in "$@"; do
+		case $e in
+		*:*) echo 1 >"$T/events/${e%%:*}/${e#*:}/enable" ;;
+		*) echo 1 >"$T/events/$e/enable" ;;
+		esac
+	done
+	echo 1 >$T/tracing_on
+}
+trace_off() { echo 0 >$T/tracing_on; cat $T/trace >/tmp/trace.txt; echo 0 >$T/events/enable; }
+# count lines of the last trace that match an event name (": name:")
+trace_count() { grep -c " $1: " /tmp/trace.txt; }

@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mockgpu: a mock GPU for the xputrace lab.
+ *
+ * THIS MODULE STANDS IN FOR GPU HARDWARE. There is no device behind it: a
+ * "ring" executes a job by waiting for an hrtimer. Everything around that is
+ * the real kernel: the jobs go through the real DRM GPU scheduler
+ * (drm_sched_init, entities, drm_sched_job_init/arm/push, dependencies on
+ * other jobs' fences), so the real gpu_scheduler tracepoints fire with real
+ * pids, comms, fences and timings, exactly as a hardware driver makes them.
+ *
+ * Interface
+ *   /dev/mockgpu (misc device), one drm_sched entity per ring per open file.
+ *   write: one command per line, from the caller's context (so the
+ *   submitting pid/comm in the trace are the caller's):
+ *     submit ring=R dur_us=D [dep=H[,H...]] [count=N]
+ *         queue N jobs (default 1) on ring R, each executing D us once its
+ *         dependencies (earlier jobs' handles) are done
+ *     wait=H        block until job H is done (10 s timeout, -ETIMEDOUT)
+ *     sync          block until every job this file submitted is done
+ *   read: the handles of the jobs the last write submitted, "H H ...\n".
+ *   /sys/kernel/debug/mockgpu/jobs: one line per finished job with the
+ *   module's own clock (run_job -> fence signal and ring execution time),
+ *   for tests to compare with what a tracer measured. Writing to it clears.
+ *   /sys/kernel/debug/mockgpu/stats: totals per ring and the lateness
+ *   compensation in use.
+ *
+ * Timing under emulation: an hrtimer fires late by tens of microseconds
+ * (more under QEMU TCG), so each completion timer is armed early by the
+ * running median of the lateness measured on previous jobs.
+ *
+ * Builds for Linux 6.1 (Debian 12) and for 6.17+ (drm_sched_job_init takes
+ * credits and a DRM client id; num_rqs in the init args; hrtimer_setup).
+ */
+#include <linux/module.h>
+#include <linux/version.h>
+#include <linux/platform_device.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/uaccess.h>
+#include <linux/slab.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/sort.h>
+#include <linux/dma-fence.h>
+#include <linux/sched.h>
+#include <drm/gpu_scheduler.h>
+
+#define MOCK_MAX_RINGS 8
+#define MOCK_FENCE_SLOTS 4096	/* jobs a dependency may refer back to */
+#define MOCK_LOG_SLOTS 8192	/* finished-job records kept for debugfs */
+#define MOCK_LATE_SAMPLES 31
+#define MOCK_MAX_DEPS 8
+#define MOCK_MAX_BATCH 256
+
+static unsigned int nrings = 2;
+module_param(nrings, uint, 0444);
+MODULE_PARM_DESC(nrings, "number of rings (drm_gpu_scheduler instances), 1..8");
+static unsigned int hw_depth = 4;
+module_param(hw_depth, uint, 0444);
+MODULE_PARM_DESC(hw_depth, "jobs a ring accepts from the scheduler at once (credit limit)");
+static bool compensate = true;
+module_param(compensate, bool, 0644);
+MODULE_PARM_DESC(compensate, "arm completion timers early by the median measured lateness");
+
+struct mock_ring {
+	struct drm_gpu_scheduler sched;
+	char name[16];
+	unsigned int idx;
+	u64 fence_ctx;
+	atomic64_t fence_seq;
+	spinlock_t fence_lock;	/* for the hardware fences */
+	spinlock_t busy_lock;
+	ktime_t busy_until;	/* the ring executes its jobs one after the other */
+	atomic64_t jobs_done, exec_ns_total;
+};
+
+struct mock_job {
+	struct drm_sched_job base;
+	struct mock_ring *ring;
+	struct dma_fence *hw;
+	struct hrtimer timer;
+	u64 handle, client_id;
+	u32 dur_us;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	u64 push_ns, run_ns, start_ns, expiry_ns, armed_ns;
+	u64 fin_ctx, fin_seqno;
+};
+
+struct mock_file {
+	struct drm_sched_entity entity[MOCK_MAX_RINGS];
+	u64 client_id;
+	struct dma_fence *last[MOCK_MAX_RINGS];	/* last finished fence per ring */
+	struct mutex lock;
+	u64 batch[MOCK_MAX_BATCH];
+	unsigned int nbatch;
+};
+
+struct mock_rec {
+	u64 handle, client_id, fin_ctx, fin_seqno;
+	u64 push_ns, run_ns, start_ns, signal_ns;
+	u32 ring, dur_us;
+	s64 late_ns;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+};
+
+static struct platform_device *mock_pdev;
+static struct mock_ring rings[MOCK_MAX_RINGS];
+static atomic64_t next_handle = ATOMIC64_INIT(0);
+static atomic64_t next_client = ATOMIC64_INIT(0);
+
+static DEFINE_SPINLOCK(slot_lock);
+static struct { u64 handle; struct dma_fence *fence; } slots[MOCK_FENCE_SLOTS];
+
+static DEFINE_SPINLOCK(log_lock);
+static struct mock_rec *joblog;
+static u64 log_count;	/* records ever written; the last MOCK_LOG_SLOTS are kept */
+
+static DEFINE_SPINLOCK(late_lock);
+static s64 late[MOCK_LATE_SAMPLES];
+static unsigned int late_n, late_pos;
+static s64 late_median;
+static struct dentry *dbg_dir;
+
+/* ---- hardware fences: signalled by the ring's "execution" timer ---- */
+static const char *mock_fence_driver(struct dma_fence *f) { return "mockgpu"; }
+static const char *mock_fence_timeline(struct dma_fence *f)
+{
+	return "mock-hw";
+}
+static const struct dma_fence_ops mock_fence_ops = {
+	.get_driver_name = mock_fence_driver,
+	.get_timeline_name = mock_fence_timeline,
+};
+
+static int cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Record one lateness sample and recompute the median (hardirq context). */
+static void late_add(s64 ns)
+{
+	s64 tmp[MOCK_LATE_SAMPLES];
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&late_lock, flags);
+	late[late_pos] = ns;
+	late_pos = (late_pos + 1) % MOCK_LATE_SAMPLES;
+	if (late_n < MOCK_LATE_SAMPLES)
+		late_n++;
+	n = late_n;
+	memcpy(tmp, late, n * sizeof(s64));
+	sort(tmp, n, sizeof(s64), cmp_s64, NULL);
+	late_median = tmp[n / 2];
+	spin_unlock_irqrestore(&late_lock, flags);
+}
+
+static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
+{
+	struct mock_job *job = container_of(t, struct mock_job, timer);
+	struct mock_ring *ring = job->ring;
+	u64 now = ktime_get_ns();
+	struct mock_rec *r;
+	unsigned long flags;
+
+	late_add((s64)(now - job->armed_ns));
+	atomic64_inc(&ring->jobs_done);
+	atomic64_add(now - job->start_ns, &ring->exec_ns_total);
+
+	spin_lock_irqsave(&log_lock, flags);
+	r = &joblog[log_count % MOCK_LOG_SLOTS];
+	log_count++;
+	r->handle = job->handle;
+	r->client_id = job->client_id;
+	r->fin_ctx = job->fin_ctx;
+	r->fin_seqno = job->fin_seqno;
+	r->push_ns = job->push_ns;
+	r->run_ns = job->run_ns;
+	r->start_ns = job->start_ns;
+	r->signal_ns = now;
+	r->ring = ring->idx;
+	r->dur_us = job->dur_us;
+	r->late_ns = (s64)(now - job->expiry_ns);
+	r->pid = job->pid;
+	memcpy(r->comm, job->comm, TASK_COMM_LEN);
+	spin_unlock_irqrestore(&log_lock, flags);
+
+	/* After this the scheduler may free the job (free_job waits for us). */
+	dma_fence_signal(job->hw);
+	return HRTIMER_NORESTART;
+}
+
+/* ---- drm_sched backend ---- */
+static struct dma_fence *mock_run_job(struct drm_sched_job *sj)
+{
+	struct mock_job *job = container_of(sj, struct mock_job, base);
+	struct mock_ring *ring = job->ring;
+	struct dma_fence *f;
+	unsigned long flags;
+	ktime_t now = ktime_get(), start, expiry, arm;
+	s64 early = 0;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	dma_fence_init(f, &mock_fence_ops, &ring->fence_lock, ring->fence_ctx,
+		       atomic64_inc_return(&ring->fence_seq));
+	job->hw = f;
+
+	/* One job at a time on a ring: start when the previous one ends. */
+	spin_lock_irqsave(&ring->busy_lock, flags);
+	start = ktime_after(ring->busy_until, now) ? ring->busy_until : now;
+	expiry = ktime_add_us(start, job->dur_us);
+	ring->busy_until = expiry;
+	spin_unlock_irqrestore(&ring->busy_lock, flags);
+
+	if (compensate) {
+		spin_lock_irqsave(&late_lock, flags);
+		early = late_median;
+		spin_unlock_irqrestore(&late_lock, flags);
+		early = clamp_t(s64, early, 0, (s64)job->dur_us * NSEC_PER_USEC / 2);
+	}
+	arm = ktime_sub_ns(expiry, early);
+	job->run_ns = ktime_to_ns(now);
+	job->start_ns = ktime_to_ns(start);
+	job->expiry_ns = ktime_to_ns(expiry);
+	job->armed_ns = ktime_to_ns(arm);
+	hrtimer_start(&job->timer, arm, HRTIMER_MODE_ABS);
+	return dma_fence_get(f);
+}
+
+static enum drm_gpu_sched_stat mock_timedout_job(struct drm_sched_job *sj)
+{
+	pr_warn("mockgpu: job timed out on %s\n", sj->sched->name);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	return DRM_GPU_SCHED_STAT_RESET;
+#else
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+#endif
+}
+
+static void mock_free_job(struct drm_sched_job *sj)
+{
+	struct mock_job *job = container_of(sj, struct mock_job, base);
+
+	hrtimer_cancel(&job->timer);	/* the callback may still be returning */
+	drm_sched_job_cleanup(sj);
+	if (job->hw)
+		dma_fence_put(job->hw);
+	kfree(job);
+}
+
+static const struct drm_sched_backend_ops mock_sched_ops = {
+	.run_job = mock_run_job,
+	.timedout_job = mock_timedout_job,
+	.free_job = mock_free_job,
+};
+
+/* ---- fences that later jobs may depend on, by handle ---- */
+static void slot_put(u64 handle, struct dma_fence *f)
+{
+	struct dma_fence *old;
+	unsigned int i = handle % MOCK_FENCE_SLOTS;
+
+	spin_lock(&slot_lock);
+	old = slots[i].fence;
+	slots[i].handle = handle;
+	slots[i].fence = dma_fence_get(f);
+	spin_unlock(&slot_lock);
+	if (old)
+		dma_fence_put(old);
+}
+
+/* A new reference to job @handle's finished fence, NULL if long gone. */
+static struct dma_fence *slot_get(u64 handle)
+{
+	struct dma_fence *f = NULL;
+	unsigned int i = handle % MOCK_FENCE_SLOTS;
+
+	spin_lock(&slot_lock);
+	if (slots[i].fence && slots[i].handle == handle)
+		f = dma_fence_get(slots[i].fence);
+	spin_unlock(&slot_lock);
+	return f;
+}
+
+static int mock_submit(struct mock_file *mf, unsigned int r, u32 dur_us,
+		       const u64 *deps, unsigned int ndeps, u64 *handle_out)
+{
+	struct mock_job *job;
+	struct dma_fence *fin;
+	unsigned int i;
+	int ret;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return -ENOMEM;
+	job->ring = &rings[r];
+	job->dur_us = dur_us;
+	job->client_id = mf->client_id;
+	job->pid = task_pid_nr(current);
+	get_task_comm(job->comm, current);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(&job->timer, mock_job_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+#else
+	hrtimer_init(&job->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	job->timer.function = mock_job_timer;
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+	ret = drm_sched_job_init(&job->base, &mf->entity[r], 1, mf, mf->client_id);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	ret = drm_sched_job_init(&job->base, &mf->entity[r], 1, mf);
+#else
+	ret = drm_sched_job_init(&job->base, &mf->entity[r], mf);
+#endif
+	if (ret) {
+		kfree(job);
+		return ret;
+	}
+	for (i = 0; i < ndeps; i++) {
+		struct dma_fence *dep = slot_get(deps[i]);
+
+		if (!dep)
+			continue;	/* unknown or long finished: nothing to wait for */
+		ret = drm_sched_job_add_dependency(&job->base, dep); /* takes our ref */
+		if (ret) {
+			drm_sched_job_cleanup(&job->base);
+			kfree(job);
+			return ret;
+		}
+	}
+
+	drm_sched_job_arm(&job->base);
+	fin = &job->base.s_fence->finished;
+	job->fin_ctx = fin->context;
+	job->fin_seqno = fin->seqno;
+	job->handle = atomic64_inc_return(&next_handle);
+	*handle_out = job->handle;
+	slot_put(job->handle, fin);
+	if (mf->last[r])
+		dma_fence_put(mf->last[r]);
+	mf->last[r] = dma_fence_get(fin);
+	job->push_ns = ktime_get_ns();
+	drm_sched_entity_push_job(&job->base);	/* queue tracepoint, our context */
+	return 0;
+}
+
+static int wait_fence(struct dma_fence *f)
+{
+	long t = dma_fence_wait_timeout(f, true, 10 * HZ);
+
+	if (t < 0)
+		return t;
+	return t == 0 ? -ETIMEDOUT : 0;
+}
+
+/* Parse and run one command line. */
+static int mock_command(struct mock_file *mf, char *line)
+{
+	unsigned int r = 0, count = 1, ndeps = 0, i;
+	u32 dur_us = 100;
+	u64 deps[MOCK_MAX_DEPS];
+	bool submit = false;
+	char *tok;
+	int ret;
+
+	line = strim(line);
+	if (!*line || *line == '#')
+		return 0;
+	if (!strcmp(line, "sync")) {
+		for (i = 0; i < nrings; i++) {
+			if (mf->last[i]) {
+				ret = wait_fence(mf->last[i]);
+				if (ret)
+					return ret;
+			}
+		}
+		return 0;
+	}
+	while ((tok = strsep(&line, " \t")) != NULL) {
+		char *val;
+		u64 h;
+
+		if (!*tok)
+			continue;
+		if (!strcmp(tok, "submit")) {
+			submit = true;
+			continue;
+		}
+		val = strchr(tok, '=');
+		if (!val)
+			return -EINVAL;
+		*val++ = 0;
+		if (!strcmp(tok, "ring")) {
+			if (kstrtouint(val, 0, &r) || r >= nrings)
+				return -EINVAL;
+			submit = true;
+		} else if (!strcmp(tok, "dur_us")) {
+			if (kstrtou32(val, 0, &dur_us) || dur_us > 10000000)
+				return -EINVAL;
+			submit = true;
+		} else if (!strcmp(tok, "count")) {
+			if (kstrtouint(val, 0, &count) || !count || count > MOCK_MAX_BATCH)
+				return -EINVAL;
+		} else if (!strcmp(tok, "dep")) {
+			char *d;
+
+			while ((d = strsep(&val, ",")) != NULL) {
+				if (ndeps == MOCK_MAX_DEPS || kstrtou64(d, 0, &h))
+					return -EINVAL;
+				deps[ndeps++] = h;
+			}
+		} else if (!strcmp(tok, "wait")) {
+			struct dma_fence *f;
+
+			if (kstrtou64(val, 0, &h))
+				return -EINVAL;
+			f = slot_get(h);
+			if (!f)
+				return 0;
+			ret = wait_fence(f);
+			dma_fence_put(f);
+			if (ret)
+				return ret;
+		} else {
+			return -EINVAL;
+		}
+	}
+	if (!submit)
+		return 0;
+	for (i = 0; i < count; i++) {
+		u64 h;
+
+		ret = mock_submit(mf, r, dur_us, deps, ndeps, &h);
+		if (ret)
+			return ret;
+		if (mf->nbatch < MOCK_MAX_BATCH)
+			mf->batch[mf->nbatch++] = h;
+	}
+	return 0;
+}
+
+static ssize_t mock_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
+{
+	struct mock_file *mf = file->private_data;
+	char *buf, *p, *line;
+	int ret = 0;
+
+	if (len > 4096)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&mf->lock);
+	mf->nbatch = 0;
+	p = buf;
+	while (!ret && (line = strsep(&p, "\n;")) != NULL)
+		ret = mock_command(mf, line);
+	mutex_unlock(&mf->lock);
+	kfree(buf);
+	return ret ? ret : len;
+}
+
+static ssize_t mock_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	struct mock_file *mf = file->private_data;
+	char *buf;
+	size_t n = 0;
+	unsigned int i;
+	ssize_t ret;
+
+	buf = kmalloc(MOCK_MAX_BATCH * 22 + 2, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&mf->lock);
+	for (i = 0; i < mf->nbatch; i++)
+		n += scnprintf(buf + n, MOCK_MAX_BATCH * 22 + 2 - n, "%s%llu", i ? " " : "", mf->batch[i]);
+	mutex_unlock(&mf->lock);
+	buf[n++] = '\n';
+	ret = simple_read_from_buffer(ubuf, len, ppos, buf, n);
+	kfree(buf);
+	return ret;
+}
+
+static int mock_open(struct inode *inode, struct file *file)
+{
+	struct mock_file *mf;
+	unsigned int i;
+	int ret;
+
+	mf = kzalloc(sizeof(*mf), GFP_KERNEL);
+	if (!mf)
+		return -ENOMEM;
+	mutex_init(&mf->lock);
+	mf->client_id = atomic64_inc_return(&next_client);
+	for (i = 0; i < nrings; i++) {
+		struct drm_gpu_scheduler *s = &rings[i].sched;
+
+		ret = drm_sched_entity_init(&mf->entity[i], DRM_SCHED_PRIORITY_NORMAL, &s, 1, NULL);
+		if (ret) {
+			while (i--)
+				drm_sched_entity_destroy(&mf->entity[i]);
+			kfree(mf);
+			return ret;
+		}
+	}
+	file->private_data = mf;
+	return nonseekable_open(inode, file);
+}
+
+static int mock_release(struct inode *inode, struct file *file)
+{
+	struct mock_file *mf = file->private_data;
+	unsigned int i;
+
+	/* Like a driver on close: let queued jobs finish, then tear down. */
+	for (i = 0; i < nrings; i++) {
+		drm_sched_entity_destroy(&mf->entity[i]);
+		if (mf->last[i])
+			dma_fence_put(mf->last[i]);
+	}
+	kfree(mf);
+	return 0;
+}
+
+static const struct file_operations mock_fops = {
+	.owner = THIS_MODULE,
+	.open = mock_open,
+	.release = mock_release,
+	.read = mock_read,
+	.write = mock_write,
+};
+
+static struct miscdevice mock_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "mockgpu",
+	.fops = &mock_fops,
+	.mode = 0666,
+};
+
+/* ---- debugfs: the module's own measurements ---- */
+static int jobs_show(struct seq_file *m, void *v)
+{
+	u64 n, first, i;
+	struct mock_rec *copy;
+	unsigned long flags;
+
+	copy = kvmalloc_array(MOCK_LOG_SLOTS, sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	spin_lock_irqsave(&log_lock, flags);
+	n = log_count;
+	memcpy(copy, joblog, MOCK_LOG_SLOTS * sizeof(*copy));
+	spin_unlock_irqrestore(&log_lock, flags);
+	first = n > MOCK_LOG_SLOTS ? n - MOCK_LOG_SLOTS : 0;
+	seq_puts(m, "# handle ring client pid comm dur_us fence_ctx fence_seqno push_ns run_ns start_ns signal_ns run_to_signal_ns exec_ns late_ns\n");
+	for (i = first; i < n; i++) {
+		struct mock_rec *r = &copy[i % MOCK_LOG_SLOTS];
+
+		seq_printf(m, "%llu %u %llu %d %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld\n",
+			   r->handle, r->ring, r->client_id, r->pid, r->comm, r->dur_us,
+			   r->fin_ctx, r->fin_seqno, r->push_ns, r->run_ns, r->start_ns,
+			   r->signal_ns, r->signal_ns - r->run_ns, r->signal_ns - r->start_ns,
+			   r->late_ns);
+	}
+	kvfree(copy);
+	return 0;
+}
+
+static int jobs_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, jobs_show, NULL, 1 << 20);
+}
+
+static ssize_t jobs_clear(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&log_lock, flags);
+	log_count = 0;
+	spin_unlock_irqrestore(&log_lock, flags);
+	return len;
+}
+
+static const struct file_operations jobs_fops = {
+	.owner = THIS_MODULE,
+	.open = jobs_open,
+	.read = seq_read,
+	.write = jobs_clear,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	seq_printf(m, "rings %u\nhw_depth %u\ncompensate %d\nlate_median_ns %lld\nsubmitted %lld\n",
+		   nrings, hw_depth, compensate, late_median, atomic64_read(&next_handle));
+	for (i = 0; i < nrings; i++)
+		seq_printf(m, "%s jobs_done %lld exec_ns %lld fence_ctx %llu\n", rings[i].name,
+			   atomic64_read(&rings[i].jobs_done), atomic64_read(&rings[i].exec_ns_total),
+			   rings[i].fence_ctx);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static void rings_fini(unsigned int n)
+{
+	while (n--)
+		drm_sched_fini(&rings[n].sched);
+}
+
+static int __init mock_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	if (!nrings || nrings > MOCK_MAX_RINGS || !hw_depth)
+		return -EINVAL;
+	joblog = kvcalloc(MOCK_LOG_SLOTS, sizeof(*joblog), GFP_KERNEL);
+	if (!joblog)
+		return -ENOMEM;
+	/* drm_sched names its device in the new tracepoints: give it one. */
+	mock_pdev = platform_device_register_simple("mockgpu", -1, NULL, 0);
+	if (IS_ERR(mock_pdev)) {
+		ret = PTR_ERR(mock_pdev);
+		goto err_log;
+	}
+	for (i = 0; i < nrings; i++) {
+		struct mock_ring *ring = &rings[i];
+		struct drm_sched_init_args args = {
+			.ops = &mock_sched_ops,
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+			.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+#endif
+			.credit_limit = hw_depth,
+			.hang_limit = 0,
+			.timeout = msecs_to_jiffies(20000),
+			.name = ring->name,
+			.dev = &mock_pdev->dev,
+		};
+
+		ring->idx = i;
+		snprintf(ring->name, sizeof(ring->name), "mock-ring%u", i);
+		spin_lock_init(&ring->fence_lock);
+		spin_lock_init(&ring->busy_lock);
+		ring->fence_ctx = dma_fence_context_alloc(1);
+		ret = drm_sched_init(&ring->sched, &args);
+		if (ret) {
+			rings_fini(i);
+			goto err_pdev;
+		}
+	}
+	ret = misc_register(&mock_misc);
+	if (ret)
+		goto err_rings;
+	dbg_dir = debugfs_create_dir("mockgpu", NULL);
+	debugfs_create_file("jobs", 0644, dbg_dir, NULL, &jobs_fops);
+	debugfs_create_file("stats", 0444, dbg_dir, NULL, &stats_fops);
+	pr_info("mockgpu: %u rings on the real drm_sched (a test stand-in, no hardware)\n", nrings);
+	return 0;
+
+err_rings:
+	rings_fini(nrings);
+err_pdev:
+	platform_device_unregister(mock_pdev);
+err_log:
+	kvfree(joblog);
+	return ret;
+}
+
+static void __exit mock_exit(void)
+{
+	unsigned int i;
+
+	debugfs_remove_recursive(dbg_dir);
+	misc_deregister(&mock_misc);
+	rings_fini(nrings);
+	for (i = 0; i < MOCK_FENCE_SLOTS; i++)
+		if (slots[i].fence)
+			dma_fence_put(slots[i].fence);
+	platform_device_unregister(mock_pdev);
+	kvfree(joblog);
+}
+
+module_init(mock_init);
+module_exit(mock_exit);
+MODULE_DESCRIPTION("xputrace lab: mock GPU on the real DRM scheduler (test stand-in, no hardware)");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Runs one lab scenario in a real Debian kernel under QEMU (software
+# emulation, no KVM needed):
+#   lab/run.sh [--kernel old|new] [--timeout SECONDS] [--console] SCENARIO
+# SCENARIO is lab/scenarios/SCENARIO.sh, run as root inside the guest with
+# busybox, xputrace (./xputrace-static, when built), the test modules and
+# the guest programs. Its output comes back over a second serial port; this
+# command exits with the scenario's status: 0 pass, 77 skip, other fail.
+# A guest that does not finish in time is killed and reported as a failure.
+# Results (console, output, versions) are kept in $CACHE/results/KERNEL-SCENARIO/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+tag=new timeout=180 console=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) tag=$2; shift 2 ;;
+	--kernel=*) tag=${1#*=}; shift ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--console) console=1; shift ;;
+	-h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+scenario=${1:?usage: lab/run.sh [--kernel old|new] SCENARIO}
+sfile="$LAB_DIR/scenarios/$scenario.sh"
+[ -f "$sfile" ] || die "no scenario $sfile"
+
+rc=0; "$LAB_DIR/fetch.sh" "$tag" >/dev/null || rc=$?
+[ $rc -eq 0 ] || exit $rc
+"$LAB_DIR/build.sh" "$tag"
+load_kernel "$tag"
+echo "kernel $tag: $K_RELEASE (linux-image-amd64 $K_PKGVER from $K_SUITE)"
+
+BUILD="$CACHE/build/$K_RELEASE"
+RES="$CACHE/results/$tag-$scenario"
+rm -rf "$RES"; mkdir -p "$RES"
+ROOT="$RES/rootfs"
+mkdir -p "$ROOT"/{bin,sbin,lab/bin,proc,sys,dev,tmp,root,etc}
+
+# --- busybox, init, scenario, guest programs, xputrace
+cp /bin/busybox "$ROOT/bin/busybox"
+cp "$LAB_DIR/guest/init" "$ROOT/init"
+cp "$LAB_DIR/guest/guest-lib.sh" "$ROOT/lab/guest-lib.sh"
+cp "$sfile" "$ROOT/lab/scenario.sh"
+echo "$scenario" >"$ROOT/lab/scenario.name"
+cp "$CACHE/build/guest/"* "$ROOT/lab/bin/" 2>/dev/null || true
+XP=${XPUTRACE_BIN:-$REPO_DIR/xputrace-static}
+if [ -x "$XP" ]; then
+	cp "$XP" "$ROOT/bin/xputrace"
+else
+	log "no $XP: scenarios that need xputrace will skip (build it with: make static)"
+fi
+chmod +x "$ROOT/init" "$ROOT"/lab/bin/* 2>/dev/null || true
+cat >"$ROOT/lab/versions" <<EOT
+kernel=$tag
+release=$K_RELEASE
+package=linux-image-amd64 $K_PKGVER
+suite=$K_SUITE
+EOT
+cp "$ROOT/lab/versions" "$RES/versions"
+
+# --- modules: Debian's (decompressed) with what they depend on, plus ours
+MODS="$ROOT/lib/modules/$K_RELEASE"
+mkdir -p "$MODS/kernel" "$MODS/extra"
+declare -A mpath=()
+while read -r f; do
+	b=${f##*/}; b=${b%%.ko*}; mpath[${b//-/_}]=$f
+done < <(cd "$K_MODDIR" && find kernel -name '*.ko*')
+mod_deps() { # file -> names it depends on
+	case $1 in
+	*.xz) xz -dc "$1" ;; *.zst) zstd -qdc "$1" ;; *.gz) gzip -dc "$1" ;; *) cat "$1" ;;
+	esac | tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' '\n' | sed '/^$/d'
+}
+declare -A have=()
+add_module() { # name
+	local n=${1//-/_} rel dst d
+	[ -z "${have[$n]:-}" ] || return 0
+	have[$n]=1
+	rel=${mpath[$n]:-}
+	[ -n "$rel" ] || { log "module $n not found in $K_RELEASE"; return 0; }
+	dst="$MODS/${rel%%.ko*}.ko"
+	mkdir -p "$(dirname "$dst")"
+	case $rel in
+	*.xz) xz -dc "$K_MODDIR/$rel" >"$dst" ;; *.zst) zstd -qdc "$K_MODDIR/$rel" >"$dst" ;;
+	*) cp "$K_MODDIR/$rel" "$dst" ;;
+	esac
+	for d in $(mod_deps "$dst"); do add_module "$d"; done
+}
+for n in drm drm_kms_helper gpu_sched vgem; do add_module "$n"; done
+while read -r ko; do
+	cp "$ko" "$MODS/extra/"
+	for d in $(mod_deps "$ko"); do add_module "$d"; done
+done <"$BUILD/modules.list"
+cp "$K_MODDIR"/modules.builtin* "$K_MODDIR"/modules.order "$MODS/" 2>/dev/null || true
+busybox depmod -b "$ROOT" "$K_RELEASE"
+
+(cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) >"$RES/initrd.gz"
+rm -rf "$ROOT"
+
+# --- boot
+log "booting $K_RELEASE for scenario $scenario (timeout ${timeout}s)"
+start=$(date +%s.%N)
+qrc=0
+timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
+	-kernel "${K_BOOT:-$K_VMLINUZ}" -initrd "$RES/initrd.gz" \
+	-append "console=ttyS0 quiet panic=1 tsc=reliable" \
+	-display none -no-reboot -nodefaults \
+	-serial "file:$RES/console.log" -serial "file:$RES/output.txt" \
+	</dev/null >"$RES/qemu.log" 2>&1 || qrc=$?
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+printf 'boot+run: %.1f s\n' "$secs" | tee "$RES/time"
+
+[ "$console" = 1 ] && cat "$RES/console.log"
+sed '/^LAB-EXIT /d' "$RES/output.txt" 2>/dev/null | tr -d '\r' || true
+grc=$(tr -d '\r' <"$RES/output.txt" 2>/dev/null | sed -n 's/^LAB-EXIT \([0-9]*\)$/\1/p' | tail -1)
+if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
+	echo "guest hung: killed after ${timeout}s (console tail below)"
+	tail -20 "$RES/console.log"
+	echo 124 >"$RES/rc"; exit 124
+fi
+if [ -z "$grc" ]; then
+	echo "guest ended without an exit status (qemu status $qrc; console tail below)"
+	tail -30 "$RES/console.log"; cat "$RES/qemu.log"
+	echo 125 >"$RES/rc"; exit 125
+fi
+echo "$grc" >"$RES/rc"
+exit "$grc"
