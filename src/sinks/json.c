@@ -116,6 +116,22 @@ void xp_json_double(struct xp_json *j, double v)
 		fputs("null", j->f);
 }
 
+void xp_json_fixed(struct xp_json *j, uint64_t units, unsigned int digits)
+{
+	uint64_t scale = 1;
+
+	if (digits > 9)
+		digits = 9;
+	for (unsigned int i = 0; i < digits; i++)
+		scale *= 10;
+	before_item(j);
+	if (digits)
+		fprintf(j->f, "%llu.%0*llu", (unsigned long long)(units / scale), (int)digits,
+			(unsigned long long)(units % scale));
+	else
+		fprintf(j->f, "%llu", (unsigned long long)units);
+}
+
 void xp_json_bool(struct xp_json *j, bool v)
 {
 	before_item(j);

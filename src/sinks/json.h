@@ -26,6 +26,8 @@ void xp_json_str(struct xp_json *j, const char *s);
 void xp_json_u64(struct xp_json *j, uint64_t v);
 void xp_json_i64(struct xp_json *j, int64_t v);
 void xp_json_double(struct xp_json *j, double v);
+/* units / 10^digits written exactly, e.g. (1234567, 3) -> 1234.567 (ns as µs). */
+void xp_json_fixed(struct xp_json *j, uint64_t units, unsigned int digits);
 void xp_json_bool(struct xp_json *j, bool v);
 void xp_json_null(struct xp_json *j);
 /* Ends the document with a newline. */
