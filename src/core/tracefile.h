@@ -1,0 +1,189 @@
+/*
+ * Trace files: what `xputrace record` writes and `report` / `export` read.
+ *
+ * Format version 1. Every integer is little-endian. A file is
+ *
+ *   file header   16 bytes: magic "XPUTRACE", u16 major (1), u16 minor (0),
+ *                 u32 header size (16; a reader skips what it does not know)
+ *   blocks        each a 24-byte header: u32 kind, u32 length of the payload,
+ *                 u32 count, u32 CRC-32 (IEEE, as zlib) of the payload, u32
+ *                 CRC-32 of the 16 bytes before it, u32 0; then the payload,
+ *                 padded with zeros to a multiple of 8 bytes (the padding is
+ *                 not in the length nor the CRC). The header's own CRC tells
+ *                 a damaged length from a file that was cut short.
+ *
+ * Block kinds, in the order a file has them:
+ *
+ *   META (1)    first block. `count` TLV entries: u16 tag, u16 length, value.
+ *               Strings are not NUL-terminated. Tags: tool version, kernel
+ *               release, hostname, clock ("CLOCK_MONOTONIC"), wall-clock
+ *               offset (i64 ns: CLOCK_REALTIME - CLOCK_MONOTONIC at the start),
+ *               start time (u64 ns, monotonic), capabilities (one entry
+ *               each), hook, filters (pid, comm, cgroup id), and the device
+ *               map that names ioctls: majors (u32 major, u32 kind, 32-byte
+ *               name), nodes (u32 dev_t, u32 kind, 64-byte path, 32-byte
+ *               driver; text NUL-padded), and single dev_t's (u32) traced.
+ *               Unknown tags are skipped.
+ *   LAYOUT (2)  second block: for each record type written, `count` entries
+ *               of u16 type, u16 size, u16 number of fields, u16 name length,
+ *               name, then per field u16 offset, u16 size, u8 kind (enum
+ *               xp_field_kind), u8 name length, name. A reader checks that
+ *               the fields it uses sit where it expects them.
+ *   EVENTS (3)  `count` records exactly as the ring buffer delivered them
+ *               (struct xp_rec_hdr first; hdr.size is the record's length;
+ *               in the byte order of the recording host, little-endian on
+ *               every architecture xputrace builds for), each padded to 8. A block is at most XP_TF_MAX_BLOCK.
+ *   STATS (4)   written every second or so between EVENTS blocks: what the
+ *               kernel dropped so far, so a truncated file still knows its
+ *               losses. u64 time (monotonic ns), u64 records written so far,
+ *               then `count` u64 drop counts indexed by enum xp_drop_reason.
+ *   TRAILER (5) last block, same payload as STATS with the final numbers.
+ *               A file without one was cut short (the recorder was killed):
+ *               it is read up to its last whole block, with a warning.
+ *
+ * Unknown block kinds are skipped (their CRC is still checked). Anything
+ * that does not add up (magic, version, lengths, CRC, counts, a record that
+ * overruns its block) is an error with one line saying what and where.
+ */
+#ifndef XP_CORE_TRACEFILE_H
+#define XP_CORE_TRACEFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "core/devices.h"
+#include "shared/record.h"
+
+#define XP_TF_MAGIC "XPUTRACE"
+#define XP_TF_VERSION_MAJOR 1
+#define XP_TF_VERSION_MINOR 0
+#define XP_TF_FILE_HDR 16
+#define XP_TF_BLOCK_HDR 24
+#define XP_TF_MAX_BLOCK (16u << 20)	/* a reader refuses larger blocks */
+#define XP_TF_DEFAULT_BLOCK (256u << 10)
+
+enum xp_tf_block {
+	XP_TF_META = 1,
+	XP_TF_LAYOUT = 2,
+	XP_TF_EVENTS = 3,
+	XP_TF_STATS = 4,
+	XP_TF_TRAILER = 5,
+};
+
+enum xp_tf_tag {
+	XP_TAG_TOOL = 1,
+	XP_TAG_KERNEL = 2,
+	XP_TAG_HOSTNAME = 3,
+	XP_TAG_CLOCK = 4,
+	XP_TAG_WALL_OFFSET = 5,
+	XP_TAG_START = 6,
+	XP_TAG_CAPABILITY = 7,
+	XP_TAG_HOOK = 8,
+	XP_TAG_FILTER_PID = 9,
+	XP_TAG_FILTER_COMM = 10,
+	XP_TAG_FILTER_CGROUP = 11,
+	XP_TAG_MAJOR = 12,
+	XP_TAG_NODE = 13,
+	XP_TAG_EXTRA_DEV = 14,
+};
+
+enum xp_field_kind {
+	XP_FIELD_UINT = 1,
+	XP_FIELD_INT = 2,
+	XP_FIELD_CHARS = 3,	/* NUL-padded text */
+};
+
+#define XP_TF_MAX_CAPS 8
+
+/* What a file says about the run that wrote it. */
+struct xp_trace_meta {
+	char tool[32];
+	char kernel[65];
+	char hostname[65];
+	char clock[32];
+	int64_t wall_offset_ns;	/* add to a record's ts_ns for wall-clock time */
+	uint64_t start_ns;	/* monotonic time recording began */
+	char caps[XP_TF_MAX_CAPS][16];
+	int ncaps;
+	char hook[16];
+	uint32_t filter_pid;
+	char filter_comm[XP_COMM_LEN];
+	uint64_t filter_cgroup;
+	struct xp_devices devs;
+};
+
+/* The totals a STATS or TRAILER block carries. */
+struct xp_trace_stats {
+	uint64_t ts_ns;
+	uint64_t records;
+	uint64_t drops[XP_DROP_REASON_MAX];
+};
+
+/* Fills tool, kernel, hostname, clock, offset and start from this machine. */
+void xp_trace_meta_host(struct xp_trace_meta *m, const char *tool_version);
+
+uint32_t xp_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* ---- writing ---------------------------------------------------------- */
+
+struct xp_trace_writer;
+
+/*
+ * Writes the file header, META and LAYOUT blocks to `fd` and returns a
+ * writer whose memory is one block buffer of `block_size` bytes (0: the
+ * default). Returns 0 or -errno.
+ */
+int xp_trace_writer_open(struct xp_trace_writer **out, int fd, const struct xp_trace_meta *m,
+			 size_t block_size);
+/* Copies one record (hdr.size bytes) into the block; writes the block when full. */
+int xp_trace_writer_add(struct xp_trace_writer *w, const struct xp_rec_hdr *h);
+/* Writes the pending EVENTS block, if any, then a STATS block. */
+int xp_trace_writer_stats(struct xp_trace_writer *w, const struct xp_trace_stats *s);
+/* Writes what is pending and the TRAILER; the fd stays open. */
+int xp_trace_writer_finish(struct xp_trace_writer *w, const struct xp_trace_stats *s);
+void xp_trace_writer_free(struct xp_trace_writer *w);
+uint64_t xp_trace_writer_records(const struct xp_trace_writer *w);
+uint64_t xp_trace_writer_bytes(const struct xp_trace_writer *w);
+uint64_t xp_trace_writer_blocks(const struct xp_trace_writer *w);
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct xp_trace_reader {
+	FILE *f;
+	struct xp_trace_meta meta;
+	struct xp_trace_stats stats;	/* from the trailer, else the last STATS */
+	uint16_t version_major, version_minor;
+	bool complete;			/* the trailer was read */
+	bool truncated;			/* the file ends inside a block */
+	uint64_t records;		/* records handed to the callback */
+	uint64_t skipped;		/* records of types this build does not know */
+	uint64_t last_ts_ns;		/* the latest record's ts_ns */
+	uint64_t offset;		/* bytes consumed */
+	uint8_t *buf;
+	size_t cap;
+	char error[160];		/* why the last call failed, or the truncation warning */
+};
+
+/*
+ * Reads the file header, META and LAYOUT. Returns 0, or a negative errno
+ * with r->error set: -EPROTO for a file that is not a trace file or a newer
+ * major version, -EBADMSG for a damaged one, -EIO for a read error.
+ */
+int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f);
+
+typedef int (*xp_trace_record_fn)(void *ctx, const struct xp_rec_hdr *h);
+
+/*
+ * Hands every record, validated by xp_decode, to `fn` in file order; records
+ * of unknown types are counted in r->skipped. Returns 0 at the trailer or at
+ * the end of a truncated file (r->truncated, r->error holds the warning),
+ * fn's negative return, or an error as xp_trace_reader_open does.
+ */
+int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *ctx);
+void xp_trace_reader_close(struct xp_trace_reader *r);
+
+/* Seconds the recording covered: trailer or last STATS time, else last record. */
+double xp_trace_duration(const struct xp_trace_reader *r);
+
+#endif
