@@ -1,11 +1,13 @@
 #include <errno.h>
 #include "core/decode.h"
 #include "shared/ioctl.h"
+#include "shared/sched.h"
 
 size_t xp_rec_min_size(unsigned int type)
 {
 	switch (type) {
 	case XP_REC_IOCTL: return sizeof(struct xp_ioctl_rec);
+	case XP_REC_SCHED: return sizeof(struct xp_sched_rec);
 	default: return 0;
 	}
 }

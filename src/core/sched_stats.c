@@ -1,0 +1,665 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sched_stats.h"
+
+static const char *const tp_names[XP_TP_SCHED_MAX] = {
+	[XP_TP_DRM_SCHED_JOB] = "drm_sched_job",
+	[XP_TP_DRM_RUN_JOB] = "drm_run_job",
+	[XP_TP_DRM_SCHED_PROCESS_JOB] = "drm_sched_process_job",
+	[XP_TP_DRM_SCHED_JOB_WAIT_DEP] = "drm_sched_job_wait_dep",
+	[XP_TP_DRM_SCHED_JOB_QUEUE] = "drm_sched_job_queue",
+	[XP_TP_DRM_SCHED_JOB_RUN] = "drm_sched_job_run",
+	[XP_TP_DRM_SCHED_JOB_DONE] = "drm_sched_job_done",
+	[XP_TP_DRM_SCHED_JOB_ADD_DEP] = "drm_sched_job_add_dep",
+	[XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE] = "drm_sched_job_unschedulable",
+};
+
+const char *xp_sched_tp_name(int tp)
+{
+	return tp >= 0 && tp < XP_TP_SCHED_MAX ? tp_names[tp] : "?";
+}
+
+int xp_sched_tp_gen(int tp)
+{
+	return tp < XP_TP_DRM_SCHED_JOB_QUEUE ? 1 : 2;
+}
+
+/* ---- decoding ---- */
+
+static int field(const struct xp_tp_format *f, const struct xp_sched_rec *r, const char *name,
+		 uint64_t *v)
+{
+	const struct xp_tp_field *fld = xp_tp_field(f, name);
+	size_t len = r->raw_len < XP_SCHED_RAW ? r->raw_len : XP_SCHED_RAW;
+
+	*v = 0;
+	if (!fld)
+		return -ENOENT;
+	return xp_tp_read_u64(fld, r->raw, len, v) ? -EBADMSG : 0;
+}
+
+int xp_sched_decode(const struct xp_sched_layout *l, const struct xp_sched_rec *r,
+		    struct xp_sched_event *ev)
+{
+	const struct xp_tp_format *f;
+	uint64_t v;
+	int tp = r->tp, err = 0;
+
+	if (tp >= XP_TP_SCHED_MAX || !l->present[tp])
+		return -ENOENT;
+	f = &l->fmt[tp];
+	memset(ev, 0, sizeof(*ev));
+	ev->gen = (uint8_t)xp_sched_tp_gen(tp);
+	ev->ts = r->hdr.ts_ns;
+	ev->pid = r->hdr.pid;
+	ev->tid = r->hdr.tid;
+	memcpy(ev->comm, r->comm, XP_COMM_LEN);
+	ev->comm[XP_COMM_LEN - 1] = '\0';
+	if (r->str_len) {
+		size_t n = r->str_len < XP_SCHED_STR ? r->str_len : XP_SCHED_STR - 1;
+
+		memcpy(ev->ring, r->str, n);
+		ev->ring[n] = '\0';
+	}
+	switch (tp) {
+	case XP_TP_DRM_SCHED_JOB:
+	case XP_TP_DRM_RUN_JOB:
+		ev->kind = tp == XP_TP_DRM_SCHED_JOB ? XP_SCHED_QUEUE : XP_SCHED_RUN;
+		err = field(f, r, "fence", &ev->fence);
+		err = err ? err : field(f, r, "id", &ev->job_id);
+		break;
+	case XP_TP_DRM_SCHED_PROCESS_JOB:
+		ev->kind = XP_SCHED_DONE;
+		err = field(f, r, "fence", &ev->fence);
+		break;
+	case XP_TP_DRM_SCHED_JOB_WAIT_DEP:
+		ev->kind = XP_SCHED_DEP;
+		err = field(f, r, "id", &ev->job_id);
+		err = err ? err : field(f, r, "ctx", &ev->dep_ctx);
+		err = err ? err : field(f, r, "seqno", &ev->dep_seqno);
+		break;
+	case XP_TP_DRM_SCHED_JOB_QUEUE:
+	case XP_TP_DRM_SCHED_JOB_RUN:
+		ev->kind = tp == XP_TP_DRM_SCHED_JOB_QUEUE ? XP_SCHED_QUEUE : XP_SCHED_RUN;
+		err = field(f, r, "fence_context", &ev->ctx);
+		err = err ? err : field(f, r, "fence_seqno", &ev->seqno);
+		if (!field(f, r, "client_id", &ev->client_id))
+			ev->has_client = true;
+		break;
+	case XP_TP_DRM_SCHED_JOB_DONE:
+		ev->kind = XP_SCHED_DONE;
+		err = field(f, r, "fence_context", &ev->ctx);
+		err = err ? err : field(f, r, "fence_seqno", &ev->seqno);
+		break;
+	case XP_TP_DRM_SCHED_JOB_ADD_DEP:
+	case XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE:
+		ev->kind = tp == XP_TP_DRM_SCHED_JOB_ADD_DEP ? XP_SCHED_DEP : XP_SCHED_UNSCHED;
+		err = field(f, r, "fence_context", &ev->ctx);
+		err = err ? err : field(f, r, "fence_seqno", &ev->seqno);
+		err = err ? err : field(f, r, "ctx", &ev->dep_ctx);
+		err = err ? err : field(f, r, "seqno", &ev->dep_seqno);
+		break;
+	}
+	if (err)
+		return -EBADMSG;
+	if (ev->kind == XP_SCHED_QUEUE || ev->kind == XP_SCHED_RUN) {
+		if (!field(f, r, "job_count", &v)) {
+			ev->has_counts = true;
+			ev->job_count = (uint32_t)v;
+			if (!field(f, r, "hw_job_count", &v))
+				ev->hw_job_count = (int32_t)v;
+		}
+	}
+	return 0;
+}
+
+/* ---- the job table ---- */
+
+enum {
+	J_QUEUED = 1 << 0,	/* its queue event was seen */
+	J_RUN = 1 << 1,		/* its run event was seen */
+	J_PROC = 1 << 2,	/* process known */
+	J_QDELAY = 1 << 3,	/* queue delay sampled */
+	J_RUNNING = 1 << 4,	/* run, not done */
+	/* which gauges the job is counted in, so that it leaves exactly those */
+	J_PEND_R = 1 << 8, J_PEND_P = 1 << 9, J_RUN_R = 1 << 10, J_RUN_P = 1 << 11,
+};
+
+struct xp_sched_job {
+	uint32_t next, fnext;	/* 1-based chain links; 0 ends a chain */
+	uint8_t used, gen;
+	uint16_t flags;
+	int16_t ring;		/* -1: not known yet */
+	int32_t proc;		/* -1: not known */
+	uint64_t k1, k2, fence;
+	uint64_t q_ts, run_ts, wait_ts, last_ts;
+	uint32_t deps, unsched;
+	uint32_t pid, tid;
+	char comm[XP_COMM_LEN];
+};
+
+static uint32_t hash64(uint64_t a, uint64_t b)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) * 0xc2b2ae3d27d4eb4fULL;
+
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebULL;
+	return (uint32_t)(h ^ (h >> 29));
+}
+
+int xp_sched_init(struct xp_sched_state *s, uint32_t cap, uint64_t max_age_ns)
+{
+	uint32_t n = 16;
+
+	memset(s, 0, sizeof(*s));
+	if (!cap)
+		cap = 16384;
+	while (n < cap && n < (1u << 24))
+		n <<= 1;
+	s->cap = n;
+	s->nbuckets = n;
+	s->max_age_ns = max_age_ns ? max_age_ns : 30ULL * 1000000000ULL;
+	s->jobs = calloc(n, sizeof(*s->jobs));
+	s->heads = calloc(n, sizeof(*s->heads));
+	s->fheads = calloc(n, sizeof(*s->fheads));
+	if (!s->jobs || !s->heads || !s->fheads) {
+		xp_sched_free(s);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		s->jobs[i].next = i + 2 <= n ? i + 2 : 0;	/* the free list */
+	s->free_head = 1;
+	return 0;
+}
+
+void xp_sched_free(struct xp_sched_state *s)
+{
+	free(s->jobs);
+	free(s->heads);
+	free(s->fheads);
+	free(s->procs);
+	s->jobs = NULL;
+	s->heads = s->fheads = NULL;
+	s->procs = NULL;
+}
+
+static struct xp_sched_job *J(struct xp_sched_state *s, uint32_t i) { return &s->jobs[i - 1]; }
+
+static uint32_t find(struct xp_sched_state *s, uint8_t gen, uint64_t k1, uint64_t k2)
+{
+	uint32_t i = s->heads[hash64(k1, k2 ^ gen) & (s->nbuckets - 1)];
+
+	for (; i; i = J(s, i)->next)
+		if (J(s, i)->gen == gen && J(s, i)->k1 == k1 && J(s, i)->k2 == k2)
+			return i;
+	return 0;
+}
+
+static uint32_t find_fence(struct xp_sched_state *s, uint64_t fence)
+{
+	uint32_t i = s->fheads[hash64(fence, 0) & (s->nbuckets - 1)];
+
+	for (; i; i = J(s, i)->fnext)
+		if (J(s, i)->fence == fence)
+			return i;
+	return 0;
+}
+
+static void unlink_chain(uint32_t *head, struct xp_sched_state *s, uint32_t idx, bool fence)
+{
+	uint32_t *p = head;
+
+	while (*p) {
+		struct xp_sched_job *j = J(s, *p);
+
+		if (*p == idx) {
+			*p = fence ? j->fnext : j->next;
+			return;
+		}
+		p = fence ? &j->fnext : &j->next;
+	}
+}
+
+static void set_fence(struct xp_sched_state *s, uint32_t idx, uint64_t fence)
+{
+	struct xp_sched_job *j = J(s, idx);
+	uint32_t *h;
+
+	if (j->fence == fence)
+		return;
+	if (j->fence)
+		unlink_chain(&s->fheads[hash64(j->fence, 0) & (s->nbuckets - 1)], s, idx, true);
+	j->fence = fence;
+	j->fnext = 0;
+	if (!fence)
+		return;
+	h = &s->fheads[hash64(fence, 0) & (s->nbuckets - 1)];
+	j->fnext = *h;
+	*h = idx;
+}
+
+static void release(struct xp_sched_state *s, uint32_t idx)
+{
+	struct xp_sched_job *j = J(s, idx);
+
+	set_fence(s, idx, 0);
+	unlink_chain(&s->heads[hash64(j->k1, j->k2 ^ j->gen) & (s->nbuckets - 1)], s, idx, false);
+	memset(j, 0, sizeof(*j));
+	j->next = s->free_head;
+	s->free_head = idx;
+	s->nused--;
+}
+
+/* ---- rings, processes, counters ---- */
+
+static int ring_idx(struct xp_sched_state *s, const char *name)
+{
+	for (int i = 0; i < s->nrings; i++)
+		if (!strcmp(s->rings[i].name, name))
+			return i;
+	if (s->nrings < XP_SCHED_MAX_RINGS) {
+		snprintf(s->rings[s->nrings].name, XP_SCHED_STR, "%s", name);
+		return s->nrings++;
+	}
+	strcpy(s->rings[XP_SCHED_MAX_RINGS].name, "(other)");
+	return XP_SCHED_MAX_RINGS;
+}
+
+static int proc_idx(struct xp_sched_state *s, const struct xp_sched_event *ev)
+{
+	for (int i = 0; i < s->nprocs; i++) {
+		struct xp_sched_proc *p = &s->procs[i];
+
+		if (p->pid == ev->pid && p->has_client == ev->has_client &&
+		    p->client_id == ev->client_id) {
+			memcpy(p->comm, ev->comm, XP_COMM_LEN);	/* the latest name (exec) */
+			return i;
+		}
+	}
+	if (s->nprocs == s->proccap) {
+		int cap = s->proccap ? s->proccap * 2 : 16;
+		struct xp_sched_proc *n = realloc(s->procs, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		s->procs = n;
+		s->proccap = cap;
+	}
+	memset(&s->procs[s->nprocs], 0, sizeof(s->procs[0]));
+	s->procs[s->nprocs].pid = ev->pid;
+	memcpy(s->procs[s->nprocs].comm, ev->comm, XP_COMM_LEN);
+	s->procs[s->nprocs].has_client = ev->has_client;
+	s->procs[s->nprocs].client_id = ev->client_id;
+	return s->nprocs++;
+}
+
+/* Does this job pass the filters? Unknown process: only without process filters. */
+static bool match(const struct xp_sched_state *s, const struct xp_sched_job *j)
+{
+	if (s->filt.ring && (j->ring < 0 || strcmp(s->rings[j->ring].name, s->filt.ring)))
+		return false;
+	if (!s->filt.pid && !s->filt.comm)
+		return true;
+	if (!(j->flags & J_PROC))
+		return false;
+	if (s->filt.pid && j->pid != s->filt.pid)
+		return false;
+	if (s->filt.comm && strncmp(j->comm, s->filt.comm, XP_COMM_LEN - 1))
+		return false;
+	return true;
+}
+
+/* Calls fn on the ring and process counters of a job that passes the filters. */
+#define FOR_COUNTS(s, j, c, body)                                                      \
+	do {                                                                           \
+		if (match(s, j)) {                                                     \
+			struct xp_sched_counts *c;                                     \
+			if ((j)->ring >= 0) {                                          \
+				c = &(s)->rings[(j)->ring].c;                          \
+				body;                                                  \
+			}                                                              \
+			if ((j)->proc >= 0) {                                          \
+				c = &(s)->procs[(j)->proc].c;                          \
+				body;                                                  \
+			}                                                              \
+		}                                                                      \
+	} while (0)
+
+static void gauge_max(struct xp_sched_counts *c)
+{
+	if (c->pending > c->max_pending)
+		c->max_pending = c->pending;
+	if (c->inflight > c->max_inflight)
+		c->max_inflight = c->inflight;
+}
+
+static void run_start(struct xp_sched_counts *c, uint64_t ts)
+{
+	if (c->running++ == 0)
+		c->busy_since = ts;
+}
+
+static void run_end(struct xp_sched_counts *c, uint64_t ts)
+{
+	if (c->running <= 0)
+		return;
+	if (--c->running == 0 && ts > c->busy_since)
+		c->busy_ns += ts - c->busy_since;
+}
+
+uint64_t xp_sched_busy_ns(const struct xp_sched_counts *c, uint64_t now)
+{
+	return c->busy_ns + (c->running > 0 && now > c->busy_since ? now - c->busy_since : 0);
+}
+
+/* Counts a job in (+1) or out (-1) of the pending or running gauges it passes. */
+static void gauge(struct xp_sched_state *s, struct xp_sched_job *j, bool running, int d,
+		  uint64_t ts)
+{
+	uint16_t br = running ? J_RUN_R : J_PEND_R, bp = running ? J_RUN_P : J_PEND_P;
+	struct xp_sched_counts *cs[2] = { NULL, NULL };
+	uint16_t bits[2] = { br, bp };
+
+	if (d > 0 && match(s, j)) {
+		if (j->ring >= 0 && !(j->flags & br))
+			cs[0] = &s->rings[j->ring].c;
+		if (j->proc >= 0 && !(j->flags & bp))
+			cs[1] = &s->procs[j->proc].c;
+	} else if (d < 0) {
+		if (j->flags & br)
+			cs[0] = &s->rings[j->ring].c;
+		if (j->flags & bp)
+			cs[1] = &s->procs[j->proc].c;
+	}
+	for (int k = 0; k < 2; k++) {
+		struct xp_sched_counts *c = cs[k];
+
+		if (!c)
+			continue;
+		if (d > 0)
+			j->flags |= bits[k];
+		else
+			j->flags &= (uint16_t)~bits[k];
+		if (running) {
+			c->inflight += d;
+			if (d > 0)
+				run_start(c, ts);
+			else
+				run_end(c, ts);
+		} else {
+			c->pending += d;
+		}
+		gauge_max(c);
+	}
+}
+
+static void ungauge(struct xp_sched_state *s, struct xp_sched_job *j, uint64_t ts)
+{
+	gauge(s, j, false, -1, ts);
+	gauge(s, j, true, -1, ts);
+}
+
+/* A job ends: counted as done (complete) or incomplete, then forgotten. */
+static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool complete)
+{
+	struct xp_sched_job *j = J(s, idx);
+
+	ungauge(s, j, ts);
+	FOR_COUNTS(s, j, c, (c->deps += j->deps, c->unsched += j->unsched,
+			     c->waited += j->wait_ts != 0));
+	if (complete) {
+		struct xp_sched_job_info info = {
+			.gen = j->gen,
+			.ring = j->ring >= 0 ? s->rings[j->ring].name : "",
+			.pid = j->pid, .tid = j->tid,
+			.k1 = j->k1, .k2 = j->k2,
+			.has_queue = j->flags & J_QUEUED, .has_run = j->flags & J_RUN,
+			.q_ts = j->q_ts, .run_ts = j->run_ts, .done_ts = ts,
+			.deps = j->deps, .unsched = j->unsched,
+		};
+
+		memcpy(info.comm, j->comm, XP_COMM_LEN);
+		if (j->proc >= 0) {
+			info.has_client = s->procs[j->proc].has_client;
+			info.client_id = s->procs[j->proc].client_id;
+		}
+		if (j->wait_ts && (j->flags & J_RUN)) {
+			info.has_depwait = true;
+			info.depwait_ns = j->run_ts > j->wait_ts ? j->run_ts - j->wait_ts : 0;
+		}
+		if (!(j->flags & J_RUN))
+			s->missing_run++;
+		FOR_COUNTS(s, j, c, c->done++);
+		if (j->flags & J_RUN) {
+			uint64_t exec = ts > j->run_ts ? ts - j->run_ts : 0;
+
+			if (ts < j->run_ts)
+				s->out_of_order++;
+			FOR_COUNTS(s, j, c, xp_hist_add(&c->exec, exec));
+		}
+		if (s->on_job && match(s, j))
+			s->on_job(s->cb_ctx, &info);
+	} else {
+		s->evicted++;
+		FOR_COUNTS(s, j, c, c->incomplete++);
+	}
+	release(s, idx);
+}
+
+static uint32_t oldest(struct xp_sched_state *s)
+{
+	uint32_t best = 0;
+
+	for (uint32_t i = 1; i <= s->cap; i++)
+		if (J(s, i)->used && (!best || J(s, i)->last_ts < J(s, best)->last_ts))
+			best = i;
+	return best;
+}
+
+static uint32_t create(struct xp_sched_state *s, uint8_t gen, uint64_t k1, uint64_t k2,
+		       uint64_t ts)
+{
+	struct xp_sched_job *j;
+	uint32_t idx, *h;
+
+	if (!s->free_head)
+		end_job(s, oldest(s), ts, false);	/* full: the stalest job gives way */
+	idx = s->free_head;
+	j = J(s, idx);
+	s->free_head = j->next;
+	memset(j, 0, sizeof(*j));
+	j->used = 1;
+	j->gen = gen;
+	j->k1 = k1;
+	j->k2 = k2;
+	j->ring = -1;
+	j->proc = -1;
+	j->last_ts = ts;
+	h = &s->heads[hash64(k1, k2 ^ gen) & (s->nbuckets - 1)];
+	j->next = *h;
+	*h = idx;
+	s->nused++;
+	return idx;
+}
+
+static void qdelay(struct xp_sched_state *s, struct xp_sched_job *j)
+{
+	uint64_t d;
+
+	if ((j->flags & (J_QUEUED | J_RUN)) != (J_QUEUED | J_RUN) || (j->flags & J_QDELAY))
+		return;
+	j->flags |= J_QDELAY;
+	if (j->run_ts < j->q_ts)
+		s->out_of_order++;
+	d = j->run_ts > j->q_ts ? j->run_ts - j->q_ts : 0;
+	FOR_COUNTS(s, j, c, xp_hist_add(&c->qdelay, d));
+	if (j->wait_ts) {
+		d = j->run_ts > j->wait_ts ? j->run_ts - j->wait_ts : 0;
+		FOR_COUNTS(s, j, c, xp_hist_add(&c->depwait, d));
+	}
+}
+
+static void counts_from_event(struct xp_sched_state *s, struct xp_sched_job *j,
+			      const struct xp_sched_event *ev)
+{
+	if (!ev->has_counts)
+		return;
+	FOR_COUNTS(s, j, c, ({
+		c->last_job_count = ev->job_count;
+		c->last_hw_job_count = ev->hw_job_count;
+		if (ev->job_count > c->max_job_count)
+			c->max_job_count = ev->job_count;
+		if (ev->hw_job_count > c->max_hw_job_count)
+			c->max_hw_job_count = ev->hw_job_count;
+	}));
+}
+
+int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
+{
+	uint64_t k1, k2;
+	uint32_t idx;
+	struct xp_sched_job *j;
+	int ring = ev->ring[0] ? ring_idx(s, ev->ring) : -1;
+
+	s->events++;
+	if (!s->gen)
+		s->gen = ev->gen;
+	if (ev->ts > s->last_ts)
+		s->last_ts = ev->ts;
+	if (ev->gen == 1) {
+		k1 = ring >= 0 ? (uint64_t)ring : 0;
+		k2 = ev->job_id;
+	} else {
+		k1 = ev->ctx;
+		k2 = ev->seqno;
+	}
+
+	if (ev->kind == XP_SCHED_DONE) {
+		idx = ev->gen == 1 ? find_fence(s, ev->fence) : find(s, 2, k1, k2);
+		if (!idx) {
+			s->unmatched++;	/* queued before we started, or a duplicate */
+			return 0;
+		}
+		end_job(s, idx, ev->ts, true);
+		return 0;
+	}
+
+	idx = find(s, ev->gen, k1, k2);
+	if (ev->gen == 1 && (ev->kind == XP_SCHED_QUEUE || ev->kind == XP_SCHED_RUN)) {
+		/* 6.1 reuses a freed fence's address: a job still holding it lost its done */
+		uint32_t other = find_fence(s, ev->fence);
+
+		if (other && other != idx)
+			end_job(s, other, ev->ts, false);
+	}
+	if (!idx)
+		idx = create(s, ev->gen, k1, k2, ev->ts);
+	j = J(s, idx);
+	j->last_ts = ev->ts;
+	if (j->ring < 0 && ring >= 0) {
+		/* a job that waited in the table for its ring (6.17 deps before queue) */
+		j->ring = (int16_t)ring;
+	}
+
+	switch (ev->kind) {
+	case XP_SCHED_QUEUE:
+		if (j->flags & J_QUEUED) {
+			s->duplicates++;
+			return 0;
+		}
+		j->flags |= J_QUEUED;
+		j->q_ts = ev->ts;
+		if (!(j->flags & J_PROC)) {
+			int p = proc_idx(s, ev);
+
+			j->flags |= J_PROC;
+			j->pid = ev->pid;
+			j->tid = ev->tid;
+			memcpy(j->comm, ev->comm, XP_COMM_LEN);
+			j->proc = p;
+			/* a run seen before its queue was counted without the process */
+			if (j->flags & J_RUNNING)
+				gauge(s, j, true, +1, j->run_ts);
+		}
+		if (ev->gen == 1)
+			set_fence(s, idx, ev->fence);
+		FOR_COUNTS(s, j, c, c->queued++);
+		counts_from_event(s, j, ev);
+		if (!(j->flags & J_RUN))
+			gauge(s, j, false, +1, ev->ts);
+		qdelay(s, j);
+		break;
+	case XP_SCHED_RUN:
+		if (j->flags & J_RUN) {
+			s->duplicates++;
+			return 0;
+		}
+		gauge(s, j, false, -1, ev->ts);
+		j->flags |= J_RUN | J_RUNNING;
+		j->run_ts = ev->ts;
+		if (ev->gen == 1)
+			set_fence(s, idx, ev->fence);
+		FOR_COUNTS(s, j, c, c->run++);
+		gauge(s, j, true, +1, ev->ts);
+		counts_from_event(s, j, ev);
+		qdelay(s, j);
+		break;
+	case XP_SCHED_DEP:
+		j->deps++;
+		if (ev->gen == 1 && !j->wait_ts && !(j->flags & J_RUN))
+			j->wait_ts = ev->ts;	/* 6.16-: taken by the scheduler, waited on until run */
+		break;
+	case XP_SCHED_UNSCHED:
+		j->unsched++;
+		if (!j->wait_ts && !(j->flags & J_RUN))
+			j->wait_ts = ev->ts;
+		break;
+	case XP_SCHED_DONE:
+		break;
+	}
+	return 0;
+}
+
+void xp_sched_expire(struct xp_sched_state *s, uint64_t now)
+{
+	if (now < s->max_age_ns)
+		return;
+	for (uint32_t i = 1; i <= s->cap; i++)
+		if (J(s, i)->used && J(s, i)->last_ts < now - s->max_age_ns)
+			end_job(s, i, now, false);
+}
+
+void xp_sched_finish(struct xp_sched_state *s, uint64_t now)
+{
+	for (uint32_t i = 1; i <= s->cap; i++)
+		if (J(s, i)->used)
+			end_job(s, i, now, false);
+}
+
+static void reset_counts(struct xp_sched_counts *c, uint64_t now)
+{
+	struct xp_sched_counts keep = *c;
+
+	memset(c, 0, sizeof(*c));
+	c->pending = keep.pending;
+	c->inflight = keep.inflight;
+	c->max_pending = keep.pending;
+	c->max_inflight = keep.inflight;
+	c->last_job_count = c->max_job_count = keep.last_job_count;
+	c->last_hw_job_count = c->max_hw_job_count = keep.last_hw_job_count;
+	c->running = keep.running;
+	c->busy_since = keep.running > 0 ? now : 0;
+}
+
+void xp_sched_reset(struct xp_sched_state *s, uint64_t now)
+{
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++)
+		reset_counts(&s->rings[i].c, now);
+	for (int i = 0; i < s->nprocs; i++)
+		reset_counts(&s->procs[i].c, now);
+	s->events = s->duplicates = s->unmatched = s->evicted = 0;
+	s->missing_run = s->out_of_order = 0;
+}

@@ -1,0 +1,533 @@
+/*
+ * Tests for src/core/sched_stats.c: decoding raw gpu_scheduler records with
+ * layouts parsed from the real format texts of both generations, and joining
+ * them into jobs, on synthetic streams with out-of-order, missing and
+ * duplicate events, fence reuse (6.1), filters, bounded state and intervals.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core/sched_stats.h"
+#include "sched_formats.h"
+#include "unit.h"
+
+#define US 1000ULL
+#define MS 1000000ULL
+
+static struct xp_sched_layout L;
+
+static void load_layouts(void)
+{
+	const char *txt[XP_TP_SCHED_MAX] = {
+		fmt_61_job, fmt_61_run, fmt_61_process, fmt_61_wait_dep, fmt_617_queue,
+		fmt_617_run, fmt_617_done, fmt_617_add_dep, fmt_617_unsched,
+	};
+
+	for (int i = 0; i < XP_TP_SCHED_MAX; i++) {
+		L.present[i] = xp_tp_format_parse(txt[i], &L.fmt[i]) == 0;
+		CHECK(L.present[i]);
+		CHECK_STR(L.fmt[i].name, xp_sched_tp_name(i));
+	}
+}
+
+/* A record as the kernel side writes it: fields placed where the format says. */
+struct fv { const char *name; uint64_t v; };
+
+static struct xp_sched_rec mk(int tp, uint64_t ts, uint32_t pid, const char *comm,
+			      const char *ring, const struct fv *fv, int n)
+{
+	struct xp_sched_rec r;
+	const struct xp_tp_format *f = &L.fmt[tp];
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = XP_REC_SCHED;
+	r.hdr.size = sizeof(r);
+	r.hdr.ts_ns = ts;
+	r.hdr.pid = pid;
+	r.hdr.tid = pid;
+	r.tp = (uint16_t)tp;
+	r.raw_len = f->size < XP_SCHED_RAW ? f->size : XP_SCHED_RAW;
+	strncpy(r.comm, comm, XP_COMM_LEN - 1);
+	if (ring) {
+		strncpy(r.str, ring, XP_SCHED_STR - 1);
+		r.str_len = (uint16_t)strlen(r.str);
+	}
+	for (int i = 0; i < n; i++) {
+		const struct xp_tp_field *x = xp_tp_field(f, fv[i].name);
+
+		CHECK(x != NULL);
+		if (x)
+			memcpy(r.raw + x->offset, &fv[i].v, x->size);
+	}
+	return r;
+}
+
+static int feed(struct xp_sched_state *s, const struct xp_sched_rec *r)
+{
+	struct xp_sched_event ev;
+	int err = xp_sched_decode(&L, r, &ev);
+
+	return err ? err : xp_sched_add(s, &ev);
+}
+
+/* 6.16 and older */
+static void oq(struct xp_sched_state *s, uint64_t ts, uint32_t pid, const char *comm,
+	       const char *ring, uint64_t id, uint64_t fence, uint32_t jc)
+{
+	struct fv f[] = { { "id", id }, { "fence", fence }, { "job_count", jc }, { "hw_job_count", 1 } };
+	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB, ts, pid, comm, ring, f, 4);
+
+	CHECK(feed(s, &r) == 0);
+}
+
+static void orun(struct xp_sched_state *s, uint64_t ts, const char *ring, uint64_t id, uint64_t fence)
+{
+	struct fv f[] = { { "id", id }, { "fence", fence }, { "job_count", 0 }, { "hw_job_count", 2 } };
+	struct xp_sched_rec r = mk(XP_TP_DRM_RUN_JOB, ts, 77, "mockgpu-ring0", ring, f, 4);
+
+	CHECK(feed(s, &r) == 0);
+}
+
+static void odone(struct xp_sched_state *s, uint64_t ts, uint64_t fence)
+{
+	struct fv f[] = { { "fence", fence } };
+	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_PROCESS_JOB, ts, 0, "swapper/0", NULL, f, 1);
+
+	CHECK(feed(s, &r) == 0);
+}
+
+static void odep(struct xp_sched_state *s, uint64_t ts, const char *ring, uint64_t id,
+		 uint64_t ctx, uint64_t seq)
+{
+	struct fv f[] = { { "id", id }, { "fence", 0xdead }, { "ctx", ctx }, { "seqno", seq } };
+	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB_WAIT_DEP, ts, 77, "kworker", ring, f, 4);
+
+	CHECK(feed(s, &r) == 0);
+}
+
+/* 6.17 and newer */
+static void nq(struct xp_sched_state *s, int tp, uint64_t ts, uint32_t pid, const char *comm,
+	       const char *ring, uint64_t ctx, uint64_t seq, uint64_t client)
+{
+	struct fv f[] = { { "fence_context", ctx }, { "fence_seqno", seq }, { "client_id", client },
+			  { "job_count", 3 }, { "hw_job_count", 1 } };
+	struct xp_sched_rec r = mk(tp, ts, pid, comm, ring, f, 5);
+
+	CHECK(feed(s, &r) == 0);
+}
+
+static void ndone(struct xp_sched_state *s, uint64_t ts, uint64_t ctx, uint64_t seq)
+{
+	struct fv f[] = { { "fence_context", ctx }, { "fence_seqno", seq } };
+	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB_DONE, ts, 0, "swapper/1", NULL, f, 2);
+
+	CHECK(feed(s, &r) == 0);
+}
+
+static void ndep(struct xp_sched_state *s, int tp, uint64_t ts, uint32_t pid, uint64_t ctx,
+		 uint64_t seq, uint64_t dctx, uint64_t dseq)
+{
+	struct fv f[] = { { "fence_context", ctx }, { "fence_seqno", seq }, { "ctx", dctx },
+			  { "seqno", dseq } };
+	struct xp_sched_rec r = mk(tp, ts, pid, "x", NULL, f, 4);
+
+	CHECK(feed(s, &r) == 0);
+}
+
+static struct xp_sched_ring *ring(struct xp_sched_state *s, const char *name)
+{
+	for (int i = 0; i < s->nrings; i++)
+		if (!strcmp(s->rings[i].name, name))
+			return &s->rings[i];
+	return NULL;
+}
+
+static struct xp_sched_proc *proc(struct xp_sched_state *s, uint32_t pid)
+{
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+static struct xp_sched_job_info seen[64];
+static int nseen;
+
+static void on_job(void *ctx, const struct xp_sched_job_info *j)
+{
+	(void)ctx;
+	if (nseen < 64)
+		seen[nseen++] = *j;
+}
+
+static void init(struct xp_sched_state *s, uint32_t cap)
+{
+	CHECK(xp_sched_init(s, cap, 0) == 0);
+	s->on_job = on_job;
+	nseen = 0;
+}
+
+static void t_decode(void)
+{
+	struct fv f[] = { { "fence_context", 9 }, { "fence_seqno", 4 }, { "client_id", 12 },
+			  { "job_count", 5 }, { "hw_job_count", (uint32_t)-1 } };
+	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB_QUEUE, 100, 42, "app", "ring1", f, 5);
+	struct xp_sched_event ev;
+	struct xp_sched_layout none = { 0 };
+
+	CHECK(xp_sched_decode(&L, &r, &ev) == 0);
+	CHECK(ev.kind == XP_SCHED_QUEUE && ev.gen == 2);
+	CHECK_U64(ev.ctx, 9);
+	CHECK_U64(ev.seqno, 4);
+	CHECK(ev.has_client && ev.client_id == 12);
+	CHECK(ev.has_counts && ev.job_count == 5 && ev.hw_job_count == -1);
+	CHECK_STR(ev.ring, "ring1");
+	CHECK_STR(ev.comm, "app");
+	CHECK(xp_sched_decode(&none, &r, &ev) == -ENOENT);
+	r.raw_len = 30;	/* cut before fence_seqno */
+	CHECK(xp_sched_decode(&L, &r, &ev) == -EBADMSG);
+	r.tp = XP_TP_SCHED_MAX;
+	CHECK(xp_sched_decode(&L, &r, &ev) == -ENOENT);
+	{
+		struct fv g[] = { { "id", 7 }, { "ctx", 3 }, { "seqno", 0xffffffff } };
+		struct xp_sched_rec w = mk(XP_TP_DRM_SCHED_JOB_WAIT_DEP, 5, 1, "k", "gfx", g, 3);
+
+		CHECK(xp_sched_decode(&L, &w, &ev) == 0);
+		CHECK(ev.kind == XP_SCHED_DEP && ev.gen == 1 && ev.job_id == 7);
+		CHECK_U64(ev.dep_seqno, 0xffffffffULL);	/* unsigned: not sign-extended */
+	}
+}
+
+static void t_old_basic(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r0, *r1;
+	struct xp_sched_proc *a, *b;
+
+	init(&s, 64);
+	/* A (pid 10) two jobs on ring0, B (pid 20) one on ring1; ids are per ring */
+	oq(&s, 1000 * US, 10, "procA", "ring0", 1, 0xf1, 1);
+	oq(&s, 1001 * US, 10, "procA", "ring0", 2, 0xf2, 2);
+	oq(&s, 1002 * US, 20, "procB", "ring1", 1, 0xf3, 1);
+	orun(&s, 1010 * US, "ring0", 1, 0xf1);
+	orun(&s, 1012 * US, "ring1", 1, 0xf3);
+	odone(&s, 1210 * US, 0xf1);		/* 200us */
+	orun(&s, 1210 * US, "ring0", 2, 0xf2);
+	odone(&s, 1312 * US, 0xf3);		/* 300us */
+	odone(&s, 1410 * US, 0xf2);		/* 200us */
+	r0 = ring(&s, "ring0");
+	r1 = ring(&s, "ring1");
+	CHECK(r0 && r1);
+	if (!r0 || !r1)
+		return;
+	CHECK_U64(r0->c.done, 2);
+	CHECK_U64(r1->c.done, 1);
+	CHECK_U64(r0->c.queued, 2);
+	CHECK_U64(r0->c.pending, 0);
+	CHECK_U64(r0->c.inflight, 0);
+	CHECK_U64(r0->c.max_pending, 2);
+	CHECK_U64(r0->c.max_job_count, 2);
+	CHECK_U64(r0->c.max_hw_job_count, 2);
+	CHECK_U64(r0->c.exec.count, 2);
+	CHECK_U64(r0->c.exec.max, 200 * US);
+	CHECK_U64(r0->c.qdelay.max, 209 * US);
+	CHECK_U64(r1->c.exec.max, 300 * US);
+	/* ring0 busy 1010..1410 without a gap */
+	CHECK_U64(xp_sched_busy_ns(&r0->c, 2000 * US), 400 * US);
+	a = proc(&s, 10);
+	b = proc(&s, 20);
+	CHECK(a && b && a->c.done == 2 && b->c.done == 1);
+	CHECK(a && !strcmp(a->comm, "procA") && !a->has_client);
+	CHECK_U64(nseen, 3);
+	CHECK_U64(seen[0].pid, 10);
+	CHECK_STR(seen[0].comm, "procA");
+	CHECK_U64(seen[0].done_ts - seen[0].run_ts, 200 * US);
+	CHECK_U64(xp_sched_open_jobs(&s), 0);
+	CHECK_U64(s.unmatched + s.duplicates + s.evicted, 0);
+	xp_sched_free(&s);
+}
+
+/* 6.1 reuses a freed fence: done pairs with the current holder only. */
+static void t_old_fence_reuse(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+
+	init(&s, 64);
+	for (uint64_t id = 1; id <= 5; id++) {
+		oq(&s, id * MS, 10, "a", "gfx", id, 0xabc, 1);
+		orun(&s, id * MS + 10 * US, "gfx", id, 0xabc);
+		odone(&s, id * MS + 110 * US, 0xabc);
+	}
+	r = ring(&s, "gfx");
+	CHECK(r && r->c.done == 5 && r->c.exec.max == 100 * US && r->c.exec.count == 5);
+	CHECK_U64(s.evicted, 0);
+	/* a lost done: job 6 holds 0xabc, job 7 gets the address again */
+	oq(&s, 10 * MS, 10, "a", "gfx", 6, 0xabc, 1);
+	orun(&s, 10 * MS + 10 * US, "gfx", 6, 0xabc);
+	oq(&s, 11 * MS, 10, "a", "gfx", 7, 0xabc, 1);
+	orun(&s, 11 * MS + 10 * US, "gfx", 7, 0xabc);
+	odone(&s, 11 * MS + 60 * US, 0xabc);
+	CHECK(r && r->c.done == 6 && r->c.incomplete == 1);
+	CHECK(r && r->c.inflight == 0 && r->c.running == 0);
+	CHECK_U64(seen[nseen - 1].k2, 7);
+	CHECK_U64(seen[nseen - 1].done_ts - seen[nseen - 1].run_ts, 50 * US);
+	CHECK_U64(xp_sched_open_jobs(&s), 0);
+	xp_sched_free(&s);
+}
+
+static void t_old_deps(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+
+	init(&s, 64);
+	oq(&s, 1 * MS, 10, "a", "gfx", 1, 0x1, 1);
+	odep(&s, 1 * MS + 5 * US, "gfx", 1, 50, 3);
+	odep(&s, 1 * MS + 6 * US, "gfx", 1, 51, 9);
+	orun(&s, 2 * MS, "gfx", 1, 0x1);
+	odone(&s, 3 * MS, 0x1);
+	r = ring(&s, "gfx");
+	CHECK(r && r->c.deps == 2 && r->c.waited == 1 && r->c.depwait.count == 1);
+	CHECK(r && r->c.depwait.max == 1 * MS - 5 * US);
+	CHECK(nseen == 1 && seen[0].deps == 2 && seen[0].has_depwait);
+	xp_sched_free(&s);
+}
+
+static void t_new_basic(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+	struct xp_sched_proc *a;
+
+	init(&s, 64);
+	/* two clients of one process: two rows */
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 1 * MS, 30, "app", "ring0", 100, 1, 7);
+	ndep(&s, XP_TP_DRM_SCHED_JOB_ADD_DEP, 1 * MS, 30, 100, 1, 200, 4);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 1 * MS + 1, 30, "app", "ring0", 101, 1, 8);
+	ndep(&s, XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE, 1 * MS + 2 * US, 0, 100, 1, 200, 4);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 3 * MS, 0, "kworker", "ring0", 100, 1, 7);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 3 * MS + 100 * US, 0, "kworker", "ring0", 101, 1, 8);
+	ndone(&s, 8 * MS, 100, 1);
+	ndone(&s, 8 * MS + 100 * US, 101, 1);
+	r = ring(&s, "ring0");
+	CHECK(r && r->c.done == 2 && r->c.deps == 1 && r->c.unsched == 1 && r->c.waited == 1);
+	CHECK(r && r->c.exec.count == 2 && r->c.exec.max == 5 * MS);
+	CHECK(r && r->c.depwait.max == 2 * MS - 2 * US);
+	CHECK(r && xp_sched_busy_ns(&r->c, 9 * MS) == 5 * MS + 100 * US);
+	CHECK_U64(s.nprocs, 2);
+	a = proc(&s, 30);
+	CHECK(a && a->has_client && (a->client_id == 7 || a->client_id == 8) && a->c.done == 1);
+	CHECK(nseen == 2 && seen[0].has_client && seen[0].client_id == 7 && seen[0].k1 == 100);
+	CHECK_U64(s.gen, 2);
+	xp_sched_free(&s);
+}
+
+static void t_out_of_order(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+	struct xp_sched_proc *a;
+
+	init(&s, 64);
+	/* the scheduler's run is delivered before the submitter's queue record */
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 1 * MS + 3 * US, 0, "kworker", "ring0", 5, 1, 7);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 1 * MS, 40, "late", "ring0", 5, 1, 7);
+	ndone(&s, 2 * MS, 5, 1);
+	r = ring(&s, "ring0");
+	a = proc(&s, 40);
+	CHECK(r && r->c.done == 1 && r->c.qdelay.count == 1 && r->c.qdelay.max == 3 * US);
+	CHECK(r && r->c.pending == 0 && r->c.inflight == 0 && r->c.running == 0);
+	CHECK(a && a->c.done == 1 && a->c.inflight == 0 && a->c.exec.max == 1 * MS - 3 * US);
+	CHECK(nseen == 1 && seen[0].pid == 40);
+	/* a run stamped before its queue: delay 0, counted as out of order */
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 5 * MS, 0, "kworker", "ring0", 5, 2, 7);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 5 * MS + 1 * US, 40, "late", "ring0", 5, 2, 7);
+	ndone(&s, 6 * MS, 5, 2);
+	CHECK_U64(s.out_of_order, 1);
+	CHECK(r && r->c.qdelay.count == 2);
+	xp_sched_free(&s);
+}
+
+static void t_missing_and_duplicates(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+
+	init(&s, 64);
+	ndone(&s, 1 * MS, 9, 9);		/* queued before the trace began */
+	CHECK_U64(s.unmatched, 1);
+	/* run without queue: the ring counts it, no process does */
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 2 * MS, 0, "kworker", "ring0", 9, 10, 1);
+	ndone(&s, 3 * MS, 9, 10);
+	r = ring(&s, "ring0");
+	CHECK(r && r->c.done == 1 && r->c.exec.count == 1 && r->c.qdelay.count == 0);
+	CHECK_U64(s.nprocs, 0);
+	/* done without run: completed, no execution time */
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 4 * MS, 5, "p", "ring0", 9, 11, 1);
+	ndone(&s, 5 * MS, 9, 11);
+	CHECK_U64(s.missing_run, 1);
+	CHECK(r && r->c.done == 2 && r->c.exec.count == 1 && r->c.pending == 0);
+	/* duplicates */
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 6 * MS, 5, "p", "ring0", 9, 12, 1);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 6 * MS, 5, "p", "ring0", 9, 12, 1);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 7 * MS, 0, "k", "ring0", 9, 12, 1);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 7 * MS, 0, "k", "ring0", 9, 12, 1);
+	ndone(&s, 8 * MS, 9, 12);
+	ndone(&s, 8 * MS, 9, 12);
+	CHECK_U64(s.duplicates, 2);
+	CHECK_U64(s.unmatched, 2);
+	CHECK(r && r->c.done == 3 && r->c.queued == 2 && r->c.run == 2);
+	CHECK(r && r->c.inflight == 0 && r->c.pending == 0);
+	/* never done: open at the end, counted as incomplete */
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 9 * MS, 5, "p", "ring0", 9, 13, 1);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 9 * MS, 5, "p", "ring0", 9, 14, 1);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 10 * MS, 0, "k", "ring0", 9, 13, 1);
+	CHECK(r && r->c.pending == 1 && r->c.inflight == 1);
+	CHECK_U64(xp_sched_open_jobs(&s), 2);
+	xp_sched_finish(&s, 11 * MS);
+	CHECK(r && r->c.incomplete == 2 && r->c.pending == 0 && r->c.inflight == 0);
+	CHECK(r && proc(&s, 5) && proc(&s, 5)->c.incomplete == 2);
+	CHECK_U64(xp_sched_open_jobs(&s), 0);
+	xp_sched_free(&s);
+}
+
+static void t_filters(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+
+	init(&s, 64);
+	s.filt.pid = 10;
+	for (uint64_t i = 1; i <= 4; i++) {
+		uint32_t pid = i % 2 ? 10 : 20;
+
+		nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, i * MS, pid, pid == 10 ? "a" : "b", "ring0", 1, i, 0);
+		nq(&s, XP_TP_DRM_SCHED_JOB_RUN, i * MS + 10, 0, "k", "ring0", 1, i, 0);
+		ndone(&s, i * MS + 100, 1, i);
+	}
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 9 * MS, 0, "k", "ring0", 1, 99, 0);	/* unknown owner */
+	ndone(&s, 9 * MS + 100, 1, 99);
+	r = ring(&s, "ring0");
+	CHECK(r && r->c.done == 2 && r->c.inflight == 0);
+	CHECK_U64(nseen, 2);
+	CHECK(proc(&s, 20) && proc(&s, 20)->c.done == 0);
+	xp_sched_free(&s);
+
+	init(&s, 64);
+	s.filt.comm = "b";
+	s.filt.ring = "ring1";
+	for (uint64_t i = 1; i <= 4; i++) {
+		const char *rn = i <= 2 ? "ring0" : "ring1";
+
+		nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, i * MS, 20, "b", rn, 1, i, 0);
+		nq(&s, XP_TP_DRM_SCHED_JOB_RUN, i * MS + 10, 0, "k", rn, 1, i, 0);
+		ndone(&s, i * MS + 100, 1, i);
+	}
+	CHECK(ring(&s, "ring0") && ring(&s, "ring0")->c.done == 0);
+	CHECK(ring(&s, "ring1") && ring(&s, "ring1")->c.done == 2);
+	CHECK_U64(nseen, 2);
+	xp_sched_free(&s);
+}
+
+static void t_bounded(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+
+	init(&s, 16);
+	for (uint64_t i = 1; i <= 100; i++)
+		nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, i * MS, 5, "p", "ring0", 1, i, 0);
+	CHECK_U64(xp_sched_open_jobs(&s), 16);
+	r = ring(&s, "ring0");
+	CHECK(r && r->c.incomplete == 84 && r->c.pending == 16);
+	/* the newest are still there and complete normally */
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 200 * MS, 0, "k", "ring0", 1, 100, 0);
+	ndone(&s, 201 * MS, 1, 100);
+	CHECK(r && r->c.done == 1);
+	/* aging: 30 s without an event */
+	xp_sched_expire(&s, 90 * MS + 30ULL * 1000 * MS);
+	CHECK_U64(xp_sched_open_jobs(&s), 10);	/* younger than 30 s: kept */
+	xp_sched_expire(&s, 200 * MS + 30ULL * 1000 * MS);
+	CHECK_U64(xp_sched_open_jobs(&s), 0);
+	CHECK(r && r->c.incomplete == 99 && r->c.pending == 0);
+	CHECK_U64(s.evicted, 99);
+	xp_sched_free(&s);
+}
+
+static void t_busy_and_interval(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+
+	init(&s, 64);
+	/* overlapping runs 0..4 ms and 2..6 ms, then 10..11 ms: union 7 ms */
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 0, 1, "a", "ring0", 1, 1, 0);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 0, 1, "a", "ring0", 1, 2, 0);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 0, 1, "a", "ring0", 1, 3, 0);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 0, 0, "k", "ring0", 1, 1, 0);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 2 * MS, 0, "k", "ring0", 1, 2, 0);
+	ndone(&s, 4 * MS, 1, 1);
+	ndone(&s, 6 * MS, 1, 2);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 10 * MS, 0, "k", "ring0", 1, 3, 0);
+	r = ring(&s, "ring0");
+	CHECK(r && xp_sched_busy_ns(&r->c, 11 * MS) == 7 * MS);
+	CHECK(r && r->c.max_inflight == 2);
+	/* a new interval: counters zero, the open job is kept and still running */
+	xp_sched_reset(&s, 11 * MS);
+	CHECK(r && r->c.done == 0 && r->c.exec.count == 0 && r->c.inflight == 1);
+	ndone(&s, 12 * MS, 1, 3);
+	CHECK(r && r->c.done == 1 && r->c.exec.max == 2 * MS);
+	CHECK(r && xp_sched_busy_ns(&r->c, 20 * MS) == 1 * MS);
+	xp_sched_free(&s);
+}
+
+/* Many jobs through a small table: counts stay exact, nothing leaks. */
+static void t_many(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+	uint64_t ts = 0;
+
+	init(&s, 32);
+	s.on_job = NULL;
+	for (uint64_t i = 1; i <= 20000; i++) {
+		uint64_t f = 0x1000 + (i % 7) * 64;	/* addresses come back again and again */
+
+		oq(&s, ts, (uint32_t)(100 + i % 3), "w", i % 2 ? "r0" : "r1", i, f, 1);
+		orun(&s, ts + 5 * US, i % 2 ? "r0" : "r1", i, f);
+		odone(&s, ts + (i % 2 ? 200 : 5000) * US, f);
+		ts += 6 * MS;
+	}
+	r = ring(&s, "r0");
+	CHECK(r && r->c.done == 10000 && r->c.incomplete == 0);
+	/* histogram resolution: within a bucket (12.5%) of the true 195 us */
+	CHECK(r && xp_hist_percentile(&r->c.exec, 50) >= 175 * US &&
+	      xp_hist_percentile(&r->c.exec, 50) <= 195 * US && r->c.exec.max == 195 * US);
+	r = ring(&s, "r1");
+	CHECK(r && r->c.done == 10000);
+	CHECK(r && xp_hist_percentile(&r->c.exec, 50) >= 4500 * US &&
+	      xp_hist_percentile(&r->c.exec, 50) <= 4995 * US && r->c.exec.max == 4995 * US);
+	CHECK(proc(&s, 100) && proc(&s, 101) && proc(&s, 102));
+	CHECK(proc(&s, 100)->c.done + proc(&s, 101)->c.done + proc(&s, 102)->c.done == 20000);
+	CHECK_U64(xp_sched_open_jobs(&s), 0);
+	CHECK_U64(s.evicted + s.unmatched + s.duplicates, 0);
+	xp_sched_free(&s);
+}
+
+int main(void)
+{
+	load_layouts();
+	RUN(t_decode);
+	RUN(t_old_basic);
+	RUN(t_old_fence_reuse);
+	RUN(t_old_deps);
+	RUN(t_new_basic);
+	RUN(t_out_of_order);
+	RUN(t_missing_and_duplicates);
+	RUN(t_filters);
+	RUN(t_bounded);
+	RUN(t_busy_and_interval);
+	RUN(t_many);
+	UNIT_EXIT();
+}
