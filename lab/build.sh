@@ -35,5 +35,16 @@ for m in "$LAB_DIR"/modules/*/; do
 	build_module "$(basename "$m")" "$m"
 done
 build_module vkms "$K_SRC/drivers/gpu/drm/vkms" CONFIG_DRM_VKMS=m
+# Guest programs: static, so they run on busybox alone.
+G="$CACHE/build/guest"
+mkdir -p "$G"
+for c in "$LAB_DIR"/guest/*.c; do
+	b=$(basename "$c" .c)
+	if [ ! -x "$G/$b" ] || [ "$c" -nt "$G/$b" ]; then
+		gcc-12 -O2 -Wall -Wextra -static -I/usr/include/libdrm -o "$G/$b" "$c" ||
+			die "building guest program $b failed"
+	fi
+done
+
 ls "$OUT"/*/*.ko >"$OUT/modules.list"
 log "$tag: built $(wc -l <"$OUT/modules.list") modules for $K_RELEASE"

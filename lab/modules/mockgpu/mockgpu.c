@@ -72,8 +72,9 @@ struct mock_ring {
 	u64 fence_ctx;
 	atomic64_t fence_seq;
 	spinlock_t fence_lock;	/* for the hardware fences */
-	spinlock_t busy_lock;
-	ktime_t busy_until;	/* the ring executes its jobs one after the other */
+	spinlock_t busy_lock;	/* the ring executes its jobs one after the other: */
+	bool busy;		/* a job's timer is armed */
+	struct list_head pending;	/* jobs handed over by run_job, waiting for the ring */
 	atomic64_t jobs_done, exec_ns_total;
 };
 
@@ -82,6 +83,7 @@ struct mock_job {
 	struct mock_ring *ring;
 	struct dma_fence *hw;
 	struct hrtimer timer;
+	struct list_head node;
 	u64 handle, client_id;
 	u32 dur_us;
 	pid_t pid;
@@ -162,9 +164,29 @@ static void late_add(s64 ns)
 	spin_unlock_irqrestore(&late_lock, flags);
 }
 
+/* The ring begins executing @job at @start: arm its completion timer. */
+static void mock_job_start(struct mock_job *job, ktime_t start)
+{
+	ktime_t expiry = ktime_add_us(start, job->dur_us), arm;
+	unsigned long flags;
+	s64 early = 0;
+
+	if (compensate) {
+		spin_lock_irqsave(&late_lock, flags);
+		early = late_median;
+		spin_unlock_irqrestore(&late_lock, flags);
+		early = clamp_t(s64, early, 0, (s64)job->dur_us * NSEC_PER_USEC / 2);
+	}
+	arm = ktime_sub_ns(expiry, early);
+	job->start_ns = ktime_to_ns(start);
+	job->expiry_ns = ktime_to_ns(expiry);
+	job->armed_ns = ktime_to_ns(arm);
+	hrtimer_start(&job->timer, arm, HRTIMER_MODE_ABS);
+}
+
 static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
 {
-	struct mock_job *job = container_of(t, struct mock_job, timer);
+	struct mock_job *job = container_of(t, struct mock_job, timer), *next;
 	struct mock_ring *ring = job->ring;
 	u64 now = ktime_get_ns();
 	struct mock_rec *r;
@@ -192,6 +214,17 @@ static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
 	memcpy(r->comm, job->comm, TASK_COMM_LEN);
 	spin_unlock_irqrestore(&log_lock, flags);
 
+	/* The ring moves on to its next job, as hardware would. */
+	spin_lock_irqsave(&ring->busy_lock, flags);
+	next = list_first_entry_or_null(&ring->pending, struct mock_job, node);
+	if (next)
+		list_del(&next->node);
+	else
+		ring->busy = false;
+	spin_unlock_irqrestore(&ring->busy_lock, flags);
+	if (next)
+		mock_job_start(next, ns_to_ktime(now));
+
 	/* After this the scheduler may free the job (free_job waits for us). */
 	dma_fence_signal(job->hw);
 	return HRTIMER_NORESTART;
@@ -204,8 +237,8 @@ static struct dma_fence *mock_run_job(struct drm_sched_job *sj)
 	struct mock_ring *ring = job->ring;
 	struct dma_fence *f;
 	unsigned long flags;
-	ktime_t now = ktime_get(), start, expiry, arm;
-	s64 early = 0;
+	ktime_t now = ktime_get();
+	bool idle;
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
@@ -214,25 +247,19 @@ static struct dma_fence *mock_run_job(struct drm_sched_job *sj)
 		       atomic64_inc_return(&ring->fence_seq));
 	job->hw = f;
 
-	/* One job at a time on a ring: start when the previous one ends. */
-	spin_lock_irqsave(&ring->busy_lock, flags);
-	start = ktime_after(ring->busy_until, now) ? ring->busy_until : now;
-	expiry = ktime_add_us(start, job->dur_us);
-	ring->busy_until = expiry;
-	spin_unlock_irqrestore(&ring->busy_lock, flags);
-
-	if (compensate) {
-		spin_lock_irqsave(&late_lock, flags);
-		early = late_median;
-		spin_unlock_irqrestore(&late_lock, flags);
-		early = clamp_t(s64, early, 0, (s64)job->dur_us * NSEC_PER_USEC / 2);
-	}
-	arm = ktime_sub_ns(expiry, early);
 	job->run_ns = ktime_to_ns(now);
-	job->start_ns = ktime_to_ns(start);
-	job->expiry_ns = ktime_to_ns(expiry);
-	job->armed_ns = ktime_to_ns(arm);
-	hrtimer_start(&job->timer, arm, HRTIMER_MODE_ABS);
+	/* One job at a time on a ring: start now if idle, else queue. */
+	spin_lock_irqsave(&ring->busy_lock, flags);
+	if (ring->busy) {
+		list_add_tail(&job->node, &ring->pending);
+		idle = false;
+	} else {
+		ring->busy = true;
+		idle = true;
+	}
+	spin_unlock_irqrestore(&ring->busy_lock, flags);
+	if (idle)
+		mock_job_start(job, now);
 	return dma_fence_get(f);
 }
 
@@ -476,6 +503,7 @@ static ssize_t mock_read(struct file *file, char __user *ubuf, size_t len, loff_
 	size_t n = 0;
 	unsigned int i;
 	ssize_t ret;
+	loff_t pos = 0;	/* every read returns the whole list */
 
 	buf = kmalloc(MOCK_MAX_BATCH * 22 + 2, GFP_KERNEL);
 	if (!buf)
@@ -485,7 +513,7 @@ static ssize_t mock_read(struct file *file, char __user *ubuf, size_t len, loff_
 		n += scnprintf(buf + n, MOCK_MAX_BATCH * 22 + 2 - n, "%s%llu", i ? " " : "", mf->batch[i]);
 	mutex_unlock(&mf->lock);
 	buf[n++] = '\n';
-	ret = simple_read_from_buffer(ubuf, len, ppos, buf, n);
+	ret = simple_read_from_buffer(ubuf, len, &pos, buf, n);
 	kfree(buf);
 	return ret;
 }
@@ -653,6 +681,7 @@ static int __init mock_init(void)
 		snprintf(ring->name, sizeof(ring->name), "mock-ring%u", i);
 		spin_lock_init(&ring->fence_lock);
 		spin_lock_init(&ring->busy_lock);
+		INIT_LIST_HEAD(&ring->pending);
 		ring->fence_ctx = dma_fence_context_alloc(1);
 		ret = drm_sched_init(&ring->sched, &args);
 		if (ret) {

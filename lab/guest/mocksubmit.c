@@ -1,0 +1,72 @@
+/*
+ * mocksubmit: submit jobs to the lab's mock GPU (/dev/mockgpu) from this
+ * process, so the real drm_sched sees a real submitter (pid, comm).
+ *
+ *   mocksubmit [-s] [-q] 'ring=0 dur_us=500 count=3' 'ring=1 dur_us=100 dep=@2' ...
+ *
+ * Each argument is one command written to the device on one open file
+ * (so all jobs share one DRM client). @K in an argument stands for the
+ * handle of the K-th job this process submitted (1-based). -s writes
+ * "sync" at the end (wait for every job). Prints "job K HANDLE" per job.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	unsigned long long handles[4096];
+	int nh = 0, sync = 0, quiet = 0, fd, a;
+
+	while (argc > 1 && argv[1][0] == '-') {
+		if (!strcmp(argv[1], "-s")) sync = 1;
+		else if (!strcmp(argv[1], "-q")) quiet = 1;
+		else return 2;
+		argv++; argc--;
+	}
+	fd = open("/dev/mockgpu", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		perror("/dev/mockgpu");
+		return 1;
+	}
+	for (a = 1; a < argc; a++) {
+		char cmd[4096], rd[8192], *o = cmd, *s;
+		for (s = argv[a]; *s && o < cmd + sizeof(cmd) - 24; s++) {
+			if (*s == '@') {
+				int k = (int)strtol(s + 1, &s, 10);
+				s--;
+				if (k < 1 || k > nh) {
+					fprintf(stderr, "mocksubmit: no job @%d yet\n", k);
+					return 2;
+				}
+				o += sprintf(o, "%llu", handles[k - 1]);
+			} else {
+				*o++ = *s;
+			}
+		}
+		*o = 0;
+		if (write(fd, cmd, strlen(cmd)) < 0) {
+			fprintf(stderr, "mocksubmit: '%s': ", cmd);
+			perror("write");
+			return 1;
+		}
+		ssize_t n = read(fd, rd, sizeof(rd) - 1);
+		if (n <= 0)
+			continue;
+		rd[n] = 0;
+		for (char *tok = strtok(rd, " \n"); tok; tok = strtok(NULL, " \n")) {
+			if (nh < 4096)
+				handles[nh++] = strtoull(tok, NULL, 10);
+			if (!quiet)
+				printf("job %d %s\n", nh, tok);
+		}
+	}
+	if (sync && write(fd, "sync", 4) < 0) {
+		perror("mocksubmit: sync");
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
