@@ -1,0 +1,231 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinks/ioctl_report.h"
+#include "sinks/perfetto.h"
+#include "sinks/text.h"
+
+static size_t slot_of(const struct xp_perfetto *p, uint32_t pid, uint32_t tid)
+{
+	size_t i = ((uint64_t)pid * 0x9e3779b1u ^ tid * 0x85ebca6bu) & (p->cap - 1);
+
+	while (p->threads[i].tid && (p->threads[i].pid != pid || p->threads[i].tid != tid))
+		i = (i + 1) & (p->cap - 1);
+	return i;
+}
+
+static bool grow(struct xp_perfetto *p)
+{
+	struct xp_perfetto_thread *old = p->threads;
+	size_t oldcap = p->cap;
+
+	p->cap = oldcap ? oldcap * 2 : 256;
+	p->threads = calloc(p->cap, sizeof(*p->threads));
+	if (!p->threads) {
+		p->threads = old;
+		p->cap = oldcap;
+		return false;
+	}
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].tid)
+			p->threads[slot_of(p, old[i].pid, old[i].tid)] = old[i];
+	free(old);
+	return true;
+}
+
+void xp_perfetto_name(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *name)
+{
+	size_t i;
+
+	if (!tid)
+		tid = pid;	/* slot marker: tid 0 is the idle task, shown as its pid */
+	if (!tid)
+		return;
+	if ((p->n + 1) * 2 > p->cap && !grow(p)) {
+		p->oom = true;
+		return;
+	}
+	i = slot_of(p, pid, tid);
+	if (p->threads[i].tid)
+		return;
+	p->threads[i].pid = pid;
+	p->threads[i].tid = tid;
+	snprintf(p->threads[i].name, sizeof(p->threads[i].name), "%s", name);
+	p->n++;
+}
+
+void xp_perfetto_begin(struct xp_perfetto *p, FILE *f, uint64_t t0_ns)
+{
+	memset(p, 0, sizeof(*p));
+	p->t0 = t0_ns;
+	xp_json_init(&p->j, f, false);
+	xp_json_begin_obj(&p->j);
+	xp_json_key(&p->j, "traceEvents");
+	xp_json_begin_arr(&p->j);
+}
+
+static void ts_key(struct xp_perfetto *p, const char *key, uint64_t ts_ns)
+{
+	xp_json_key(&p->j, key);
+	xp_json_fixed(&p->j, ts_ns > p->t0 ? ts_ns - p->t0 : 0, 3);
+}
+
+static void event_head(struct xp_perfetto *p, const char *ph, uint32_t pid, uint32_t tid,
+		       uint64_t ts_ns)
+{
+	xp_json_begin_obj(&p->j);
+	xp_json_kstr(&p->j, "ph", ph);
+	xp_json_ku64(&p->j, "pid", pid);
+	xp_json_ku64(&p->j, "tid", tid);
+	ts_key(p, "ts", ts_ns);
+	p->events++;
+}
+
+void xp_perfetto_track(struct xp_perfetto *p, const char *group, uint32_t id, const char *name,
+		       uint32_t *pid, uint32_t *tid)
+{
+	int g;
+
+	for (g = 0; g < p->ngroups; g++)
+		if (!strcmp(p->groups[g], group))
+			break;
+	if (g == p->ngroups && g < (int)(sizeof(p->groups) / sizeof(p->groups[0]))) {
+		snprintf(p->groups[g], sizeof(p->groups[g]), "%s", group);
+		p->ngroups++;
+	}
+	*pid = XP_PERFETTO_TRACK_PID0 + (uint32_t)g;
+	*tid = id + 1;	/* tid 0 would mark an empty slot */
+	xp_perfetto_name(p, *pid, *tid, name);
+}
+
+void xp_perfetto_slice_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *cat,
+			     const char *name, uint64_t ts_ns, uint64_t dur_ns)
+{
+	uint64_t start = ts_ns > p->t0 ? ts_ns : p->t0;
+
+	/* a slice begun before t0 is cut at t0, its end kept */
+	if (ts_ns + dur_ns < start)
+		dur_ns = 0;
+	else
+		dur_ns = ts_ns + dur_ns - start;
+	event_head(p, "X", pid, tid, start);
+	xp_json_key(&p->j, "dur");
+	xp_json_fixed(&p->j, dur_ns, 3);
+	xp_json_kstr(&p->j, "cat", cat);
+	xp_json_kstr(&p->j, "name", name);
+	xp_json_key(&p->j, "args");
+	xp_json_begin_obj(&p->j);
+}
+
+void xp_perfetto_slice_end(struct xp_perfetto *p)
+{
+	xp_json_end_obj(&p->j);	/* args */
+	xp_json_end_obj(&p->j);
+}
+
+void xp_perfetto_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t pid, uint32_t tid,
+		      uint64_t ts_ns)
+{
+	event_head(p, start ? "s" : "f", pid, tid, ts_ns);
+	xp_json_kstr(&p->j, "cat", "flow");
+	xp_json_kstr(&p->j, "name", "submit");
+	xp_json_ku64(&p->j, "id", id);
+	if (!start)
+		xp_json_kstr(&p->j, "bp", "e");	/* bind to the slice enclosing ts */
+	xp_json_end_obj(&p->j);
+}
+
+void xp_perfetto_ioctl(struct xp_perfetto *p, const struct xp_ioctl_rec *r,
+		       const struct xp_devices *d)
+{
+	char name[96], cmdhex[16], comm[XP_COMM_LEN], res[32];
+	struct xp_devdesc dd;
+
+	memcpy(comm, r->comm, sizeof(comm));
+	comm[XP_COMM_LEN - 1] = '\0';
+	xp_perfetto_name(p, r->hdr.pid, r->hdr.tid, comm);
+	xp_devices_describe(d, r->dev, &dd);
+	xp_ioctl_name(dd.kind, dd.driver, r->cmd, name, sizeof(name));
+	snprintf(cmdhex, sizeof(cmdhex), "0x%08x", r->cmd);
+	xp_perfetto_slice_begin(p, r->hdr.pid, r->hdr.tid, "ioctl", name, r->hdr.ts_ns, r->lat_ns);
+	xp_json_kstr(&p->j, "device", dd.name);
+	xp_json_kstr(&p->j, "cmd", cmdhex);
+	xp_json_ki64(&p->j, "fd", r->fd);
+	if (r->ret < 0)
+		xp_json_kstr(&p->j, "error", xp_errno_name((uint32_t)-r->ret, res, sizeof(res)));
+	else
+		xp_json_ki64(&p->j, "ret", r->ret);
+	xp_perfetto_slice_end(p);
+}
+
+static void meta_event(struct xp_perfetto *p, const char *what, uint32_t pid, uint32_t tid,
+		       const char *name)
+{
+	xp_json_begin_obj(&p->j);
+	xp_json_kstr(&p->j, "ph", "M");
+	xp_json_kstr(&p->j, "name", what);
+	xp_json_ku64(&p->j, "pid", pid);
+	xp_json_ku64(&p->j, "tid", tid);
+	xp_json_ku64(&p->j, "ts", 0);
+	xp_json_key(&p->j, "args");
+	xp_json_begin_obj(&p->j);
+	xp_json_kstr(&p->j, "name", name);
+	xp_json_end_obj(&p->j);
+	xp_json_end_obj(&p->j);
+	p->events++;
+}
+
+static int by_pid_tid(const void *a, const void *b)
+{
+	const struct xp_perfetto_thread *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void xp_perfetto_end(struct xp_perfetto *p, const struct xp_trace_meta *m)
+{
+	struct xp_perfetto_thread *v = calloc(p->n ? p->n : 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; v && i < p->cap; i++)
+		if (p->threads[i].tid)
+			v[n++] = p->threads[i];
+	if (v)
+		qsort(v, n, sizeof(*v), by_pid_tid);
+	for (size_t i = 0; i < n; i++) {
+		/* the process is named by its main thread, else its first thread seen */
+		if (i == 0 || v[i].pid != v[i - 1].pid) {
+			const char *pname = v[i].name;
+			uint32_t g = v[i].pid - XP_PERFETTO_TRACK_PID0;
+
+			if (v[i].pid >= XP_PERFETTO_TRACK_PID0 && g < (uint32_t)p->ngroups)
+				pname = p->groups[g];
+			for (size_t k = i; k < n && v[k].pid == v[i].pid; k++)
+				if (v[k].tid == v[k].pid)
+					pname = v[k].name;
+			meta_event(p, "process_name", v[i].pid, 0, pname);
+		}
+		meta_event(p, "thread_name", v[i].pid, v[i].tid, v[i].name);
+	}
+	free(v);
+	xp_json_end_arr(&p->j);
+	xp_json_kstr(&p->j, "displayTimeUnit", "ns");
+	if (m) {
+		xp_json_key(&p->j, "otherData");
+		xp_json_begin_obj(&p->j);
+		xp_json_kstr(&p->j, "tool", m->tool);
+		xp_json_kstr(&p->j, "hostname", m->hostname);
+		xp_json_kstr(&p->j, "kernel", m->kernel);
+		xp_json_kstr(&p->j, "clock", m->clock);
+		/* ts 0 is this wall-clock time (ns since the epoch) */
+		xp_json_ku64(&p->j, "t0_wall_ns", (uint64_t)((int64_t)p->t0 + m->wall_offset_ns));
+		xp_json_end_obj(&p->j);
+	}
+	xp_json_end_obj(&p->j);
+	xp_json_finish(&p->j);
+	free(p->threads);
+	p->threads = NULL;
+	p->cap = p->n = 0;
+}
