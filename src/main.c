@@ -19,6 +19,9 @@ struct cmd {
 static const struct cmd cmds[] = {
 	{ "doctor", cmd_doctor, "what this machine can trace, and why not" },
 	{ "ioctl", cmd_ioctl, "ioctls on GPU/NPU device nodes: named, counted, timed" },
+	{ "record", cmd_record, "write what a capability traces into a trace file" },
+	{ "report", cmd_report, "the summaries of a live run, from a trace file" },
+	{ "export", cmd_export, "a trace file as Perfetto / Chrome trace-event JSON" },
 };
 
 int xp_fail(int status, const char *fmt, ...)

@@ -1,0 +1,287 @@
+/* xputrace record: what a capability produces, into a trace file for later. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "core/devices.h"
+#include "core/ioctl_stats.h"
+#include "core/parse.h"
+#include "core/tracefile.h"
+#include "live/capture.h"
+#include "live/session.h"
+#include "sinks/ioctl_report.h"
+
+#ifndef XP_VERSION
+#define XP_VERSION "0.1.0"
+#endif
+
+struct record_opts {
+	const char *out;
+	double duration_s;
+	bool summary, json, verbose;
+	struct xp_filters f;
+	const char *cgroup;
+	const char *devices[64];
+	int ndevices;
+};
+
+struct record_run {
+	struct record_opts *o;
+	struct xp_ioctl_live *live;
+	struct xp_trace_meta *meta;
+	struct xp_trace_writer *w;
+	struct xp_ioctl_table table;
+	struct xp_session sess;
+	int write_err;
+};
+
+static void help(FILE *f)
+{
+	fprintf(f,
+"Usage: xputrace record -o FILE [OPTIONS] [CAPABILITY...]\n"
+"\n"
+"Writes every event the capabilities produce into FILE, a versioned binary\n"
+"trace file with the host, kernel, clock, filters and device names needed to\n"
+"analyse it on another machine ('xputrace report', 'xputrace export').\n"
+"Capabilities: ioctl (the default). Drops are recorded in the file. On\n"
+"Ctrl-C, SIGTERM or the end of -d, what was captured is written out; a\n"
+"recorder that is killed leaves a file readable up to its last block.\n"
+"\n"
+"Options:\n"
+"  -o, --output FILE        the trace file to write (required)\n"
+"  -d, --duration SECONDS   stop after SECONDS (default: until Ctrl-C)\n"
+"      --device PATH        also trace this character device node (repeatable)\n"
+"  -p, --pid PID            only this process\n"
+"  -c, --comm NAME          only threads with this name\n"
+"  -G, --cgroup PATH        only tasks in this cgroup v2 directory\n"
+"      --summary            also print the live summary on stdout at the end\n"
+"  -j, --json               the same, as JSON (what 'report --json' prints)\n"
+"  -v, --verbose            show libbpf's messages\n"
+"  -h, --help               this text\n"
+"\n"
+"Examples:\n"
+"  xputrace record -o gpu.xpt -d 30           GPU ioctls for 30 s\n"
+"  xputrace record -o app.xpt -p 1234 ioctl   one process, until Ctrl-C\n"
+"  xputrace report gpu.xpt                    the summary, from the file\n");
+}
+
+static int parse(int argc, char **argv, struct record_opts *o)
+{
+	enum { OPT_DEVICE = 256, OPT_SUMMARY };
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t v;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:d:p:c:G:jvh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->out = optarg; break;
+		case 'd':
+			if (xp_parse_seconds(optarg, &o->duration_s))
+				return xp_fail(2, "record: --duration wants a positive number of seconds, not '%s'", optarg);
+			break;
+		case OPT_DEVICE:
+			if (o->ndevices >= (int)(sizeof(o->devices) / sizeof(o->devices[0])))
+				return xp_fail(2, "record: too many --device options");
+			o->devices[o->ndevices++] = optarg;
+			break;
+		case 'p':
+			if (xp_parse_u64(optarg, 1, 0x7fffffff, &v))
+				return xp_fail(2, "record: --pid wants a process id, not '%s'", optarg);
+			o->f.pid = (uint32_t)v;
+			break;
+		case 'c':
+			if (strlen(optarg) >= XP_COMM_LEN)
+				return xp_fail(2, "record: --comm '%s' is longer than a task name (15 characters)", optarg);
+			o->f.comm = optarg;
+			break;
+		case 'G': o->cgroup = optarg; break;
+		case OPT_SUMMARY: o->summary = true; break;
+		case 'j': o->json = o->summary = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h': help(stdout); return xp_finish_stdout(0) ? 1 : -1;
+		case ':': return xp_fail(2, "record: %s needs a value", argv[optind - 1]);
+		default: return xp_fail(2, "record: unknown option '%s'; see 'xputrace record --help'", argv[optind - 1]);
+		}
+	}
+	for (; optind < argc; optind++)
+		if (strcmp(argv[optind], "ioctl"))
+			return xp_fail(2, "record: unknown capability '%s' (this build records: ioctl)", argv[optind]);
+	if (!o->out)
+		return xp_fail(2, "record: -o FILE is required; see 'xputrace record --help'");
+	return 0;
+}
+
+static void stats_now(struct record_run *r, struct xp_trace_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->ts_ns = xp_now_ns();
+	xp_session_drops(&r->sess, st->drops);
+}
+
+static int on_record(void *ctx, const struct xp_rec_hdr *h)
+{
+	struct record_run *r = ctx;
+	int err;
+
+	if ((err = xp_trace_writer_add(r->w, h))) {
+		r->write_err = err;
+		return err;
+	}
+	if (r->o->summary && h->type == XP_REC_IOCTL)
+		return xp_ioctl_table_add_rec(&r->table, (const struct xp_ioctl_rec *)h);
+	return 0;
+}
+
+/* Every second: the block so far and the drops so far go to the file. */
+static int on_tick(void *ctx, uint64_t n)
+{
+	struct record_run *r = ctx;
+	struct xp_trace_stats st;
+	int err;
+
+	(void)n;
+	stats_now(r, &st);
+	if ((err = xp_trace_writer_stats(r->w, &st)))
+		r->write_err = err;
+	return err;
+}
+
+static int print_summary(struct record_run *r, const struct xp_trace_stats *st)
+{
+	struct xp_run_info ri = {
+		.command = "ioctl",
+		.source = "live",
+		.mode = "stream",
+		.hook = xp_ioctl_live_hook(r->live),
+		.duration_s = xp_session_elapsed(&r->sess, false),
+	};
+
+	memcpy(ri.drops, st->drops, sizeof(ri.drops));
+	if (r->o->json)
+		xp_ioctl_report_json(stdout, &r->table, &r->meta->devs, &ri);
+	else
+		xp_ioctl_report_text(stdout, &r->table, &r->meta->devs, &ri, true);
+	return fflush(stdout) || ferror(stdout) ? -EIO : 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { 0 };
+	struct record_run r = { .o = &o };
+	struct xp_trace_stats st;
+	int err, fd = -1, status = 1;
+
+	err = parse(argc, argv, &o);
+	if (err)
+		return err < 0 ? 0 : err;
+	xp_libbpf_quiet(o.verbose);
+	xp_ioctl_table_init(&r.table);
+	if (!(r.meta = calloc(1, sizeof(*r.meta))))
+		return xp_fail(1, "record: out of memory");
+	if ((err = xp_devices_scan(&r.meta->devs, ""))) {
+		status = xp_fail(1, "record: reading /proc/devices: %s", strerror(-err));
+		goto out;
+	}
+	for (int i = 0; i < o.ndevices; i++) {
+		err = xp_devices_add_path(&r.meta->devs, "", o.devices[i]);
+		if (err) {
+			status = xp_fail(2, "record: --device %s: %s", o.devices[i],
+					 err == -ENOTTY ? "not a character device" : strerror(-err));
+			goto out;
+		}
+	}
+	if (o.cgroup && (err = xp_cgroup_id(o.cgroup, &o.f.cgroup_id))) {
+		status = xp_fail(2, "record: --cgroup %s: %s", o.cgroup,
+				 err == -ENOTDIR ? "not a cgroup directory" : strerror(-err));
+		goto out;
+	}
+	fd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		status = xp_fail(1, "record: cannot create %s: %s", o.out, strerror(errno));
+		goto out;
+	}
+
+	/* the start time is taken before attaching: no record is older */
+	xp_trace_meta_host(r.meta, XP_VERSION);
+	snprintf(r.meta->caps[r.meta->ncaps++], sizeof(r.meta->caps[0]), "ioctl");
+	r.meta->filter_pid = o.f.pid;
+	if (o.f.comm)
+		snprintf(r.meta->filter_comm, sizeof(r.meta->filter_comm), "%s", o.f.comm);
+	r.meta->filter_cgroup = o.f.cgroup_id;
+	err = xp_ioctl_live_open(&r.live, &o.f, &r.meta->devs, false);
+	if (err) {
+		xp_fail(1, "record: cannot trace sys_enter/sys_exit: %s", xp_bpf_error_hint(err));
+		goto out;
+	}
+	snprintf(r.meta->hook, sizeof(r.meta->hook), "%s", xp_ioctl_live_hook(r.live));
+	if ((err = xp_trace_writer_open(&r.w, fd, r.meta, 0))) {
+		xp_fail(1, "record: writing %s: %s", o.out, strerror(-err));
+		goto out;
+	}
+	if (!r.meta->devs.nmajors && !r.meta->devs.nextra)
+		fprintf(stderr, "xputrace: record: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
+				"recording nothing unless --device names a node\n");
+
+	r.sess.duration_s = o.duration_s;
+	r.sess.interval_s = 1.0;	/* the writer's timer: stats and a flush */
+	r.sess.on_record = on_record;
+	r.sess.on_interval = on_tick;
+	r.sess.ctx = &r;
+	if ((err = xp_session_open(&r.sess, xp_ioctl_live_events(r.live), xp_ioctl_live_drops(r.live)))) {
+		xp_fail(1, "record: cannot read the ring buffer: %s", strerror(-err));
+		goto out;
+	}
+	xp_signals_install();
+	fprintf(stderr, "Tracing GPU ioctls (%s) into %s... %s\n", r.meta->hook, o.out,
+		o.duration_s ? "" : "Ctrl-C to end.");
+	err = xp_session_run(&r.sess);
+	/* whatever ended the run, what was captured goes to the file */
+	stats_now(&r, &st);
+	if (!r.write_err)
+		r.write_err = xp_trace_writer_finish(r.w, &st);
+	if (!r.write_err && fsync(fd) && errno != EINVAL)
+		r.write_err = -errno;
+	if (r.write_err) {
+		xp_fail(1, "record: writing %s: %s", o.out, strerror(-r.write_err));
+		goto out;
+	}
+	if (err) {
+		xp_fail(1, "record: %s", strerror(-err));
+		goto out;
+	}
+	fprintf(stderr, "Recorded %llu records in %llu blocks (%llu bytes) to %s; drops: %llu\n",
+		(unsigned long long)xp_trace_writer_records(r.w),
+		(unsigned long long)xp_trace_writer_blocks(r.w),
+		(unsigned long long)xp_trace_writer_bytes(r.w), o.out,
+		(unsigned long long)(st.drops[XP_DROP_RINGBUF] + st.drops[XP_DROP_MAP_FULL]));
+	status = 0;
+	if (o.summary && print_summary(&r, &st))
+		status = 1;
+out:
+	if (fd >= 0 && close(fd) && !status)
+		status = xp_fail(1, "record: closing %s: %s", o.out, strerror(errno));
+	xp_session_close(&r.sess);
+	xp_ioctl_live_close(r.live);
+	xp_trace_writer_free(r.w);
+	xp_ioctl_table_free(&r.table);
+	free(r.meta);
+	return xp_finish_stdout(status);
+}

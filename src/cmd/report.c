@@ -1,0 +1,216 @@
+/* xputrace report: the analyses of a live run, on a recorded trace file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "core/ioctl_stats.h"
+#include "core/tracefile.h"
+#include "sinks/ioctl_report.h"
+
+int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader *r,
+		      int (*on_open)(void *ctx, const struct xp_trace_reader *r),
+		      xp_trace_record_fn fn, void *ctx)
+{
+	FILE *f = fopen(path, "rb");
+	int err;
+
+	if (!f)
+		return xp_fail(1, "%s: cannot open %s: %s", verb, path, strerror(errno));
+	err = xp_trace_reader_open(r, f);
+	if (!err && on_open)
+		err = on_open(ctx, r);
+	if (!err)
+		err = xp_trace_reader_run(r, fn, ctx);
+	xp_trace_reader_close(r);
+	fclose(f);
+	if (err == -EIO && !r->error[0])
+		return xp_fail(1, "%s: %s: %s", verb, path, strerror(EIO));
+	if (err < 0 && r->error[0])
+		return xp_fail(1, "%s: %s: %s", verb, path, r->error);
+	if (err < 0)	/* the callback's own failure */
+		return xp_fail(1, "%s: %s: %s", verb, path, strerror(-err));
+	if (r->truncated)
+		fprintf(stderr, "xputrace: %s: warning: %s: %s\n", verb, path, r->error);
+	return 0;
+}
+
+bool xp_trace_has_cap(const struct xp_trace_reader *r, const char *cap)
+{
+	for (int i = 0; i < r->meta.ncaps; i++)
+		if (!strcmp(r->meta.caps[i], cap))
+			return true;
+	return false;
+}
+
+static void help(FILE *f)
+{
+	fprintf(f,
+"Usage: xputrace report FILE [OPTIONS] [VIEW]\n"
+"\n"
+"Reads a trace file written by 'xputrace record' and prints what the live\n"
+"command prints: the same analysis, the same text and JSON. Devices are\n"
+"named from the file, so it reads the same on another machine. Views:\n"
+"ioctl (the default). A file cut short (the recorder was killed) is read\n"
+"up to its last whole block, with a warning; a damaged or foreign file is\n"
+"refused.\n"
+"\n"
+"Options:\n"
+"  -j, --json      the summary as one JSON document\n"
+"      --no-hist   no histograms in the text summary\n"
+"      --info      what the file says about the recording, not the summary\n"
+"  -h, --help      this text\n"
+"\n"
+"Examples:\n"
+"  xputrace report gpu.xpt\n"
+"  xputrace report gpu.xpt --json ioctl\n");
+}
+
+struct report_ctx {
+	struct xp_ioctl_table table;
+};
+
+static int on_record(void *ctx, const struct xp_rec_hdr *h)
+{
+	struct report_ctx *c = ctx;
+
+	if (h->type != XP_REC_IOCTL)
+		return 0;
+	return xp_ioctl_table_add_rec(&c->table, (const struct xp_ioctl_rec *)h);
+}
+
+static void print_info(const char *path, const struct xp_trace_reader *r, bool json)
+{
+	const struct xp_trace_meta *m = &r->meta;
+	struct xp_json j;
+
+	if (!json) {
+		printf("file:      %s (format %u.%u%s)\n", path, r->version_major, r->version_minor,
+		       r->complete ? "" : ", cut short");
+		printf("written:   by %s on %s, kernel %s\n", m->tool, m->hostname, m->kernel);
+		printf("clock:     %s, +%.9f s to wall-clock time\n", m->clock, (double)m->wall_offset_ns / 1e9);
+		printf("recorded:  ");
+		for (int i = 0; i < m->ncaps; i++)
+			printf("%s%s", i ? ", " : "", m->caps[i]);
+		printf(" (%s), %.1f s, %llu records, %llu of unknown types, drops: %llu\n",
+		       m->hook[0] ? m->hook : "?", xp_trace_duration(r), (unsigned long long)r->records,
+		       (unsigned long long)r->skipped,
+		       (unsigned long long)(r->stats.drops[XP_DROP_RINGBUF] + r->stats.drops[XP_DROP_MAP_FULL]));
+		printf("filters:   pid %u, comm '%s', cgroup %llu\n", m->filter_pid, m->filter_comm,
+		       (unsigned long long)m->filter_cgroup);
+		printf("devices:   %d majors, %d nodes\n", m->devs.nmajors, m->devs.nnodes);
+		for (int i = 0; i < m->devs.nnodes; i++)
+			printf("  %-24s %s\n", m->devs.nodes[i].path, m->devs.nodes[i].driver);
+		return;
+	}
+	xp_json_init(&j, stdout, false);
+	xp_json_begin_obj(&j);
+	xp_json_kstr(&j, "file", path);
+	xp_json_ku64(&j, "format_major", r->version_major);
+	xp_json_ku64(&j, "format_minor", r->version_minor);
+	xp_json_kbool(&j, "complete", r->complete);
+	xp_json_kstr(&j, "tool", m->tool);
+	xp_json_kstr(&j, "hostname", m->hostname);
+	xp_json_kstr(&j, "kernel", m->kernel);
+	xp_json_kstr(&j, "clock", m->clock);
+	xp_json_ki64(&j, "wall_offset_ns", m->wall_offset_ns);
+	xp_json_ku64(&j, "start_ns", m->start_ns);
+	xp_json_key(&j, "capabilities");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < m->ncaps; i++)
+		xp_json_str(&j, m->caps[i]);
+	xp_json_end_arr(&j);
+	xp_json_kstr(&j, "hook", m->hook);
+	xp_json_kdouble(&j, "duration_s", xp_trace_duration(r));
+	xp_json_ku64(&j, "records", r->records);
+	xp_json_ku64(&j, "skipped", r->skipped);
+	xp_json_key(&j, "drops");
+	xp_json_begin_obj(&j);
+	xp_json_ku64(&j, "ringbuf", r->stats.drops[XP_DROP_RINGBUF]);
+	xp_json_ku64(&j, "map_full", r->stats.drops[XP_DROP_MAP_FULL]);
+	xp_json_end_obj(&j);
+	xp_json_key(&j, "devices");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < m->devs.nnodes; i++) {
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "path", m->devs.nodes[i].path);
+		xp_json_kstr(&j, "driver", m->devs.nodes[i].driver);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_end_obj(&j);
+	xp_json_finish(&j);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	enum { OPT_NOHIST = 256, OPT_INFO };
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-hist", no_argument, NULL, OPT_NOHIST },
+		{ "info", no_argument, NULL, OPT_INFO },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool json = false, hist = true, info = false;
+	const char *path = NULL, *view = NULL;
+	struct xp_trace_reader *r = NULL;
+	struct report_ctx c;
+	int ch, status;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":jh", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'j': json = true; break;
+		case OPT_NOHIST: hist = false; break;
+		case OPT_INFO: info = true; break;
+		case 'h': help(stdout); return xp_finish_stdout(0);
+		default: return xp_fail(2, "report: unknown option '%s'; see 'xputrace report --help'", argv[optind - 1]);
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (!path)
+			path = argv[optind];
+		else if (!view)
+			view = argv[optind];
+		else
+			return xp_fail(2, "report: unexpected argument '%s'", argv[optind]);
+	}
+	if (!path)
+		return xp_fail(2, "report: which trace file? see 'xputrace report --help'");
+	if (view && strcmp(view, "ioctl"))
+		return xp_fail(2, "report: unknown view '%s' (this build reports: ioctl)", view);
+
+	if (!(r = calloc(1, sizeof(*r))))
+		return xp_fail(1, "report: out of memory");
+	xp_ioctl_table_init(&c.table);
+	status = xp_cmd_read_trace("report", path, r, NULL, on_record, &c);
+	if (status)
+		goto out;
+	if (info) {
+		print_info(path, r, json);
+	} else if (!xp_trace_has_cap(r, "ioctl")) {
+		status = xp_fail(1, "report: %s has no ioctl capture", path);
+	} else {
+		/* what the live run said, from what the file says about it */
+		struct xp_run_info ri = {
+			.command = "ioctl",
+			.source = path,
+			.mode = "stream",
+			.hook = r->meta.hook[0] ? r->meta.hook : NULL,
+			.duration_s = xp_trace_duration(r),
+		};
+
+		memcpy(ri.drops, r->stats.drops, sizeof(ri.drops));
+		if (json)
+			xp_ioctl_report_json(stdout, &c.table, &r->meta.devs, &ri);
+		else
+			xp_ioctl_report_text(stdout, &c.table, &r->meta.devs, &ri, hist);
+	}
+out:
+	xp_ioctl_table_free(&c.table);
+	free(r);
+	return xp_finish_stdout(status);
+}
