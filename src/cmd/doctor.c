@@ -123,7 +123,7 @@ static void judge(struct doctor *d)
 						  : "neither tp_btf nor raw_tp attaches here",
 		 d->at[XP_AT_TP_BTF].ok ? "tp_btf" : "raw_tp");
 
-	c = cap(d, "sched", NULL);
+	c = cap(d, "sched", "xputrace sched");
 	c->ok = tp_ok && group_n(d, "gpu_scheduler") > 0;
 	snprintf(c->why, sizeof(c->why), "%s",
 		 c->ok ? "gpu_scheduler events present"

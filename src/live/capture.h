@@ -48,4 +48,24 @@ struct bpf_map *xp_ioctl_live_drops(const struct xp_ioctl_live *l);
 int xp_ioctl_live_drain(struct xp_ioctl_live *l, struct xp_ioctl_table *t);
 void xp_ioctl_live_close(struct xp_ioctl_live *l);
 
+/* The sched capability's kernel side (gpu_scheduler tracepoints, both generations). */
+#include "core/sched_stats.h"
+
+struct xp_sched_live;
+
+/*
+ * Parses the format of every gpu_scheduler event this kernel has into
+ * `layout`, then loads and attaches one program per event found. -ENOENT:
+ * the kernel has no gpu_scheduler events (no driver using the DRM GPU
+ * scheduler is loaded); `why` says why otherwise.
+ */
+int xp_sched_live_open(struct xp_sched_live **out, struct xp_sched_layout *layout, char *why,
+		       size_t whylen);
+/* "6.16 and older" or "6.17 and newer": which generation of events attached. */
+const char *xp_sched_live_generation(const struct xp_sched_live *l);
+int xp_sched_live_nevents(const struct xp_sched_live *l);
+struct bpf_map *xp_sched_live_events(const struct xp_sched_live *l);
+struct bpf_map *xp_sched_live_drops(const struct xp_sched_live *l);
+void xp_sched_live_close(struct xp_sched_live *l);
+
 #endif

@@ -1,0 +1,312 @@
+#include <inttypes.h>
+#include <string.h>
+
+#include "sinks/sched_report.h"
+#include "sinks/text.h"
+
+static bool active(const struct xp_sched_counts *c)
+{
+	return c->queued || c->run || c->done || c->deps || c->unsched || c->incomplete ||
+	       c->pending || c->inflight;
+}
+
+static double share(const struct xp_sched_counts *c, const struct xp_sched_report *r)
+{
+	double wall = r->ri->duration_s * 1e9;
+
+	return wall > 0 ? (double)xp_sched_busy_ns(c, r->now) / wall : 0;
+}
+
+static void gen_events(const struct xp_sched_layout *l, int *n, int *gen)
+{
+	*n = 0;
+	*gen = 0;
+	for (int tp = 0; tp < XP_TP_SCHED_MAX; tp++)
+		if (l->present[tp]) {
+			(*n)++;
+			*gen = xp_sched_tp_gen(tp);
+		}
+}
+
+static const char *pct3(const struct xp_hist *h, char *buf, size_t len)
+{
+	char a[16], b[16], c[16];
+
+	if (!h->count) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(buf, len, "%s/%s/%s", xp_fmt_ns(xp_hist_percentile(h, 50), a, sizeof(a)),
+		 xp_fmt_ns(xp_hist_percentile(h, 90), b, sizeof(b)),
+		 xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)));
+	return buf;
+}
+
+static void row_text(FILE *f, const struct xp_sched_counts *c, const struct xp_sched_report *r)
+{
+	char q[64], e[64];
+
+	fprintf(f, " %7" PRIu64 " %5" PRId64 " %5" PRId64 " %5" PRId64 " %4" PRId32 " %5.1f%% %-26s %-26s %5" PRIu64
+		   " %6" PRIu64 " %7" PRIu64 " %6" PRIu64 "\n",
+		c->done, c->pending, c->inflight, c->max_pending, c->max_hw_job_count,
+		100.0 * share(c, r), pct3(&c->qdelay, q, sizeof(q)), pct3(&c->exec, e, sizeof(e)),
+		c->deps, c->waited, c->unsched, c->incomplete);
+}
+
+#define COLS " %7s %5s %5s %5s %4s %6s %-26s %-26s %5s %6s %7s %6s\n", "JOBS", "PEND", "INFL", \
+	"MAXQ", "HWQ", "BUSY", "QUEUE p50/p90/p99", "EXEC p50/p90/p99", "DEPS", "WAITED", "UNSCHED", \
+	"INCOMPL"
+
+void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
+{
+	const struct xp_sched_state *s = r->st;
+	uint64_t done = 0, incomplete = 0;
+	int nev, gen, nrings = 0, nprocs = 0;
+
+	gen_events(r->layout, &nev, &gen);
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++)
+		if (active(&s->rings[i].c)) {
+			nrings++;
+			done += s->rings[i].c.done;
+			incomplete += s->rings[i].c.incomplete;
+		}
+	for (int i = 0; i < s->nprocs; i++)
+		nprocs += active(&s->procs[i].c);
+	if (r->ri->interval)
+		fprintf(f, "--- interval %" PRIu64 " ---\n", r->ri->interval);
+	fprintf(f, "%s: %.1f s, %s events (%d), %d ring%s, %d process%s, %" PRIu64 " job%s done, "
+		   "incomplete: %" PRIu64 ", ",
+		r->ri->command, r->ri->duration_s, gen == 2 ? "6.17+" : "6.16-", nev, nrings,
+		nrings == 1 ? "" : "s", nprocs, nprocs == 1 ? "" : "es", done, done == 1 ? "" : "s",
+		incomplete);
+	xp_print_drops(f, r->ri->drops);
+	if (s->unmatched || s->duplicates || s->out_of_order || s->missing_run)
+		fprintf(f, "unmatched done: %" PRIu64 ", duplicates: %" PRIu64 ", out of order: %" PRIu64
+			   ", done without run: %" PRIu64 "\n",
+			s->unmatched, s->duplicates, s->out_of_order, s->missing_run);
+	if (!nrings) {
+		fprintf(f, "no GPU scheduler jobs\n");
+		return;
+	}
+	fprintf(f, "\n%-20s" COLS, "RING");
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++)
+		if (active(&s->rings[i].c)) {
+			fprintf(f, "%-20.20s", s->rings[i].name);
+			row_text(f, &s->rings[i].c, r);
+		}
+	if (nprocs) {
+		fprintf(f, "\n%-7s %-16s %-6s" COLS, "PID", "COMM", "CLIENT");
+		for (int i = 0; i < s->nprocs; i++) {
+			const struct xp_sched_proc *p = &s->procs[i];
+			char cl[24] = "-";
+
+			if (!active(&p->c))
+				continue;
+			if (p->has_client)
+				snprintf(cl, sizeof(cl), "%" PRIu64, p->client_id);
+			fprintf(f, "%-7u %-16.16s %-6s", p->pid, p->comm, cl);
+			row_text(f, &p->c, r);
+		}
+	}
+	if (!r->hist)
+		return;
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++) {
+		const struct xp_sched_counts *c = &s->rings[i].c;
+
+		if (!active(c))
+			continue;
+		if (c->qdelay.count) {
+			fprintf(f, "\n%s queue delay (queue -> run):\n", s->rings[i].name);
+			xp_print_log2_hist(f, &c->qdelay, 2);
+		}
+		if (c->exec.count) {
+			fprintf(f, "\n%s execution (run -> done):\n", s->rings[i].name);
+			xp_print_log2_hist(f, &c->exec, 2);
+		}
+		if (c->depwait.count) {
+			fprintf(f, "\n%s dependency wait (-> run):\n", s->rings[i].name);
+			xp_print_log2_hist(f, &c->depwait, 2);
+		}
+	}
+}
+
+static void json_hist(struct xp_json *j, const char *key, const struct xp_hist *h)
+{
+	uint64_t slots[XP_LOG2_SLOTS];
+
+	xp_json_key(j, key);
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "count", h->count);
+	xp_json_ku64(j, "sum", h->sum);
+	xp_json_ku64(j, "p50", xp_hist_percentile(h, 50));
+	xp_json_ku64(j, "p90", xp_hist_percentile(h, 90));
+	xp_json_ku64(j, "p99", xp_hist_percentile(h, 99));
+	xp_json_ku64(j, "max", h->max);
+	xp_json_key(j, "log2");
+	xp_hist_log2(h, slots);
+	xp_json_begin_arr(j);
+	for (int k = 0; k < XP_LOG2_SLOTS; k++) {
+		if (!slots[k])
+			continue;
+		xp_json_begin_obj(j);
+		xp_json_ku64(j, "lo", k ? 1ULL << k : 0);
+		xp_json_ku64(j, "count", slots[k]);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_end_obj(j);
+}
+
+static void counts_json(struct xp_json *j, const struct xp_sched_counts *c,
+			const struct xp_sched_report *r)
+{
+	xp_json_ku64(j, "jobs", c->done);
+	xp_json_ku64(j, "queued", c->queued);
+	xp_json_ku64(j, "run", c->run);
+	xp_json_ki64(j, "pending", c->pending);
+	xp_json_ki64(j, "in_flight", c->inflight);
+	xp_json_ki64(j, "max_pending", c->max_pending);
+	xp_json_ki64(j, "max_in_flight", c->max_inflight);
+	xp_json_ku64(j, "job_count", c->last_job_count);
+	xp_json_ku64(j, "max_job_count", c->max_job_count);
+	xp_json_ki64(j, "hw_job_count", c->last_hw_job_count);
+	xp_json_ki64(j, "max_hw_job_count", c->max_hw_job_count);
+	xp_json_ku64(j, "busy_ns", xp_sched_busy_ns(c, r->now));
+	xp_json_kdouble(j, "busy_share", share(c, r));
+	xp_json_ku64(j, "deps", c->deps);
+	xp_json_ku64(j, "waited", c->waited);
+	xp_json_ku64(j, "unschedulable", c->unsched);
+	xp_json_ku64(j, "incomplete", c->incomplete);
+	json_hist(j, "queue_delay_ns", &c->qdelay);
+	json_hist(j, "exec_ns", &c->exec);
+	json_hist(j, "dep_wait_ns", &c->depwait);
+}
+
+void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
+{
+	const struct xp_sched_state *s = r->st;
+	uint64_t done = 0, incomplete = 0;
+	struct xp_json j;
+	int nev, gen;
+
+	gen_events(r->layout, &nev, &gen);
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++) {
+		done += s->rings[i].c.done;
+		incomplete += s->rings[i].c.incomplete;
+	}
+	xp_json_init(&j, f, false);
+	xp_json_begin_obj(&j);
+	xp_json_run_info(&j, r->ri);
+	xp_json_kstr(&j, "generation", gen == 2 ? "6.17+" : "6.16-");
+	xp_json_key(&j, "events");
+	xp_json_begin_arr(&j);
+	for (int tp = 0; tp < XP_TP_SCHED_MAX; tp++)
+		if (r->layout->present[tp])
+			xp_json_str(&j, xp_sched_tp_name(tp));
+	xp_json_end_arr(&j);
+	xp_json_ku64(&j, "jobs", done);
+	xp_json_ku64(&j, "incomplete", incomplete);
+	xp_json_ku64(&j, "open", xp_sched_open_jobs(s));
+	xp_json_ku64(&j, "unmatched_done", s->unmatched);
+	xp_json_ku64(&j, "duplicates", s->duplicates);
+	xp_json_ku64(&j, "out_of_order", s->out_of_order);
+	xp_json_ku64(&j, "done_without_run", s->missing_run);
+	xp_json_key(&j, "rings");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++) {
+		if (!active(&s->rings[i].c))
+			continue;
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "ring", s->rings[i].name);
+		counts_json(&j, &s->rings[i].c, r);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_key(&j, "processes");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nprocs; i++) {
+		const struct xp_sched_proc *p = &s->procs[i];
+
+		if (!active(&p->c))
+			continue;
+		xp_json_begin_obj(&j);
+		xp_json_ku64(&j, "pid", p->pid);
+		xp_json_kstr(&j, "comm", p->comm);
+		if (p->has_client)
+			xp_json_ku64(&j, "client_id", p->client_id);
+		counts_json(&j, &p->c, r);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_end_obj(&j);
+	xp_json_finish(&j);
+}
+
+void xp_sched_stream_header(FILE *f)
+{
+	fprintf(f, "%-12s %-16s %-8s %-16s %-6s %-22s %10s %10s %4s %s\n", "TIME(s)", "RING", "PID",
+		"COMM", "CLIENT", "JOB", "QUEUE", "EXEC", "DEPS", "DEPWAIT");
+}
+
+static void job_name(const struct xp_sched_job_info *j, char *buf, size_t len)
+{
+	if (j->gen == 2)
+		snprintf(buf, len, "%" PRIu64 ":%" PRIu64, j->k1, j->k2);
+	else
+		snprintf(buf, len, "id %" PRIu64, j->k2);
+}
+
+void xp_sched_stream_text(FILE *f, const struct xp_sched_job_info *j, uint64_t t0)
+{
+	char q[16] = "-", e[16] = "-", d[16] = "-", cl[24] = "-", name[48];
+
+	if (j->has_queue && j->has_run)
+		xp_fmt_ns(j->run_ts > j->q_ts ? j->run_ts - j->q_ts : 0, q, sizeof(q));
+	if (j->has_run)
+		xp_fmt_ns(j->done_ts > j->run_ts ? j->done_ts - j->run_ts : 0, e, sizeof(e));
+	if (j->has_depwait)
+		xp_fmt_ns(j->depwait_ns, d, sizeof(d));
+	if (j->has_client)
+		snprintf(cl, sizeof(cl), "%" PRIu64, j->client_id);
+	job_name(j, name, sizeof(name));
+	fprintf(f, "%-12.6f %-16.16s %-8u %-16.16s %-6s %-22s %10s %10s %4u %s\n",
+		j->done_ts > t0 ? (double)(j->done_ts - t0) / 1e9 : 0.0, j->ring, j->pid,
+		j->comm[0] ? j->comm : "?", cl, name, q, e, j->deps, d);
+}
+
+void xp_sched_stream_json(struct xp_json *js, const struct xp_sched_job_info *j, uint64_t t0)
+{
+	xp_json_begin_obj(js);
+	xp_json_kstr(js, "event", "job");
+	xp_json_ku64(js, "ts_ns", j->done_ts > t0 ? j->done_ts - t0 : 0);
+	xp_json_kstr(js, "ring", j->ring);
+	if (j->has_queue) {
+		xp_json_ku64(js, "pid", j->pid);
+		xp_json_ku64(js, "tid", j->tid);
+		xp_json_kstr(js, "comm", j->comm);
+	}
+	if (j->has_client)
+		xp_json_ku64(js, "client_id", j->client_id);
+	if (j->gen == 2) {
+		xp_json_ku64(js, "fence_context", j->k1);
+		xp_json_ku64(js, "fence_seqno", j->k2);
+	} else {
+		xp_json_ku64(js, "job_id", j->k2);
+	}
+	xp_json_key(js, "queue_ns");
+	if (j->has_queue && j->has_run)
+		xp_json_u64(js, j->run_ts > j->q_ts ? j->run_ts - j->q_ts : 0);
+	else
+		xp_json_null(js);
+	xp_json_key(js, "exec_ns");
+	if (j->has_run)
+		xp_json_u64(js, j->done_ts > j->run_ts ? j->done_ts - j->run_ts : 0);
+	else
+		xp_json_null(js);
+	xp_json_ku64(js, "deps", j->deps);
+	xp_json_ku64(js, "unschedulable", j->unsched);
+	if (j->has_depwait)
+		xp_json_ku64(js, "dep_wait_ns", j->depwait_ns);
+	xp_json_end_obj(js);
+	xp_json_finish(js);
+}

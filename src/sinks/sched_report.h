@@ -1,0 +1,26 @@
+/* The sched summary (text, JSON) and its per-job stream lines. */
+#ifndef XP_SINKS_SCHED_REPORT_H
+#define XP_SINKS_SCHED_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "core/sched_stats.h"
+#include "sinks/json.h"
+#include "sinks/report.h"
+
+struct xp_sched_report {
+	const struct xp_sched_state *st;
+	const struct xp_sched_layout *layout;	/* which events were traced */
+	const struct xp_run_info *ri;
+	uint64_t now;				/* the clock of the records: busy time up to here */
+	bool hist;				/* text: log2 histograms too */
+};
+
+void xp_sched_report_text(FILE *f, const struct xp_sched_report *r);
+void xp_sched_report_json(FILE *f, const struct xp_sched_report *r);
+
+void xp_sched_stream_header(FILE *f);
+void xp_sched_stream_text(FILE *f, const struct xp_sched_job_info *j, uint64_t t0);
+void xp_sched_stream_json(struct xp_json *j, const struct xp_sched_job_info *job, uint64_t t0);
+
+#endif
