@@ -1,17 +1,28 @@
 # Helpers for lab scenarios, sourced in the guest before the scenario.
 # A scenario exits 0 (pass), 77 (skip: print "SKIP: reason" first) or other.
 T=/sys/kernel/tracing
-FAILS=0
+FAILS=0		# failed checks in all
+GROUP=""	# a scenario may report several named tests: "group NAME"
+GFAILS=0
+
+# Start a named sub-test; its checks are reported as one result line
+# "RESULT scenario.NAME PASS|FAIL" (the scenario's own checks as "RESULT scenario ...").
+group() { end_group; GROUP=$1; GFAILS=0; say "test $(cat /lab/scenario.name).$1"; }
+end_group() {
+	local name; name=$(cat /lab/scenario.name)${GROUP:+.$GROUP}
+	if [ "$GFAILS" -eq 0 ]; then echo "RESULT $name PASS"; else echo "RESULT $name FAIL"; fi
+	GFAILS=0
+}
 
 say() { echo "## $*"; }
 ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; FAILS=$((FAILS + 1)); }
+bad() { echo "FAIL $*"; FAILS=$((FAILS + 1)); GFAILS=$((GFAILS + 1)); }
 # check "description" test-args...: one assertion, counted
 check() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
 # expect_eq "description" expected actual
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1 = $3"; else bad "$1: expected '$2', got '$3'"; fi; }
 skip_test() { echo "SKIP: $*"; exit 77; }
-finish() { say "$FAILS failed check(s)"; [ "$FAILS" -eq 0 ]; exit $?; }
+finish() { end_group; say "$FAILS failed check(s)"; [ "$FAILS" -eq 0 ]; exit $?; }
 need_xputrace() { command -v xputrace >/dev/null || skip_test "no xputrace binary in the guest (make static failed or was not run)"; }
 
 # Load a module and the modules it depends on (modules.dep from busybox depmod).

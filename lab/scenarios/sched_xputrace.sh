@@ -1,0 +1,125 @@
+# xputrace sched against the mock GPU on the real drm_sched, on whichever
+# gpu_scheduler generation this kernel has. Every assertion compares with
+# what this scenario submitted, or with the module's own clock for the
+# same jobs (debugfs jobs: run_job -> fence signal), never with the
+# durations asked for: under emulation timers fire late.
+need_xputrace
+load mockgpu || finish
+J=/sys/kernel/debug/mockgpu/jobs
+R0=mock-ring0 R1=mock-ring1
+
+start_xp() { # OUT ARGS...: xputrace sched in the background, waits until attached
+	local out=$1 i=0
+	shift
+	xputrace sched "$@" >$out 2>$out.err &
+	XPID=$!
+	while ! grep -q '^Tracing' $out.err 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 400 ] || ! kill -0 $XPID 2>/dev/null; then
+			bad "xputrace sched did not start: $(cat $out.err)"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+stop_xp() { kill -INT $XPID; wait $XPID; }
+# median of column COL of the module's job log for ring RING
+mod_median() { awk -v r=$1 -v c=$2 '!/^#/ && $2==r { print $c }' $J | sort -n |
+	awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+within() { # A B PCT: |A-B| <= PCT% of B
+	awk -v a=$1 -v b=$2 -v p=$3 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d * 100 <= p * b) }'
+}
+
+say "1. two processes at once: counts per ring and per process, execution time vs the module's clock"
+echo >$J
+start_xp /tmp/a.json --json || finish
+mocksubmit -s -q 'ring=0 dur_us=200 count=60' 'ring=1 dur_us=5000 count=8' &
+PA=$!
+mocksubmit -s -q 'ring=0 dur_us=200 count=40' 'ring=1 dur_us=5000 count=12' &
+PB=$!
+wait $PA; ra=$?
+wait $PB; rb=$?
+stop_xp
+expect_eq "xputrace exit status" 0 $?
+expect_eq "submitters' status" "0 0" "$ra $rb"
+a() { jget /tmp/a.json "$1"; }
+expect_eq "generation" "$([ -d $T/events/gpu_scheduler/drm_sched_job_queue ] && echo 6.17+ || echo 6.16-)" "$(a generation)"
+expect_eq "jobs" 120 "$(a jobs)"
+expect_eq "incomplete" 0 "$(a incomplete)"
+expect_eq "drops" 0 "$(a drops.total)"
+expect_eq "$R0 jobs" 100 "$(a rings[ring=$R0].jobs)"
+expect_eq "$R1 jobs" 20 "$(a rings[ring=$R1].jobs)"
+expect_eq "process A jobs" 68 "$(a processes[pid=$PA].jobs)"
+expect_eq "process B jobs" 52 "$(a processes[pid=$PB].jobs)"
+expect_eq "process A comm" mocksubmit "$(a processes[pid=$PA].comm)"
+expect_eq "$R0 queued" 100 "$(a rings[ring=$R0].queued)"
+expect_eq "$R0 in flight at the end" 0 "$(a rings[ring=$R0].in_flight)"
+for r in 0 1; do
+	ring=mock-ring$r
+	mine=$(a rings[ring=$ring].exec_ns.p50)
+	theirs=$(mod_median $r 13)
+	check "$ring exec p50 ${mine} ns within 10% of the module's median ${theirs} ns" within "$mine" "$theirs" 10
+done
+busy=$(a rings[ring=$R1].busy_share)
+check "$R1 busy share $busy is plausible (0.05..1)" awk -v b="$busy" 'BEGIN { exit !(b > 0.05 && b <= 1.0) }'
+if [ -d $T/events/gpu_scheduler/drm_sched_job_queue ]; then
+	check "client id per process (6.17+)" jget /tmp/a.json processes[pid=$PA].client_id
+fi
+
+say "2. queue delay grows when a ring is over-filled"
+start_xp /tmp/light.json --json || finish
+for i in 1 2 3 4 5 6 7 8; do mocksubmit -s -q 'ring=0 dur_us=1000'; done
+stop_xp
+start_xp /tmp/heavy.json --json || finish
+mocksubmit -s -q 'ring=0 dur_us=1000 count=48'
+stop_xp
+lq=$(jget /tmp/light.json rings[ring=$R0].queue_delay_ns.p90)
+hq=$(jget /tmp/heavy.json rings[ring=$R0].queue_delay_ns.p90)
+hmax=$(jget /tmp/heavy.json rings[ring=$R0].queue_delay_ns.max)
+expect_eq "light jobs" 8 "$(jget /tmp/light.json rings[ring=$R0].jobs)"
+expect_eq "heavy jobs" 48 "$(jget /tmp/heavy.json rings[ring=$R0].jobs)"
+check "queue delay p90 over-filled ($hq ns) > 5 x one at a time ($lq ns)" [ "$hq" -gt $((lq * 5)) ]
+check "longest queue delay over-filled ($hmax ns) >= 30 ms (48 x 1 ms, 4 at a time)" [ "$hmax" -ge 30000000 ]
+check "max pending >= 20 over-filled" [ "$(jget /tmp/heavy.json rings[ring=$R0].max_pending)" -ge 20 ]
+
+say "3. dependencies counted exactly"
+start_xp /tmp/dep.json --json || finish
+mocksubmit -s -q 'ring=0 dur_us=20000 count=3' 'ring=1 dur_us=100 dep=@1' 'ring=1 dur_us=100 dep=@2' \
+	'ring=1 dur_us=100 dep=@3' 'ring=1 dur_us=100 count=2'
+stop_xp
+expect_eq "$R1 dependencies" 3 "$(jget /tmp/dep.json rings[ring=$R1].deps)"
+expect_eq "$R0 dependencies" 0 "$(jget /tmp/dep.json rings[ring=$R0].deps)"
+expect_eq "$R1 jobs" 5 "$(jget /tmp/dep.json rings[ring=$R1].jobs)"
+check "$R1 jobs that waited >= 1" [ "$(jget /tmp/dep.json rings[ring=$R1].waited)" -ge 1 ]
+
+say "4. --stream: one line per job, --ring and --comm filters"
+start_xp /tmp/st.json --stream --json --ring $R1 || finish
+mocksubmit -s -q 'ring=0 dur_us=100 count=5' 'ring=1 dur_us=100 count=7'
+stop_xp
+expect_eq "stream lines for $R1" 7 "$(grep -c '"event":"job"' /tmp/st.json)"
+expect_eq "stream lines for $R0" 0 "$(grep -c "\"ring\":\"$R0\"" /tmp/st.json)"
+start_xp /tmp/cm.json --json --comm nobody || finish
+mocksubmit -s -q 'ring=0 dur_us=100 count=5'
+stop_xp
+expect_eq "jobs of another comm" 0 "$(jget /tmp/cm.json jobs)"
+
+say "5. the module unloaded mid-trace"
+start_xp /tmp/rm.json --json || finish
+mocksubmit -q 'ring=0 dur_us=50000 count=30' &
+PK=$!
+sleep 0.5
+kill -KILL $PK; wait $PK 2>/dev/null
+rmmod mockgpu
+expect_eq "rmmod mockgpu" 0 $?
+sleep 0.3
+check "xputrace still running after rmmod" kill -0 $XPID
+stop_xp
+expect_eq "xputrace exit status after rmmod" 0 $?
+done=$(jget /tmp/rm.json rings[ring=$R0].jobs) inc=$(jget /tmp/rm.json rings[ring=$R0].incomplete)
+q=$(jget /tmp/rm.json rings[ring=$R0].queued)
+expect_eq "queued" 30 "$q"
+check "some jobs never completed ($inc incomplete, $done done)" [ "$inc" -ge 1 ]
+expect_eq "done + incomplete" 30 $((done + inc))
+say "summary of phase 1"; xputrace sched --help >/dev/null; cat /tmp/a.json | head -c 1500; echo
+cat /tmp/a.json.err /tmp/rm.json.err
+finish

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The lab layer of the test suite: every scenario in lab/scenarios on both
+# kernel generations, one line per test:
+#   PASS lab/KERNEL/NAME | FAIL lab/KERNEL/NAME | SKIP lab/KERNEL/NAME: reason
+# Exits non-zero on any FAIL. When Debian's archive cannot be reached and
+# nothing is cached, every test is reported as SKIP with the reason.
+#   lab/test.sh [--kernel old|new] [SCENARIO...]
+# Needs root on Debian 12 (installs qemu-system-x86, busybox-static, gcc-12, ...).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernels=(old new)
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernels=("$2"); shift 2 ;;
+	-h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) break ;;
+	esac
+done
+scenarios=("$@")
+if [ ${#scenarios[@]} -eq 0 ]; then
+	for f in "$LAB_DIR"/scenarios/*.sh; do scenarios+=("$(basename "$f" .sh)"); done
+fi
+t0=$(date +%s)
+mkdir -p "$CACHE"
+SUMMARY="$CACHE/results/summary.txt"
+mkdir -p "$CACHE/results"; : >"$SUMMARY"
+fails=0
+report() { echo "$*" | tee -a "$SUMMARY"; case $1 in FAIL) fails=$((fails + 1)) ;; esac; }
+skip_all() {
+	local k s
+	for k in "${kernels[@]}"; do for s in "${scenarios[@]}"; do report "SKIP lab/$k/$s: $1"; done; done
+}
+
+# Set-up: host tools, kernels (downloads only on a cold cache).
+if [ "$(id -u)" -ne 0 ]; then skip_all "the lab needs root (apt-get, QEMU set-up)"; exit 0; fi
+rc=0; setup_log=$("$LAB_DIR/fetch.sh" "${kernels[@]}" 2>&1) || rc=$?
+echo "$setup_log" | grep -E '^kernel ' | tee -a "$SUMMARY"
+if [ $rc -eq $EX_SKIP ]; then
+	skip_all "$(echo "$setup_log" | sed -n 's/^lab: skip: //p' | tail -1)"; exit 0
+elif [ $rc -ne 0 ]; then
+	echo "$setup_log" | tail -20 >&2
+	report "FAIL lab/setup: lab/fetch.sh failed (status $rc)"; exit 1
+fi
+
+# xputrace itself, fully static, for the guests.
+xp_note=""
+if ! make -s -C "$REPO_DIR" static >"$CACHE/results/make-static.log" 2>&1; then
+	xp_note="make static failed (see $CACHE/results/make-static.log)"
+	export XPUTRACE_BIN=/nonexistent
+	tail -5 "$CACHE/results/make-static.log" >&2
+fi
+
+for k in "${kernels[@]}"; do
+	for s in "${scenarios[@]}"; do
+		log_file="$CACHE/results/$k-$s.log"
+		rc=0; "$LAB_DIR/run.sh" --kernel "$k" "$s" >"$log_file" 2>&1 || rc=$?
+		out="$CACHE/results/$k-$s/output.txt"
+		results=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^RESULT \([^ ]*\) \(PASS\|FAIL\)$/\2 \1/p')
+		if [ $rc -eq $EX_SKIP ]; then
+			reason=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^SKIP: //p' | tail -1)
+			[ -n "$reason" ] || reason=$(sed -n 's/^lab: skip: //p' "$log_file" | tail -1)
+			[ -z "$xp_note" ] || reason="$reason; $xp_note"
+			report "SKIP lab/$k/$s: ${reason:-skipped}"
+		elif [ -n "$results" ]; then
+			while read -r verdict name; do report "$verdict lab/$k/$name"; done <<<"$results"
+			if [ $rc -ne 0 ] && ! grep -q '^FAIL' <<<"$results"; then
+				report "FAIL lab/$k/$s: guest status $rc"
+			fi
+		elif [ $rc -eq 0 ]; then
+			report "PASS lab/$k/$s"
+		else
+			report "FAIL lab/$k/$s: $(grep -E '^(guest |lab: error)' "$log_file" | head -1)"
+		fi
+		if [ $rc -ne 0 ] && [ $rc -ne $EX_SKIP ]; then
+			grep -E '^(FAIL|guest|lab: error)' "$log_file" | sed 's/^/    /' | head -20
+		fi
+	done
+done
+echo "lab: $(($(date +%s) - t0)) s; logs and results in $CACHE/results" | tee -a "$SUMMARY"
+[ $fails -eq 0 ]
