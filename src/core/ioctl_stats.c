@@ -86,19 +86,23 @@ struct xp_ioctl_entry *xp_ioctl_table_get(struct xp_ioctl_table *t, const struct
 	return e;
 }
 
+/*
+ * The first XP_IOCTL_MAX_ERRNOS - 1 distinct errnos get a slot each; the
+ * last slot (err 0, "other") collects the rest, so no named count is lost.
+ */
 static void add_errno(struct xp_ioctl_entry *e, uint32_t err, uint64_t count)
 {
 	int i;
 
 	for (i = 0; i < e->nerrnos; i++)
-		if (e->errnos[i].err == err)
+		if (e->errnos[i].err == err && (err || i == XP_IOCTL_MAX_ERRNOS - 1))
 			break;
 	if (i == e->nerrnos) {
-		if (e->nerrnos == XP_IOCTL_MAX_ERRNOS) {
-			/* full: the last slot becomes "other" */
+		if (i >= XP_IOCTL_MAX_ERRNOS - 1) {
 			i = XP_IOCTL_MAX_ERRNOS - 1;
-			e->errnos[i].err = 0;
-		} else {
+			err = 0;
+		}
+		if (i == e->nerrnos) {
 			e->nerrnos++;
 			e->errnos[i].err = err;
 			e->errnos[i].count = 0;
@@ -121,7 +125,7 @@ int xp_ioctl_table_add_rec(struct xp_ioctl_table *t, const struct xp_ioctl_rec *
 	xp_hist_add(&e->lat, r->lat_ns);
 	if (r->ret < 0) {
 		e->errors++;
-		add_errno(e, (uint32_t)-r->ret, 1);
+		add_errno(e, 0u - (uint32_t)r->ret, 1);	/* INT_MIN too */
 	}
 	return 0;
 }

@@ -58,6 +58,27 @@ void xp_json_end_obj(struct xp_json *j) { close_scope(j, '}'); }
 void xp_json_begin_arr(struct xp_json *j) { open_scope(j, '['); }
 void xp_json_end_arr(struct xp_json *j) { close_scope(j, ']'); }
 
+/* Length of the valid UTF-8 sequence at p, or 0 when it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : 0;
+
+	if (p[0] >= 0xf5)
+		n = 0;
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong forms, surrogates and values above U+10FFFF */
+	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
+	    (n == 4 && p[0] == 0xf0 && p[1] < 0x90) || (n == 4 && p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/*
+ * Strings from the kernel (task names cut at 15 bytes, device paths) may hold
+ * broken UTF-8; such bytes become U+FFFD so the document stays valid JSON.
+ */
 static void write_string(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -69,10 +90,20 @@ static void write_string(FILE *f, const char *s)
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (*p < 0x20 || *p == 0x7f) {
 				fprintf(f, "\\u%04x", *p);
-			else
+			} else if (*p < 0x80) {
 				fputc(*p, f);
+			} else {
+				int n = utf8_len(p);
+
+				if (n) {
+					fwrite(p, 1, (size_t)n, f);
+					p += n - 1;
+				} else {
+					fputs("\\ufffd", f);
+				}
+			}
 		}
 	}
 	fputc('"', f);

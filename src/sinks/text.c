@@ -48,11 +48,12 @@ const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len)
 {
 	char tmp[32], *p = tmp;
 
+	/* a value that rounds up to 1000 of a unit is shown in the next unit */
 	if (ns < 1000)
 		p = xp_put_u64(p, ns), *p++ = 'n', *p++ = 's';
-	else if (ns < 1000000)
+	else if (ns < 999950)
 		p = put_fixed(p, (ns + 50) / 100, 1), *p++ = 'u', *p++ = 's';
-	else if (ns < 1000000000)
+	else if (ns < 999995000)
 		p = put_fixed(p, (ns + 5000) / 10000, 2), *p++ = 'm', *p++ = 's';
 	else
 		p = put_fixed(p, (ns + 5000000) / 10000000, 2), *p++ = 's';

@@ -783,6 +783,10 @@ static void test_text_helpers(void)
 	CHECK_STR(xp_fmt_ns(1000, buf, sizeof(buf)), "1.0us");
 	CHECK_STR(xp_fmt_ns(12345, buf, sizeof(buf)), "12.3us");
 	CHECK_STR(xp_fmt_ns(4560000, buf, sizeof(buf)), "4.56ms");
+	/* what rounds up to 1000 of a unit is shown in the next one */
+	CHECK_STR(xp_fmt_ns(999949, buf, sizeof(buf)), "999.9us");
+	CHECK_STR(xp_fmt_ns(999999, buf, sizeof(buf)), "1.00ms");
+	CHECK_STR(xp_fmt_ns(999999999, buf, sizeof(buf)), "1.00s");
 	CHECK_STR(xp_fmt_ns(1200000000, buf, sizeof(buf)), "1.20s");
 	CHECK_STR(xp_fmt_ns(200000000000ULL, buf, sizeof(buf)), "200.00s");
 

@@ -429,8 +429,23 @@ static void test_run_info(void)
 	CHECK(strstr(text(), "\"duration_s\": 0.25") != NULL);
 }
 
+/* Task names cut mid-character by the kernel must not break the document. */
+static void test_broken_utf8(void)
+{
+	struct xp_json *j = start(false);
+
+	xp_json_begin_arr(j);
+	xp_json_str(j, "abcdefghijklmn\xc3");	/* a two-byte sequence cut short */
+	xp_json_str(j, "caf\xc3\xa9");		/* valid: kept as is */
+	xp_json_str(j, "\xed\xa0\x80");		/* a surrogate: not valid UTF-8 */
+	xp_json_str(j, "\xf0\x9f\x9a\x80");	/* valid four-byte sequence */
+	xp_json_end_arr(j);
+	CHECK_STR(text(), "[\"abcdefghijklmn\\ufffd\",\"caf\xc3\xa9\",\"\\ufffd\\ufffd\\ufffd\",\"\xf0\x9f\x9a\x80\"]");
+}
+
 int main(void)
 {
+	RUN(test_broken_utf8);
 	RUN(test_validator_can_fail);
 	RUN(test_scalars_top_level);
 	RUN(test_empty_containers);
