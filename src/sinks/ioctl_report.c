@@ -245,7 +245,7 @@ void xp_ioctl_stream_text(FILE *f, const struct xp_ioctl_rec *r, const struct xp
 	p += names->len;
 	p = put_rcol(p, xp_fmt_ns(r->lat_ns, tmp, sizeof(tmp)), 10);
 	if (r->ret < 0) {
-		xp_errno_name((uint32_t)-r->ret, tmp, sizeof(tmp));
+		xp_errno_name(0u - (uint32_t)r->ret, tmp, sizeof(tmp));
 		p = put_col(p, tmp, sizeof(tmp), 0);
 	} else {
 		p = put_ucol(p, (uint64_t)r->ret, 0);
