@@ -5,6 +5,7 @@
 #   make test       install what is missing, build, run every test layer (tests/run.sh)
 #   make run        install what is missing, build, run the default job (doctor, then a short trace)
 #   make bench      run the benchmarks in bench/ and write their figures there
+#   make fuzz       fuzz the trace file reader with libFuzzer for FUZZ_TIME seconds (60)
 #
 # Kernel types: the BPF programs do not include a generated vmlinux.h. They
 # declare the few kernel structures they read in src/bpf/kernel_types.h, with
@@ -43,7 +44,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 
 .SECONDARY:
-.PHONY: all static test unit run bench deps clean install
+.PHONY: all static test unit run bench deps clean install fuzz
 all: xputrace
 
 deps:
@@ -101,6 +102,18 @@ run: deps
 bench: deps
 	$(MAKE) xputrace helpers
 	bash bench/ioctl_overhead.sh
+
+# The reader under libFuzzer with ASan and UBSan (clang's libclang-rt-*-dev
+# has libFuzzer); not part of `make test`, which must not need it.
+FUZZ_TIME ?= 60
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
+	       -fno-sanitize-recover=undefined -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+$(BUILD)/fuzz/fuzz_reader: fuzz/fuzz_reader.c $(CORE_SRCS) $(wildcard src/*/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_reader.c $(CORE_SRCS) -lm
+
+fuzz: $(BUILD)/fuzz/fuzz_reader
+	bash fuzz/run.sh $(FUZZ_TIME)
 
 install: xputrace
 	install -D -m 0755 xputrace $(DESTDIR)$(PREFIX)/sbin/xputrace

@@ -152,7 +152,7 @@ void xp_perfetto_ioctl(struct xp_perfetto *p, const struct xp_ioctl_rec *r,
 	xp_json_kstr(&p->j, "cmd", cmdhex);
 	xp_json_ki64(&p->j, "fd", r->fd);
 	if (r->ret < 0)
-		xp_json_kstr(&p->j, "error", xp_errno_name((uint32_t)-r->ret, res, sizeof(res)));
+		xp_json_kstr(&p->j, "error", xp_errno_name(0u - (uint32_t)r->ret, res, sizeof(res)));
 	else
 		xp_json_ki64(&p->j, "ret", r->ret);
 	xp_perfetto_slice_end(p);
@@ -220,7 +220,7 @@ void xp_perfetto_end(struct xp_perfetto *p, const struct xp_trace_meta *m)
 		xp_json_kstr(&p->j, "kernel", m->kernel);
 		xp_json_kstr(&p->j, "clock", m->clock);
 		/* ts 0 is this wall-clock time (ns since the epoch) */
-		xp_json_ku64(&p->j, "t0_wall_ns", (uint64_t)((int64_t)p->t0 + m->wall_offset_ns));
+		xp_json_ku64(&p->j, "t0_wall_ns", p->t0 + (uint64_t)m->wall_offset_ns);
 		xp_json_end_obj(&p->j);
 	}
 	xp_json_end_obj(&p->j);
