@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# record, report and export end to end: ioctl_driver issues a known set of
+# ioctls on /dev/null while `xputrace record` writes them to a file; the
+# report of the file must say what the live run said, and match the driver.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+DRV=$E2E_BIN/ioctl_driver
+CHECK="python3 tests/e2e/check_ioctl.py"
+PERFETTO="python3 tests/e2e/check_perfetto.py"
+SEED=fuzz/seeds/small.xpt
+
+# usage and file errors: exit status, and one line saying what
+bad_input() { # name status want args...
+	local name=$1 want_rc=$2 want=$3
+	shift 3
+	"$XP" "$@" > "$WORK/bad.out" 2> "$WORK/bad.err"
+	local rc=$?
+	if [ $rc -eq "$want_rc" ] && [ "$(wc -l < "$WORK/bad.err")" -eq 1 ] && grep -q -- "$want" "$WORK/bad.err"; then
+		pass "$name"
+	else
+		fail "$name: exit $rc, stderr: $(head -c 300 "$WORK/bad.err")"
+	fi
+}
+if [ -x "$XP" ]; then
+	bad_input "record wants -o" 2 "-o FILE is required" record -d 1
+	bad_input "record rejects an unknown capability" 2 "unknown capability 'frob'" record -o "$WORK/x.xpt" frob
+	bad_input "report wants a file" 2 "which trace file" report
+	bad_input "report rejects an unknown view" 2 "unknown view" report "$WORK/x.xpt" sched2
+	bad_input "report of a missing file" 1 "No such file" report "$WORK/missing.xpt"
+	bad_input "report refuses a foreign file" 1 "not an xputrace trace file" report tests/e2e/lib.sh
+	bad_input "export wants --perfetto" 2 "perfetto FILE is required" export -o "$WORK/x.json"
+	bad_input "export refuses a foreign file" 1 "not an xputrace trace file" export --perfetto tests/e2e/lib.sh -o "$WORK/x.json"
+	[ -e "$WORK/x.json" ] && fail "export leaves no output behind on failure" || pass "export leaves no output behind on failure"
+else
+	skip "record bad input: $XP is not built"
+fi
+
+# a committed recording: damaged and cut copies, no BPF needed
+if [ -x "$XP" ] && [ -f "$SEED" ]; then
+	if "$XP" report "$SEED" --json > "$WORK/seed.json" 2> "$WORK/seed.err" && [ ! -s "$WORK/seed.err" ] &&
+		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["processes"] else 1)' "$WORK/seed.json"; then
+		pass "report reads a file recorded on another machine"
+	else
+		fail "report reads a file recorded on another machine: $(head -c 300 "$WORK/seed.err")"
+	fi
+	size=$(stat -c %s "$SEED")
+	python3 - "$SEED" "$WORK/flip.xpt" "$((size / 2))" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read()); b[int(sys.argv[3])] ^= 0x40
+open(sys.argv[2], "wb").write(b)
+PY
+	bad_input "report refuses a damaged file" 1 "corrupt trace file" report "$WORK/flip.xpt"
+	head -c $((size - 30)) "$SEED" > "$WORK/cut.xpt"
+	"$XP" report "$WORK/cut.xpt" > "$WORK/cut.out" 2> "$WORK/cut.err"
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(wc -l < "$WORK/cut.err")" -eq 1 ] && grep -q "warning.*cut short" "$WORK/cut.err" &&
+		grep -q "^ioctl: " "$WORK/cut.out"; then
+		pass "report reads a cut file with a warning"
+	else
+		fail "report reads a cut file with a warning: exit $rc: $(cat "$WORK/cut.err")"
+	fi
+else
+	skip "report of a committed recording: $SEED or $XP missing"
+fi
+
+why=$(bpf_unavailable)
+[ -x "$DRV" ] || why=${why:-"$DRV is not built"}
+if [ -n "$why" ]; then
+	for t in "live summary" "report equals live" "report text" "perfetto export" "SIGKILL" "SIGTERM" "-d"; do
+		skip "record $t: $why"
+	done
+	exit 0
+fi
+
+# 1. record while the driver runs; the live summary comes out at the end
+FILE=$WORK/run.xpt
+if start_tracer rec record -o "$FILE" --device /dev/null --json &&
+	"$DRV" 3 > "$WORK/rec.pids" && stop_tracer INT; then
+	if msg=$($CHECK "$WORK/rec.out" "$WORK/rec.pids" 3 2>&1); then
+		pass "record prints the live summary with exact counts"
+	else
+		fail "record live summary: $(echo "$msg" | head -3 | tr '\n' ';')"
+	fi
+	if grep -q "^Recorded [0-9]* records in [0-9]* blocks ([0-9]* bytes) to .*; drops: 0$" "$WORK/rec.err"; then
+		pass "record says what it wrote"
+	else
+		fail "record says what it wrote: $(tail -1 "$WORK/rec.err")"
+	fi
+else
+	fail "record: tracer failed: $(head -c 300 "$WORK/rec.err")"
+fi
+
+# 2. report: the driver's exact counts, and the live summary field for field
+"$XP" report "$FILE" --json > "$WORK/rep.json" 2> "$WORK/rep.err"
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$WORK/rep.err" ] && msg=$($CHECK "$WORK/rep.json" "$WORK/rec.pids" 3 2>&1); then
+	pass "report counts the driver's calls exactly"
+else
+	fail "report counts: exit $rc: $(head -c 200 "$WORK/rep.err") $msg"
+fi
+if python3 - "$WORK/rec.out" "$WORK/rep.json" "$FILE" <<'PY'
+import json, sys
+live, rep = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert live["source"] == "live" and rep["source"] == sys.argv[3], (live["source"], rep["source"])
+for d in (live, rep):
+    d.pop("source"); d.pop("duration_s")
+if live != rep:
+    for k in live:
+        if live[k] != rep.get(k):
+            print("differs:", k, str(live[k])[:200], "|", str(rep.get(k))[:200])
+    sys.exit(1)
+PY
+then pass "report equals the live summary (source and duration aside)"
+else fail "report equals the live summary"; fi
+
+"$XP" report "$FILE" > "$WORK/rep.txt" 2>&1
+if grep -q "^ioctl: .* drops: 0" "$WORK/rep.txt" && grep -q "errors: EFAULT 60" "$WORK/rep.txt" && grep -q '|@' "$WORK/rep.txt"; then
+	pass "report text names calls, errnos and histograms"
+else
+	fail "report text: $(head -c 300 "$WORK/rep.txt")"
+fi
+
+# 3. Perfetto export: the format's rules, and every call a slice
+if "$XP" export --perfetto "$FILE" -o "$WORK/run.json" 2> "$WORK/exp.err" &&
+	msg=$($PERFETTO "$WORK/run.json" "$WORK/rec.pids" 3 2>&1); then
+	pass "export writes valid trace-event JSON with every call as a slice"
+else
+	fail "export: $(head -c 200 "$WORK/exp.err") $msg"
+fi
+
+# 4. a recorder killed with SIGKILL leaves a file readable to its last block
+start_tracer kill record -o "$WORK/kill.xpt" --device /dev/null && "$DRV" 1 > "$WORK/kill.pids" &&
+	sleep 1.5 && kill -KILL $TRACER && wait $TRACER 2>/dev/null
+"$XP" report "$WORK/kill.xpt" --json > "$WORK/kill.json" 2> "$WORK/kill.err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -l < "$WORK/kill.err")" -eq 1 ] && grep -q "cut short" "$WORK/kill.err" &&
+	msg=$($CHECK "$WORK/kill.json" "$WORK/kill.pids" 1 2>&1); then
+	pass "report reads a killed recorder's file up to its last block"
+else
+	fail "report after SIGKILL: exit $rc: $(head -c 300 "$WORK/kill.err") $msg"
+fi
+
+# 5. SIGTERM and the end of -d close the file properly (no warning)
+start_tracer term record -o "$WORK/term.xpt" --device /dev/null && "$DRV" 1 > "$WORK/term.pids" && stop_tracer TERM
+rc=$?
+if [ $rc -eq 0 ] && "$XP" report "$WORK/term.xpt" --json > "$WORK/term.json" 2> "$WORK/term.err" &&
+	[ ! -s "$WORK/term.err" ] && $CHECK "$WORK/term.json" "$WORK/term.pids" 1 > /dev/null; then
+	pass "record writes everything on SIGTERM"
+else
+	fail "record on SIGTERM: exit $rc: $(head -c 300 "$WORK/term.err")"
+fi
+start_tracer dur record -o "$WORK/dur.xpt" --device /dev/null -d 1.5 && "$DRV" 1 > "$WORK/dur.pids" && wait $TRACER
+rc=$?
+if [ $rc -eq 0 ] && "$XP" report "$WORK/dur.xpt" --json > "$WORK/dur.json" 2> "$WORK/dur.err" &&
+	[ ! -s "$WORK/dur.err" ] && $CHECK "$WORK/dur.json" "$WORK/dur.pids" 1 > /dev/null &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if 1.4 < d["duration_s"] < 3 else 1)' "$WORK/dur.json"; then
+	pass "record -d ends by itself with a whole file"
+else
+	fail "record -d: exit $rc: $(head -c 300 "$WORK/dur.err")"
+fi
