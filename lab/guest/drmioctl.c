@@ -6,7 +6,8 @@
  *
  * version: DRM_IOCTL_VERSION; dumb: DRM_IOCTL_MODE_CREATE_DUMB followed by
  * DRM_IOCTL_GEM_CLOSE of the new handle; getres: DRM_IOCTL_MODE_GETRESOURCES;
- * getcap: DRM_IOCTL_GET_CAP(DRM_CAP_DUMB_BUFFER). Raw ioctls, no libdrm, so
+ * getcap: DRM_IOCTL_GET_CAP(DRM_CAP_DUMB_BUFFER) (getres and getcap fail on
+ * vgem, which has no modesetting: errors are counted). Raw ioctls, no libdrm, so
  * each request is exactly one system call. Prints one line per ioctl name:
  *   issued NAME CALLS ERRORS
  * and exits 1 if the driver name differs from expect= or a call that must
@@ -93,10 +94,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < getcap; i++) {
 		struct drm_get_cap cap = { .capability = DRM_CAP_DUMB_BUFFER };
-		if (call(fd, DRM_IOCTL_GET_CAP, &cap, &t_getcap) < 0) {
-			perror("DRM_IOCTL_GET_CAP");
-			rc = 1;
-		}
+		call(fd, DRM_IOCTL_GET_CAP, &cap, &t_getcap); /* EOPNOTSUPP on vgem */
 	}
 	close(fd);
 	struct tally *all[] = {&t_version, &t_create, &t_close, &t_getres, &t_getcap};
