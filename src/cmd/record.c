@@ -213,12 +213,6 @@ int cmd_record(int argc, char **argv)
 				 err == -ENOTDIR ? "not a cgroup directory" : strerror(-err));
 		goto out;
 	}
-	fd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		status = xp_fail(1, "record: cannot create %s: %s", o.out, strerror(errno));
-		goto out;
-	}
-
 	/* the start time is taken before attaching: no record is older */
 	xp_trace_meta_host(r.meta, XP_VERSION);
 	snprintf(r.meta->caps[r.meta->ncaps++], sizeof(r.meta->caps[0]), "ioctl");
@@ -232,6 +226,12 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	snprintf(r.meta->hook, sizeof(r.meta->hook), "%s", xp_ioctl_live_hook(r.live));
+	/* created once tracing works: a failed start leaves FILE as it was */
+	fd = open(o.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		xp_fail(1, "record: cannot create %s: %s", o.out, strerror(errno));
+		goto out;
+	}
 	if ((err = xp_trace_writer_open(&r.w, fd, r.meta, 0))) {
 		xp_fail(1, "record: writing %s: %s", o.out, strerror(-err));
 		goto out;

@@ -25,6 +25,7 @@ bad_input() { # name status want args...
 if [ -x "$XP" ]; then
 	bad_input "record wants -o" 2 "-o FILE is required" record -d 1
 	bad_input "record rejects an unknown capability" 2 "unknown capability 'frob'" record -o "$WORK/x.xpt" frob
+	bad_input "record rejects a bad duration" 2 "duration" record -o "$WORK/x.xpt" -d 0
 	bad_input "report wants a file" 2 "which trace file" report
 	bad_input "report rejects an unknown view" 2 "unknown view" report "$WORK/x.xpt" sched2
 	bad_input "report of a missing file" 1 "No such file" report "$WORK/missing.xpt"
@@ -67,7 +68,7 @@ fi
 why=$(bpf_unavailable)
 [ -x "$DRV" ] || why=${why:-"$DRV is not built"}
 if [ -n "$why" ]; then
-	for t in "live summary" "report equals live" "report text" "perfetto export" "SIGKILL" "SIGTERM" "-d"; do
+	for t in "live summary" "report equals live" "report text" "perfetto export" "SIGKILL" "SIGTERM" "-d" "non-root"; do
 		skip "record $t: $why"
 	done
 	exit 0
@@ -158,4 +159,19 @@ if [ $rc -eq 0 ] && "$XP" report "$WORK/dur.xpt" --json > "$WORK/dur.json" 2> "$
 	pass "record -d ends by itself with a whole file"
 else
 	fail "record -d: exit $rc: $(head -c 300 "$WORK/dur.err")"
+fi
+
+# 6. without privilege: one clear line, and no trace file claiming to be one
+if command -v setpriv >/dev/null; then
+	chmod 777 "$WORK"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$XP" record -o "$WORK/np.xpt" -d 1 > "$WORK/np.out" 2> "$WORK/np.err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "needs root" "$WORK/np.err" && [ "$(wc -l < "$WORK/np.err")" -eq 1 ] &&
+		[ ! -e "$WORK/np.xpt" ]; then
+		pass "record without privilege says it needs root"
+	else
+		fail "record without privilege: exit $rc: $(cat "$WORK/np.err")"
+	fi
+else
+	skip "record non-root: setpriv missing"
 fi

@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -439,6 +440,21 @@ static void reseal_all(uint8_t *buf, size_t len)
 	}
 }
 
+/* A full disk is an error the recorder sees, not a silent loss. */
+static void test_write_errors(void)
+{
+	struct xp_trace_meta *m = calloc(1, sizeof(*m));
+	struct xp_trace_writer *w = NULL;
+	int fd = open("/dev/full", O_WRONLY);
+
+	meta_fill(m);
+	if (fd >= 0) {
+		CHECK(xp_trace_writer_open(&w, fd, m, 0) == -ENOSPC);
+		close(fd);
+	}
+	free(m);
+}
+
 /* Inputs that once crashed the reader or the sinks behind it under the
  * fuzzer (fuzz/run.sh replays them under ASan and UBSan too). */
 static void test_fuzz_regressions(void)
@@ -495,6 +511,7 @@ int main(void)
 	RUN(test_layout_mismatch);
 	RUN(test_unknown_block_and_after_trailer);
 	RUN(test_perfetto_flow_pairs);
+	RUN(test_write_errors);
 	RUN(test_fuzz_regressions);
 	UNIT_EXIT();
 }
