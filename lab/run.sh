@@ -24,7 +24,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 scenario=${1:?usage: lab/run.sh [--kernel old|new] SCENARIO}
-sfile="$LAB_DIR/scenarios/$scenario.sh"
+case $scenario in
+*/*) sfile=$(readlink -f "$scenario"); scenario=$(basename "$(dirname "$sfile")") ;; # a script path
+*) sfile="$LAB_DIR/scenarios/$scenario.sh" ;;
+esac
 [ -f "$sfile" ] || die "no scenario $sfile"
 
 rc=0; "$LAB_DIR/fetch.sh" "$tag" >/dev/null || rc=$?

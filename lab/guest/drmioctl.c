@@ -3,6 +3,7 @@
  * scenario can check that a tracer counts and names them exactly.
  *
  *   drmioctl DEVICE [version=N] [dumb=N] [getres=N] [getcap=N] [expect=DRIVER]
+ *            [repeat=N] [interval_ms=MS]
  *
  * version: DRM_IOCTL_VERSION; dumb: DRM_IOCTL_MODE_CREATE_DUMB followed by
  * DRM_IOCTL_GEM_CLOSE of the new handle; getres: DRM_IOCTL_MODE_GETRESOURCES;
@@ -11,7 +12,8 @@
  * each request is exactly one system call. Prints one line per ioctl name:
  *   issued NAME CALLS ERRORS
  * and exits 1 if the driver name differs from expect= or a call that must
- * succeed fails.
+ * succeed fails. repeat= does the whole set N times (0: forever) on one
+ * open file, sleeping interval_ms between sets.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +43,7 @@ int main(int argc, char **argv)
 {
 	long version = 0, dumb = 0, getres = 0, getcap = 0;
 	const char *expect = NULL;
+	long repeat = 1, interval_ms = 0, r;
 	int fd, i, rc = 0;
 
 	if (argc < 2) {
@@ -56,6 +59,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "getres")) getres = atol(v);
 		else if (!strcmp(argv[i], "getcap")) getcap = atol(v);
 		else if (!strcmp(argv[i], "expect")) expect = v;
+		else if (!strcmp(argv[i], "repeat")) repeat = atol(v);
+		else if (!strcmp(argv[i], "interval_ms")) interval_ms = atol(v);
 		else return 2;
 	}
 	fd = open(argv[1], O_RDWR | O_CLOEXEC);
@@ -63,13 +68,16 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
+	for (r = 0; repeat == 0 || r < repeat; r++) {
+	if (r && interval_ms)
+		usleep(interval_ms * 1000);
 	for (i = 0; i < version; i++) {
 		char name[64] = "";
 		struct drm_version ver = { .name = name, .name_len = sizeof(name) - 1 };
 		if (call(fd, DRM_IOCTL_VERSION, &ver, &t_version) < 0) {
 			perror("DRM_IOCTL_VERSION");
 			rc = 1;
-		} else if (i == 0 && expect && strcmp(name, expect)) {
+		} else if (i == 0 && r == 0 && expect && strcmp(name, expect)) {
 			fprintf(stderr, "%s is driver '%s', not '%s'\n", argv[1], name, expect);
 			rc = 1;
 		}
@@ -95,6 +103,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < getcap; i++) {
 		struct drm_get_cap cap = { .capability = DRM_CAP_DUMB_BUFFER };
 		call(fd, DRM_IOCTL_GET_CAP, &cap, &t_getcap); /* EOPNOTSUPP on vgem */
+	}
 	}
 	close(fd);
 	struct tally *all[] = {&t_version, &t_create, &t_close, &t_getres, &t_getcap};

@@ -2,12 +2,14 @@
  * mocksubmit: submit jobs to the lab's mock GPU (/dev/mockgpu) from this
  * process, so the real drm_sched sees a real submitter (pid, comm).
  *
- *   mocksubmit [-s] [-q] 'ring=0 dur_us=500 count=3' 'ring=1 dur_us=100 dep=@2' ...
+ *   mocksubmit [-s] [-q] [-n ITER] [-i MS] 'ring=0 dur_us=500 count=3' 'ring=1 dur_us=100 dep=@2' ...
  *
  * Each argument is one command written to the device on one open file
  * (so all jobs share one DRM client). @K in an argument stands for the
- * handle of the K-th job this process submitted (1-based). -s writes
- * "sync" at the end (wait for every job). Prints "job K HANDLE" per job.
+ * handle of the K-th job submitted in this pass over the arguments
+ * (1-based). -s writes "sync" at the end of each pass (wait for every job).
+ * -n repeats the pass ITER times (0: forever), -i sleeps MS between passes.
+ * Prints "job K HANDLE" per job (K counts over all passes) unless -q.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,11 +20,14 @@
 int main(int argc, char **argv)
 {
 	unsigned long long handles[4096];
-	int nh = 0, sync = 0, quiet = 0, fd, a;
+	int nh = 0, sync = 0, quiet = 0, fd, a, total = 0;
+	long iters = 1, pass, interval_ms = 0;
 
 	while (argc > 1 && argv[1][0] == '-') {
 		if (!strcmp(argv[1], "-s")) sync = 1;
 		else if (!strcmp(argv[1], "-q")) quiet = 1;
+		else if (!strcmp(argv[1], "-n") && argc > 2) { iters = atol(argv[2]); argv++; argc--; }
+		else if (!strcmp(argv[1], "-i") && argc > 2) { interval_ms = atol(argv[2]); argv++; argc--; }
 		else return 2;
 		argv++; argc--;
 	}
@@ -31,6 +36,8 @@ int main(int argc, char **argv)
 		perror("/dev/mockgpu");
 		return 1;
 	}
+	for (pass = 0; iters == 0 || pass < iters; pass++) {
+	nh = 0;
 	for (a = 1; a < argc; a++) {
 		char cmd[4096], rd[8192], *o = cmd, *s;
 		for (s = argv[a]; *s && o < cmd + sizeof(cmd) - 24; s++) {
@@ -59,13 +66,17 @@ int main(int argc, char **argv)
 		for (char *tok = strtok(rd, " \n"); tok; tok = strtok(NULL, " \n")) {
 			if (nh < 4096)
 				handles[nh++] = strtoull(tok, NULL, 10);
+			total++;
 			if (!quiet)
-				printf("job %d %s\n", nh, tok);
+				printf("job %d %s\n", total, tok);
 		}
 	}
 	if (sync && write(fd, "sync", 4) < 0) {
 		perror("mocksubmit: sync");
 		return 1;
+	}
+	if (interval_ms)
+		usleep(interval_ms * 1000);
 	}
 	close(fd);
 	return 0;
