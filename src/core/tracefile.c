@@ -725,6 +725,11 @@ static int parse_stats(struct xp_trace_reader *r, const uint8_t *p, uint32_t len
 			    (unsigned long long)at, len, count);
 	r->stats.ts_ns = get64(p);
 	r->stats.records = get64(p + 8);
+	/* a whole block taken out passes every CRC: the running count does not */
+	if (r->stats.records != r->records + r->skipped)
+		return fail(r, -EBADMSG, "corrupt trace file: blocks are missing before offset %llu (%llu records written, %llu found)",
+			    (unsigned long long)at, (unsigned long long)r->stats.records,
+			    (unsigned long long)(r->records + r->skipped));
 	for (uint32_t i = 0; i < XP_DROP_REASON_MAX; i++)
 		r->stats.drops[i] = i < count ? get64(p + 16 + 8 * i) : 0;
 	return 0;

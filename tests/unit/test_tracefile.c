@@ -440,6 +440,26 @@ static void reseal_all(uint8_t *buf, size_t len)
 	}
 }
 
+/* A whole events block taken out is noticed at the next stats block. */
+static void test_missing_block(void)
+{
+	uint8_t *buf, *ev;
+	size_t len = make_file(3000, 65536, &buf, true), blen;
+	uint32_t l;
+	struct collect c;
+
+	ev = find_block(buf, len, XP_TF_EVENTS);
+	CHECK(ev != NULL);
+	if (!ev)
+		return;
+	memcpy(&l, ev + 4, 4);
+	blen = XP_TF_BLOCK_HDR + ((l + 7) & ~7u);
+	memmove(ev, ev + blen, len - (size_t)(ev - buf) - blen);
+	CHECK(read_mem(buf, len - blen, &rd, &c) == -EBADMSG);
+	CHECK(strstr(rd.error, "blocks are missing") != NULL);
+	free(buf);
+}
+
 /* A full disk is an error the recorder sees, not a silent loss. */
 static void test_write_errors(void)
 {
@@ -511,6 +531,7 @@ int main(void)
 	RUN(test_layout_mismatch);
 	RUN(test_unknown_block_and_after_trailer);
 	RUN(test_perfetto_flow_pairs);
+	RUN(test_missing_block);
 	RUN(test_write_errors);
 	RUN(test_fuzz_regressions);
 	UNIT_EXIT();
