@@ -35,7 +35,8 @@
  *               every architecture xputrace builds for), each padded to 8. A block is at most XP_TF_MAX_BLOCK.
  *   STATS (4)   written every second or so between EVENTS blocks: what the
  *               kernel dropped so far, so a truncated file still knows its
- *               losses. u64 time (monotonic ns), u64 records written so far,
+ *               losses. u64 time (monotonic ns), u64 records written so far
+ *               (checked against the records read: a block cut out shows),
  *               then `count` u64 drop counts indexed by enum xp_drop_reason.
  *   TRAILER (5) last block, same payload as STATS with the final numbers.
  *               A file without one was cut short (the recorder was killed):
