@@ -70,6 +70,7 @@ int xp_sched_decode(const struct xp_sched_layout *l, const struct xp_sched_rec *
 		ev->kind = tp == XP_TP_DRM_SCHED_JOB ? XP_SCHED_QUEUE : XP_SCHED_RUN;
 		err = field(f, r, "fence", &ev->fence);
 		err = err ? err : field(f, r, "id", &ev->job_id);
+		field(f, r, "entity", &ev->entity);
 		break;
 	case XP_TP_DRM_SCHED_PROCESS_JOB:
 		ev->kind = XP_SCHED_DONE;
@@ -124,12 +125,16 @@ enum {
 	J_PROC = 1 << 2,	/* process known */
 	J_QDELAY = 1 << 3,	/* queue delay sampled */
 	J_RUNNING = 1 << 4,	/* run, not done */
+	J_ONRUNLIST = 1 << 5,	/* on its ring's list of running jobs */
+	J_INFERRED = 1 << 6,	/* completed by inference */
 	/* which gauges the job is counted in, so that it leaves exactly those */
 	J_PEND_R = 1 << 8, J_PEND_P = 1 << 9, J_RUN_R = 1 << 10, J_RUN_P = 1 << 11,
 };
 
 struct xp_sched_job {
 	uint32_t next, fnext;	/* 1-based chain links; 0 ends a chain */
+	uint32_t rprev, rnext;	/* the ring's running jobs, in run order */
+	uint64_t entity;	/* jobs of one entity complete in order */
 	uint8_t used, gen;
 	uint16_t flags;
 	int16_t ring;		/* -1: not known yet */
@@ -245,6 +250,18 @@ static void release(struct xp_sched_state *s, uint32_t idx)
 {
 	struct xp_sched_job *j = J(s, idx);
 
+	if (j->flags & J_ONRUNLIST) {
+		int r = j->ring >= 0 ? j->ring : XP_SCHED_MAX_RINGS;
+
+		if (j->rprev)
+			J(s, j->rprev)->rnext = j->rnext;
+		else
+			s->run_head[r] = j->rnext;
+		if (j->rnext)
+			J(s, j->rnext)->rprev = j->rprev;
+		else
+			s->run_tail[r] = j->rprev;
+	}
 	set_fence(s, idx, 0);
 	unlink_chain(&s->heads[hash64(j->k1, j->k2 ^ j->gen) & (s->nbuckets - 1)], s, idx, false);
 	memset(j, 0, sizeof(*j));
@@ -419,6 +436,7 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
 			.has_queue = j->flags & J_QUEUED, .has_run = j->flags & J_RUN,
 			.q_ts = j->q_ts, .run_ts = j->run_ts, .done_ts = ts,
 			.deps = j->deps, .unsched = j->unsched,
+			.inferred = j->flags & J_INFERRED,
 		};
 
 		memcpy(info.comm, j->comm, XP_COMM_LEN);
@@ -432,8 +450,12 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
 		}
 		if (!(j->flags & J_RUN))
 			s->missing_run++;
+		if (j->flags & J_INFERRED) {
+			s->inferred++;
+			info.has_run = false;	/* its execution time is unknown */
+		}
 		FOR_COUNTS(s, j, c, c->done++);
-		if (j->flags & J_RUN) {
+		if ((j->flags & J_RUN) && !(j->flags & J_INFERRED)) {
 			uint64_t exec = ts > j->run_ts ? ts - j->run_ts : 0;
 
 			if (ts < j->run_ts)
@@ -447,6 +469,33 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
 		FOR_COUNTS(s, j, c, c->incomplete++);
 	}
 	release(s, idx);
+}
+
+/*
+ * A job's finished fence signals only after those of the jobs its entity
+ * ran before it (a fence context signals in order), so when its done
+ * arrives, the entity's jobs that ran earlier and are still open have
+ * completed too: their done was lost. That happens with classic
+ * tracepoints when the done (hard interrupt) lands on a CPU while another
+ * BPF program runs there: the kernel skips the nested program.
+ */
+static void infer_earlier(struct xp_sched_state *s, uint32_t idx, uint64_t ts)
+{
+	struct xp_sched_job *x = J(s, idx);
+	int r = x->ring >= 0 ? x->ring : XP_SCHED_MAX_RINGS;
+	uint32_t i, next;
+
+	if (!(x->flags & J_ONRUNLIST) || !x->entity)
+		return;
+	for (i = s->run_head[r]; i && i != idx; i = next) {
+		struct xp_sched_job *j = J(s, i);
+
+		next = j->rnext;
+		if (j->entity == x->entity && j->gen == x->gen) {
+			j->flags |= J_INFERRED;
+			end_job(s, i, ts, true);
+		}
+	}
 }
 
 static uint32_t oldest(struct xp_sched_state *s)
@@ -543,6 +592,7 @@ int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
 			s->unmatched++;	/* queued before we started, or a duplicate */
 			return 0;
 		}
+		infer_earlier(s, idx, ev->ts);
 		end_job(s, idx, ev->ts, true);
 		return 0;
 	}
@@ -552,17 +602,24 @@ int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
 		/* 6.1 reuses a freed fence's address: a job still holding it lost its done */
 		uint32_t other = find_fence(s, ev->fence);
 
-		if (other && other != idx)
-			end_job(s, other, ev->ts, false);
+		if (other && other != idx) {
+			/* its fence was freed, so it completed; only its done was lost */
+			bool ran = J(s, other)->flags & J_RUN;
+
+			J(s, other)->flags |= J_INFERRED;
+			end_job(s, other, ev->ts, ran);
+		}
 	}
 	if (!idx)
 		idx = create(s, ev->gen, k1, k2, ev->ts);
 	j = J(s, idx);
 	j->last_ts = ev->ts;
-	if (j->ring < 0 && ring >= 0) {
+	if (j->ring < 0 && ring >= 0 && !(j->flags & J_ONRUNLIST)) {
 		/* a job that waited in the table for its ring (6.17 deps before queue) */
 		j->ring = (int16_t)ring;
 	}
+	if (!j->entity && (ev->kind == XP_SCHED_QUEUE || ev->kind == XP_SCHED_RUN))
+		j->entity = ev->gen == 1 ? ev->entity : ev->ctx;
 
 	switch (ev->kind) {
 	case XP_SCHED_QUEUE:
@@ -604,6 +661,18 @@ int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
 			set_fence(s, idx, ev->fence);
 		FOR_COUNTS(s, j, c, c->run++);
 		gauge(s, j, true, +1, ev->ts);
+		if (!(j->flags & J_ONRUNLIST)) {
+			int rr = j->ring >= 0 ? j->ring : XP_SCHED_MAX_RINGS;
+
+			j->flags |= J_ONRUNLIST;
+			j->rprev = s->run_tail[rr];
+			j->rnext = 0;
+			if (s->run_tail[rr])
+				J(s, s->run_tail[rr])->rnext = idx;
+			else
+				s->run_head[rr] = idx;
+			s->run_tail[rr] = idx;
+		}
 		counts_from_event(s, j, ev);
 		qdelay(s, j);
 		break;
@@ -661,5 +730,5 @@ void xp_sched_reset(struct xp_sched_state *s, uint64_t now)
 	for (int i = 0; i < s->nprocs; i++)
 		reset_counts(&s->procs[i].c, now);
 	s->events = s->duplicates = s->unmatched = s->evicted = 0;
-	s->missing_run = s->out_of_order = 0;
+	s->missing_run = s->out_of_order = s->inferred = 0;
 }

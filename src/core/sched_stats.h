@@ -44,6 +44,7 @@ struct xp_sched_event {
 	char comm[XP_COMM_LEN];
 	char ring[XP_SCHED_STR];	/* "" when the event has none (done, 6.17 deps) */
 	uint64_t fence;			/* gen 1: finished fence address (queue, run, done) */
+	uint64_t entity;		/* gen 1: the submitting entity's address (queue, run) */
 	uint64_t job_id;		/* gen 1: per-scheduler job id (queue, run, wait_dep) */
 	uint64_t ctx, seqno;		/* gen 2: the job's finished fence */
 	uint64_t dep_ctx, dep_seqno;	/* DEP, UNSCHED: the fence waited on */
@@ -101,6 +102,7 @@ struct xp_sched_job_info {
 	uint32_t deps, unsched;
 	bool has_depwait;
 	uint64_t depwait_ns;
+	bool inferred;			/* its done event was lost; a later job's done implies it */
 };
 
 struct xp_sched_filter {
@@ -126,6 +128,8 @@ struct xp_sched_state {
 	int nprocs, proccap;
 	/* totals over everything seen, filters or not */
 	uint64_t events, duplicates, unmatched, evicted, missing_run, out_of_order;
+	uint64_t inferred;		/* done implied by a later job of the same entity */
+	uint32_t run_head[XP_SCHED_MAX_RINGS + 1], run_tail[XP_SCHED_MAX_RINGS + 1];
 	uint64_t last_ts;
 	int gen;			/* the generation seen, 0 before the first event */
 	void (*on_job)(void *ctx, const struct xp_sched_job_info *j);

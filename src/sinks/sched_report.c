@@ -80,10 +80,10 @@ void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 		nrings == 1 ? "" : "s", nprocs, nprocs == 1 ? "" : "es", done, done == 1 ? "" : "s",
 		incomplete);
 	xp_print_drops(f, r->ri->drops);
-	if (s->unmatched || s->duplicates || s->out_of_order || s->missing_run)
+	if (s->unmatched || s->duplicates || s->out_of_order || s->missing_run || s->inferred)
 		fprintf(f, "unmatched done: %" PRIu64 ", duplicates: %" PRIu64 ", out of order: %" PRIu64
-			   ", done without run: %" PRIu64 "\n",
-			s->unmatched, s->duplicates, s->out_of_order, s->missing_run);
+			   ", done without run: %" PRIu64 ", done inferred (event lost): %" PRIu64 "\n",
+			s->unmatched, s->duplicates, s->out_of_order, s->missing_run, s->inferred);
 	if (!nrings) {
 		fprintf(f, "no GPU scheduler jobs\n");
 		return;
@@ -211,6 +211,7 @@ void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
 	xp_json_ku64(&j, "duplicates", s->duplicates);
 	xp_json_ku64(&j, "out_of_order", s->out_of_order);
 	xp_json_ku64(&j, "done_without_run", s->missing_run);
+	xp_json_ku64(&j, "done_inferred", s->inferred);
 	xp_json_key(&j, "rings");
 	xp_json_begin_arr(&j);
 	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++) {

@@ -74,16 +74,18 @@ static int feed(struct xp_sched_state *s, const struct xp_sched_rec *r)
 static void oq(struct xp_sched_state *s, uint64_t ts, uint32_t pid, const char *comm,
 	       const char *ring, uint64_t id, uint64_t fence, uint32_t jc)
 {
-	struct fv f[] = { { "id", id }, { "fence", fence }, { "job_count", jc }, { "hw_job_count", 1 } };
-	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB, ts, pid, comm, ring, f, 4);
+	struct fv f[] = { { "id", id }, { "fence", fence }, { "job_count", jc }, { "hw_job_count", 1 },
+			  { "entity", 0xe0 } };
+	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB, ts, pid, comm, ring, f, 5);
 
 	CHECK(feed(s, &r) == 0);
 }
 
 static void orun(struct xp_sched_state *s, uint64_t ts, const char *ring, uint64_t id, uint64_t fence)
 {
-	struct fv f[] = { { "id", id }, { "fence", fence }, { "job_count", 0 }, { "hw_job_count", 2 } };
-	struct xp_sched_rec r = mk(XP_TP_DRM_RUN_JOB, ts, 77, "mockgpu-ring0", ring, f, 4);
+	struct fv f[] = { { "id", id }, { "fence", fence }, { "job_count", 0 }, { "hw_job_count", 2 },
+			  { "entity", 0xe0 } };
+	struct xp_sched_rec r = mk(XP_TP_DRM_RUN_JOB, ts, 77, "mockgpu-ring0", ring, f, 5);
 
 	CHECK(feed(s, &r) == 0);
 }
@@ -268,7 +270,9 @@ static void t_old_fence_reuse(void)
 	oq(&s, 11 * MS, 10, "a", "gfx", 7, 0xabc, 1);
 	orun(&s, 11 * MS + 10 * US, "gfx", 7, 0xabc);
 	odone(&s, 11 * MS + 60 * US, 0xabc);
-	CHECK(r && r->c.done == 6 && r->c.incomplete == 1);
+	/* the fence was freed, so job 6 completed: counted done, without a time */
+	CHECK(r && r->c.done == 7 && r->c.incomplete == 0 && r->c.exec.count == 6);
+	CHECK_U64(s.inferred, 1);
 	CHECK(r && r->c.inflight == 0 && r->c.running == 0);
 	CHECK_U64(seen[nseen - 1].k2, 7);
 	CHECK_U64(seen[nseen - 1].done_ts - seen[nseen - 1].run_ts, 50 * US);
@@ -515,6 +519,85 @@ static void t_many(void)
 	xp_sched_free(&s);
 }
 
+/*
+ * Two submitters on one ring, four jobs on the hardware at once, fence
+ * addresses handed out again as soon as a job is done (a free list, like
+ * the slab): every job pairs with its own done.
+ */
+static void t_old_interleaved(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+	uint64_t freelist[64], ts = 1000, id = 0;
+	uint64_t hw[4], hwfence[4];
+	int nfree = 0, nhw = 0;
+	uint64_t pend[256], pendf[256];
+	int npend = 0;
+
+	init(&s, 64);
+	s.on_job = NULL;
+	for (int i = 0; i < 8; i++)
+		freelist[nfree++] = 0x5000 + (uint64_t)i * 0x100;
+	for (int step = 0; step < 4000; step++) {
+		/* submit when a fence is free, else run or complete */
+		if (nfree && npend < 200 && step % 3 != 2) {
+			uint64_t f = freelist[--nfree];
+
+			id++;
+			oq(&s, ts++, id % 2 ? 10 : 20, id % 2 ? "a" : "b", "ring0", id, f, 1);
+			pend[npend] = id;
+			pendf[npend++] = f;
+		} else if (npend && nhw < 4) {
+			hw[nhw] = pend[0];
+			hwfence[nhw++] = pendf[0];
+			orun(&s, ts++, "ring0", pend[0], pendf[0]);
+			memmove(pend, pend + 1, (size_t)--npend * sizeof(pend[0]));
+			memmove(pendf, pendf + 1, (size_t)npend * sizeof(pendf[0]));
+		} else if (nhw) {
+			odone(&s, ts++, hwfence[0]);
+			freelist[nfree++] = hwfence[0];
+			memmove(hw, hw + 1, (size_t)--nhw * sizeof(hw[0]));
+			memmove(hwfence, hwfence + 1, (size_t)nhw * sizeof(hwfence[0]));
+		}
+	}
+	r = ring(&s, "ring0");
+	CHECK(r && r->c.incomplete == 0);
+	CHECK(r && r->c.done + (uint64_t)npend + (uint64_t)nhw == id);
+	CHECK_U64(s.evicted + s.unmatched + s.duplicates, 0);
+	xp_sched_free(&s);
+}
+
+/* A lost done (nested BPF program skipped): a later job of the entity implies it. */
+static void t_lost_done(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r;
+
+	init(&s, 64);
+	for (uint64_t i = 1; i <= 3; i++)
+		nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, i, 1, "a", "ring0", 7, i, 0);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 4, 2, "b", "ring0", 8, 1, 0);	/* another entity */
+	for (uint64_t i = 1; i <= 3; i++)
+		nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 10 + i, 0, "k", "ring0", 7, i, 0);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 14, 0, "k", "ring0", 8, 1, 0);
+	/* done of 7:1 and 7:2 lost; 7:3 done */
+	ndone(&s, 100, 7, 3);
+	r = ring(&s, "ring0");
+	CHECK(r && r->c.done == 3 && r->c.exec.count == 1 && r->c.inflight == 1);
+	CHECK_U64(s.inferred, 2);
+	CHECK_U64(xp_sched_open_jobs(&s), 1);	/* 8:1 is not implied */
+	CHECK(nseen == 3 && seen[0].inferred && !seen[0].has_run && !seen[2].inferred);
+	/* 6.16-: the same by entity address */
+	oq(&s, 200, 1, "a", "gfx", 1, 0xa1, 1);
+	oq(&s, 201, 1, "a", "gfx", 2, 0xa2, 1);
+	orun(&s, 202, "gfx", 1, 0xa1);
+	orun(&s, 203, "gfx", 2, 0xa2);
+	odone(&s, 300, 0xa2);
+	CHECK(ring(&s, "gfx") && ring(&s, "gfx")->c.done == 2 && ring(&s, "gfx")->c.inflight == 0);
+	CHECK_U64(s.inferred, 3);
+	xp_sched_free(&s);
+}
+
 int main(void)
 {
 	load_layouts();
@@ -529,5 +612,7 @@ int main(void)
 	RUN(t_bounded);
 	RUN(t_busy_and_interval);
 	RUN(t_many);
+	RUN(t_old_interleaved);
+	RUN(t_lost_done);
 	UNIT_EXIT();
 }
