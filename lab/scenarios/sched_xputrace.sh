@@ -103,23 +103,6 @@ mocksubmit -s -q 'ring=0 dur_us=100 count=5'
 stop_xp
 expect_eq "jobs of another comm" 0 "$(jget /tmp/cm.json jobs)"
 
-say "5. the module unloaded mid-trace"
-start_xp /tmp/rm.json --json || finish
-mocksubmit -q 'ring=0 dur_us=50000 count=30' &
-PK=$!
-sleep 0.5
-kill -KILL $PK; wait $PK 2>/dev/null
-rmmod mockgpu
-expect_eq "rmmod mockgpu" 0 $?
-sleep 0.3
-check "xputrace still running after rmmod" kill -0 $XPID
-stop_xp
-expect_eq "xputrace exit status after rmmod" 0 $?
-done=$(jget /tmp/rm.json rings[ring=$R0].jobs) inc=$(jget /tmp/rm.json rings[ring=$R0].incomplete)
-q=$(jget /tmp/rm.json rings[ring=$R0].queued)
-expect_eq "queued" 30 "$q"
-check "some jobs never completed ($inc incomplete, $done done)" [ "$inc" -ge 1 ]
-expect_eq "done + incomplete" 30 $((done + inc))
 say "summary of phase 1"; xputrace sched --help >/dev/null; cat /tmp/a.json | head -c 1500; echo
-cat /tmp/a.json.err /tmp/rm.json.err
+cat /tmp/a.json.err
 finish
