@@ -9,17 +9,14 @@
 #include "core/devices.h"
 #include "core/ioctl_stats.h"
 #include "core/parse.h"
+#include "cmd/options.h"
 #include "live/capture.h"
 #include "live/session.h"
 #include "sinks/ioctl_report.h"
 
 struct ioctl_opts {
-	double duration_s, interval_s;
-	bool stream, json, hist, verbose;
-	struct xp_filters f;
-	const char *cgroup;
-	const char *devices[64];
-	int ndevices;
+	struct xp_live_opts l;
+	bool hist;
 };
 
 struct ioctl_run {
@@ -67,59 +64,28 @@ static void help(FILE *f)
 
 static int parse(int argc, char **argv, struct ioctl_opts *o)
 {
-	enum { OPT_STREAM = 256, OPT_DEVICE, OPT_NOHIST };
+	enum { OPT_NOHIST = XP_OPT_VERB };
 	static const struct option lo[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "stream", no_argument, NULL, OPT_STREAM },
-		{ "json", no_argument, NULL, 'j' },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "cgroup", required_argument, NULL, 'G' },
+		XP_LIVE_LONG,
+		XP_INTERVAL_LONG,
 		{ "no-hist", no_argument, NULL, OPT_NOHIST },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	uint64_t v;
-	int c;
+	int c, err;
 
 	o->hist = true;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:i:jp:c:G:vh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" XP_LIVE_SHORT "i:h", lo, NULL)) != -1) {
+		if ((err = xp_live_opt(&o->l, "ioctl", c, argv)) != 1) {
+			if (err)
+				return err;
+			continue;
+		}
 		switch (c) {
-		case 'd':
-			if (xp_parse_seconds(optarg, &o->duration_s))
-				return xp_fail(2, "ioctl: --duration wants a positive number of seconds, not '%s'", optarg);
-			break;
-		case 'i':
-			if (xp_parse_seconds(optarg, &o->interval_s))
-				return xp_fail(2, "ioctl: --interval wants a positive number of seconds, not '%s'", optarg);
-			break;
-		case OPT_STREAM: o->stream = true; break;
-		case 'j': o->json = true; break;
-		case OPT_DEVICE:
-			if (o->ndevices >= (int)(sizeof(o->devices) / sizeof(o->devices[0])))
-				return xp_fail(2, "ioctl: too many --device options");
-			o->devices[o->ndevices++] = optarg;
-			break;
-		case 'p':
-			if (xp_parse_u64(optarg, 1, 0x7fffffff, &v))
-				return xp_fail(2, "ioctl: --pid wants a process id, not '%s'", optarg);
-			o->f.pid = (uint32_t)v;
-			break;
-		case 'c':
-			if (strlen(optarg) >= XP_COMM_LEN)
-				return xp_fail(2, "ioctl: --comm '%s' is longer than a task name (15 characters)", optarg);
-			o->f.comm = optarg;
-			break;
-		case 'G': o->cgroup = optarg; break;
 		case OPT_NOHIST: o->hist = false; break;
-		case 'v': o->verbose = true; break;
 		case 'h': help(stdout); return xp_finish_stdout(0) ? 1 : -1;
-		case ':': return xp_fail(2, "ioctl: %s needs a value", argv[optind - 1]);
-		default: return xp_fail(2, "ioctl: unknown option '%s'; see 'xputrace ioctl --help'", argv[optind - 1]);
+		default: return xp_fail(2, "ioctl: unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -134,8 +100,8 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 
 	if (h->type != XP_REC_IOCTL)
 		return 0;
-	if (r->o->stream) {
-		if (r->o->json)
+	if (r->o->l.stream) {
+		if (r->o->l.json)
 			xp_ioctl_stream_json(&r->stream_json, rec, &r->devs, r->t0);
 		else
 			xp_ioctl_stream_text(stdout, rec, &r->devs, r->t0);
@@ -150,7 +116,7 @@ static int report(struct ioctl_run *r, uint64_t interval)
 	struct xp_run_info ri = {
 		.command = "ioctl",
 		.source = "live",
-		.mode = r->o->stream ? "stream" : "summary",
+		.mode = r->o->l.stream ? "stream" : "summary",
 		.hook = xp_ioctl_live_hook(r->live),
 		.duration_s = xp_session_elapsed(&r->sess, interval != 0),
 		.interval = interval,
@@ -158,7 +124,7 @@ static int report(struct ioctl_run *r, uint64_t interval)
 	uint64_t now[XP_DROP_REASON_MAX] = { 0 };
 	int err;
 
-	if (!r->o->stream && (err = xp_ioctl_live_drain(r->live, &r->table)))
+	if (!r->o->l.stream && (err = xp_ioctl_live_drain(r->live, &r->table)))
 		return err;
 	xp_session_drops(&r->sess, now);
 	for (int i = 0; i < XP_DROP_REASON_MAX; i++) {
@@ -166,7 +132,7 @@ static int report(struct ioctl_run *r, uint64_t interval)
 		if (interval)
 			r->read_drops[i] = now[i];
 	}
-	if (r->o->json)
+	if (r->o->l.json)
 		xp_ioctl_report_json(stdout, &r->table, &r->devs, &ri);
 	else
 		xp_ioctl_report_text(stdout, &r->table, &r->devs, &ri, r->o->hist);
@@ -192,31 +158,18 @@ int cmd_ioctl(int argc, char **argv)
 	err = parse(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
-	xp_libbpf_quiet(o.verbose);
+	xp_libbpf_quiet(o.l.verbose);
 	xp_ioctl_table_init(&r.table);
-	if ((err = xp_devices_scan(&r.devs, "")))
-		return xp_fail(1, "ioctl: reading /proc/devices: %s", strerror(-err));
-	for (int i = 0; i < o.ndevices; i++) {
-		err = xp_devices_add_path(&r.devs, "", o.devices[i]);
-		if (err == -ENOTTY)
-			return xp_fail(2, "ioctl: --device %s: not a character device", o.devices[i]);
-		if (err)
-			return xp_fail(2, "ioctl: --device %s: %s", o.devices[i], strerror(-err));
-	}
-	if (o.cgroup && (err = xp_cgroup_id(o.cgroup, &o.f.cgroup_id)))
-		return xp_fail(2, "ioctl: --cgroup %s: %s", o.cgroup,
-			       err == -ENOTDIR ? "not a cgroup directory" : strerror(-err));
-	err = xp_ioctl_live_open(&r.live, &o.f, &r.devs, !o.stream);
+	if ((err = xp_live_targets(&o.l, "ioctl", &r.devs)))
+		return err;
+	err = xp_ioctl_live_open(&r.live, &o.l.f, &r.devs, !o.l.stream);
 	if (err) {
 		xp_fail(1, "ioctl: cannot trace sys_enter/sys_exit: %s", xp_bpf_error_hint(err));
 		goto out;
 	}
-	if (!r.devs.nmajors && !r.devs.nextra)
-		fprintf(stderr, "xputrace: ioctl: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
-				"tracing nothing unless --device names a node\n");
-
-	r.sess.duration_s = o.duration_s;
-	r.sess.interval_s = o.interval_s;
+	xp_warn_no_devices("ioctl", &r.devs);
+	r.sess.duration_s = o.l.duration_s;
+	r.sess.interval_s = o.l.interval_s;
 	r.sess.on_record = on_record;
 	r.sess.on_interval = on_interval;
 	r.sess.ctx = &r;
@@ -227,17 +180,17 @@ int cmd_ioctl(int argc, char **argv)
 	r.t0 = r.sess.t_start_ns;
 	xp_json_init(&r.stream_json, stdout, false);
 	xp_signals_install();
-	if (o.stream && !o.json)
+	if (o.l.stream && !o.l.json)
 		xp_ioctl_stream_header(stdout);
 	/* on stderr, so it never mixes with a JSON document; tests wait for it */
-	if (o.duration_s)
-		fprintf(stderr, "Tracing GPU ioctls (%s) for %g s.\n", xp_ioctl_live_hook(r.live), o.duration_s);
+	if (o.l.duration_s)
+		fprintf(stderr, "Tracing GPU ioctls (%s) for %g s.\n", xp_ioctl_live_hook(r.live), o.l.duration_s);
 	else
 		fprintf(stderr, "Tracing GPU ioctls (%s)... Ctrl-C to end.\n", xp_ioctl_live_hook(r.live));
 	err = xp_session_run(&r.sess);
 	/* whatever ended the run, the summary of what was captured is written */
 	{
-		int rerr = report(&r, o.interval_s ? r.intervals + 1 : 0);
+		int rerr = report(&r, o.l.interval_s ? r.intervals + 1 : 0);
 
 		if (!err)
 			err = rerr;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
+#include "cmd/options.h"
 #include "core/devices.h"
 #include "core/ioctl_stats.h"
 #include "core/parse.h"
@@ -21,13 +22,9 @@
 #endif
 
 struct record_opts {
+	struct xp_live_opts l;
 	const char *out;
-	double duration_s;
-	bool summary, json, verbose;
-	struct xp_filters f;
-	const char *cgroup;
-	const char *devices[64];
-	int ndevices;
+	bool summary;
 };
 
 struct record_run {
@@ -72,55 +69,32 @@ static void help(FILE *f)
 
 static int parse(int argc, char **argv, struct record_opts *o)
 {
-	enum { OPT_DEVICE = 256, OPT_SUMMARY };
+	enum { OPT_SUMMARY = XP_OPT_VERB };
 	static const struct option lo[] = {
+		XP_LIVE_LONG,
 		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, 'c' },
-		{ "cgroup", required_argument, NULL, 'G' },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	uint64_t v;
-	int c;
+	int c, err;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:d:p:c:G:jvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" XP_LIVE_SHORT "o:h", lo, NULL)) != -1) {
+		if ((err = xp_live_opt(&o->l, "record", c, argv)) != 1) {
+			if (err)
+				return err;
+			continue;
+		}
 		switch (c) {
 		case 'o': o->out = optarg; break;
-		case 'd':
-			if (xp_parse_seconds(optarg, &o->duration_s))
-				return xp_fail(2, "record: --duration wants a positive number of seconds, not '%s'", optarg);
-			break;
-		case OPT_DEVICE:
-			if (o->ndevices >= (int)(sizeof(o->devices) / sizeof(o->devices[0])))
-				return xp_fail(2, "record: too many --device options");
-			o->devices[o->ndevices++] = optarg;
-			break;
-		case 'p':
-			if (xp_parse_u64(optarg, 1, 0x7fffffff, &v))
-				return xp_fail(2, "record: --pid wants a process id, not '%s'", optarg);
-			o->f.pid = (uint32_t)v;
-			break;
-		case 'c':
-			if (strlen(optarg) >= XP_COMM_LEN)
-				return xp_fail(2, "record: --comm '%s' is longer than a task name (15 characters)", optarg);
-			o->f.comm = optarg;
-			break;
-		case 'G': o->cgroup = optarg; break;
 		case OPT_SUMMARY: o->summary = true; break;
-		case 'j': o->json = o->summary = true; break;
-		case 'v': o->verbose = true; break;
 		case 'h': help(stdout); return xp_finish_stdout(0) ? 1 : -1;
-		case ':': return xp_fail(2, "record: %s needs a value", argv[optind - 1]);
-		default: return xp_fail(2, "record: unknown option '%s'; see 'xputrace record --help'", argv[optind - 1]);
+		default: return xp_fail(2, "record: unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o->l.json)
+		o->summary = true;
 	for (; optind < argc; optind++)
 		if (strcmp(argv[optind], "ioctl"))
 			return xp_fail(2, "record: unknown capability '%s' (this build records: ioctl)", argv[optind]);
@@ -175,7 +149,7 @@ static int print_summary(struct record_run *r, const struct xp_trace_stats *st)
 	};
 
 	memcpy(ri.drops, st->drops, sizeof(ri.drops));
-	if (r->o->json)
+	if (r->o->l.json)
 		xp_ioctl_report_json(stdout, &r->table, &r->meta->devs, &ri);
 	else
 		xp_ioctl_report_text(stdout, &r->table, &r->meta->devs, &ri, true);
@@ -192,35 +166,21 @@ int cmd_record(int argc, char **argv)
 	err = parse(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
-	xp_libbpf_quiet(o.verbose);
+	xp_libbpf_quiet(o.l.verbose);
 	xp_ioctl_table_init(&r.table);
 	if (!(r.meta = calloc(1, sizeof(*r.meta))))
 		return xp_fail(1, "record: out of memory");
-	if ((err = xp_devices_scan(&r.meta->devs, ""))) {
-		status = xp_fail(1, "record: reading /proc/devices: %s", strerror(-err));
+	if ((status = xp_live_targets(&o.l, "record", &r.meta->devs)))
 		goto out;
-	}
-	for (int i = 0; i < o.ndevices; i++) {
-		err = xp_devices_add_path(&r.meta->devs, "", o.devices[i]);
-		if (err) {
-			status = xp_fail(2, "record: --device %s: %s", o.devices[i],
-					 err == -ENOTTY ? "not a character device" : strerror(-err));
-			goto out;
-		}
-	}
-	if (o.cgroup && (err = xp_cgroup_id(o.cgroup, &o.f.cgroup_id))) {
-		status = xp_fail(2, "record: --cgroup %s: %s", o.cgroup,
-				 err == -ENOTDIR ? "not a cgroup directory" : strerror(-err));
-		goto out;
-	}
+	status = 1;
 	/* the start time is taken before attaching: no record is older */
 	xp_trace_meta_host(r.meta, XP_VERSION);
 	snprintf(r.meta->caps[r.meta->ncaps++], sizeof(r.meta->caps[0]), "ioctl");
-	r.meta->filter_pid = o.f.pid;
-	if (o.f.comm)
-		snprintf(r.meta->filter_comm, sizeof(r.meta->filter_comm), "%s", o.f.comm);
-	r.meta->filter_cgroup = o.f.cgroup_id;
-	err = xp_ioctl_live_open(&r.live, &o.f, &r.meta->devs, false);
+	r.meta->filter_pid = o.l.f.pid;
+	if (o.l.f.comm)
+		snprintf(r.meta->filter_comm, sizeof(r.meta->filter_comm), "%s", o.l.f.comm);
+	r.meta->filter_cgroup = o.l.f.cgroup_id;
+	err = xp_ioctl_live_open(&r.live, &o.l.f, &r.meta->devs, false);
 	if (err) {
 		xp_fail(1, "record: cannot trace sys_enter/sys_exit: %s", xp_bpf_error_hint(err));
 		goto out;
@@ -236,11 +196,9 @@ int cmd_record(int argc, char **argv)
 		xp_fail(1, "record: writing %s: %s", o.out, strerror(-err));
 		goto out;
 	}
-	if (!r.meta->devs.nmajors && !r.meta->devs.nextra)
-		fprintf(stderr, "xputrace: record: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
-				"recording nothing unless --device names a node\n");
+	xp_warn_no_devices("record", &r.meta->devs);
 
-	r.sess.duration_s = o.duration_s;
+	r.sess.duration_s = o.l.duration_s;
 	r.sess.interval_s = 1.0;	/* the writer's timer: stats and a flush */
 	r.sess.on_record = on_record;
 	r.sess.on_interval = on_tick;
@@ -251,7 +209,7 @@ int cmd_record(int argc, char **argv)
 	}
 	xp_signals_install();
 	fprintf(stderr, "Tracing GPU ioctls (%s) into %s... %s\n", r.meta->hook, o.out,
-		o.duration_s ? "" : "Ctrl-C to end.");
+		o.l.duration_s ? "" : "Ctrl-C to end.");
 	err = xp_session_run(&r.sess);
 	/* whatever ended the run, what was captured goes to the file */
 	stats_now(&r, &st);
