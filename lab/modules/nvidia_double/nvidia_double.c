@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvidia_double: a TEST DOUBLE of NVIDIA's proprietary nvidia.ko for the
+ * xputrace lab. It drives no hardware and implements none of NVIDIA's
+ * driver. It only has functions with the names and argument shapes that
+ * tracing tools attach kprobes to in the real module (nvidia_open,
+ * nvidia_close, nvidia_unlocked_ioctl, nvidia_ioctl, nvidia_mmap,
+ * nvidia_fault, nvidia_isr, nvidia_isr_msix, nvidia_isr_kthread_bh,
+ * nvidia_p2p_get_pages, nvidia_p2p_put_pages, nvidia_suspend,
+ * nvidia_resume), called in the order the real driver calls them:
+ *
+ * - a character device on NVIDIA's major 195 (create /dev/nvidiactl as
+ *   195:255 and /dev/nvidia0 as 195:0): open, ioctl with NVIDIA's escape
+ *   numbers (_IOC_NR = NV_ESC_*), mmap with page faults, close all go
+ *   through the real VFS and syscall paths;
+ * - an ioctl NV_ESC_RM_ALLOC / NV_ESC_RM_CONTROL raises one "interrupt":
+ *   an hrtimer calls nvidia_isr_msix -> nvidia_isr in hardirq context, and
+ *   nvidia_isr_kthread_bh runs in a kthread worker, as the real bottom half;
+ * - debugfs nvidia_double/trigger: "irq N", "p2p N", "suspend";
+ * - debugfs nvidia_double/counts: calls per function, for tests to compare
+ *   with kprobe hit counts.
+ * The kernel paths (syscalls, VFS, page faults, hardirq, kthread, kprobes)
+ * are real; everything behind them is a stand-in.
+ */
+#include <linux/module.h>
+#include <linux/version.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/interrupt.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+#include <linux/slab.h>
+#include <linux/delay.h>
+
+#define NV_MAJOR 195
+#define NV_IOCTL_MAGIC 'F'
+#define NV_ESC_RM_FREE 0x29
+#define NV_ESC_RM_CONTROL 0x2A
+#define NV_ESC_RM_ALLOC 0x2B
+#define NV_ESC_CARD_INFO 200
+#define NV_ESC_REGISTER_FD 201
+#define NV_ESC_ALLOC_OS_EVENT 206
+#define NV_ESC_CHECK_VERSION_STR 210
+#define NV_FAKE_IRQ 42
+#define NV_PAGES 16
+
+enum { C_OPEN, C_CLOSE, C_UNLOCKED_IOCTL, C_IOCTL, C_MMAP, C_FAULT, C_ISR, C_ISR_MSIX,
+       C_ISR_BH, C_P2P_GET, C_P2P_PUT, C_SUSPEND, C_RESUME, C_N };
+static const char *const cname[C_N] = {
+	"nvidia_open", "nvidia_close", "nvidia_unlocked_ioctl", "nvidia_ioctl", "nvidia_mmap",
+	"nvidia_fault", "nvidia_isr", "nvidia_isr_msix", "nvidia_isr_kthread_bh",
+	"nvidia_p2p_get_pages", "nvidia_p2p_put_pages", "nvidia_suspend", "nvidia_resume",
+};
+static atomic64_t counts[C_N];
+#define COUNT(c) atomic64_inc(&counts[c])
+
+/* Stand-in for nv_linux_state_t: what the ISR and bottom half get. */
+typedef struct nv_linux_state_s {
+	u32 minor;
+	atomic_t pending;	/* interrupts raised and not yet handled */
+	struct hrtimer irq_timer;
+	struct kthread_worker *bh_worker;
+	struct kthread_work bh_work;
+} nv_linux_state_t;
+
+struct nvidia_p2p_page_table;
+typedef enum { NV_PM_ACTION_HIBERNATE, NV_PM_ACTION_STANDBY, NV_PM_ACTION_RESUME } nv_pm_action_t;
+
+/* The probed entry points: global and noinline so each has its own symbol. */
+irqreturn_t nvidia_isr(int irq, void *arg);
+irqreturn_t nvidia_isr_msix(int irq, void *arg);
+irqreturn_t nvidia_isr_kthread_bh(int irq, void *data);
+int nvidia_open(struct inode *inode, struct file *file);
+int nvidia_close(struct inode *inode, struct file *file);
+int nvidia_ioctl(struct inode *inode, struct file *file, unsigned int cmd, unsigned long i_arg);
+long nvidia_unlocked_ioctl(struct file *file, unsigned int cmd, unsigned long i_arg);
+vm_fault_t nvidia_fault(struct vm_fault *vmf);
+int nvidia_mmap(struct file *file, struct vm_area_struct *vma);
+int nvidia_p2p_get_pages(u64 p2p_token, u32 va_space, u64 virtual_address, u64 length,
+			 struct nvidia_p2p_page_table **page_table,
+			 void (*free_callback)(void *data), void *data);
+int nvidia_p2p_put_pages(u64 p2p_token, u32 va_space, u64 virtual_address,
+			 struct nvidia_p2p_page_table *page_table);
+int nvidia_suspend(struct device *dev, nv_pm_action_t pm_action, bool is_procfs_suspend);
+int nvidia_resume(struct device *dev, nv_pm_action_t pm_action);
+
+static nv_linux_state_t nvl_dev;
+static struct page *pages[NV_PAGES];
+static struct dentry *dbg;
+
+/* ---- interrupt path ---- */
+noinline irqreturn_t nvidia_isr(int irq, void *arg)
+{
+	nv_linux_state_t *nvl = arg;
+
+	COUNT(C_ISR);
+	return atomic_read(&nvl->pending) ? IRQ_WAKE_THREAD : IRQ_NONE;
+}
+EXPORT_SYMBOL_GPL(nvidia_isr);
+
+noinline irqreturn_t nvidia_isr_msix(int irq, void *arg)
+{
+	irqreturn_t ret;
+
+	COUNT(C_ISR_MSIX);
+	ret = nvidia_isr(irq, arg);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(nvidia_isr_msix);
+
+noinline irqreturn_t nvidia_isr_kthread_bh(int irq, void *data)
+{
+	nv_linux_state_t *nvl = data;
+
+	COUNT(C_ISR_BH);
+	atomic_dec_if_positive(&nvl->pending);
+	return IRQ_HANDLED;
+}
+EXPORT_SYMBOL_GPL(nvidia_isr_kthread_bh);
+
+static void nv_bh_work(struct kthread_work *w)
+{
+	nv_linux_state_t *nvl = container_of(w, nv_linux_state_t, bh_work);
+
+	while (atomic_read(&nvl->pending) > 0)
+		nvidia_isr_kthread_bh(NV_FAKE_IRQ, nvl);
+}
+
+static enum hrtimer_restart nv_irq_fire(struct hrtimer *t)
+{
+	nv_linux_state_t *nvl = container_of(t, nv_linux_state_t, irq_timer);
+
+	if (nvidia_isr_msix(NV_FAKE_IRQ, nvl) == IRQ_WAKE_THREAD)
+		kthread_queue_work(nvl->bh_worker, &nvl->bh_work);
+	return HRTIMER_NORESTART;
+}
+
+/* Raise @n interrupts, the first after 100 us. */
+static void nv_raise_irqs(nv_linux_state_t *nvl, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		atomic_inc(&nvl->pending);
+		/* one timer: wait until the previous interrupt was delivered */
+		while (hrtimer_active(&nvl->irq_timer))
+			usleep_range(50, 100);
+		hrtimer_start(&nvl->irq_timer, ns_to_ktime(100 * NSEC_PER_USEC), HRTIMER_MODE_REL);
+	}
+}
+
+/* ---- file operations ---- */
+noinline int nvidia_open(struct inode *inode, struct file *file)
+{
+	COUNT(C_OPEN);
+	file->private_data = &nvl_dev;
+	return 0;
+}
+
+noinline int nvidia_close(struct inode *inode, struct file *file)
+{
+	COUNT(C_CLOSE);
+	return 0;
+}
+
+noinline int nvidia_ioctl(struct inode *inode, struct file *file, unsigned int cmd, unsigned long i_arg)
+{
+	nv_linux_state_t *nvl = file->private_data;
+	unsigned int nr = _IOC_NR(cmd);
+
+	COUNT(C_IOCTL);
+	if (_IOC_TYPE(cmd) != NV_IOCTL_MAGIC)
+		return -ENOTTY;
+	switch (nr) {
+	case NV_ESC_RM_ALLOC:
+	case NV_ESC_RM_CONTROL:
+		nv_raise_irqs(nvl, 1);	/* work done on the "GPU" interrupts once */
+		return 0;
+	case NV_ESC_RM_FREE:
+	case NV_ESC_CARD_INFO:
+	case NV_ESC_REGISTER_FD:
+	case NV_ESC_ALLOC_OS_EVENT:
+	case NV_ESC_CHECK_VERSION_STR:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+noinline long nvidia_unlocked_ioctl(struct file *file, unsigned int cmd, unsigned long i_arg)
+{
+	COUNT(C_UNLOCKED_IOCTL);
+	return nvidia_ioctl(file_inode(file), file, cmd, i_arg);
+}
+
+noinline vm_fault_t nvidia_fault(struct vm_fault *vmf)
+{
+	COUNT(C_FAULT);
+	return vmf_insert_pfn(vmf->vma, vmf->address, page_to_pfn(pages[vmf->pgoff % NV_PAGES]));
+}
+
+static const struct vm_operations_struct nv_vm_ops = {
+	.fault = nvidia_fault,
+};
+
+noinline int nvidia_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	COUNT(C_MMAP);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+#else
+	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP;
+#endif
+	vma->vm_ops = &nv_vm_ops;
+	return 0;
+}
+
+static const struct file_operations nv_fops = {
+	.owner = THIS_MODULE,
+	.open = nvidia_open,
+	.release = nvidia_close,
+	.unlocked_ioctl = nvidia_unlocked_ioctl,
+	.mmap = nvidia_mmap,
+};
+
+/* ---- P2P and power management entry points ---- */
+struct nvidia_p2p_page_table { u32 version, page_size, entries; };
+
+noinline int nvidia_p2p_get_pages(u64 p2p_token, u32 va_space, u64 virtual_address, u64 length,
+				  struct nvidia_p2p_page_table **page_table,
+				  void (*free_callback)(void *data), void *data)
+{
+	struct nvidia_p2p_page_table *pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+
+	COUNT(C_P2P_GET);
+	if (!pt)
+		return -ENOMEM;
+	pt->page_size = 65536;
+	pt->entries = DIV_ROUND_UP(length, 65536);
+	*page_table = pt;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(nvidia_p2p_get_pages);
+
+noinline int nvidia_p2p_put_pages(u64 p2p_token, u32 va_space, u64 virtual_address,
+				  struct nvidia_p2p_page_table *page_table)
+{
+	COUNT(C_P2P_PUT);
+	kfree(page_table);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(nvidia_p2p_put_pages);
+
+noinline int nvidia_suspend(struct device *dev, nv_pm_action_t pm_action, bool is_procfs_suspend)
+{
+	COUNT(C_SUSPEND);
+	return 0;
+}
+
+noinline int nvidia_resume(struct device *dev, nv_pm_action_t pm_action)
+{
+	COUNT(C_RESUME);
+	return 0;
+}
+
+/* ---- debugfs ---- */
+static ssize_t trigger_write(struct file *f, const char __user *ubuf, size_t len, loff_t *ppos)
+{
+	char buf[64];
+	unsigned int n = 1;
+	size_t l = min(len, sizeof(buf) - 1);
+
+	if (copy_from_user(buf, ubuf, l))
+		return -EFAULT;
+	buf[l] = 0;
+	if (sscanf(buf, "irq %u", &n) == 1 || !strncmp(buf, "irq", 3)) {
+		nv_raise_irqs(&nvl_dev, n);
+	} else if (sscanf(buf, "p2p %u", &n) == 1 || !strncmp(buf, "p2p", 3)) {
+		while (n--) {
+			struct nvidia_p2p_page_table *pt;
+
+			if (!nvidia_p2p_get_pages(0, 0, 0x100000, 1 << 20, &pt, NULL, NULL))
+				nvidia_p2p_put_pages(0, 0, 0x100000, pt);
+		}
+	} else if (!strncmp(buf, "suspend", 7)) {
+		nvidia_suspend(NULL, NV_PM_ACTION_STANDBY, false);
+		nvidia_resume(NULL, NV_PM_ACTION_RESUME);
+	} else {
+		return -EINVAL;
+	}
+	return len;
+}
+
+static const struct file_operations trigger_fops = {
+	.owner = THIS_MODULE,
+	.write = trigger_write,
+};
+
+static int counts_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	for (i = 0; i < C_N; i++)
+		seq_printf(m, "%s %lld\n", cname[i], atomic64_read(&counts[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(counts);
+
+static int __init nv_init(void)
+{
+	int i, ret;
+
+	for (i = 0; i < NV_PAGES; i++) {
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!pages[i]) {
+			ret = -ENOMEM;
+			goto err_pages;
+		}
+	}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(&nvl_dev.irq_timer, nv_irq_fire, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+#else
+	hrtimer_init(&nvl_dev.irq_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	nvl_dev.irq_timer.function = nv_irq_fire;
+#endif
+	nvl_dev.bh_worker = kthread_create_worker(0, "nv_queue");
+	if (IS_ERR(nvl_dev.bh_worker)) {
+		ret = PTR_ERR(nvl_dev.bh_worker);
+		goto err_pages;
+	}
+	kthread_init_work(&nvl_dev.bh_work, nv_bh_work);
+	ret = register_chrdev(NV_MAJOR, "nvidia-frontend", &nv_fops);
+	if (ret < 0)
+		goto err_worker;
+	dbg = debugfs_create_dir("nvidia_double", NULL);
+	debugfs_create_file("trigger", 0200, dbg, NULL, &trigger_fops);
+	debugfs_create_file("counts", 0444, dbg, NULL, &counts_fops);
+	pr_info("nvidia: TEST DOUBLE of nvidia.ko for the xputrace lab (no hardware, no NVIDIA code)\n");
+	return 0;
+
+err_worker:
+	kthread_destroy_worker(nvl_dev.bh_worker);
+err_pages:
+	while (i--)
+		__free_page(pages[i]);
+	return ret;
+}
+
+static void __exit nv_exit(void)
+{
+	int i;
+
+	debugfs_remove_recursive(dbg);
+	unregister_chrdev(NV_MAJOR, "nvidia-frontend");
+	hrtimer_cancel(&nvl_dev.irq_timer);
+	kthread_destroy_worker(nvl_dev.bh_worker);
+	for (i = 0; i < NV_PAGES; i++)
+		__free_page(pages[i]);
+}
+
+module_init(nv_init);
+module_exit(nv_exit);
+MODULE_DESCRIPTION("xputrace lab: test double of nvidia.ko (function names only; no hardware, no NVIDIA code)");
+MODULE_LICENSE("GPL");
