@@ -130,7 +130,7 @@ static void judge(struct doctor *d)
 		 : !tp_ok ? "classic tracepoints do not attach here"
 			  : "no gpu_scheduler events: no driver using the DRM GPU scheduler is loaded");
 
-	c = cap(d, "vblank", NULL);
+	c = cap(d, "vblank", "xputrace vblank");
 	c->ok = tp_ok && xp_tracefs_event_exists("drm", "drm_vblank_event");
 	snprintf(c->why, sizeof(c->why), "%s",
 		 c->ok ? "drm vblank events present" : "no drm vblank events: the drm module is not loaded");

@@ -27,7 +27,6 @@ struct ioctl_run {
 	struct xp_session sess;
 	struct xp_json stream_json;
 	uint64_t t0;
-	uint64_t read_drops[XP_DROP_REASON_MAX];	/* already shown in earlier intervals */
 	uint64_t intervals;				/* printed so far */
 };
 
@@ -121,17 +120,11 @@ static int report(struct ioctl_run *r, uint64_t interval)
 		.duration_s = xp_session_elapsed(&r->sess, interval != 0),
 		.interval = interval,
 	};
-	uint64_t now[XP_DROP_REASON_MAX] = { 0 };
 	int err;
 
 	if (!r->o->l.stream && (err = xp_ioctl_live_drain(r->live, &r->table)))
 		return err;
-	xp_session_drops(&r->sess, now);
-	for (int i = 0; i < XP_DROP_REASON_MAX; i++) {
-		ri.drops[i] = now[i] - (interval ? r->read_drops[i] : 0);
-		if (interval)
-			r->read_drops[i] = now[i];
-	}
+	xp_session_drops_for(&r->sess, ri.drops, interval != 0);
 	if (r->o->l.json)
 		xp_ioctl_report_json(stdout, &r->table, &r->devs, &ri);
 	else
@@ -173,6 +166,7 @@ int cmd_ioctl(int argc, char **argv)
 	r.sess.on_record = on_record;
 	r.sess.on_interval = on_interval;
 	r.sess.ctx = &r;
+	r.sess.obj = xp_ioctl_live_object(r.live);
 	if ((err = xp_session_open(&r.sess, xp_ioctl_live_events(r.live), xp_ioctl_live_drops(r.live)))) {
 		xp_fail(1, "ioctl: cannot read the ring buffer: %s", strerror(-err));
 		goto out;

@@ -148,7 +148,7 @@ static int print_summary(struct record_run *r, const struct xp_trace_stats *st)
 		.duration_s = xp_session_elapsed(&r->sess, false),
 	};
 
-	memcpy(ri.drops, st->drops, sizeof(ri.drops));
+	memcpy(ri.drops, st->drops, sizeof(st->drops));
 	if (r->o->l.json)
 		xp_ioctl_report_json(stdout, &r->table, &r->meta->devs, &ri);
 	else

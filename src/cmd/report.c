@@ -203,7 +203,7 @@ int cmd_report(int argc, char **argv)
 			.duration_s = xp_trace_duration(r),
 		};
 
-		memcpy(ri.drops, r->stats.drops, sizeof(ri.drops));
+		memcpy(ri.drops, r->stats.drops, sizeof(r->stats.drops));
 		if (json)
 			xp_ioctl_report_json(stdout, &c.table, &r->meta.devs, &ri);
 		else

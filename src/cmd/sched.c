@@ -28,7 +28,6 @@ struct sched_run {
 	struct xp_json stream_json;
 	uint64_t t0, last_expire;
 	uint64_t undecodable;
-	uint64_t read_drops[XP_DROP_REASON_MAX];
 	uint64_t intervals;
 	int out_err;
 };
@@ -184,17 +183,11 @@ static int report(struct sched_run *r, uint64_t interval, bool final)
 	struct xp_sched_report rep = {
 		.st = &r->st, .layout = &r->layout, .ri = &ri, .hist = r->o->hist,
 	};
-	uint64_t now[XP_DROP_REASON_MAX] = { 0 };
 
 	rep.now = xp_now_ns();
 	if (final)
 		xp_sched_finish(&r->st, rep.now);	/* what is still open never completed here */
-	xp_session_drops(&r->sess, now);
-	for (int i = 0; i < XP_DROP_REASON_MAX; i++) {
-		ri.drops[i] = now[i] - (interval ? r->read_drops[i] : 0);
-		if (interval)
-			r->read_drops[i] = now[i];
-	}
+	xp_session_drops_for(&r->sess, ri.drops, interval != 0);
 	if (r->o->json)
 		xp_sched_report_json(stdout, &rep);
 	else
@@ -249,6 +242,7 @@ int cmd_sched(int argc, char **argv)
 	r.sess.on_record = on_record;
 	r.sess.on_interval = on_interval;
 	r.sess.ctx = &r;
+	r.sess.obj = xp_sched_live_object(r.live);
 	if ((err = xp_session_open(&r.sess, xp_sched_live_events(r.live), xp_sched_live_drops(r.live)))) {
 		xp_fail(1, "sched: cannot read the ring buffer: %s", strerror(-err));
 		goto out;

@@ -44,6 +44,7 @@ int xp_ioctl_live_open(struct xp_ioctl_live **out, const struct xp_filters *f,
 const char *xp_ioctl_live_hook(const struct xp_ioctl_live *l);
 struct bpf_map *xp_ioctl_live_events(const struct xp_ioctl_live *l);
 struct bpf_map *xp_ioctl_live_drops(const struct xp_ioctl_live *l);
+struct bpf_object *xp_ioctl_live_object(const struct xp_ioctl_live *l);
 /* Moves what the kernel aggregated into `t` (each map entry taken atomically). */
 int xp_ioctl_live_drain(struct xp_ioctl_live *l, struct xp_ioctl_table *t);
 void xp_ioctl_live_close(struct xp_ioctl_live *l);
@@ -66,6 +67,7 @@ const char *xp_sched_live_generation(const struct xp_sched_live *l);
 int xp_sched_live_nevents(const struct xp_sched_live *l);
 struct bpf_map *xp_sched_live_events(const struct xp_sched_live *l);
 struct bpf_map *xp_sched_live_drops(const struct xp_sched_live *l);
+struct bpf_object *xp_sched_live_object(const struct xp_sched_live *l);
 void xp_sched_live_close(struct xp_sched_live *l);
 
 #endif

@@ -91,6 +91,7 @@ int xp_ioctl_live_open(struct xp_ioctl_live **out, const struct xp_filters *f,
 const char *xp_ioctl_live_hook(const struct xp_ioctl_live *l) { return l->hook; }
 struct bpf_map *xp_ioctl_live_events(const struct xp_ioctl_live *l) { return l->skel->maps.events; }
 struct bpf_map *xp_ioctl_live_drops(const struct xp_ioctl_live *l) { return l->skel->maps.drops; }
+struct bpf_object *xp_ioctl_live_object(const struct xp_ioctl_live *l) { return l->skel->obj; }
 
 /* lookup-and-delete, or lookup then delete where the kernel lacks it (before 5.14) */
 static int take(int fd, const void *key, void *val)

@@ -115,6 +115,7 @@ const char *xp_sched_live_generation(const struct xp_sched_live *l)
 int xp_sched_live_nevents(const struct xp_sched_live *l) { return l->nevents; }
 struct bpf_map *xp_sched_live_events(const struct xp_sched_live *l) { return l->skel->maps.events; }
 struct bpf_map *xp_sched_live_drops(const struct xp_sched_live *l) { return l->skel->maps.drops; }
+struct bpf_object *xp_sched_live_object(const struct xp_sched_live *l) { return l->skel->obj; }
 
 void xp_sched_live_close(struct xp_sched_live *l)
 {

@@ -153,6 +153,41 @@ int xp_session_drops(const struct xp_session *s, uint64_t out[XP_DROP_REASON_MAX
 	return 0;
 }
 
+static uint64_t kernel_missed(const struct xp_session *s)
+{
+	struct bpf_program *p;
+	uint64_t n = 0;
+
+	if (!s->obj)
+		return 0;
+	bpf_object__for_each_program(p, s->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+int xp_session_drops_for(struct xp_session *s, uint64_t out[XP_DROP_ALL], bool interval)
+{
+	uint64_t now[XP_DROP_ALL];
+	int err = xp_session_drops(s, now);
+
+	if (err)
+		return err;
+	now[XP_DROP_KERNEL_MISSED] = kernel_missed(s);
+	for (int i = 0; i < XP_DROP_ALL; i++) {
+		out[i] = now[i] - (interval ? s->shown_drops[i] : 0);
+		if (interval)
+			s->shown_drops[i] = now[i];
+	}
+	return 0;
+}
+
 void xp_session_close(struct xp_session *s)
 {
 	ring_buffer__free(s->rb);

@@ -31,13 +31,20 @@ struct xp_session {
 	uint64_t t_start_ns;
 	uint64_t t_interval_ns;
 	uint64_t records, bad_records;
+	struct bpf_object *obj;		/* set by the command: its programs' misses count as drops */
+	uint64_t shown_drops[XP_DROP_ALL];	/* already reported by earlier intervals */
 	int cb_err;
 };
 
 int xp_session_open(struct xp_session *s, struct bpf_map *events, struct bpf_map *drops);
 /* Reads until the duration ends or a signal arrives, then drains the ring. */
 int xp_session_run(struct xp_session *s);
-/* Drops counted in the kernel since load, summed over CPUs. */
+/*
+ * Drops since the start, or with `interval` since the last interval (which
+ * this call then closes), including the runs the kernel skipped.
+ */
+int xp_session_drops_for(struct xp_session *s, uint64_t out[XP_DROP_ALL], bool interval);
+/* Drops counted by our programs since load, summed over CPUs. */
 int xp_session_drops(const struct xp_session *s, uint64_t out[XP_DROP_REASON_MAX]);
 /* Seconds since xp_session_open (or since the last interval, with `since_interval`). */
 double xp_session_elapsed(const struct xp_session *s, bool since_interval);

@@ -19,6 +19,8 @@ enum xp_rec_type {
 	XP_REC_NONE = 0,
 	XP_REC_IOCTL = 1, /* struct xp_ioctl_rec: one completed ioctl */
 	XP_REC_SCHED = 2, /* struct xp_sched_rec: one raw gpu_scheduler event */
+	XP_REC_VBLANK = 3, /* struct xp_rawtp_rec: one raw drm vblank event */
+	XP_REC_MEM = 4, /* struct xp_rawtp_rec: one raw amdgpu/i915/xe memory or submit event */
 	XP_REC_TYPE_MAX,
 };
 
@@ -37,5 +39,13 @@ enum xp_drop_reason {
 	XP_DROP_MAP_FULL = 1,	/* an aggregation or pairing map was full */
 	XP_DROP_REASON_MAX,
 };
+/*
+ * Counted by user space, not by our programs: runs of our programs that the
+ * kernel itself skipped (bpf_prog_info.recursion_misses), e.g. a tracepoint
+ * firing in an interrupt while another BPF program runs on that CPU. Kernels
+ * count these for tp_btf/raw_tp, and for classic tracepoints from Linux 6.7.
+ */
+#define XP_DROP_KERNEL_MISSED XP_DROP_REASON_MAX
+#define XP_DROP_ALL (XP_DROP_REASON_MAX + 1)
 
 #endif

@@ -4,7 +4,7 @@ uint64_t xp_run_total_drops(const struct xp_run_info *ri)
 {
 	uint64_t n = 0;
 
-	for (int i = 0; i < XP_DROP_REASON_MAX; i++)
+	for (int i = 0; i < XP_DROP_ALL; i++)
 		n += ri->drops[i];
 	return n;
 }
@@ -25,5 +25,6 @@ void xp_json_run_info(struct xp_json *j, const struct xp_run_info *ri)
 	xp_json_ku64(j, "total", xp_run_total_drops(ri));
 	xp_json_ku64(j, "ringbuf", ri->drops[XP_DROP_RINGBUF]);
 	xp_json_ku64(j, "map_full", ri->drops[XP_DROP_MAP_FULL]);
+	xp_json_ku64(j, "kernel_missed", ri->drops[XP_DROP_KERNEL_MISSED]);
 	xp_json_end_obj(j);
 }

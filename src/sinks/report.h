@@ -12,7 +12,7 @@ struct xp_run_info {
 	const char *mode;	/* "summary" (kernel aggregates) or "stream" */
 	const char *hook;	/* "tp_btf", "raw_tp", or NULL */
 	double duration_s;
-	uint64_t drops[XP_DROP_REASON_MAX];
+	uint64_t drops[XP_DROP_ALL];
 	uint64_t interval;	/* 0, or the number of this interval */
 };
 

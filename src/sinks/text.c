@@ -125,21 +125,22 @@ const char *xp_drop_reason_name(int reason)
 	switch (reason) {
 	case XP_DROP_RINGBUF: return "ring buffer full";
 	case XP_DROP_MAP_FULL: return "map full";
+	case XP_DROP_KERNEL_MISSED: return "skipped by the kernel";
 	default: return "other";
 	}
 }
 
-void xp_print_drops(FILE *f, const uint64_t drops[XP_DROP_REASON_MAX])
+void xp_print_drops(FILE *f, const uint64_t drops[XP_DROP_ALL])
 {
 	uint64_t total = 0;
 	int first = 1;
 
-	for (int i = 0; i < XP_DROP_REASON_MAX; i++)
+	for (int i = 0; i < XP_DROP_ALL; i++)
 		total += drops[i];
 	fprintf(f, "drops: %llu", (unsigned long long)total);
 	if (total) {
 		fputs(" (", f);
-		for (int i = 0; i < XP_DROP_REASON_MAX; i++) {
+		for (int i = 0; i < XP_DROP_ALL; i++) {
 			if (!drops[i])
 				continue;
 			fprintf(f, "%s%s %llu", first ? "" : ", ", xp_drop_reason_name(i),

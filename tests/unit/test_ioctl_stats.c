@@ -775,7 +775,7 @@ static void test_text_helpers(void)
 {
 	char buf[32];
 	FILE *f;
-	uint64_t drops[XP_DROP_REASON_MAX];
+	uint64_t drops[XP_DROP_ALL] = { 0 };
 
 	CHECK_STR(xp_fmt_ns(0, buf, sizeof(buf)), "0ns");
 	CHECK_STR(xp_fmt_ns(812, buf, sizeof(buf)), "812ns");
@@ -823,6 +823,12 @@ static void test_text_helpers(void)
 	xp_print_drops(f, drops);
 	fclose(f);
 	CHECK_STR(memout, "drops: 12 (ring buffer full 10, map full 2)\n");
+	/* runs the kernel skipped count as drops too */
+	drops[XP_DROP_KERNEL_MISSED] = 7;
+	f = mem_open();
+	xp_print_drops(f, drops);
+	fclose(f);
+	CHECK_STR(memout, "drops: 19 (ring buffer full 10, map full 2, skipped by the kernel 7)\n");
 
 	/* the log2 histogram: every slot from the first to the last non-empty */
 	struct xp_hist h = { 0 };

@@ -1,0 +1,155 @@
+/*
+ * Frame timing from the drm vblank events: decoding the raw records with the
+ * layouts parsed from tracefs, and the per-CRTC and per-client analysis.
+ * No libbpf: live capture and the unit tests share it.
+ *
+ * The events and where they fire (drivers/gpu/drm/drm_vblank.c):
+ *  - drm_vblank_event(crtc, seq, time, high_prec): each vblank the kernel
+ *    handles, from the vblank interrupt (or a driver's timer); `time` is the
+ *    vblank's own timestamp (CLOCK_MONOTONIC). No device, no process.
+ *  - drm_vblank_event_queued(file, crtc, seq): a DRM_IOCTL_WAIT_VBLANK event
+ *    request for vblank `seq`, in the requesting process's context.
+ *  - drm_vblank_event_delivered(file, crtc, seq): an event sent to `file`
+ *    (wait-vblank, page flip or CRTC sequence event) on vblank `seq`, from
+ *    the vblank handler (interrupt) or, when `seq` had already passed, from
+ *    the requester's ioctl. Page-flip and atomic events are never queued
+ *    through the traced path, so they arrive without a queued event.
+ *
+ * What is measured:
+ *  - per CRTC: vblanks, refresh rate (sum of timestamp deltas over sum of
+ *    sequence deltas), the vblank interval's spread (stddev, p99, max), and
+ *    missed vblanks: sequence numbers skipped between two drm_vblank_events
+ *    less than XP_VBL_IDLE_NS apart (a longer silence is the interrupt being
+ *    switched off while nobody waits, counted as an idle gap, not a miss);
+ *  - per client (DRM file and CRTC, attributed to the process that queued
+ *    requests on that file): requests, deliveries, the queued -> delivered
+ *    latency, missed frames (sequence numbers skipped between two deliveries
+ *    to the same file and CRTC), and late deliveries: delivered more than
+ *    late_ns after the timestamp of the vblank that was requested (or, for an
+ *    event without a request, the vblank it was delivered on).
+ * A request pairs with a delivery by (file, crtc, seq), or failing that with
+ * the oldest request of that file and CRTC for an earlier vblank.
+ */
+#ifndef XP_CORE_VBLANK_STATS_H
+#define XP_CORE_VBLANK_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "core/hist.h"
+#include "core/rawtp.h"
+
+enum xp_vbl_tp { XP_VBL_EVENT = 0, XP_VBL_QUEUED, XP_VBL_DELIVERED, XP_VBL_NEV };
+
+/* The capability's event table (group "drm"). */
+extern const struct xp_rawtp_event xp_vbl_events[XP_VBL_NEV];
+
+#define XP_VBL_IDLE_NS 1000000000ULL	/* a silence this long is the interrupt off, not misses */
+
+struct xp_vbl_event {
+	enum xp_vbl_tp kind;
+	uint64_t ts;			/* when the event fired */
+	uint32_t pid, tid;
+	char comm[XP_COMM_LEN];
+	int32_t crtc;
+	uint32_t seq;
+	uint64_t vtime;			/* XP_VBL_EVENT: the vblank's timestamp */
+	bool high_prec;
+	uint64_t file;			/* QUEUED, DELIVERED: the struct drm_file */
+};
+
+/* -ENOENT: no layout for the record's event; -EBADMSG: fields missing. */
+int xp_vbl_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
+		  struct xp_vbl_event *ev);
+
+#define XP_VBL_RECENT 64		/* vblank timestamps kept per CRTC */
+
+struct xp_vbl_crtc {
+	int32_t crtc;
+	/* drm_vblank_event */
+	uint64_t vblanks, missed, idle_gaps, backwards;
+	uint64_t span_ns, span_seq;	/* sums over consecutive pairs, idle gaps excluded */
+	uint64_t n1;			/* intervals between consecutive sequence numbers */
+	double sum1, sumsq1;
+	struct xp_hist interval;	/* their lengths */
+	bool have_last;
+	uint32_t last_seq;
+	uint64_t last_vtime;
+	uint32_t rseq[XP_VBL_RECENT];	/* recent (seq, time) for lateness */
+	uint64_t rtime[XP_VBL_RECENT];
+	unsigned int rhead, rcount;
+	/* deliveries on this CRTC, all clients */
+	uint64_t queued, delivered, late, late_frames, unqueued, missed_frames;
+	struct xp_hist latency, lateness;
+};
+
+struct xp_vbl_client {
+	uint64_t file;
+	int32_t crtc;
+	uint32_t pid;			/* 0: never seen queuing (page flips only) */
+	char comm[XP_COMM_LEN];
+	uint64_t queued, delivered, unqueued, missed_frames, late, late_frames;
+	bool have_last;
+	uint32_t last_seq;
+	uint64_t last_ts;
+	struct xp_hist latency, lateness, frame;	/* frame: between deliveries */
+};
+
+/* A delivery, for --stream. */
+struct xp_vbl_delivery {
+	uint64_t ts, file;
+	int32_t crtc;
+	uint32_t seq, req_seq;
+	uint32_t pid;			/* the receiving process, 0 when unknown */
+	char comm[XP_COMM_LEN];
+	bool queued;			/* paired with a request */
+	uint64_t latency_ns;		/* queued -> delivered (when queued) */
+	bool has_lateness;
+	uint64_t lateness_ns;		/* requested vblank's timestamp -> delivered */
+	bool late;
+	uint32_t missed_before;		/* frames skipped since this client's last delivery */
+};
+
+#define XP_VBL_MAX_CRTCS 32
+#define XP_VBL_MAX_CLIENTS 256
+#define XP_VBL_MAX_PENDING 1024
+#define XP_VBL_MAX_PARKED 256
+
+struct xp_vbl_pending {
+	uint64_t file, ts;
+	int32_t crtc;
+	uint32_t seq, pid;
+	char comm[XP_COMM_LEN];
+};
+
+struct xp_vbl_state {
+	uint64_t late_ns;
+	struct xp_vbl_crtc crtcs[XP_VBL_MAX_CRTCS];
+	int ncrtcs;
+	struct xp_vbl_client clients[XP_VBL_MAX_CLIENTS];
+	int nclients;
+	struct xp_vbl_pending pending[XP_VBL_MAX_PENDING];
+	int npending;
+	struct xp_vbl_delivery parked[XP_VBL_MAX_PARKED];	/* waiting for their vblank's time */
+	int nparked;
+	/* totals */
+	uint64_t events, overflow, unknown_lateness;
+	uint64_t first_ts, last_ts;
+	void (*on_delivery)(void *ctx, const struct xp_vbl_delivery *d);
+	void *cb_ctx;
+};
+
+/* late_ns: 0 for 1 ms. The state is large: allocate it. */
+void xp_vbl_init(struct xp_vbl_state *s, uint64_t late_ns);
+void xp_vbl_add(struct xp_vbl_state *s, const struct xp_vbl_event *ev);
+/* At the end: deliveries still waiting for their vblank's time are settled without it. */
+void xp_vbl_finish(struct xp_vbl_state *s);
+/* A new interval: counts and histograms to zero; pairing state kept. */
+void xp_vbl_reset(struct xp_vbl_state *s);
+
+/* Measured over the run: 0 when fewer than two vblanks. */
+uint64_t xp_vbl_period_ns(const struct xp_vbl_crtc *c);
+/* Refresh rate in mHz (exact integer arithmetic, rounded). */
+uint64_t xp_vbl_refresh_mhz(const struct xp_vbl_crtc *c);
+double xp_vbl_interval_stddev_ns(const struct xp_vbl_crtc *c);
+
+#endif

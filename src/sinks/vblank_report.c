@@ -1,0 +1,256 @@
+#include <inttypes.h>
+#include <string.h>
+
+#include "sinks/text.h"
+#include "sinks/vblank_report.h"
+
+static const char *pct(const struct xp_hist *h, double p, char *buf, size_t len)
+{
+	if (!h->count)
+		return "-";
+	return xp_fmt_ns(xp_hist_percentile(h, p), buf, len);
+}
+
+static const char *who(uint32_t pid, const char *comm, char *buf, size_t len)
+{
+	if (pid)
+		snprintf(buf, len, "%u/%s", pid, comm);
+	else
+		snprintf(buf, len, "(unknown)");
+	return buf;
+}
+
+void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
+{
+	const struct xp_vbl_state *s = r->st;
+	char a[16], b[16], c[16], d[16], w[48];
+
+	if (r->ri->interval)
+		fprintf(f, "--- interval %" PRIu64 " ---\n", r->ri->interval);
+	fprintf(f, "%s: %.1f s, %d of %d drm vblank events, %d CRTC%s, %d client%s, late over %s, ",
+		r->ri->command, r->ri->duration_s, r->layout->npresent, r->layout->n, s->ncrtcs,
+		s->ncrtcs == 1 ? "" : "s", s->nclients, s->nclients == 1 ? "" : "s",
+		xp_fmt_ns(s->late_ns, a, sizeof(a)));
+	xp_print_drops(f, r->ri->drops);
+	for (int i = 0; i < r->layout->n; i++)
+		if (!r->layout->present[i])
+			fprintf(f, "note: this kernel has no drm/%s event\n", r->layout->ev[i].name);
+	if (s->overflow)
+		fprintf(f, "note: %" PRIu64 " events past the tracked CRTCs/clients/requests\n", s->overflow);
+	if (!s->ncrtcs) {
+		fprintf(f, "no vblank events\n");
+		return;
+	}
+	fprintf(f, "\n%-5s %8s %11s %10s %9s %9s %9s %7s %6s %9s %9s %7s %6s\n", "CRTC", "VBLANKS",
+		"REFRESH_HZ", "PERIOD", "STDDEV", "P99", "MAX", "MISSED", "IDLE", "REQUESTS",
+		"DELIVERED", "MISSFRM", "LATE");
+	for (int i = 0; i < s->ncrtcs; i++) {
+		const struct xp_vbl_crtc *k = &s->crtcs[i];
+		uint64_t mhz = xp_vbl_refresh_mhz(k);
+
+		fprintf(f, "%-5d %8" PRIu64 " %7" PRIu64 ".%03" PRIu64 " %10s %9s %9s %9s %7" PRIu64
+			   " %6" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 "\n",
+			k->crtc, k->vblanks, mhz / 1000, mhz % 1000,
+			mhz ? xp_fmt_ns(xp_vbl_period_ns(k), a, sizeof(a)) : "-",
+			k->n1 > 1 ? xp_fmt_ns((uint64_t)(xp_vbl_interval_stddev_ns(k) + 0.5), b, sizeof(b)) : "-",
+			pct(&k->interval, 99, c, sizeof(c)),
+			k->interval.count ? xp_fmt_ns(k->interval.max, d, sizeof(d)) : "-",
+			k->missed, k->idle_gaps, k->queued, k->delivered, k->missed_frames, k->late);
+	}
+	if (s->nclients) {
+		fprintf(f, "\n%-22s %-5s %8s %9s %7s %6s %-26s %-20s %-14s\n", "PROCESS", "CRTC", "REQUESTS",
+			"DELIVERED", "MISSFRM", "LATE", "LATENCY p50/p99/max", "LATENESS p50/p99",
+			"FRAME p50/p99");
+		for (int i = 0; i < s->nclients; i++) {
+			const struct xp_vbl_client *k = &s->clients[i];
+			char lat[48], lt[40], fr[40], e[16], g[16];
+
+			if (!k->queued && !k->delivered)
+				continue;
+			snprintf(lat, sizeof(lat), "%s/%s/%s", pct(&k->latency, 50, a, sizeof(a)),
+				 pct(&k->latency, 99, b, sizeof(b)),
+				 k->latency.count ? xp_fmt_ns(k->latency.max, c, sizeof(c)) : "-");
+			snprintf(lt, sizeof(lt), "%s/%s", pct(&k->lateness, 50, d, sizeof(d)),
+				 pct(&k->lateness, 99, e, sizeof(e)));
+			snprintf(fr, sizeof(fr), "%s/%s", pct(&k->frame, 50, g, sizeof(g)),
+				 pct(&k->frame, 99, a, sizeof(a)));
+			fprintf(f, "%-22.22s %-5d %8" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %-26s %-20s %-14s\n",
+				who(k->pid, k->comm, w, sizeof(w)), k->crtc, k->queued, k->delivered,
+				k->missed_frames, k->late, lat, lt, fr);
+		}
+		for (int i = 0; i < s->nclients; i++)
+			if (!s->clients[i].pid && s->clients[i].delivered) {
+				fprintf(f, "(unknown): events delivered to a DRM file that queued no wait-vblank "
+					   "request while tracing (page flips, atomic or CRTC-sequence events); "
+					   "they fire in the vblank interrupt, which names no process\n");
+				break;
+			}
+	}
+	if (s->unknown_lateness)
+		fprintf(f, "lateness unknown for %" PRIu64 " deliveries (their vblank was not seen)\n",
+			s->unknown_lateness);
+	if (!r->hist)
+		return;
+	for (int i = 0; i < s->ncrtcs; i++) {
+		const struct xp_vbl_crtc *k = &s->crtcs[i];
+
+		if (k->interval.count) {
+			fprintf(f, "\nCRTC %d vblank interval:\n", k->crtc);
+			xp_print_log2_hist(f, &k->interval, 2);
+		}
+		if (k->latency.count) {
+			fprintf(f, "\nCRTC %d queued -> delivered:\n", k->crtc);
+			xp_print_log2_hist(f, &k->latency, 2);
+		}
+		if (k->lateness.count) {
+			fprintf(f, "\nCRTC %d vblank -> delivered (lateness):\n", k->crtc);
+			xp_print_log2_hist(f, &k->lateness, 2);
+		}
+	}
+}
+
+static void json_hist(struct xp_json *j, const char *key, const struct xp_hist *h)
+{
+	uint64_t slots[XP_LOG2_SLOTS];
+
+	xp_json_key(j, key);
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "count", h->count);
+	xp_json_ku64(j, "sum", h->sum);
+	xp_json_ku64(j, "p50", xp_hist_percentile(h, 50));
+	xp_json_ku64(j, "p90", xp_hist_percentile(h, 90));
+	xp_json_ku64(j, "p99", xp_hist_percentile(h, 99));
+	xp_json_ku64(j, "max", h->max);
+	xp_json_key(j, "log2");
+	xp_hist_log2(h, slots);
+	xp_json_begin_arr(j);
+	for (int k = 0; k < XP_LOG2_SLOTS; k++) {
+		if (!slots[k])
+			continue;
+		xp_json_begin_obj(j);
+		xp_json_ku64(j, "lo", k ? 1ULL << k : 0);
+		xp_json_ku64(j, "count", slots[k]);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_end_obj(j);
+}
+
+void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
+{
+	const struct xp_vbl_state *s = r->st;
+	struct xp_json j;
+
+	xp_json_init(&j, f, false);
+	xp_json_begin_obj(&j);
+	xp_json_run_info(&j, r->ri);
+	xp_json_ku64(&j, "late_ns", s->late_ns);
+	xp_json_key(&j, "events");
+	xp_json_begin_obj(&j);
+	for (int i = 0; i < r->layout->n; i++)
+		xp_json_kbool(&j, r->layout->ev[i].name, r->layout->present[i]);
+	xp_json_end_obj(&j);
+	xp_json_ku64(&j, "overflow", s->overflow);
+	xp_json_ku64(&j, "lateness_unknown", s->unknown_lateness);
+	xp_json_key(&j, "crtcs");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->ncrtcs; i++) {
+		const struct xp_vbl_crtc *k = &s->crtcs[i];
+
+		xp_json_begin_obj(&j);
+		xp_json_ki64(&j, "crtc", k->crtc);
+		xp_json_ku64(&j, "vblanks", k->vblanks);
+		xp_json_key(&j, "refresh_hz");
+		xp_json_fixed(&j, xp_vbl_refresh_mhz(k), 3);
+		xp_json_ku64(&j, "period_ns", xp_vbl_period_ns(k));
+		xp_json_kdouble(&j, "interval_stddev_ns", xp_vbl_interval_stddev_ns(k));
+		xp_json_ku64(&j, "missed", k->missed);
+		xp_json_ku64(&j, "idle_gaps", k->idle_gaps);
+		xp_json_ku64(&j, "out_of_order", k->backwards);
+		xp_json_ku64(&j, "requests", k->queued);
+		xp_json_ku64(&j, "delivered", k->delivered);
+		xp_json_ku64(&j, "delivered_unrequested", k->unqueued);
+		xp_json_ku64(&j, "missed_frames", k->missed_frames);
+		xp_json_ku64(&j, "late", k->late);
+		xp_json_ku64(&j, "late_frames", k->late_frames);
+		json_hist(&j, "interval_ns", &k->interval);
+		json_hist(&j, "latency_ns", &k->latency);
+		json_hist(&j, "lateness_ns", &k->lateness);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_key(&j, "clients");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nclients; i++) {
+		const struct xp_vbl_client *k = &s->clients[i];
+
+		if (!k->queued && !k->delivered)
+			continue;
+		xp_json_begin_obj(&j);
+		if (k->pid) {
+			xp_json_ku64(&j, "pid", k->pid);
+			xp_json_kstr(&j, "comm", k->comm);
+		} else {
+			xp_json_key(&j, "pid");
+			xp_json_null(&j);
+			xp_json_kstr(&j, "attribution", "none: only events from the vblank interrupt "
+							 "(page flip, atomic or CRTC-sequence events) reached this file");
+		}
+		xp_json_ku64(&j, "file", k->file);
+		xp_json_ki64(&j, "crtc", k->crtc);
+		xp_json_ku64(&j, "requests", k->queued);
+		xp_json_ku64(&j, "delivered", k->delivered);
+		xp_json_ku64(&j, "delivered_unrequested", k->unqueued);
+		xp_json_ku64(&j, "missed_frames", k->missed_frames);
+		xp_json_ku64(&j, "late", k->late);
+		xp_json_ku64(&j, "late_frames", k->late_frames);
+		json_hist(&j, "latency_ns", &k->latency);
+		json_hist(&j, "lateness_ns", &k->lateness);
+		json_hist(&j, "frame_ns", &k->frame);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_end_obj(&j);
+	xp_json_finish(&j);
+}
+
+void xp_vbl_stream_header(FILE *f)
+{
+	fprintf(f, "%-12s %-22s %-5s %9s %9s %10s %10s %6s %s\n", "TIME(s)", "PROCESS", "CRTC", "SEQ",
+		"REQ_SEQ", "LATENCY", "LATENESS", "MISSED", "");
+}
+
+void xp_vbl_stream_text(FILE *f, const struct xp_vbl_delivery *d, uint64_t t0)
+{
+	char a[16], b[16], w[48];
+	uint64_t t = d->ts > t0 ? d->ts - t0 : 0;
+
+	fprintf(f, "%5" PRIu64 ".%06" PRIu64 " %-22.22s %-5d %9u %9u %10s %10s %6u %s\n",
+		(uint64_t)(t / 1000000000), (uint64_t)((t / 1000) % 1000000), who(d->pid, d->comm, w, sizeof(w)), d->crtc,
+		d->seq, d->req_seq, d->queued ? xp_fmt_ns(d->latency_ns, a, sizeof(a)) : "-",
+		d->has_lateness ? xp_fmt_ns(d->lateness_ns, b, sizeof(b)) : "?", d->missed_before,
+		d->late ? "LATE" : "");
+}
+
+void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint64_t t0)
+{
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "t_ns", d->ts > t0 ? d->ts - t0 : 0);
+	if (d->pid) {
+		xp_json_ku64(j, "pid", d->pid);
+		xp_json_kstr(j, "comm", d->comm);
+	}
+	xp_json_ku64(j, "file", d->file);
+	xp_json_ki64(j, "crtc", d->crtc);
+	xp_json_ku64(j, "seq", d->seq);
+	xp_json_ku64(j, "req_seq", d->req_seq);
+	xp_json_kbool(j, "requested", d->queued);
+	if (d->queued)
+		xp_json_ku64(j, "latency_ns", d->latency_ns);
+	if (d->has_lateness)
+		xp_json_ku64(j, "lateness_ns", d->lateness_ns);
+	xp_json_ku64(j, "missed_before", d->missed_before);
+	xp_json_kbool(j, "late", d->late);
+	xp_json_end_obj(j);
+	xp_json_finish(j);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `xputrace vblank` and `xputrace mem` on this machine's kernel: bad input is
+# refused with one line (exit 2); on a kernel without the DRM events they
+# fail with one line that points at doctor (exit 1), never a crash or a
+# hang. The events themselves are exercised in the lab (lab/scenarios/).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+
+one_line() { # label want-status want-regex args...
+	local label=$1 want=$2 re=$3
+	shift 3
+	timeout 20 "$XP" "$@" > "$WORK/o.out" 2> "$WORK/o.err"
+	local rc=$? lines
+	lines=$(wc -l < "$WORK/o.err")
+	if [ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -Eq -- "$re" "$WORK/o.err" && [ ! -s "$WORK/o.out" ]; then
+		pass "$label"
+	else
+		fail "$label: exit $rc (want $want), stderr: $(head -c 300 "$WORK/o.err"), stdout bytes: $(wc -c < "$WORK/o.out")"
+	fi
+}
+
+cmds=(vblank)
+"$XP" --help 2>/dev/null | grep -q '^  mem ' && cmds+=(mem)
+if [ ! -x "$XP" ]; then
+	for c in "${cmds[@]}"; do skip "$c bad input: $XP is not built"; skip "$c without DRM: $XP is not built"; done
+	exit 0
+fi
+for c in "${cmds[@]}"; do
+	one_line "$c rejects an unknown flag" 2 "unknown option" "$c" --bogus
+	one_line "$c rejects a bad duration" 2 "duration" "$c" -d 0
+	one_line "$c rejects a stray argument" 2 "unexpected argument" "$c" extra
+done
+one_line "vblank rejects a bad --late-ms" 2 "late-ms" vblank --late-ms 1ms
+
+why=$(bpf_unavailable)
+if [ -n "$why" ]; then
+	for c in "${cmds[@]}"; do skip "$c without DRM: $why"; done
+	exit 0
+fi
+tfs=/sys/kernel/tracing
+[ -d $tfs/events ] || mount -t tracefs nodev $tfs 2>/dev/null
+[ -d $tfs/events ] || tfs=/sys/kernel/debug/tracing
+for c in "${cmds[@]}"; do
+	case $c in
+	vblank) groups="drm" ;;
+	mem) groups="amdgpu i915 xe" ;;
+	esac
+	present=""
+	for g in $groups; do [ -d "$tfs/events/$g" ] && present="$present $g"; done
+	if [ -n "$present" ]; then
+		skip "$c without DRM: this kernel has the event groups:$present"
+		continue
+	fi
+	one_line "$c without DRM fails with one line" 1 "doctor" "$c" -d 1
+	one_line "$c --json without DRM fails with one line" 1 "doctor" "$c" -j -d 1
+done

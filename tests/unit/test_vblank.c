@@ -1,0 +1,344 @@
+/* The vblank analysis on synthetic drm event streams: exact refresh rates,
+ * gaps, latencies and attribution; decoding driven by the format files. */
+#include <errno.h>
+#include <stdlib.h>
+#include "unit.h"
+#include "rawtp_util.h"
+#include "core/vblank_stats.h"
+#include "sinks/vblank_report.h"
+
+/* Debian 6.1 and 7.3 (drivers/gpu/drm/drm_trace.h, unchanged since 4.x) */
+static const char fmt_event[] =
+	"name: drm_vblank_event\nID: 1500\nformat:\n" FMT_COMMON
+	"\tfield:int crtc;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int seq;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:ktime_t time;\toffset:16;\tsize:8;\tsigned:1;\n"
+	"\tfield:bool high_prec;\toffset:24;\tsize:1;\tsigned:0;\n\n"
+	"print fmt: \"crtc=%d, seq=%u, time=%lld, high-prec=%s\", REC->crtc, REC->seq, REC->time, "
+	"REC->high_prec ? \"true\" : \"false\"\n";
+static const char fmt_queued[] =
+	"name: drm_vblank_event_queued\nID: 1499\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_file * file;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int crtc;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int seq;\toffset:20;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"file=%p, crtc=%d, seq=%u\", REC->file, REC->crtc, REC->seq\n";
+static const char fmt_delivered[] =
+	"name: drm_vblank_event_delivered\nID: 1498\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_file * file;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int crtc;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int seq;\toffset:20;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"file=%p, crtc=%d, seq=%u\", REC->file, REC->crtc, REC->seq\n";
+/* a kernel that reordered the fields: decoding must follow the file */
+static const char fmt_event_moved[] =
+	"name: drm_vblank_event\nID: 1500\nformat:\n" FMT_COMMON
+	"\tfield:ktime_t time;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:u64 seq;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:int crtc;\toffset:24;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"\"\n";
+
+static struct xp_rawtp_layout L;
+static struct xp_vbl_state *S;
+static int ndeliv;
+static struct xp_vbl_delivery last;
+
+static void on_delivery(void *ctx, const struct xp_vbl_delivery *d)
+{
+	(void)ctx;
+	ndeliv++;
+	last = *d;
+}
+
+static void setup(uint64_t late_ns)
+{
+	xp_rawtp_layout_init(&L, xp_vbl_events, XP_VBL_NEV);
+	CHECK(!xp_rawtp_layout_parse(&L, XP_VBL_EVENT, fmt_event));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_VBL_QUEUED, fmt_queued));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_VBL_DELIVERED, fmt_delivered));
+	if (!S)
+		S = malloc(sizeof(*S));
+	xp_vbl_init(S, late_ns);
+	S->on_delivery = on_delivery;
+	ndeliv = 0;
+}
+
+static void feed(const struct xp_rawtp_rec *r)
+{
+	struct xp_vbl_event ev;
+
+	CHECK(!xp_vbl_decode(&L, r, &ev));
+	xp_vbl_add(S, &ev);
+}
+
+/* drm_vblank_event fires at ts = vtime + irq (its handler runs after the vblank) */
+static void vblank(int crtc, uint32_t seq, uint64_t vtime)
+{
+	struct xp_rawtp_rec r;
+
+	rec_init(&L, &r, XP_REC_VBLANK, XP_VBL_EVENT, vtime + 20000, 0, "swapper/0");
+	rec_put(&L, &r, "crtc", (uint64_t)crtc);
+	rec_put(&L, &r, "seq", seq);
+	rec_put(&L, &r, "time", vtime);
+	rec_put(&L, &r, "high_prec", 1);
+	feed(&r);
+}
+
+static void client(int ev, uint64_t ts, uint64_t file, int crtc, uint32_t seq, uint32_t pid,
+		   const char *comm)
+{
+	struct xp_rawtp_rec r;
+
+	rec_init(&L, &r, XP_REC_VBLANK, ev, ts, pid, comm);
+	rec_put(&L, &r, "file", file);
+	rec_put(&L, &r, "crtc", (uint64_t)crtc);
+	rec_put(&L, &r, "seq", seq);
+	feed(&r);
+}
+
+#define P60 16666667ULL	/* ns */
+#define T0 1000000000000ULL
+
+static void test_refresh_exact(void)
+{
+	setup(0);
+	for (uint32_t i = 0; i <= 60; i++)
+		vblank(0, 100 + i, T0 + i * P60);
+	CHECK_U64(S->ncrtcs, 1);
+	CHECK_U64(S->crtcs[0].vblanks, 61);
+	CHECK_U64(xp_vbl_period_ns(&S->crtcs[0]), P60);
+	/* 1e12 / 16666667 = 59999.9988 mHz, rounded */
+	CHECK_U64(xp_vbl_refresh_mhz(&S->crtcs[0]), 60000);
+	CHECK_U64(S->crtcs[0].missed, 0);
+	CHECK_U64(S->crtcs[0].interval.count, 60);
+	CHECK(xp_vbl_interval_stddev_ns(&S->crtcs[0]) < 1.0);
+	/* 75 Hz on a second CRTC: 13333333 ns */
+	for (uint32_t i = 0; i <= 75; i++)
+		vblank(1, i, T0 + i * 13333333ULL);
+	CHECK_U64(xp_vbl_refresh_mhz(&S->crtcs[1]), 75000);
+	CHECK_U64(S->crtcs[1].vblanks, 76);
+}
+
+static void test_gaps_and_idle(void)
+{
+	struct xp_vbl_crtc *c;
+
+	setup(0);
+	vblank(0, 10, T0);
+	vblank(0, 11, T0 + P60);
+	vblank(0, 14, T0 + 4 * P60);	/* 12 and 13 never handled */
+	vblank(0, 15, T0 + 5 * P60);
+	/* 2 s of silence, the counter moved on by 120: the interrupt was off */
+	vblank(0, 135, T0 + 5 * P60 + 120 * P60);
+	vblank(0, 137, T0 + 5 * P60 + 122 * P60);	/* 136 missed */
+	c = &S->crtcs[0];
+	CHECK_U64(c->vblanks, 6);
+	CHECK_U64(c->missed, 3);
+	CHECK_U64(c->idle_gaps, 1);
+	CHECK_U64(c->interval.count, 2);	/* the pairs one sequence apart */
+	CHECK_U64(xp_vbl_period_ns(c), P60);
+	CHECK_U64(xp_vbl_refresh_mhz(c), 60000);
+	vblank(0, 137, T0 + 5 * P60 + 122 * P60);	/* repeated: not a gap */
+	CHECK_U64(c->backwards, 1);
+	CHECK_U64(c->missed, 3);
+}
+
+static void test_jitter(void)
+{
+	struct xp_vbl_crtc *c;
+	uint64_t t = T0;
+
+	setup(0);
+	vblank(0, 0, t);
+	for (uint32_t i = 1; i <= 100; i++) {
+		t += (i % 2) ? 16000000 : 17000000;
+		vblank(0, i, t);
+	}
+	c = &S->crtcs[0];
+	/* half 16 ms, half 17 ms: mean 16.5 ms, stddev exactly 0.5 ms */
+	CHECK_U64(xp_vbl_period_ns(c), 16500000);
+	CHECK_U64((uint64_t)(xp_vbl_interval_stddev_ns(c) + 0.5), 500000);
+	CHECK_U64(c->interval.max, 17000000);
+	CHECK(xp_hist_percentile(&c->interval, 99) >= 16000000);
+}
+
+static void test_latency_and_missed_frames(void)
+{
+	const uint64_t F = 0xffff888012345600ULL;
+	struct xp_vbl_client *cl;
+	struct xp_vbl_crtc *c;
+
+	setup(0);
+	vblank(0, 100, T0);
+	/* a client that keeps up: asks for the next vblank 3 ms after each one;
+	 * the delivery comes from the handler 50 us after the vblank, before
+	 * that vblank's own drm_vblank_event */
+	for (uint32_t s = 101; s <= 110; s++) {
+		uint64_t vt = T0 + (s - 100) * P60;
+
+		client(XP_VBL_QUEUED, vt - P60 + 3000000, F, 0, s, 4242, "glxgears");
+		client(XP_VBL_DELIVERED, vt + 50000, F, 0, s, 0, "swapper/1");
+		vblank(0, s, vt);
+	}
+	c = &S->crtcs[0];
+	cl = &S->clients[0];
+	CHECK_U64(S->nclients, 1);
+	CHECK_U64(cl->pid, 4242);
+	CHECK_STR(cl->comm, "glxgears");
+	CHECK_U64(cl->queued, 10);
+	CHECK_U64(cl->delivered, 10);
+	CHECK_U64(cl->missed_frames, 0);
+	CHECK_U64(cl->late, 0);
+	CHECK_U64(ndeliv, 10);
+	CHECK_U64(cl->latency.count, 10);
+	/* P60 - 3 ms + 50 us */
+	CHECK_U64(cl->latency.max, P60 - 3000000 + 50000);
+	CHECK_U64(cl->lateness.max, 50000);
+	CHECK_U64(cl->frame.count, 9);
+	CHECK_U64(cl->frame.max, P60);
+	CHECK_U64(last.pid, 4242);
+	CHECK(last.has_lateness && last.lateness_ns == 50000 && !last.late);
+	/* it stalls: the next request is for vblank 116, five frames skipped */
+	for (uint32_t s = 111; s <= 115; s++)
+		vblank(0, s, T0 + (s - 100) * P60);
+	client(XP_VBL_QUEUED, T0 + 15 * P60 + 1000, F, 0, 116, 4242, "glxgears");
+	client(XP_VBL_DELIVERED, T0 + 16 * P60 + 50000, F, 0, 116, 0, "swapper/1");
+	vblank(0, 116, T0 + 16 * P60);
+	CHECK_U64(cl->missed_frames, 5);
+	CHECK_U64(last.missed_before, 5);
+	CHECK_U64(c->missed_frames, 5);
+	CHECK_U64(c->missed, 0);	/* the display missed nothing */
+	/* a delivery 2.5 ms after its vblank is late (limit 1 ms) */
+	client(XP_VBL_QUEUED, T0 + 16 * P60 + 100000, F, 0, 117, 4242, "glxgears");
+	client(XP_VBL_DELIVERED, T0 + 17 * P60 + 2500000, F, 0, 117, 0, "kworker/0:1");
+	vblank(0, 117, T0 + 17 * P60);
+	CHECK_U64(cl->late, 1);
+	CHECK_U64(c->late, 1);
+	CHECK(last.late && last.lateness_ns == 2500000);
+	/* requested 119, delivered on 120: a frame late, whatever the time */
+	client(XP_VBL_QUEUED, T0 + 18 * P60, F, 0, 119, 4242, "glxgears");
+	vblank(0, 118, T0 + 18 * P60);
+	vblank(0, 119, T0 + 19 * P60);
+	client(XP_VBL_DELIVERED, T0 + 20 * P60 + 30000, F, 0, 120, 0, "swapper/0");
+	vblank(0, 120, T0 + 20 * P60);
+	CHECK_U64(cl->late, 2);
+	CHECK_U64(cl->late_frames, 1);
+	CHECK_U64(last.req_seq, 119);
+	CHECK_U64(last.lateness_ns, P60 + 30000);
+	CHECK_U64(S->npending, 0);
+	CHECK_U64(S->nparked, 0);
+}
+
+static void test_unrequested_and_attribution(void)
+{
+	const uint64_t A = 0x1000, B = 0x2000;
+
+	setup(2000000);
+	vblank(0, 1, T0);
+	/* a page flip: delivered without any queued request, file never seen */
+	client(XP_VBL_DELIVERED, T0 + P60 + 40000, A, 0, 2, 0, "swapper/0");
+	vblank(0, 2, T0 + P60);
+	CHECK_U64(S->clients[0].pid, 0);
+	CHECK_U64(S->clients[0].unqueued, 1);
+	CHECK_U64(S->crtcs[0].unqueued, 1);
+	CHECK(!last.queued && last.has_lateness && last.lateness_ns == 40000);
+	/* file B queued on CRTC 0 once; its later flip on CRTC 1 names it too */
+	client(XP_VBL_QUEUED, T0 + P60 + 100, B, 0, 3, 777, "kwin_wayland");
+	client(XP_VBL_DELIVERED, T0 + 2 * P60 + 100, B, 0, 3, 0, "swapper/0");
+	vblank(0, 3, T0 + 2 * P60);
+	vblank(1, 50, T0 + 2 * P60);
+	client(XP_VBL_DELIVERED, T0 + 3 * P60 + 1500000, B, 1, 51, 0, "swapper/0");
+	vblank(1, 51, T0 + 3 * P60);
+	CHECK_U64(last.pid, 777);
+	CHECK_U64(last.lateness_ns, 1500000);
+	CHECK(!last.late);	/* the limit is 2 ms here */
+	/* two requests for the same vblank from one file pair in order */
+	vblank(0, 4, T0 + 3 * P60);
+	client(XP_VBL_QUEUED, T0 + 3 * P60 + 10, B, 0, 5, 777, "kwin_wayland");
+	client(XP_VBL_QUEUED, T0 + 3 * P60 + 20, B, 0, 5, 777, "kwin_wayland");
+	client(XP_VBL_DELIVERED, T0 + 4 * P60 + 10, B, 0, 5, 0, "swapper/0");
+	client(XP_VBL_DELIVERED, T0 + 4 * P60 + 20, B, 0, 5, 0, "swapper/0");
+	CHECK_U64(S->nparked, 2);	/* waiting for vblank 5's timestamp */
+	vblank(0, 5, T0 + 4 * P60);
+	CHECK_U64(S->nparked, 0);
+	CHECK_U64(S->clients[1].latency.count, 3);
+	CHECK_U64(S->clients[1].latency.max, P60);
+	CHECK_U64(S->clients[1].latency.sum, 3 * P60);
+	CHECK_U64(S->npending, 0);
+	/* a delivery whose vblank never comes is settled at the end, its
+	 * vblank's time extrapolated from vblank 5 by the period */
+	client(XP_VBL_DELIVERED, T0 + 8 * P60 + 10, A, 0, 9, 0, "swapper/0");
+	{
+		int before = ndeliv;
+
+		xp_vbl_finish(S);
+		CHECK_U64(ndeliv, before + 1);
+	}
+	CHECK(last.has_lateness);
+	CHECK_U64(last.lateness_ns, 10);
+	CHECK(!last.late);
+	CHECK_U64(S->clients[0].missed_frames, 6);	/* file A: vblank 2, then 9 */
+}
+
+static void test_layout_driven(void)
+{
+	struct xp_rawtp_rec r;
+	struct xp_vbl_event ev;
+
+	setup(0);
+	CHECK(!xp_rawtp_layout_parse(&L, XP_VBL_EVENT, fmt_event_moved));
+	rec_init(&L, &r, XP_REC_VBLANK, XP_VBL_EVENT, 5, 0, "x");
+	CHECK(!rec_put(&L, &r, "crtc", 3));
+	CHECK(!rec_put(&L, &r, "seq", 0x1234567));
+	CHECK(!rec_put(&L, &r, "time", 987654321));
+	CHECK(!xp_vbl_decode(&L, &r, &ev));
+	CHECK_U64(ev.crtc, 3);
+	CHECK_U64(ev.seq, 0x1234567);
+	CHECK_U64(ev.vtime, 987654321);
+	CHECK(!ev.high_prec);	/* absent field: false, not an error */
+	/* a record cut short before its fields is refused */
+	r.raw_len = 12;
+	CHECK(xp_vbl_decode(&L, &r, &ev) == -EBADMSG);
+	/* an event without a layout is refused */
+	L.present[XP_VBL_QUEUED] = false;
+	rec_init(&L, &r, XP_REC_VBLANK, XP_VBL_QUEUED, 5, 0, "x");
+	CHECK(xp_vbl_decode(&L, &r, &ev) == -ENOENT);
+}
+
+static void test_cfg_and_report(void)
+{
+	struct xp_rawtp_cfg cfg[XP_RAWTP_MAX_EV];
+	struct xp_run_info ri = { .command = "vblank", .source = "test", .mode = "summary", .duration_s = 1 };
+	struct xp_vbl_report rep;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	setup(0);
+	xp_rawtp_cfg_fill(&L, cfg);
+	CHECK_U64(cfg[XP_VBL_EVENT].raw_size, 25);
+	CHECK_U64(cfg[XP_VBL_QUEUED].raw_size, 24);
+	CHECK(cfg[XP_VBL_EVENT].str_off[0] == -1 && cfg[XP_VBL_EVENT].str_off[1] == -1);
+	CHECK_U64(cfg[XP_VBL_NEV].raw_size, 0);
+	for (uint32_t i = 0; i <= 60; i++)
+		vblank(0, i, T0 + i * P60);
+	rep = (struct xp_vbl_report){ .st = S, .layout = &L, .ri = &ri, .hist = false };
+	f = open_memstream(&buf, &len);
+	xp_vbl_report_json(f, &rep);
+	fclose(f);
+	CHECK(strstr(buf, "\"refresh_hz\":60.000") != NULL);
+	CHECK(strstr(buf, "\"period_ns\":16666667") != NULL);
+	CHECK(strstr(buf, "\"missed\":0") != NULL);
+	free(buf);
+}
+
+int main(void)
+{
+	RUN(test_refresh_exact);
+	RUN(test_gaps_and_idle);
+	RUN(test_jitter);
+	RUN(test_latency_and_missed_frames);
+	RUN(test_unrequested_and_attribution);
+	RUN(test_layout_driven);
+	RUN(test_cfg_and_report);
+	free(S);
+	UNIT_EXIT();
+}
