@@ -623,7 +623,7 @@ static void test_report_json(void)
 	CHECK(memlen > 0 && memout[memlen - 1] == '\n');
 	CHECK(strstr(memout, "{\"tool\":\"xputrace\",\"command\":\"ioctl\",\"source\":\"live\","
 			     "\"mode\":\"summary\",\"hook\":\"tp_btf\",\"duration_s\":2.5,") == memout);
-	CHECK(strstr(memout, "\"drops\":{\"total\":5,\"ringbuf\":5,\"map_full\":0}") != NULL);
+	CHECK(strstr(memout, "\"drops\":{\"total\":5,\"ringbuf\":5,\"map_full\":0,\"kernel_missed\":0}") != NULL);
 	CHECK(strstr(memout, "\"pid\":4242,\"comm\":\"vkcube\",\"ioctls\":[") != NULL);
 	CHECK(strstr(memout, "{\"device\":\"char 226:128\",\"driver\":\"\",\"cmd\":\"0xc0406400\","
 			     "\"name\":\"DRM_IOCTL_VERSION\",\"calls\":4,\"errors\":3,"
@@ -638,7 +638,7 @@ static void test_report_json(void)
 				"d = json.load(sys.stdin)\n"
 				"assert d[\"tool\"] == \"xputrace\" and d[\"command\"] == \"ioctl\"\n"
 				"assert d[\"duration_s\"] == 2.5 and d[\"hook\"] == \"tp_btf\"\n"
-				"assert d[\"drops\"] == {\"total\": 5, \"ringbuf\": 5, \"map_full\": 0}\n"
+				"assert d[\"drops\"] == {\"total\": 5, \"ringbuf\": 5, \"map_full\": 0, \"kernel_missed\": 0}\n"
 				"p = d[\"processes\"]\n"
 				"assert [x[\"pid\"] for x in p] == [7, 4242], p\n"
 				"assert [x[\"comm\"] for x in p] == [\"nvidia-smi\", \"vkcube\"]\n"
@@ -677,7 +677,7 @@ static void test_report_json(void)
 	fclose(f);
 	CHECK_STR(memout, "{\"tool\":\"xputrace\",\"command\":\"ioctl\",\"source\":\"trace.xpt\","
 			  "\"mode\":\"stream\",\"duration_s\":1,\"interval\":3,"
-			  "\"drops\":{\"total\":3,\"ringbuf\":1,\"map_full\":2},\"processes\":[]}\n");
+			  "\"drops\":{\"total\":3,\"ringbuf\":1,\"map_full\":2,\"kernel_missed\":0},\"processes\":[]}\n");
 	if (have_python())
 		CHECK(python_ok(memout, PY_VALID));
 	xp_ioctl_table_free(&empty);

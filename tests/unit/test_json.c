@@ -398,10 +398,10 @@ static void test_two_documents(void)
 static void test_run_info(void)
 {
 	struct xp_run_info ri = { .command = "ioctl", .source = "live", .mode = "summary",
-				  .hook = "raw_tp", .duration_s = 10, .drops = { 7, 3 } };
+				  .hook = "raw_tp", .duration_s = 10, .drops = { 7, 3, 4 } };
 	struct xp_json *j;
 
-	CHECK_U64(xp_run_total_drops(&ri), 10);
+	CHECK_U64(xp_run_total_drops(&ri), 14);
 	j = start(false);
 	xp_json_begin_obj(j);
 	xp_json_run_info(j, &ri);
@@ -409,7 +409,7 @@ static void test_run_info(void)
 	xp_json_finish(j);
 	CHECK_STR(text(), "{\"tool\":\"xputrace\",\"command\":\"ioctl\",\"source\":\"live\","
 			  "\"mode\":\"summary\",\"hook\":\"raw_tp\",\"duration_s\":10,"
-			  "\"drops\":{\"total\":10,\"ringbuf\":7,\"map_full\":3}}\n");
+			  "\"drops\":{\"total\":14,\"ringbuf\":7,\"map_full\":3,\"kernel_missed\":4}}\n");
 	CHECK_VALID(text());
 
 	/* no hook, an interval, a NULL source */
