@@ -73,33 +73,6 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 	free(v);
 }
 
-static void json_hist(struct xp_json *j, const struct xp_hist *h)
-{
-	uint64_t slots[XP_LOG2_SLOTS];
-
-	xp_json_begin_obj(j);
-	xp_json_ku64(j, "count", h->count);
-	xp_json_ku64(j, "sum", h->sum);
-	xp_json_ku64(j, "p50", xp_hist_percentile(h, 50));
-	xp_json_ku64(j, "p90", xp_hist_percentile(h, 90));
-	xp_json_ku64(j, "p99", xp_hist_percentile(h, 99));
-	xp_json_ku64(j, "max", h->max);
-	/* log2 buckets: values in [lo, 2*lo); lo 0 also holds 0 */
-	xp_json_key(j, "log2");
-	xp_hist_log2(h, slots);
-	xp_json_begin_arr(j);
-	for (int k = 0; k < XP_LOG2_SLOTS; k++) {
-		if (!slots[k])
-			continue;
-		xp_json_begin_obj(j);
-		xp_json_ku64(j, "lo", k ? 1ULL << k : 0);
-		xp_json_ku64(j, "count", slots[k]);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
-	xp_json_end_obj(j);
-}
-
 void xp_ioctl_report_json(FILE *f, const struct xp_ioctl_table *t, const struct xp_devices *d,
 			  const struct xp_run_info *ri)
 {
@@ -143,8 +116,7 @@ void xp_ioctl_report_json(FILE *f, const struct xp_ioctl_table *t, const struct 
 			xp_json_ku64(&j, xp_errno_name(e->errnos[k].err, en, sizeof(en)),
 				     e->errnos[k].count);
 		xp_json_end_obj(&j);
-		xp_json_key(&j, "latency_ns");
-		json_hist(&j, &e->lat);
+		xp_json_khist(&j, "latency_ns", &e->lat);
 		xp_json_end_obj(&j);
 	}
 	if (t->n)

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "shared/record.h"
+#include "core/hist.h"
 #include "sinks/json.h"
 
 struct xp_run_info {
@@ -19,5 +20,9 @@ struct xp_run_info {
 uint64_t xp_run_total_drops(const struct xp_run_info *ri);
 /* The members above as keys of the object being written. */
 void xp_json_run_info(struct xp_json *j, const struct xp_run_info *ri);
+
+/* A latency histogram under `key`: count, sum, p50/p90/p99, max and the
+ * non-empty log2 slots as {"lo": 2^k (0 for the first), "count": n}. */
+void xp_json_khist(struct xp_json *j, const char *key, const struct xp_hist *h);
 
 #endif

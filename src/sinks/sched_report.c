@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "sinks/sched_report.h"
+#include "sinks/report.h"
 #include "sinks/text.h"
 
 static bool active(const struct xp_sched_counts *c)
@@ -130,33 +131,6 @@ void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 	}
 }
 
-static void json_hist(struct xp_json *j, const char *key, const struct xp_hist *h)
-{
-	uint64_t slots[XP_LOG2_SLOTS];
-
-	xp_json_key(j, key);
-	xp_json_begin_obj(j);
-	xp_json_ku64(j, "count", h->count);
-	xp_json_ku64(j, "sum", h->sum);
-	xp_json_ku64(j, "p50", xp_hist_percentile(h, 50));
-	xp_json_ku64(j, "p90", xp_hist_percentile(h, 90));
-	xp_json_ku64(j, "p99", xp_hist_percentile(h, 99));
-	xp_json_ku64(j, "max", h->max);
-	xp_json_key(j, "log2");
-	xp_hist_log2(h, slots);
-	xp_json_begin_arr(j);
-	for (int k = 0; k < XP_LOG2_SLOTS; k++) {
-		if (!slots[k])
-			continue;
-		xp_json_begin_obj(j);
-		xp_json_ku64(j, "lo", k ? 1ULL << k : 0);
-		xp_json_ku64(j, "count", slots[k]);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
-	xp_json_end_obj(j);
-}
-
 static void counts_json(struct xp_json *j, const struct xp_sched_counts *c,
 			const struct xp_sched_report *r)
 {
@@ -177,9 +151,9 @@ static void counts_json(struct xp_json *j, const struct xp_sched_counts *c,
 	xp_json_ku64(j, "waited", c->waited);
 	xp_json_ku64(j, "unschedulable", c->unsched);
 	xp_json_ku64(j, "incomplete", c->incomplete);
-	json_hist(j, "queue_delay_ns", &c->qdelay);
-	json_hist(j, "exec_ns", &c->exec);
-	json_hist(j, "dep_wait_ns", &c->depwait);
+	xp_json_khist(j, "queue_delay_ns", &c->qdelay);
+	xp_json_khist(j, "exec_ns", &c->exec);
+	xp_json_khist(j, "dep_wait_ns", &c->depwait);
 }
 
 void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
