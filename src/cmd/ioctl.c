@@ -65,8 +65,9 @@ static int parse(int argc, char **argv, struct ioctl_opts *o)
 {
 	enum { OPT_NOHIST = XP_OPT_VERB };
 	static const struct option lo[] = {
-		XP_LIVE_LONG,
+		XP_COMMON_LONG,
 		XP_INTERVAL_LONG,
+		XP_TARGET_LONG,
 		{ "no-hist", no_argument, NULL, OPT_NOHIST },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -75,7 +76,7 @@ static int parse(int argc, char **argv, struct ioctl_opts *o)
 
 	o->hist = true;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" XP_LIVE_SHORT "i:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" XP_COMMON_SHORT XP_INTERVAL_SHORT XP_TARGET_SHORT "h", lo, NULL)) != -1) {
 		if ((err = xp_live_opt(&o->l, "ioctl", c, argv)) != 1) {
 			if (err)
 				return err;

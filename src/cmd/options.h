@@ -19,18 +19,24 @@ struct xp_live_opts {
 
 enum { XP_OPT_DEVICE = 200, XP_OPT_STREAM, XP_OPT_VERB = 300 /* verbs' own from here */ };
 
-/* Entries for a verb's long option table; short forms in XP_LIVE_SHORT. */
-#define XP_LIVE_LONG                                                             \
+/* Entries for a verb's long option table, with their short forms. */
+#define XP_COMMON_LONG                                                           \
 	{ "duration", required_argument, NULL, 'd' },                            \
-	{ "device", required_argument, NULL, XP_OPT_DEVICE },                    \
 	{ "pid", required_argument, NULL, 'p' },                                 \
 	{ "comm", required_argument, NULL, 'c' },                                \
-	{ "cgroup", required_argument, NULL, 'G' },                              \
 	{ "json", no_argument, NULL, 'j' },                                      \
 	{ "verbose", no_argument, NULL, 'v' }
-#define XP_LIVE_SHORT "d:p:c:G:jv"
-#define XP_INTERVAL_LONG { "interval", required_argument, NULL, 'i' }, \
-			 { "stream", no_argument, NULL, XP_OPT_STREAM }
+#define XP_COMMON_SHORT "d:p:c:jv"
+/* periodic and per-event output */
+#define XP_INTERVAL_LONG                                                         \
+	{ "interval", required_argument, NULL, 'i' },                            \
+	{ "stream", no_argument, NULL, XP_OPT_STREAM }
+#define XP_INTERVAL_SHORT "i:"
+/* what to trace by device node and cgroup (filters applied in the kernel) */
+#define XP_TARGET_LONG                                                           \
+	{ "device", required_argument, NULL, XP_OPT_DEVICE },                    \
+	{ "cgroup", required_argument, NULL, 'G' }
+#define XP_TARGET_SHORT "G:"
 
 /*
  * Handles one getopt_long result. Returns 0 when it was a shared option, 1

@@ -71,7 +71,8 @@ static int parse(int argc, char **argv, struct record_opts *o)
 {
 	enum { OPT_SUMMARY = XP_OPT_VERB };
 	static const struct option lo[] = {
-		XP_LIVE_LONG,
+		XP_COMMON_LONG,
+		XP_TARGET_LONG,
 		{ "output", required_argument, NULL, 'o' },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "help", no_argument, NULL, 'h' },
@@ -80,7 +81,7 @@ static int parse(int argc, char **argv, struct record_opts *o)
 	int c, err;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" XP_LIVE_SHORT "o:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" XP_COMMON_SHORT XP_TARGET_SHORT "o:h", lo, NULL)) != -1) {
 		if ((err = xp_live_opt(&o->l, "record", c, argv)) != 1) {
 			if (err)
 				return err;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "cmd/options.h"
 #include "core/parse.h"
 #include "core/sched_stats.h"
 #include "live/capture.h"
@@ -13,9 +14,9 @@
 #include "sinks/sched_report.h"
 
 struct sched_opts {
-	double duration_s, interval_s;
-	bool stream, json, hist, verbose;
-	struct xp_sched_filter filt;
+	struct xp_live_opts l;
+	bool hist;
+	struct xp_sched_filter filt;	/* applied after the join: see sched.bpf.c */
 	uint64_t max_jobs;
 };
 
@@ -73,49 +74,29 @@ static void help(FILE *f)
 
 static int parse(int argc, char **argv, struct sched_opts *o)
 {
-	enum { OPT_STREAM = 256, OPT_NOHIST, OPT_MAXJOBS };
+	enum { OPT_NOHIST = XP_OPT_VERB, OPT_MAXJOBS };
 	static const struct option lo[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "stream", no_argument, NULL, OPT_STREAM },
-		{ "json", no_argument, NULL, 'j' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "comm", required_argument, NULL, 'c' },
+		XP_COMMON_LONG,
+		XP_INTERVAL_LONG,
 		{ "ring", required_argument, NULL, 'r' },
 		{ "max-jobs", required_argument, NULL, OPT_MAXJOBS },
 		{ "no-hist", no_argument, NULL, OPT_NOHIST },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	uint64_t v;
-	int c;
+	int c, err;
 
 	o->hist = true;
 	o->max_jobs = 16384;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:i:jp:c:r:vh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" XP_COMMON_SHORT XP_INTERVAL_SHORT "r:h", lo, NULL)) != -1) {
+		if ((err = xp_live_opt(&o->l, "sched", c, argv)) != 1) {
+			if (err)
+				return err;
+			continue;
+		}
 		switch (c) {
-		case 'd':
-			if (xp_parse_seconds(optarg, &o->duration_s))
-				return xp_fail(2, "sched: --duration wants a positive number of seconds, not '%s'", optarg);
-			break;
-		case 'i':
-			if (xp_parse_seconds(optarg, &o->interval_s))
-				return xp_fail(2, "sched: --interval wants a positive number of seconds, not '%s'", optarg);
-			break;
-		case OPT_STREAM: o->stream = true; break;
-		case 'j': o->json = true; break;
-		case 'p':
-			if (xp_parse_u64(optarg, 1, 0x7fffffff, &v))
-				return xp_fail(2, "sched: --pid wants a process id, not '%s'", optarg);
-			o->filt.pid = (uint32_t)v;
-			break;
-		case 'c':
-			if (strlen(optarg) >= XP_COMM_LEN)
-				return xp_fail(2, "sched: --comm '%s' is longer than a task name (15 characters)", optarg);
-			o->filt.comm = optarg;
-			break;
 		case 'r':
 			if (!*optarg || strlen(optarg) >= XP_SCHED_STR)
 				return xp_fail(2, "sched: --ring wants a ring name of 1 to %d characters", XP_SCHED_STR - 1);
@@ -127,12 +108,12 @@ static int parse(int argc, char **argv, struct sched_opts *o)
 			o->max_jobs = v;
 			break;
 		case OPT_NOHIST: o->hist = false; break;
-		case 'v': o->verbose = true; break;
 		case 'h': help(stdout); return xp_finish_stdout(0) ? 1 : -1;
-		case ':': return xp_fail(2, "sched: %s needs a value", argv[optind - 1]);
-		default: return xp_fail(2, "sched: unknown option '%s'; see 'xputrace sched --help'", argv[optind - 1]);
+		default: return xp_fail(2, "sched: unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	o->filt.pid = o->l.f.pid;
+	o->filt.comm = o->l.f.comm;
 	if (optind < argc)
 		return xp_fail(2, "sched: unexpected argument '%s'", argv[optind]);
 	return 0;
@@ -142,7 +123,7 @@ static void on_job(void *ctx, const struct xp_sched_job_info *j)
 {
 	struct sched_run *r = ctx;
 
-	if (r->o->json)
+	if (r->o->l.json)
 		xp_sched_stream_json(&r->stream_json, j, r->t0);
 	else
 		xp_sched_stream_text(stdout, j, r->t0);
@@ -175,7 +156,7 @@ static int report(struct sched_run *r, uint64_t interval, bool final)
 	struct xp_run_info ri = {
 		.command = "sched",
 		.source = "live",
-		.mode = r->o->stream ? "stream" : "summary",
+		.mode = r->o->l.stream ? "stream" : "summary",
 		.hook = "tracepoint",
 		.duration_s = xp_session_elapsed(&r->sess, interval != 0),
 		.interval = interval,
@@ -188,7 +169,7 @@ static int report(struct sched_run *r, uint64_t interval, bool final)
 	if (final)
 		xp_sched_finish(&r->st, rep.now);	/* what is still open never completed here */
 	xp_session_drops_for(&r->sess, ri.drops, interval != 0);
-	if (r->o->json)
+	if (r->o->l.json)
 		xp_sched_report_json(stdout, &rep);
 	else
 		xp_sched_report_text(stdout, &rep);
@@ -218,11 +199,11 @@ int cmd_sched(int argc, char **argv)
 	err = parse(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
-	xp_libbpf_quiet(o.verbose);
+	xp_libbpf_quiet(o.l.verbose);
 	if ((err = xp_sched_init(&r.st, (uint32_t)o.max_jobs, 0)))
 		return xp_fail(1, "sched: %s", strerror(-err));
 	r.st.filt = o.filt;
-	if (o.stream) {
+	if (o.l.stream) {
 		r.st.on_job = on_job;
 		r.st.cb_ctx = &r;
 	}
@@ -237,8 +218,8 @@ int cmd_sched(int argc, char **argv)
 			err == -EPERM || err == -EACCES ? xp_bpf_error_hint(err) : "");
 		goto out;
 	}
-	r.sess.duration_s = o.duration_s;
-	r.sess.interval_s = o.interval_s;
+	r.sess.duration_s = o.l.duration_s;
+	r.sess.interval_s = o.l.interval_s;
 	r.sess.on_record = on_record;
 	r.sess.on_interval = on_interval;
 	r.sess.ctx = &r;
@@ -250,18 +231,18 @@ int cmd_sched(int argc, char **argv)
 	r.t0 = r.last_expire = r.sess.t_start_ns;
 	xp_json_init(&r.stream_json, stdout, false);
 	xp_signals_install();
-	if (o.stream && !o.json)
+	if (o.l.stream && !o.l.json)
 		xp_sched_stream_header(stdout);
 	/* on stderr, so it never mixes with a JSON document; tests wait for it */
-	if (o.duration_s)
+	if (o.l.duration_s)
 		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s) for %g s.\n",
-			xp_sched_live_nevents(r.live), xp_sched_live_generation(r.live), o.duration_s);
+			xp_sched_live_nevents(r.live), xp_sched_live_generation(r.live), o.l.duration_s);
 	else
 		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s)... Ctrl-C to end.\n",
 			xp_sched_live_nevents(r.live), xp_sched_live_generation(r.live));
 	err = xp_session_run(&r.sess);
 	{
-		int rerr = report(&r, o.interval_s ? r.intervals + 1 : 0, true);
+		int rerr = report(&r, o.l.interval_s ? r.intervals + 1 : 0, true);
 
 		if (!err)
 			err = rerr;
