@@ -144,7 +144,9 @@ static void on_vblank(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 
 	if (!c)
 		return;
-	c->vblanks++;
+	if (!c->vblanks++)
+		c->first_seq = ev->seq;
+	c->last_seq_seen = ev->seq;
 	if (c->have_last) {
 		uint32_t dseq = ev->seq - c->last_seq;
 		uint64_t dt = ev->vtime - c->last_vtime;

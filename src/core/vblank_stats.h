@@ -67,6 +67,7 @@ struct xp_vbl_crtc {
 	int32_t crtc;
 	/* drm_vblank_event */
 	uint64_t vblanks, missed, idle_gaps, backwards;
+	uint32_t first_seq, last_seq_seen;	/* of this interval's vblanks */
 	uint64_t span_ns, span_seq;	/* sums over consecutive pairs, idle gaps excluded */
 	uint64_t n1;			/* intervals between consecutive sequence numbers */
 	double sum1, sumsq1;
@@ -86,6 +87,8 @@ struct xp_vbl_client {
 	uint64_t file;
 	int32_t crtc;
 	uint32_t pid;			/* 0: never seen queuing (page flips only) */
+	/* file 0: an atomic commit's event with no file to send it to (the
+	 * kernel's own, e.g. a legacy mode set): never a process */
 	char comm[XP_COMM_LEN];
 	uint64_t queued, delivered, unqueued, missed_frames, late, late_frames;
 	bool have_last;

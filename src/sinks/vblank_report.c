@@ -11,9 +11,11 @@ static const char *pct(const struct xp_hist *h, double p, char *buf, size_t len)
 	return xp_fmt_ns(xp_hist_percentile(h, p), buf, len);
 }
 
-static const char *who(uint32_t pid, const char *comm, char *buf, size_t len)
+static const char *who(uint32_t pid, uint64_t file, const char *comm, char *buf, size_t len)
 {
-	if (pid)
+	if (!file)
+		snprintf(buf, len, "(kernel commit)");
+	else if (pid)
 		snprintf(buf, len, "%u/%s", pid, comm);
 	else
 		snprintf(buf, len, "(unknown)");
@@ -75,11 +77,17 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 			snprintf(fr, sizeof(fr), "%s/%s", pct(&k->frame, 50, g, sizeof(g)),
 				 pct(&k->frame, 99, a, sizeof(a)));
 			fprintf(f, "%-22.22s %-5d %8" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %-26s %-20s %-14s\n",
-				who(k->pid, k->comm, w, sizeof(w)), k->crtc, k->queued, k->delivered,
+				who(k->pid, k->file, k->comm, w, sizeof(w)), k->crtc, k->queued, k->delivered,
 				k->missed_frames, k->late, lat, lt, fr);
 		}
 		for (int i = 0; i < s->nclients; i++)
-			if (!s->clients[i].pid && s->clients[i].delivered) {
+			if (!s->clients[i].file && s->clients[i].delivered) {
+				fprintf(f, "(kernel commit): completion events of atomic commits that no file "
+					   "asked for (a legacy mode set, fbdev), sent to no process\n");
+				break;
+			}
+		for (int i = 0; i < s->nclients; i++)
+			if (!s->clients[i].pid && s->clients[i].file && s->clients[i].delivered) {
 				fprintf(f, "(unknown): events delivered to a DRM file that queued no wait-vblank "
 					   "request while tracing (page flips, atomic or CRTC-sequence events); "
 					   "they fire in the vblank interrupt, which names no process\n");
@@ -160,6 +168,10 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		xp_json_begin_obj(&j);
 		xp_json_ki64(&j, "crtc", k->crtc);
 		xp_json_ku64(&j, "vblanks", k->vblanks);
+		if (k->vblanks) {
+			xp_json_ku64(&j, "first_seq", k->first_seq);
+			xp_json_ku64(&j, "last_seq", k->last_seq_seen);
+		}
 		xp_json_key(&j, "refresh_hz");
 		xp_json_fixed(&j, xp_vbl_refresh_mhz(k), 3);
 		xp_json_ku64(&j, "period_ns", xp_vbl_period_ns(k));
@@ -190,6 +202,11 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		if (k->pid) {
 			xp_json_ku64(&j, "pid", k->pid);
 			xp_json_kstr(&j, "comm", k->comm);
+		} else if (!k->file) {
+			xp_json_key(&j, "pid");
+			xp_json_null(&j);
+			xp_json_kstr(&j, "attribution", "none: completion events of atomic commits "
+							 "that no DRM file asked for");
 		} else {
 			xp_json_key(&j, "pid");
 			xp_json_null(&j);
@@ -226,7 +243,7 @@ void xp_vbl_stream_text(FILE *f, const struct xp_vbl_delivery *d, uint64_t t0)
 	uint64_t t = d->ts > t0 ? d->ts - t0 : 0;
 
 	fprintf(f, "%5" PRIu64 ".%06" PRIu64 " %-22.22s %-5d %9u %9u %10s %10s %6u %s\n",
-		(uint64_t)(t / 1000000000), (uint64_t)((t / 1000) % 1000000), who(d->pid, d->comm, w, sizeof(w)), d->crtc,
+		(uint64_t)(t / 1000000000), (uint64_t)((t / 1000) % 1000000), who(d->pid, d->file, d->comm, w, sizeof(w)), d->crtc,
 		d->seq, d->req_seq, d->queued ? xp_fmt_ns(d->latency_ns, a, sizeof(a)) : "-",
 		d->has_lateness ? xp_fmt_ns(d->lateness_ns, b, sizeof(b)) : "?", d->missed_before,
 		d->late ? "LATE" : "");
