@@ -117,33 +117,6 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 	}
 }
 
-static void json_hist(struct xp_json *j, const char *key, const struct xp_hist *h)
-{
-	uint64_t slots[XP_LOG2_SLOTS];
-
-	xp_json_key(j, key);
-	xp_json_begin_obj(j);
-	xp_json_ku64(j, "count", h->count);
-	xp_json_ku64(j, "sum", h->sum);
-	xp_json_ku64(j, "p50", xp_hist_percentile(h, 50));
-	xp_json_ku64(j, "p90", xp_hist_percentile(h, 90));
-	xp_json_ku64(j, "p99", xp_hist_percentile(h, 99));
-	xp_json_ku64(j, "max", h->max);
-	xp_json_key(j, "log2");
-	xp_hist_log2(h, slots);
-	xp_json_begin_arr(j);
-	for (int k = 0; k < XP_LOG2_SLOTS; k++) {
-		if (!slots[k])
-			continue;
-		xp_json_begin_obj(j);
-		xp_json_ku64(j, "lo", k ? 1ULL << k : 0);
-		xp_json_ku64(j, "count", slots[k]);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
-	xp_json_end_obj(j);
-}
-
 void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 {
 	const struct xp_vbl_state *s = r->st;
@@ -185,9 +158,9 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		xp_json_ku64(&j, "missed_frames", k->missed_frames);
 		xp_json_ku64(&j, "late", k->late);
 		xp_json_ku64(&j, "late_frames", k->late_frames);
-		json_hist(&j, "interval_ns", &k->interval);
-		json_hist(&j, "latency_ns", &k->latency);
-		json_hist(&j, "lateness_ns", &k->lateness);
+		xp_json_khist(&j, "interval_ns", &k->interval);
+		xp_json_khist(&j, "latency_ns", &k->latency);
+		xp_json_khist(&j, "lateness_ns", &k->lateness);
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);
@@ -221,9 +194,9 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		xp_json_ku64(&j, "missed_frames", k->missed_frames);
 		xp_json_ku64(&j, "late", k->late);
 		xp_json_ku64(&j, "late_frames", k->late_frames);
-		json_hist(&j, "latency_ns", &k->latency);
-		json_hist(&j, "lateness_ns", &k->lateness);
-		json_hist(&j, "frame_ns", &k->frame);
+		xp_json_khist(&j, "latency_ns", &k->latency);
+		xp_json_khist(&j, "lateness_ns", &k->lateness);
+		xp_json_khist(&j, "frame_ns", &k->frame);
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);

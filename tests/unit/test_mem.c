@@ -1,0 +1,264 @@
+/* The mem analysis on synthetic amdgpu/i915/xe streams decoded with the
+ * real format files' layouts: exact counts, byte totals and delays. */
+#include <errno.h>
+#include <stdlib.h>
+#include "unit.h"
+#include "rawtp_util.h"
+#include "core/mem_stats.h"
+
+/* Debian 6.1 (drivers/gpu/drm/amd/amdgpu/amdgpu_trace.h) */
+static const char fmt_bo_create[] =
+	"name: amdgpu_bo_create\nID: 1\nformat:\n" FMT_COMMON
+	"\tfield:struct amdgpu_bo * bo;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 pages;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 type;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 prefer;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 allow;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 visible;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_bo_move[] =
+	"name: amdgpu_bo_move\nID: 2\nformat:\n" FMT_COMMON
+	"\tfield:struct amdgpu_bo * bo;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 bo_size;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 new_placement;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 old_placement;\toffset:28;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+/* 6.1: sched_job_id first and u32 context/seqno; 7.3 dropped the id and widened them */
+static const char fmt_cs_61[] =
+	"name: amdgpu_cs_ioctl\nID: 3\nformat:\n" FMT_COMMON
+	"\tfield:uint64_t sched_job_id;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] timeline;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int context;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int seqno;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:struct dma_fence * fence;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] ring;\toffset:40;\tsize:4;\tsigned:1;\n"
+	"\tfield:u32 num_ibs;\toffset:44;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_run_73[] =
+	"name: amdgpu_sched_run_job\nID: 4\nformat:\n" FMT_COMMON
+	"\tfield:__data_loc char[] timeline;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:u64 context;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 seqno;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] ring;\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\tfield:u32 num_ibs;\toffset:36;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_iv[] =
+	"name: amdgpu_iv\nID: 5\nformat:\n" FMT_COMMON
+	"\tfield:unsigned ih;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned client_id;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned src_id;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned ring_id;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned vmid;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned vmid_src;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:uint64_t timestamp;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned timestamp_src;\toffset:40;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned pasid;\toffset:44;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned src_data[4];\toffset:48;\tsize:16;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_i915_create[] =
+	"name: i915_gem_object_create\nID: 6\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 size;\toffset:16;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_i915_destroy[] =
+	"name: i915_gem_object_destroy\nID: 7\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_i915_bind[] =
+	"name: i915_vma_bind\nID: 8\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:struct i915_address_space * vm;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 offset;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 size;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned flags;\toffset:40;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_i915_unbind[] =
+	"name: i915_vma_unbind\nID: 9\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:struct i915_address_space * vm;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 offset;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 size;\toffset:32;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_i915_fault[] =
+	"name: i915_gem_object_fault\nID: 10\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 index;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:bool gtt;\toffset:24;\tsize:1;\tsigned:0;\n"
+	"\tfield:bool write;\toffset:25;\tsize:1;\tsigned:0;\n\nprint fmt: \"\"\n";
+
+static struct xp_rawtp_layout L;
+static struct xp_mem_state *S;
+
+static void setup(void)
+{
+	xp_rawtp_layout_init(&L, xp_mem_events, XP_MEM_NEV);
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_AMD_BO_CREATE, fmt_bo_create));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_AMD_BO_MOVE, fmt_bo_move));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_AMD_CS_IOCTL, fmt_cs_61));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_AMD_RUN_JOB, fmt_run_73));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_AMD_IV, fmt_iv));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_CREATE, fmt_i915_create));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_DESTROY, fmt_i915_destroy));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_BIND, fmt_i915_bind));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_UNBIND, fmt_i915_unbind));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_FAULT, fmt_i915_fault));
+	if (!S)
+		S = malloc(sizeof(*S));
+	else
+		xp_mem_free(S);
+	CHECK(!xp_mem_init(S, 4096));
+}
+
+static struct xp_rawtp_rec R;
+
+static void start(int ev, uint64_t ts, uint32_t pid, const char *comm)
+{
+	rec_init(&L, &R, XP_REC_MEM, ev, ts, pid, comm);
+}
+#define PUT(n, v) CHECK(!rec_put(&L, &R, n, v))
+static void add(void) { CHECK(!xp_mem_add(S, &L, &R)); }
+
+static void test_amdgpu(void)
+{
+	setup();
+	/* 3 BOs: 256 pages preferring VRAM placed in VRAM, 16 preferring VRAM
+	 * placed in GTT (flagged), 8 preferring GTT */
+	uint32_t pages[] = { 256, 16, 8 }, type[] = { 2, 1, 1 }, pref[] = { 4, 6, 2 };
+
+	for (int i = 0; i < 3; i++) {
+		start(XP_MEM_AMD_BO_CREATE, 100 + i, 500, "game");
+		PUT("bo", 0xffff0000 + i);
+		PUT("pages", pages[i]);
+		PUT("type", type[i]);
+		PUT("prefer", pref[i]);
+		PUT("allow", 6);
+		add();
+	}
+	CHECK_U64(S->amd_bos, 3);
+	CHECK_U64(S->amd_bo_bytes, 280 * 4096);
+	CHECK_U64(S->amd_bo_bytes_by_pref[0], 272 * 4096);
+	CHECK_U64(S->amd_vram_in_gtt, 1);
+	CHECK_U64(S->amd_vram_in_gtt_bytes, 16 * 4096);
+	CHECK_U64(S->procs[0].pid, 500);
+	CHECK_U64(S->procs[0].amd_vram_in_gtt, 1);
+	/* moves: 2 x 1 MiB VRAM -> GTT, 1 x 64 KiB GTT -> VRAM */
+	for (int i = 0; i < 3; i++) {
+		start(XP_MEM_AMD_BO_MOVE, 200 + i, 77, "kworker/1:0");
+		PUT("bo_size", i < 2 ? 1 << 20 : 65536);
+		PUT("new_placement", i < 2 ? 1 : 2);
+		PUT("old_placement", i < 2 ? 2 : 1);
+		add();
+	}
+	CHECK_U64(S->amd_moves, 3);
+	CHECK_U64(S->amd_move_bytes, 2 * (1 << 20) + 65536);
+	CHECK_U64(S->amd_move_n[2][1], 2);
+	CHECK_U64(S->amd_move_b[1][2], 65536);
+	CHECK_U64(S->nprocs, 1);	/* moves are not charged to the worker */
+	/* submit -> run: two jobs on gfx, matched by (context, seqno) across
+	 * two layouts (u32 fields in cs_ioctl, u64 in run_job) */
+	for (int i = 0; i < 2; i++) {
+		start(XP_MEM_AMD_CS_IOCTL, 1000 + i * 10, 500, "game");
+		PUT("context", 7);
+		PUT("seqno", 40 + i);
+		rec_str(&R, 0, "gfx_0.0.0");
+		add();
+	}
+	start(XP_MEM_AMD_RUN_JOB, 1500, 0, "gfx_0.0.0");
+	PUT("context", 7);
+	PUT("seqno", 41);
+	rec_str(&R, 0, "gfx_0.0.0");
+	add();
+	start(XP_MEM_AMD_RUN_JOB, 1800, 0, "gfx_0.0.0");
+	PUT("context", 7);
+	PUT("seqno", 40);
+	rec_str(&R, 0, "gfx_0.0.0");
+	add();
+	CHECK_U64(S->nrings, 1);
+	CHECK_STR(S->rings[0].name, "gfx_0.0.0");
+	CHECK_U64(S->rings[0].submits, 2);
+	CHECK_U64(S->rings[0].run, 2);
+	CHECK_U64(S->rings[0].delay.count, 2);
+	CHECK_U64(S->rings[0].delay.sum, 490 + 800);
+	CHECK_U64(S->rings[0].delay.max, 800);
+	CHECK_U64(S->procs[0].amd_submits, 2);
+	CHECK_U64(S->npending, 0);
+	/* interrupts by client, source, pasid */
+	for (int i = 0; i < 5; i++) {
+		start(XP_MEM_AMD_IV, 2000 + i, 0, "swapper/0");
+		PUT("client_id", 0);
+		PUT("src_id", i < 3 ? 181 : 146);
+		PUT("pasid", i < 3 ? 0 : 32770);
+		add();
+	}
+	CHECK_U64(S->amd_iv, 5);
+	CHECK_U64(S->niv, 2);
+	CHECK_U64(S->iv[0].count, 3);
+	CHECK_U64(S->iv[1].pasid, 32770);
+	CHECK_U64(S->iv[1].count, 2);
+}
+
+static void test_i915(void)
+{
+	uint64_t bytes;
+
+	setup();
+	/* process A creates 3 objects, B one; A's second and B's are destroyed
+	 * (by a worker); an object from before tracing is destroyed too */
+	struct { uint32_t pid; uint64_t obj, size; } c[] = {
+		{ 10, 0xa000, 4096 }, { 10, 0xa100, 1 << 20 }, { 10, 0xa200, 65536 }, { 20, 0xb000, 8192 },
+	};
+	for (int i = 0; i < 4; i++) {
+		start(XP_MEM_I915_CREATE, 10 + i, c[i].pid, c[i].pid == 10 ? "A" : "B");
+		PUT("obj", c[i].obj);
+		PUT("size", c[i].size);
+		add();
+	}
+	uint64_t gone[] = { 0xa100, 0xb000, 0xdead00 };
+	for (int i = 0; i < 3; i++) {
+		start(XP_MEM_I915_DESTROY, 100 + i, 3, "kworker/u4:2");
+		PUT("obj", gone[i]);
+		add();
+	}
+	CHECK_U64(S->i915_creates, 4);
+	CHECK_U64(S->i915_create_bytes, 4096 + (1 << 20) + 65536 + 8192);
+	CHECK_U64(S->i915_destroys, 3);
+	CHECK_U64(S->i915_destroy_bytes, (1 << 20) + 8192);
+	CHECK_U64(S->i915_destroy_untracked, 1);
+	CHECK_U64(S->procs[0].i915_live_objs, 2);
+	CHECK_U64(S->procs[0].i915_live_bytes, 4096 + 65536);
+	CHECK_U64(S->procs[1].i915_live_objs, 0);
+	CHECK_U64(xp_mem_live_objects(S, &bytes), 2);
+	CHECK_U64(bytes, 4096 + 65536);
+	/* bind, unbind, bind again: one rebind */
+	int seq[] = { XP_MEM_I915_BIND, XP_MEM_I915_UNBIND, XP_MEM_I915_BIND, XP_MEM_I915_BIND };
+	for (int i = 0; i < 4; i++) {
+		start(seq[i], 200 + i, 10, "A");
+		PUT("obj", 0xa000);
+		PUT("vm", 0x5000);
+		PUT("size", 4096);
+		add();
+	}
+	CHECK_U64(S->i915_binds, 3);
+	CHECK_U64(S->i915_unbinds, 1);
+	CHECK_U64(S->i915_rebinds, 1);
+	/* faults: 2 GTT writes, 1 CPU read */
+	int gtt[] = { 1, 1, 0 }, wr[] = { 1, 1, 0 };
+	for (int i = 0; i < 3; i++) {
+		start(XP_MEM_I915_FAULT, 300 + i, 10, "A");
+		PUT("obj", 0xa000);
+		PUT("gtt", (uint64_t)gtt[i]);
+		PUT("write", (uint64_t)wr[i]);
+		add();
+	}
+	CHECK_U64(S->i915_faults[1][1], 2);
+	CHECK_U64(S->i915_faults[0][0], 1);
+	CHECK_U64(S->procs[0].i915_faults, 3);
+	/* a new interval keeps what is alive */
+	xp_mem_reset(S);
+	CHECK_U64(S->i915_creates, 0);
+	CHECK_U64(S->procs[0].i915_live_bytes, 4096 + 65536);
+	CHECK_U64(xp_mem_live_objects(S, NULL), 2);
+	/* an event the kernel lacks is refused, not miscounted */
+	start(XP_MEM_XE_BO_MOVE, 1, 1, "x");
+	CHECK(xp_mem_add(S, &L, &R) == -ENOENT);
+}
+
+int main(void)
+{
+	RUN(test_amdgpu);
+	RUN(test_i915);
+	xp_mem_free(S);
+	free(S);
+	UNIT_EXIT();
+}
