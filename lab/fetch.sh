@@ -65,6 +65,20 @@ deb_file() { # name version -> path in the deb cache (any arch), or empty
 	compgen -G "$CACHE/debs/${1}_${v}_*.deb" | head -1 || true
 }
 
+# apt-get update, retried: one failed connection must not turn into a SKIP.
+apt_update() {
+	local tag=$1 try
+	for try in 1 2 3; do
+		if apt_run "$tag" apt-get update -qq >"$CACHE/apt/$tag.update.log" 2>&1 &&
+			! grep -qE '^(W|E): (Failed|Some index)' "$CACHE/apt/$tag.update.log"; then
+			return 0
+		fi
+		log "$tag: reading the index failed (try $try): $(grep -E '^(W|E):' "$CACHE/apt/$tag.update.log" | head -1)"
+		sleep $((try * 3))
+	done
+	return 1
+}
+
 setup_generation() {
 	local tag=$1 envf="$CACHE/$1.env"
 	if [ -f "$envf" ] && [ "$REFRESH" != 1 ] &&
@@ -78,8 +92,7 @@ setup_generation() {
 	local aptag=$tag
 	apt_setup "$aptag"
 	log "$tag: reading the package index of $(suites_for "$aptag" | tr '|' ' ' | sed "s#$ARCHIVE ##g")"
-	if ! apt_run "$aptag" apt-get update -qq >"$CACHE/apt/$aptag.update.log" 2>&1 ||
-		grep -qE '^(W|E): (Failed|Some index)' "$CACHE/apt/$aptag.update.log"; then
+	if ! apt_update "$aptag"; then
 		if [ -f "$envf" ]; then
 			load_kernel "$tag"
 			if [ -f "$K_DIR/.ready" ]; then
@@ -94,7 +107,7 @@ setup_generation() {
 	if [ "$tag" = new ] && dpkg --compare-versions "${ver:-0}" lt 6.17; then
 		log "new: trixie-backports has only ${ver:-nothing}; trying sid"
 		aptag=sid; apt_setup sid
-		apt_run sid apt-get update -qq >"$CACHE/apt/sid.update.log" 2>&1 || skip "cannot read sid's index"
+		apt_update sid || skip "cannot read sid's index ($(grep -E '^(W|E):' "$CACHE/apt/sid.update.log" | head -1))"
 		ver=$(apt_run sid apt-cache policy linux-image-amd64 | awk '/Candidate:/{print $2}')
 		dpkg --compare-versions "${ver:-0}" ge 6.17 || skip "Debian has no kernel >= 6.17 (sid: ${ver:-none})"
 	fi

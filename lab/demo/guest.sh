@@ -1,14 +1,14 @@
 # The demo inside the guest: the mock GPU and vkms kept busy by a few
 # "applications", and what xputrace shows about them.
 load mockgpu; load vgem; load vkms
-cp /lab/bin/mocksubmit /tmp/renderer; cp /lab/bin/mocksubmit /tmp/trainer
-cp /lab/bin/drmioctl /tmp/compositor
+cp /lab/bin/mocksubmit $S/renderer; cp /lab/bin/mocksubmit $S/trainer
+cp /lab/bin/drmioctl $S/compositor
 # a renderer: a frame is two jobs on ring 0 and a copy on ring 1 that waits for them
-/tmp/renderer -q -s -n 0 -i 10 'ring=0 dur_us=800' 'ring=0 dur_us=400 dep=@1' 'ring=1 dur_us=200 dep=@2' &
+$S/renderer -q -s -n 0 -i 10 'ring=0 dur_us=800' 'ring=0 dur_us=400 dep=@1' 'ring=1 dur_us=200 dep=@2' &
 # a trainer: batches of long jobs on ring 1
-/tmp/trainer -q -s -n 0 -i 5 'ring=1 dur_us=3000 count=4' &
+$S/trainer -q -s -n 0 -i 5 'ring=1 dur_us=3000 count=4' &
 # a compositor asking vkms for its resources and creating buffers
-/tmp/compositor /dev/dri/card1 version=1 getres=2 dumb=1 repeat=0 interval_ms=100 >/dev/null &
+$S/compositor /dev/dri/card1 version=1 getres=2 dumb=1 repeat=0 interval_ms=100 >/dev/null &
 sleep 1
 say "xputrace doctor"
 xputrace doctor

@@ -1,6 +1,7 @@
 # Helpers for lab scenarios, sourced in the guest before the scenario.
 # A scenario exits 0 (pass), 77 (skip: print "SKIP: reason" first) or other.
 T=/sys/kernel/tracing
+S=${S:-/scratch}	# the guest's scratch directory (a tmpfs)
 FAILS=0		# failed checks in all
 GROUP=""	# a scenario may report several named tests: "group NAME"
 GFAILS=0
@@ -39,6 +40,6 @@ trace_on() {
 	done
 	echo 1 >$T/tracing_on
 }
-trace_off() { echo 0 >$T/tracing_on; cat $T/trace >/tmp/trace.txt; echo 0 >$T/events/enable; }
+trace_off() { echo 0 >$T/tracing_on; cat $T/trace >$S/trace.txt; echo 0 >$T/events/enable; }
 # count lines of the last trace that match an event name (": name:")
-trace_count() { grep -c " $1: " /tmp/trace.txt; }
+trace_count() { grep -c " $1: " $S/trace.txt; }

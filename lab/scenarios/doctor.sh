@@ -5,9 +5,9 @@
 need_xputrace
 load mockgpu; load vgem; load vkms
 say "modules: $(lsmod | awk 'NR>1 {print $1}' | tr '\n' ' ')"
-xputrace doctor --json >/tmp/doctor.json 2>/tmp/doctor.err
+xputrace doctor --json >$S/doctor.json 2>$S/doctor.err
 expect_eq "doctor --json exit status" 0 $?
-j() { jget /tmp/doctor.json "$1"; }
+j() { jget $S/doctor.json "$1"; }
 # what the kernel itself says, to compare with
 ngs=$(ls -d $T/events/gpu_scheduler/*/ | wc -l)
 ndrm=$(ls -d $T/events/drm/*/ | wc -l)
@@ -27,21 +27,21 @@ expect_eq "capabilities.sched.available" true "$(j capabilities.sched.available)
 expect_eq "capabilities.vblank.available" true "$(j capabilities.vblank.available)"
 expect_eq "capabilities.ioctl.available" true "$(j capabilities.ioctl.available)"
 for m in drm gpu_sched vgem vkms; do
-	check "modules lists $m" grep -q "\"$m\"" /tmp/doctor.json
+	check "modules lists $m" grep -q "\"$m\"" $S/doctor.json
 done
 group nodes
 # nodes: every DRM node in /dev/dri, named by its real DRM driver
-expect_eq "number of DRM nodes" "$(ls /dev/dri | wc -l)" "$(jget -n /tmp/doctor.json nodes)"
+expect_eq "number of DRM nodes" "$(ls /dev/dri | wc -l)" "$(jget -n $S/doctor.json nodes)"
 for n in /dev/dri/*; do
-	drv=$(jget /tmp/doctor.json "nodes[path=$n].driver")
+	drv=$(jget $S/doctor.json "nodes[path=$n].driver")
 	check "node $n has a DRM driver name ($drv)" [ "$drv" = vgem -o "$drv" = vkms ]
 done
 group text
-xputrace doctor >/tmp/doctor.txt 2>&1
+xputrace doctor >$S/doctor.txt 2>&1
 expect_eq "doctor exit status" 0 $?
-check "text names the gpu_scheduler group" grep -q '^  gpu_scheduler  *[0-9]' /tmp/doctor.txt
-check "text says sched is available" grep -q '^  sched  *yes' /tmp/doctor.txt
-check "text says kprobe attaches" grep -q '^  kprobe  *yes' /tmp/doctor.txt
-cat /tmp/doctor.txt
-cat /tmp/doctor.err
+check "text names the gpu_scheduler group" grep -q '^  gpu_scheduler  *[0-9]' $S/doctor.txt
+check "text says sched is available" grep -q '^  sched  *yes' $S/doctor.txt
+check "text says kprobe attaches" grep -q '^  kprobe  *yes' $S/doctor.txt
+cat $S/doctor.txt
+cat $S/doctor.err
 finish

@@ -17,18 +17,19 @@ check "found the vkms node" [ -n "$VKMS" ]
 uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 # Start the tracer in the background and wait until it says it is tracing.
 start_tracer() {
-	xputrace ioctl "$@" >/tmp/xp.out 2>/tmp/xp.err &
+	xputrace ioctl "$@" >$S/xp.out 2>$S/xp.err &
 	XP=$!
 	i=0
-	while ! grep -q 'Tracing' /tmp/xp.err && [ $i -lt 900 ]; do
+	while ! grep -q 'Tracing' $S/xp.err && [ $i -lt 900 ]; do
 		kill -0 $XP 2>/dev/null || break
 		sleep 0.1; i=$((i + 1))
 	done
 	T0=$(uptime_cs)
-	grep -q 'Tracing' /tmp/xp.err || { bad "xputrace ioctl $* did not start: $(cat /tmp/xp.err)"; return 1; }
+	grep -q 'Tracing' $S/xp.err || { bad "xputrace ioctl $* did not start: $(cat $S/xp.err)"; return 1; }
 }
-stop_tracer() { kill -INT $XP; wait $XP; XRC=$?; T1=$(uptime_cs); }
-J=/tmp/xp.out
+# T0..T1 lies inside the traced interval: T0 after the tracer said it traces, T1 before SIGINT
+stop_tracer() { T1=$(uptime_cs); kill -INT $XP; wait $XP; XRC=$?; }
+J=$S/xp.out
 # compare one process's entries with what drmioctl said it issued
 check_issued() { # pid device issued-file
 	local pid=$1 dev=$2 f=$3 name calls errors
@@ -47,39 +48,39 @@ EOT
 
 group summary
 start_tracer --json -d 300 || finish
-drmioctl $VGEM version=5 dumb=3 getcap=2 getres=1 >/tmp/a.txt & A=$!; wait $A; ra=$?
-drmioctl $VKMS version=2 dumb=4 getres=3 >/tmp/b.txt & B=$!; wait $B; rb=$?
+drmioctl $VGEM version=5 dumb=3 getcap=2 getres=1 >$S/a.txt & A=$!; wait $A; ra=$?
+drmioctl $VKMS version=2 dumb=4 getres=3 >$S/b.txt & B=$!; wait $B; rb=$?
 stop_tracer
 expect_eq "drmioctl on vgem" 0 $ra
 expect_eq "drmioctl on vkms" 0 $rb
 expect_eq "xputrace exit status after SIGINT" 0 $XRC
-cat /tmp/a.txt /tmp/b.txt
+cat $S/a.txt $S/b.txt
 expect_eq "processes in the summary (only the two drmioctl)" 2 "$(jget -n $J processes)"
-check_issued $A $VGEM /tmp/a.txt
-check_issued $B $VKMS /tmp/b.txt
+check_issued $A $VGEM $S/a.txt
+check_issued $B $VKMS $S/b.txt
 expect_eq "vgem GET_CAP errno" 2 "$(jget $J "processes[pid=$A].ioctls[name=DRM_IOCTL_GET_CAP].errnos.EOPNOTSUPP")"
 expect_eq "vgem GETRESOURCES errno" 1 "$(jget $J "processes[pid=$A].ioctls[name=DRM_IOCTL_MODE_GETRESOURCES].errnos.EOPNOTSUPP")"
 expect_eq "drops" 0 "$(jget $J drops.total)"
 dur=$(jget $J duration_s)
-# the summary's duration covers at least the time we saw it trace (1/100 s clock)
-check "duration_s $dur covers the traced interval $(( (T1 - T0) ))0 ms" awk -v d="$dur" -v t=$((T1 - T0)) 'BEGIN { exit !(d * 100 + 2 >= t) }'
-cat $J; echo; cat /tmp/xp.err
-cp $J /tmp/summary.json
+# the summary's duration covers at least the time we saw it trace (1/100 s clock: 1 tick slack)
+check "duration_s $dur covers the traced interval $(( (T1 - T0) ))0 ms" awk -v d="$dur" -v t=$((T1 - T0)) 'BEGIN { exit !(d * 100 + 1 >= t) }'
+cat $J; echo; cat $S/xp.err
+cp $J $S/summary.json
 
 group filters
 # --comm keeps only threads of that name: a copy of drmioctl under another
 # name issues ioctls that must not appear
-cp /lab/bin/drmioctl /tmp/othertool
+cp /lab/bin/drmioctl $S/othertool
 start_tracer --json --comm drmioctl -d 300 || finish
-/tmp/othertool $VKMS version=7 >/dev/null
-drmioctl $VKMS version=3 getres=2 >/tmp/c.txt & C=$!; wait $C
+$S/othertool $VKMS version=7 >/dev/null
+drmioctl $VKMS version=3 getres=2 >$S/c.txt & C=$!; wait $C
 stop_tracer
 expect_eq "--comm: processes" 1 "$(jget -n $J processes)"
 expect_eq "--comm: the process kept" $C "$(jget $J processes[0].pid)"
-check_issued $C $VKMS /tmp/c.txt
+check_issued $C $VKMS $S/c.txt
 
 group driver_names
 # the driver field names the DRM driver behind the node, as DRM_IOCTL_VERSION does
-expect_eq "driver of $VGEM" vgem "$(jget /tmp/summary.json "processes[pid=$A].ioctls[0].driver")"
-expect_eq "driver of $VKMS" vkms "$(jget /tmp/summary.json "processes[pid=$B].ioctls[0].driver")"
+expect_eq "driver of $VGEM" vgem "$(jget $S/summary.json "processes[pid=$A].ioctls[0].driver")"
+expect_eq "driver of $VKMS" vkms "$(jget $S/summary.json "processes[pid=$B].ioctls[0].driver")"
 finish

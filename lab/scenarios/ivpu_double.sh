@@ -14,8 +14,8 @@ done
 echo 'r:ivk/bo_create_ret intel_vpu:ivpu_bo_create_ioctl ret=$retval' >>$K || bad "kretprobe"
 trace_on ivk
 # a client: open, firmware boot, 3 buffers of 64 KiB, 4 submissions, 2 queries, close
-cp /lab/bin/writeto /tmp/npuapp
-/tmp/npuapp $D/trigger open boot 'bo_create 3 64' 'submit 4' 'get_param 2' close
+cp /lab/bin/writeto $S/npuapp
+$S/npuapp $D/trigger open boot 'bo_create 3 64' 'submit 4' 'get_param 2' close
 rc=$?
 i=0; while [ $i -lt 50 ]; do
 	[ "$(awk '$1=="ivpu_ipc_receive" {print $2}' $C)" = 5 ] && break
@@ -34,9 +34,9 @@ for e in "ivpu_open 1" "ivpu_mmu_context_init 1" "ivpu_boot 1" "ivpu_fw_boot_par
 	expect_eq "$1: module's count" $2 "$(awk -v f=$1 '$1==f {print $2}' $C)"
 	expect_eq "$1: kprobe hits" $2 "$(trace_count $1)"
 done
-expect_eq "kretprobe on ivpu_bo_create_ioctl" 3 "$(grep -c ' bo_create_ret: .*ret=0x0' /tmp/trace.txt)"
-expect_eq "ioctls from the client (comm npuapp)" 9 "$(grep -E ' ivpu_(bo_create|submit|get_param)_ioctl: ' /tmp/trace.txt | grep -c 'npuapp-')"
-expect_eq "IPC interrupt in hardirq" 5 "$(grep ' ivpu_ipc_irq_handler: ' /tmp/trace.txt | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { print $(i+1); break } }' | grep -c '^..[hH]')"
-grep -m3 -e 'bo_create_ret' -e 'ivpu_ipc_irq_handler:' /tmp/trace.txt
+expect_eq "kretprobe on ivpu_bo_create_ioctl" 3 "$(grep -c ' bo_create_ret: .*ret=0x0' $S/trace.txt)"
+expect_eq "ioctls from the client (comm npuapp)" 9 "$(grep -E ' ivpu_(bo_create|submit|get_param)_ioctl: ' $S/trace.txt | grep -c 'npuapp-')"
+expect_eq "IPC interrupt in hardirq" 5 "$(grep ' ivpu_ipc_irq_handler: ' $S/trace.txt | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { print $(i+1); break } }' | grep -c '^..[hH]')"
+grep -m3 -e 'bo_create_ret' -e 'ivpu_ipc_irq_handler:' $S/trace.txt
 echo >$K
 finish

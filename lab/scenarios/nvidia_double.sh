@@ -11,7 +11,7 @@ for f in $FUNCS; do
 	echo "p:nvk/$f nvidia:$f" >>$K || bad "kprobe on nvidia:$f"
 done
 trace_on nvk
-nvclient alloc=2 control=3 pages=4 >/tmp/nv.txt; rc=$?
+nvclient alloc=2 control=3 pages=4 >$S/nv.txt; rc=$?
 echo "irq 5" >/sys/kernel/debug/nvidia_double/trigger
 echo "p2p 2" >/sys/kernel/debug/nvidia_double/trigger
 echo suspend >/sys/kernel/debug/nvidia_double/trigger
@@ -22,7 +22,7 @@ i=0; while [ $i -lt 50 ]; do
 done
 trace_off
 expect_eq "nvclient status" 0 $rc
-cat /tmp/nv.txt
+cat $S/nv.txt
 C=/sys/kernel/debug/nvidia_double/counts
 cat $C
 # expected calls: 2 opens, 7 ioctls (2 alloc + 2 free + 3 control) + card info,
@@ -35,24 +35,24 @@ for e in "nvidia_open 2" "nvidia_close 2" "nvidia_unlocked_ioctl 8" "nvidia_ioct
 	expect_eq "$1: module's count" $2 "$(awk -v f=$1 '$1==f {print $2}' $C)"
 	expect_eq "$1: kprobe hits" $2 "$(trace_count $1)"
 done
-expect_eq "open from the client's context" 2 "$(grep ' nvidia_open: ' /tmp/trace.txt | grep -c 'nvclient-')"
-expect_eq "faults from the client's context" 4 "$(grep ' nvidia_fault: ' /tmp/trace.txt | grep -c 'nvclient-')"
+expect_eq "open from the client's context" 2 "$(grep ' nvidia_open: ' $S/trace.txt | grep -c 'nvclient-')"
+expect_eq "faults from the client's context" 4 "$(grep ' nvidia_fault: ' $S/trace.txt | grep -c 'nvclient-')"
 # the ISR runs in hardirq context (an 'h' in the trace flags), the bottom half in the nv_queue kthread
-expect_eq "nvidia_isr in hardirq" 10 "$(grep ' nvidia_isr: ' /tmp/trace.txt | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { print $(i+1); break } }' | grep -c '^..[hH]')"
-expect_eq "bottom half in the kthread" 10 "$(grep ' nvidia_isr_kthread_bh: ' /tmp/trace.txt | grep -c 'nv_queue')"
-grep -m4 -e ' nvidia_isr: ' -e 'nvidia_isr_kthread_bh: ' -e ' nvidia_open: ' /tmp/trace.txt
+expect_eq "nvidia_isr in hardirq" 10 "$(grep ' nvidia_isr: ' $S/trace.txt | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { print $(i+1); break } }' | grep -c '^..[hH]')"
+expect_eq "bottom half in the kthread" 10 "$(grep ' nvidia_isr_kthread_bh: ' $S/trace.txt | grep -c 'nv_queue')"
+grep -m4 -e ' nvidia_isr: ' -e 'nvidia_isr_kthread_bh: ' -e ' nvidia_open: ' $S/trace.txt
 echo >$K
 
 group ioctl
 if ! command -v xputrace >/dev/null; then
 	echo "SKIP: no xputrace binary"
 else
-	xputrace ioctl --json -d 300 >/tmp/xp.out 2>/tmp/xp.err &
+	xputrace ioctl --json -d 300 >$S/xp.out 2>$S/xp.err &
 	XP=$!
-	i=0; while ! grep -q Tracing /tmp/xp.err && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while ! grep -q Tracing $S/xp.err && [ $i -lt 900 ]; do sleep 0.1; i=$((i + 1)); done
 	nvclient alloc=2 control=3 pages=1 >/dev/null & P=$!; wait $P
 	kill -INT $XP; wait $XP
-	J=/tmp/xp.out
+	J=$S/xp.out
 	cat $J; echo
 	expect_eq "processes" 1 "$(jget -n $J processes)"
 	expect_eq "pid" $P "$(jget $J processes[0].pid)"

@@ -13,21 +13,21 @@ say "gpu_scheduler generation: $gen ($(ls $G | grep -v -e enable -e filter | tr 
 trace_on gpu_scheduler
 # 6 jobs on ring 0, 4 on ring 1; job 11 on ring 1 waits for the last ring-0
 # job (2 ms each, so it is still running when job 11 is pushed).
-mocksubmit -s 'ring=0 dur_us=2000 count=6' 'ring=1 dur_us=300 count=4' 'ring=1 dur_us=100 dep=@6' >/tmp/sub.txt
+mocksubmit -s 'ring=0 dur_us=2000 count=6' 'ring=1 dur_us=300 count=4' 'ring=1 dur_us=100 dep=@6' >$S/sub.txt
 rc=$?
 trace_off
 expect_eq "mocksubmit status" 0 $rc
-cat /tmp/sub.txt | tail -2
+cat $S/sub.txt | tail -2
 expect_eq "queued jobs ($Q)" 11 "$(trace_count $Q)"
 expect_eq "run jobs ($R)" 11 "$(trace_count $R)"
 expect_eq "done jobs ($D)" 11 "$(trace_count $D)"
 expect_eq "dependency events ($DEP)" 1 "$(trace_count $DEP)"
-expect_eq "queue events from the submitter" 11 "$(grep " $Q: " /tmp/trace.txt | grep -c 'mocksubmit-')"
-expect_eq "ring0 jobs run" 6 "$(grep " $R: " /tmp/trace.txt | grep -c 'mock-ring0')"
-expect_eq "ring1 jobs run" 5 "$(grep " $R: " /tmp/trace.txt | grep -c 'mock-ring1')"
+expect_eq "queue events from the submitter" 11 "$(grep " $Q: " $S/trace.txt | grep -c 'mocksubmit-')"
+expect_eq "ring0 jobs run" 6 "$(grep " $R: " $S/trace.txt | grep -c 'mock-ring0')"
+expect_eq "ring1 jobs run" 5 "$(grep " $R: " $S/trace.txt | grep -c 'mock-ring1')"
 if [ $gen = new ]; then
 	# a real driver's client id: one per open file, the same on every job
-	expect_eq "distinct client ids" 1 "$(grep " $Q: " /tmp/trace.txt | sed -n 's/.*client_id:\([0-9]*\).*/\1/p' | sort -u | wc -l)"
+	expect_eq "distinct client ids" 1 "$(grep " $Q: " $S/trace.txt | sed -n 's/.*client_id:\([0-9]*\).*/\1/p' | sort -u | wc -l)"
 fi
 # The module's own clock: 11 jobs; ring-0 jobs execute ~2000 us each. Under
 # emulation one job can be late by milliseconds when the host stalls, so
@@ -37,11 +37,11 @@ expect_eq "jobs in the module's log" 11 "$(grep -vc '^#' $J)"
 med=$(awk '!/^#/ && $2==0 { print $14 }' $J | sort -n | awk '{ v[NR] = $1 } END { print int(v[int((NR + 1) / 2)] / 1000) }')
 check "ring-0 median exec time ${med} us within 25% of 2000 us" [ "$med" -ge 1500 -a "$med" -le 2500 ]
 # The dependent job started only after job 6 signalled.
-h6=$(sed -n 's/^job 6 //p' /tmp/sub.txt); h11=$(sed -n 's/^job 11 //p' /tmp/sub.txt)
+h6=$(sed -n 's/^job 6 //p' $S/sub.txt); h11=$(sed -n 's/^job 11 //p' $S/sub.txt)
 s6=$(awk -v h=$h6 '$1==h {print $12}' $J); r11=$(awk -v h=$h11 '$1==h {print $10}' $J)
 check "dependent job ran after its dependency signalled" [ "$r11" -ge "$s6" ]
 say "the module's job log"; cat $J; cat /sys/kernel/debug/mockgpu/stats
 say "trace excerpt"
-grep -m3 " $Q: " /tmp/trace.txt
-grep -m1 " $DEP: " /tmp/trace.txt
+grep -m3 " $Q: " $S/trace.txt
+grep -m1 " $DEP: " $S/trace.txt
 finish

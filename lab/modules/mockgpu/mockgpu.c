@@ -46,6 +46,8 @@
 #include <linux/sort.h>
 #include <linux/dma-fence.h>
 #include <linux/sched.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <drm/gpu_scheduler.h>
 
 #define MOCK_MAX_RINGS 8
@@ -114,6 +116,7 @@ static struct platform_device *mock_pdev;
 static struct mock_ring rings[MOCK_MAX_RINGS];
 static atomic64_t next_handle = ATOMIC64_INIT(0);
 static atomic64_t next_client = ATOMIC64_INIT(0);
+static atomic_t live_jobs = ATOMIC_INIT(0);	/* allocated and not yet freed by the scheduler */
 
 static DEFINE_SPINLOCK(slot_lock);
 static struct { u64 handle; struct dma_fence *fence; } slots[MOCK_FENCE_SLOTS];
@@ -282,6 +285,7 @@ static void mock_free_job(struct drm_sched_job *sj)
 	if (job->hw)
 		dma_fence_put(job->hw);
 	kfree(job);
+	atomic_dec(&live_jobs);
 }
 
 static const struct drm_sched_backend_ops mock_sched_ops = {
@@ -329,6 +333,7 @@ static int mock_submit(struct mock_file *mf, unsigned int r, u32 dur_us,
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
 		return -ENOMEM;
+	atomic_inc(&live_jobs);
 	job->ring = &rings[r];
 	job->dur_us = dur_us;
 	job->client_id = mf->client_id;
@@ -350,6 +355,7 @@ static int mock_submit(struct mock_file *mf, unsigned int r, u32 dur_us,
 #endif
 	if (ret) {
 		kfree(job);
+		atomic_dec(&live_jobs);
 		return ret;
 	}
 	for (i = 0; i < ndeps; i++) {
@@ -361,6 +367,7 @@ static int mock_submit(struct mock_file *mf, unsigned int r, u32 dur_us,
 		if (ret) {
 			drm_sched_job_cleanup(&job->base);
 			kfree(job);
+			atomic_dec(&live_jobs);
 			return ret;
 		}
 	}
@@ -707,17 +714,57 @@ err_log:
 	return ret;
 }
 
+/*
+ * Unloading with jobs still on a ring (their submitter was killed, say):
+ * like a driver tearing down, let the rings finish what they hold, and
+ * only if that takes too long, complete the hardware fences with an error.
+ * Either way no timer of ours may fire, and the scheduler must have freed
+ * every job, before the module text goes away.
+ */
+static void rings_drain(void)
+{
+	unsigned long deadline = jiffies + 30 * HZ;
+	unsigned int i;
+
+	while (atomic_read(&live_jobs) && time_before(jiffies, deadline))
+		msleep(10);
+	if (!atomic_read(&live_jobs))
+		return;
+	pr_warn("mockgpu: %d jobs still live at unload: cancelling them\n", atomic_read(&live_jobs));
+	for (i = 0; i < nrings; i++) {
+		struct mock_ring *ring = &rings[i];
+		struct mock_job *job, *tmp;
+		unsigned long flags;
+		LIST_HEAD(cancel);
+
+		spin_lock_irqsave(&ring->busy_lock, flags);
+		list_splice_init(&ring->pending, &cancel);
+		spin_unlock_irqrestore(&ring->busy_lock, flags);
+		list_for_each_entry_safe(job, tmp, &cancel, node) {
+			list_del(&job->node);
+			dma_fence_set_error(job->hw, -ECANCELED);
+			dma_fence_signal(job->hw);
+		}
+	}
+	deadline = jiffies + 10 * HZ;
+	while (atomic_read(&live_jobs) && time_before(jiffies, deadline))
+		msleep(10);
+}
+
 static void __exit mock_exit(void)
 {
 	unsigned int i;
 
 	debugfs_remove_recursive(dbg_dir);
 	misc_deregister(&mock_misc);
-	rings_fini(nrings);
+	rings_drain();
 	for (i = 0; i < MOCK_FENCE_SLOTS; i++)
 		if (slots[i].fence)
 			dma_fence_put(slots[i].fence);
+	rings_fini(nrings);
 	platform_device_unregister(mock_pdev);
+	/* fences freed by RCU callbacks still point at our fence ops */
+	rcu_barrier();
 	kvfree(joblog);
 }
 
