@@ -21,6 +21,7 @@ static const struct cmd cmds[] = {
 	{ "ioctl", cmd_ioctl, "ioctls on GPU/NPU device nodes: named, counted, timed" },
 	{ "sched", cmd_sched, "DRM GPU scheduler jobs: queue delay, run time, per ring and process" },
 	{ "vblank", cmd_vblank, "frame timing per CRTC: refresh rate, missed vblanks, late events" },
+	{ "mem", cmd_mem, "amdgpu/i915/xe buffers: placement, moves, submits, leaks" },
 	{ "record", cmd_record, "write what a capability traces into a trace file" },
 	{ "report", cmd_report, "the summaries of a live run, from a trace file" },
 	{ "export", cmd_export, "a trace file as Perfetto / Chrome trace-event JSON" },

@@ -9,6 +9,7 @@ int cmd_doctor(int argc, char **argv);
 int cmd_ioctl(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_vblank(int argc, char **argv);
+int cmd_mem(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -135,7 +135,7 @@ static void judge(struct doctor *d)
 	snprintf(c->why, sizeof(c->why), "%s",
 		 c->ok ? "drm vblank events present" : "no drm vblank events: the drm module is not loaded");
 
-	c = cap(d, "mem", NULL);
+	c = cap(d, "mem", "xputrace mem");
 	c->ok = tp_ok && (group_n(d, "amdgpu") > 0 || group_n(d, "i915") > 0 || group_n(d, "xe") > 0);
 	snprintf(c->why, sizeof(c->why), "%s",
 		 c->ok ? "amdgpu, i915 or xe events present" : "no amdgpu, i915 or xe events: none of those drivers is loaded");

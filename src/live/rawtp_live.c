@@ -6,6 +6,8 @@
 
 #include "live/rawtp_live.h"
 #include "live/tracefs.h"
+#include "live/capture.h"
+#include "mem.skel.h"
 #include "vblank.skel.h"
 
 static struct bpf_program *prog(struct bpf_object *obj, const char *cap, int i)
@@ -134,6 +136,54 @@ int xp_vblank_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, c
 	return 0;
 }
 
+static int mem_load(struct xp_rawtp_live *lv) { return mem_bpf__load(lv->mem); }
+
+int xp_mem_live_open_filtered(struct xp_rawtp_live **out, struct xp_rawtp_layout *l,
+			      const struct xp_filters *f, char *why, size_t whylen)
+{
+	static const struct xp_filters none = { 0 };
+	struct xp_rawtp_cfg *cfg;
+	struct xp_rawtp_live *lv;
+	int err = load_layouts(l, why, whylen);
+
+	if (err)
+		return err;
+	lv = calloc(1, sizeof(*lv));
+	if (!lv)
+		return -ENOMEM;
+	lv->mem = mem_bpf__open();
+	if (!lv->mem) {
+		err = -errno;
+		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
+		free(lv);
+		return err;
+	}
+	lv->obj = lv->mem->obj;
+	lv->events = lv->mem->maps.events;
+	lv->drops = lv->mem->maps.drops;
+	XP_APPLY_FILTERS(lv->mem, f ? f : &none);
+	cfg = (struct xp_rawtp_cfg *)lv->mem->rodata->xp_rawtp_cfg;
+	err = xp_rawtp_live_prepare(lv->obj, "mem", l, cfg, why, whylen);
+	/* only events in the causing process's context can be filtered by process */
+	for (int i = 0; !err && i < l->n; i++)
+		cfg[i].filter = l->ev[i].proc_ctx;
+	if (!err)
+		err = finish_open(lv, "mem", l, mem_load, why, whylen);
+	if (err) {
+		xp_rawtp_live_close(lv);
+		return err;
+	}
+	*out = lv;
+	return 0;
+}
+
+int xp_mem_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, char *why,
+		     size_t whylen)
+{
+	return xp_mem_live_open_filtered(out, l, NULL, why, whylen);
+}
+
+struct bpf_object *xp_rawtp_live_object(const struct xp_rawtp_live *lv) { return lv->obj; }
 struct bpf_map *xp_rawtp_live_events(const struct xp_rawtp_live *lv) { return lv->events; }
 struct bpf_map *xp_rawtp_live_drops(const struct xp_rawtp_live *lv) { return lv->drops; }
 
@@ -143,5 +193,6 @@ void xp_rawtp_live_close(struct xp_rawtp_live *lv)
 		return;
 	xp_rawtp_live_detach(lv->links);
 	vblank_bpf__destroy(lv->vblank);
+	mem_bpf__destroy(lv->mem);
 	free(lv);
 }

@@ -32,6 +32,13 @@ int xp_vblank_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, c
 			size_t whylen);
 int xp_mem_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, char *why,
 		     size_t whylen);
+/* mem with process filters: they apply to the events whose table entry says
+ * proc_ctx (the others fire in no process's context and are all kept). */
+struct xp_filters;
+int xp_mem_live_open_filtered(struct xp_rawtp_live **out, struct xp_rawtp_layout *l,
+			      const struct xp_filters *f, char *why, size_t whylen);
+/* The BPF object: the session counts its programs' missed runs as drops. */
+struct bpf_object *xp_rawtp_live_object(const struct xp_rawtp_live *lv);
 struct bpf_map *xp_rawtp_live_events(const struct xp_rawtp_live *lv);
 struct bpf_map *xp_rawtp_live_drops(const struct xp_rawtp_live *lv);
 void xp_rawtp_live_close(struct xp_rawtp_live *lv);

@@ -32,6 +32,11 @@ for c in "${cmds[@]}"; do
 	one_line "$c rejects a stray argument" 2 "unexpected argument" "$c" extra
 done
 one_line "vblank rejects a bad --late-ms" 2 "late-ms" vblank --late-ms 1ms
+if [[ " ${cmds[*]} " == *" mem "* ]]; then
+	one_line "mem rejects a --group without =" 2 "DRIVER=GROUP" mem --group amdgpu
+	one_line "mem rejects a --group of an unknown driver" 2 "unknown driver" mem --group radeon=x
+	one_line "mem rejects a --group with a path" 2 "DRIVER=GROUP" mem --group i915=../x
+fi
 
 why=$(bpf_unavailable)
 if [ -n "$why" ]; then
@@ -55,3 +60,6 @@ for c in "${cmds[@]}"; do
 	one_line "$c without DRM fails with one line" 1 "doctor" "$c" -d 1
 	one_line "$c --json without DRM fails with one line" 1 "doctor" "$c" -j -d 1
 done
+if [[ " ${cmds[*]} " == *" mem "* ]] && [ ! -d "$tfs/events/memtest_absent" ]; then
+	one_line "mem --group to a missing group fails with one line" 1 "doctor" mem --group amdgpu=memtest_absent -p 1 -d 1
+fi
