@@ -23,7 +23,7 @@ struct sched_opts {
 struct sched_run {
 	struct sched_opts *o;
 	struct xp_sched_live *live;
-	struct xp_sched_layout layout;
+	struct xp_rawtp_layout layout;
 	struct xp_sched_state st;
 	struct xp_session sess;
 	struct xp_json stream_json;
@@ -138,7 +138,7 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 
 	if (h->type != XP_REC_SCHED)
 		return 0;
-	if (xp_sched_decode(&r->layout, (const struct xp_sched_rec *)h, &ev)) {
+	if (xp_sched_decode(&r->layout, (const struct xp_rawtp_rec *)h, &ev)) {
 		r->undecodable++;
 		return 0;
 	}
@@ -194,7 +194,7 @@ int cmd_sched(int argc, char **argv)
 	struct sched_opts o = { 0 };
 	struct sched_run r = { .o = &o };
 	char why[256] = "";
-	int err, status = 1;
+	int err, status = 1, gen, nev;
 
 	err = parse(argc, argv, &o);
 	if (err)
@@ -207,7 +207,7 @@ int cmd_sched(int argc, char **argv)
 		r.st.on_job = on_job;
 		r.st.cb_ctx = &r;
 	}
-	err = xp_sched_live_open(&r.live, &r.layout, why, sizeof(why));
+	err = xp_sched_live_open(&r.live, &r.layout, NULL, why, sizeof(why));
 	if (err == -ENOENT) {
 		xp_fail(1, "sched: this kernel has no gpu_scheduler events (no driver using the DRM "
 			   "GPU scheduler is loaded); see 'xputrace doctor'");
@@ -234,12 +234,13 @@ int cmd_sched(int argc, char **argv)
 	if (o.l.stream && !o.l.json)
 		xp_sched_stream_header(stdout);
 	/* on stderr, so it never mixes with a JSON document; tests wait for it */
+	gen = xp_sched_layout_gen(&r.layout, &nev);
 	if (o.l.duration_s)
-		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s) for %g s.\n",
-			xp_sched_live_nevents(r.live), xp_sched_live_generation(r.live), o.l.duration_s);
+		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s) for %g s.\n", nev,
+			gen == 2 ? "6.17+ events" : "6.16- events", o.l.duration_s);
 	else
-		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s)... Ctrl-C to end.\n",
-			xp_sched_live_nevents(r.live), xp_sched_live_generation(r.live));
+		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s)... Ctrl-C to end.\n", nev,
+			gen == 2 ? "6.17+ events" : "6.16- events");
 	err = xp_session_run(&r.sess);
 	{
 		int rerr = report(&r, o.l.interval_s ? r.intervals + 1 : 0, true);

@@ -2,13 +2,12 @@
 #include "core/decode.h"
 #include "shared/ioctl.h"
 #include "shared/rawtp.h"
-#include "shared/sched.h"
 
 size_t xp_rec_min_size(unsigned int type)
 {
 	switch (type) {
 	case XP_REC_IOCTL: return sizeof(struct xp_ioctl_rec);
-	case XP_REC_SCHED: return sizeof(struct xp_sched_rec);
+	case XP_REC_SCHED:
 	case XP_REC_VBLANK:
 	case XP_REC_MEM: return sizeof(struct xp_rawtp_rec);
 	default: return 0;

@@ -5,21 +5,25 @@
 
 #include "core/sched_stats.h"
 
-static const char *const tp_names[XP_TP_SCHED_MAX] = {
-	[XP_TP_DRM_SCHED_JOB] = "drm_sched_job",
-	[XP_TP_DRM_RUN_JOB] = "drm_run_job",
-	[XP_TP_DRM_SCHED_PROCESS_JOB] = "drm_sched_process_job",
-	[XP_TP_DRM_SCHED_JOB_WAIT_DEP] = "drm_sched_job_wait_dep",
-	[XP_TP_DRM_SCHED_JOB_QUEUE] = "drm_sched_job_queue",
-	[XP_TP_DRM_SCHED_JOB_RUN] = "drm_sched_job_run",
-	[XP_TP_DRM_SCHED_JOB_DONE] = "drm_sched_job_done",
-	[XP_TP_DRM_SCHED_JOB_ADD_DEP] = "drm_sched_job_add_dep",
-	[XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE] = "drm_sched_job_unschedulable",
+/* No kernel-side process filter: run and done fire in the scheduler's worker
+ * or an interrupt, so the filters apply after the join (see the header). */
+#define EV(n) { "gpu_scheduler", n, { "name", NULL }, false }
+const struct xp_rawtp_event xp_sched_events[XP_TP_SCHED_MAX] = {
+	[XP_TP_DRM_SCHED_JOB] = EV("drm_sched_job"),
+	[XP_TP_DRM_RUN_JOB] = EV("drm_run_job"),
+	[XP_TP_DRM_SCHED_PROCESS_JOB] = EV("drm_sched_process_job"),
+	[XP_TP_DRM_SCHED_JOB_WAIT_DEP] = EV("drm_sched_job_wait_dep"),
+	[XP_TP_DRM_SCHED_JOB_QUEUE] = EV("drm_sched_job_queue"),
+	[XP_TP_DRM_SCHED_JOB_RUN] = EV("drm_sched_job_run"),
+	[XP_TP_DRM_SCHED_JOB_DONE] = EV("drm_sched_job_done"),
+	[XP_TP_DRM_SCHED_JOB_ADD_DEP] = EV("drm_sched_job_add_dep"),
+	[XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE] = EV("drm_sched_job_unschedulable"),
 };
+#undef EV
 
 const char *xp_sched_tp_name(int tp)
 {
-	return tp >= 0 && tp < XP_TP_SCHED_MAX ? tp_names[tp] : "?";
+	return tp >= 0 && tp < XP_TP_SCHED_MAX ? xp_sched_events[tp].name : "?";
 }
 
 int xp_sched_tp_gen(int tp)
@@ -27,30 +31,31 @@ int xp_sched_tp_gen(int tp)
 	return tp < XP_TP_DRM_SCHED_JOB_QUEUE ? 1 : 2;
 }
 
-/* ---- decoding ---- */
-
-static int field(const struct xp_tp_format *f, const struct xp_sched_rec *r, const char *name,
-		 uint64_t *v)
+int xp_sched_layout_gen(const struct xp_rawtp_layout *l, int *nevents)
 {
-	const struct xp_tp_field *fld = xp_tp_field(f, name);
-	size_t len = r->raw_len < XP_SCHED_RAW ? r->raw_len : XP_SCHED_RAW;
+	int gen = 0, n = 0;
 
-	*v = 0;
-	if (!fld)
-		return -ENOENT;
-	return xp_tp_read_u64(fld, r->raw, len, v) ? -EBADMSG : 0;
+	for (int tp = 0; tp < l->n && tp < XP_TP_SCHED_MAX; tp++)
+		if (l->present[tp]) {
+			n++;
+			if (xp_sched_tp_gen(tp) > gen)
+				gen = xp_sched_tp_gen(tp);
+		}
+	if (nevents)
+		*nevents = n;
+	return gen;
 }
 
-int xp_sched_decode(const struct xp_sched_layout *l, const struct xp_sched_rec *r,
+/* ---- decoding ---- */
+
+int xp_sched_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
 		    struct xp_sched_event *ev)
 {
-	const struct xp_tp_format *f;
 	uint64_t v;
-	int tp = r->tp, err = 0;
+	int tp = r->ev, err = 0;
 
-	if (tp >= XP_TP_SCHED_MAX || !l->present[tp])
+	if (tp >= XP_TP_SCHED_MAX || tp >= l->n || !l->present[tp])
 		return -ENOENT;
-	f = &l->fmt[tp];
 	memset(ev, 0, sizeof(*ev));
 	ev->gen = (uint8_t)xp_sched_tp_gen(tp);
 	ev->ts = r->hdr.ts_ns;
@@ -58,59 +63,54 @@ int xp_sched_decode(const struct xp_sched_layout *l, const struct xp_sched_rec *
 	ev->tid = r->hdr.tid;
 	memcpy(ev->comm, r->comm, XP_COMM_LEN);
 	ev->comm[XP_COMM_LEN - 1] = '\0';
-	if (r->str_len) {
-		size_t n = r->str_len < XP_SCHED_STR ? r->str_len : XP_SCHED_STR - 1;
-
-		memcpy(ev->ring, r->str, n);
-		ev->ring[n] = '\0';
-	}
+	xp_rawtp_rec_str(r, 0, ev->ring, sizeof(ev->ring));
 	switch (tp) {
 	case XP_TP_DRM_SCHED_JOB:
 	case XP_TP_DRM_RUN_JOB:
 		ev->kind = tp == XP_TP_DRM_SCHED_JOB ? XP_SCHED_QUEUE : XP_SCHED_RUN;
-		err = field(f, r, "fence", &ev->fence);
-		err = err ? err : field(f, r, "id", &ev->job_id);
-		field(f, r, "entity", &ev->entity);
+		err = xp_rawtp_u64(l, r, "fence", &ev->fence);
+		err = err ? err : xp_rawtp_u64(l, r, "id", &ev->job_id);
+		xp_rawtp_u64(l, r, "entity", &ev->entity);
 		break;
 	case XP_TP_DRM_SCHED_PROCESS_JOB:
 		ev->kind = XP_SCHED_DONE;
-		err = field(f, r, "fence", &ev->fence);
+		err = xp_rawtp_u64(l, r, "fence", &ev->fence);
 		break;
 	case XP_TP_DRM_SCHED_JOB_WAIT_DEP:
 		ev->kind = XP_SCHED_DEP;
-		err = field(f, r, "id", &ev->job_id);
-		err = err ? err : field(f, r, "ctx", &ev->dep_ctx);
-		err = err ? err : field(f, r, "seqno", &ev->dep_seqno);
+		err = xp_rawtp_u64(l, r, "id", &ev->job_id);
+		err = err ? err : xp_rawtp_u64(l, r, "ctx", &ev->dep_ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "seqno", &ev->dep_seqno);
 		break;
 	case XP_TP_DRM_SCHED_JOB_QUEUE:
 	case XP_TP_DRM_SCHED_JOB_RUN:
 		ev->kind = tp == XP_TP_DRM_SCHED_JOB_QUEUE ? XP_SCHED_QUEUE : XP_SCHED_RUN;
-		err = field(f, r, "fence_context", &ev->ctx);
-		err = err ? err : field(f, r, "fence_seqno", &ev->seqno);
-		if (!field(f, r, "client_id", &ev->client_id))
+		err = xp_rawtp_u64(l, r, "fence_context", &ev->ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "fence_seqno", &ev->seqno);
+		if (!xp_rawtp_u64(l, r, "client_id", &ev->client_id))
 			ev->has_client = true;
 		break;
 	case XP_TP_DRM_SCHED_JOB_DONE:
 		ev->kind = XP_SCHED_DONE;
-		err = field(f, r, "fence_context", &ev->ctx);
-		err = err ? err : field(f, r, "fence_seqno", &ev->seqno);
+		err = xp_rawtp_u64(l, r, "fence_context", &ev->ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "fence_seqno", &ev->seqno);
 		break;
 	case XP_TP_DRM_SCHED_JOB_ADD_DEP:
 	case XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE:
 		ev->kind = tp == XP_TP_DRM_SCHED_JOB_ADD_DEP ? XP_SCHED_DEP : XP_SCHED_UNSCHED;
-		err = field(f, r, "fence_context", &ev->ctx);
-		err = err ? err : field(f, r, "fence_seqno", &ev->seqno);
-		err = err ? err : field(f, r, "ctx", &ev->dep_ctx);
-		err = err ? err : field(f, r, "seqno", &ev->dep_seqno);
+		err = xp_rawtp_u64(l, r, "fence_context", &ev->ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "fence_seqno", &ev->seqno);
+		err = err ? err : xp_rawtp_u64(l, r, "ctx", &ev->dep_ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "seqno", &ev->dep_seqno);
 		break;
 	}
 	if (err)
 		return -EBADMSG;
 	if (ev->kind == XP_SCHED_QUEUE || ev->kind == XP_SCHED_RUN) {
-		if (!field(f, r, "job_count", &v)) {
+		if (!xp_rawtp_u64(l, r, "job_count", &v)) {
 			ev->has_counts = true;
 			ev->job_count = (uint32_t)v;
-			if (!field(f, r, "hw_job_count", &v))
+			if (!xp_rawtp_u64(l, r, "hw_job_count", &v))
 				ev->hw_job_count = (int32_t)v;
 		}
 	}

@@ -21,17 +21,36 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "core/hist.h"
-#include "core/tpformat.h"
-#include "shared/sched.h"
+#include "core/rawtp.h"
+
+/*
+ * The capability's event table (group "gpu_scheduler"), records of type
+ * XP_REC_SCHED (struct xp_rawtp_rec): the index is the program's in
+ * src/bpf/sched.bpf.c and the record's `ev`.
+ */
+enum xp_sched_tp {
+	/* up to Linux 6.16 */
+	XP_TP_DRM_SCHED_JOB = 0,	/* queued (submitter's context) */
+	XP_TP_DRM_RUN_JOB,		/* handed to the hardware */
+	XP_TP_DRM_SCHED_PROCESS_JOB,	/* hardware fence signalled */
+	XP_TP_DRM_SCHED_JOB_WAIT_DEP,	/* a dependency taken by the scheduler */
+	/* from Linux 6.17 */
+	XP_TP_DRM_SCHED_JOB_QUEUE,
+	XP_TP_DRM_SCHED_JOB_RUN,
+	XP_TP_DRM_SCHED_JOB_DONE,
+	XP_TP_DRM_SCHED_JOB_ADD_DEP,
+	XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE,
+	XP_TP_SCHED_MAX,
+};
+
+#define XP_SCHED_STR XP_RAWTP_STR	/* ring name (drm_gpu_scheduler.name): string 0 */
+
+extern const struct xp_rawtp_event xp_sched_events[XP_TP_SCHED_MAX];
 
 const char *xp_sched_tp_name(int tp);	/* the tracepoint's name in tracefs */
 int xp_sched_tp_gen(int tp);		/* 1: up to 6.16, 2: from 6.17 */
-
-/* The layouts of the events this kernel (or trace file) has. */
-struct xp_sched_layout {
-	bool present[XP_TP_SCHED_MAX];
-	struct xp_tp_format fmt[XP_TP_SCHED_MAX];
-};
+/* The newest generation among the events present (0: none), and how many are. */
+int xp_sched_layout_gen(const struct xp_rawtp_layout *l, int *nevents);
 
 enum xp_sched_kind { XP_SCHED_QUEUE, XP_SCHED_RUN, XP_SCHED_DONE, XP_SCHED_DEP, XP_SCHED_UNSCHED };
 
@@ -56,7 +75,7 @@ struct xp_sched_event {
 };
 
 /* Decodes a record; -ENOENT when its event has no layout, -EBADMSG when fields are missing. */
-int xp_sched_decode(const struct xp_sched_layout *l, const struct xp_sched_rec *r,
+int xp_sched_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
 		    struct xp_sched_event *ev);
 
 /* What rings and processes both count. */

@@ -177,14 +177,6 @@ const struct xp_tp_field *xp_tp_field(const struct xp_tp_format *f, const char *
 	return NULL;
 }
 
-const struct xp_tp_field *xp_tp_first_string(const struct xp_tp_format *f)
-{
-	for (int i = 0; i < f->nfields; i++)
-		if (f->fields[i].data_loc)
-			return &f->fields[i];
-	return NULL;
-}
-
 int xp_tp_read_u64(const struct xp_tp_field *fld, const void *raw, size_t len, uint64_t *v)
 {
 	const unsigned char *p = (const unsigned char *)raw + fld->offset;

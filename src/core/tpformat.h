@@ -41,8 +41,6 @@ int xp_tp_format_load(const char *tracefs, const char *group, const char *name,
 		      struct xp_tp_format *out);
 
 const struct xp_tp_field *xp_tp_field(const struct xp_tp_format *f, const char *name);
-/* The first __data_loc/__rel_loc field, or NULL. */
-const struct xp_tp_field *xp_tp_first_string(const struct xp_tp_format *f);
 
 /*
  * Reads an integer (or pointer) field of 1, 2, 4 or 8 bytes from `raw`

@@ -49,22 +49,33 @@ struct bpf_object *xp_ioctl_live_object(const struct xp_ioctl_live *l);
 int xp_ioctl_live_drain(struct xp_ioctl_live *l, struct xp_ioctl_table *t);
 void xp_ioctl_live_close(struct xp_ioctl_live *l);
 
+/*
+ * Several capabilities into one ring buffer (record): a skeleton opened with
+ * a share writes into the first one's `events` and `drops` maps instead of
+ * its own (bpf_map__reuse_fd between open and load; the map definitions are
+ * the same, src/bpf/common.bpf.h), so one reader sees every record in
+ * reservation order and one drops map counts every loss.
+ */
+struct xp_live_share {
+	struct bpf_map *events, *drops;	/* of a skeleton already loaded */
+};
+int xp_live_share_maps(const struct xp_live_share *s, struct bpf_map *events,
+		       struct bpf_map *drops, char *why, size_t whylen);
+
 /* The sched capability's kernel side (gpu_scheduler tracepoints, both generations). */
 #include "core/sched_stats.h"
 
 struct xp_sched_live;
 
 /*
- * Parses the format of every gpu_scheduler event this kernel has into
- * `layout`, then loads and attaches one program per event found. -ENOENT:
+ * Parses the format of every gpu_scheduler event this kernel has into `l`
+ * (initialized here with xp_sched_events), then loads and attaches one
+ * program per event found; with `share`, into that ring buffer. -ENOENT:
  * the kernel has no gpu_scheduler events (no driver using the DRM GPU
  * scheduler is loaded); `why` says why otherwise.
  */
-int xp_sched_live_open(struct xp_sched_live **out, struct xp_sched_layout *layout, char *why,
-		       size_t whylen);
-/* "6.16 and older" or "6.17 and newer": which generation of events attached. */
-const char *xp_sched_live_generation(const struct xp_sched_live *l);
-int xp_sched_live_nevents(const struct xp_sched_live *l);
+int xp_sched_live_open(struct xp_sched_live **out, struct xp_rawtp_layout *l,
+		       const struct xp_live_share *share, char *why, size_t whylen);
 struct bpf_map *xp_sched_live_events(const struct xp_sched_live *l);
 struct bpf_map *xp_sched_live_drops(const struct xp_sched_live *l);
 struct bpf_object *xp_sched_live_object(const struct xp_sched_live *l);

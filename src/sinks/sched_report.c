@@ -18,15 +18,9 @@ static double share(const struct xp_sched_counts *c, const struct xp_sched_repor
 	return wall > 0 ? (double)xp_sched_busy_ns(c, r->now) / wall : 0;
 }
 
-static void gen_events(const struct xp_sched_layout *l, int *n, int *gen)
+static void gen_events(const struct xp_rawtp_layout *l, int *n, int *gen)
 {
-	*n = 0;
-	*gen = 0;
-	for (int tp = 0; tp < XP_TP_SCHED_MAX; tp++)
-		if (l->present[tp]) {
-			(*n)++;
-			*gen = xp_sched_tp_gen(tp);
-		}
+	*gen = xp_sched_layout_gen(l, n);
 }
 
 static const char *pct3(const struct xp_hist *h, char *buf, size_t len)
@@ -174,7 +168,7 @@ void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
 	xp_json_kstr(&j, "generation", gen == 2 ? "6.17+" : "6.16-");
 	xp_json_key(&j, "events");
 	xp_json_begin_arr(&j);
-	for (int tp = 0; tp < XP_TP_SCHED_MAX; tp++)
+	for (int tp = 0; tp < XP_TP_SCHED_MAX && tp < r->layout->n; tp++)
 		if (r->layout->present[tp])
 			xp_json_str(&j, xp_sched_tp_name(tp));
 	xp_json_end_arr(&j);

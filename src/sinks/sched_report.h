@@ -10,7 +10,7 @@
 
 struct xp_sched_report {
 	const struct xp_sched_state *st;
-	const struct xp_sched_layout *layout;	/* which events were traced */
+	const struct xp_rawtp_layout *layout;	/* which events were traced */
 	const struct xp_run_info *ri;
 	uint64_t now;				/* the clock of the records: busy time up to here */
 	bool hist;				/* text: log2 histograms too */

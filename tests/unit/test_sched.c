@@ -8,13 +8,14 @@
 #include <stdlib.h>
 
 #include "core/sched_stats.h"
+#include "rawtp_util.h"
 #include "sched_formats.h"
 #include "unit.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
 
-static struct xp_sched_layout L;
+static struct xp_rawtp_layout L;
 
 static void load_layouts(void)
 {
@@ -23,8 +24,9 @@ static void load_layouts(void)
 		fmt_617_run, fmt_617_done, fmt_617_add_dep, fmt_617_unsched,
 	};
 
+	CHECK(xp_rawtp_layout_init(&L, xp_sched_events, XP_TP_SCHED_MAX) == 0);
 	for (int i = 0; i < XP_TP_SCHED_MAX; i++) {
-		L.present[i] = xp_tp_format_parse(txt[i], &L.fmt[i]) == 0;
+		CHECK(xp_rawtp_layout_parse(&L, i, txt[i]) == 0);
 		CHECK(L.present[i]);
 		CHECK_STR(L.fmt[i].name, xp_sched_tp_name(i));
 	}
@@ -33,36 +35,20 @@ static void load_layouts(void)
 /* A record as the kernel side writes it: fields placed where the format says. */
 struct fv { const char *name; uint64_t v; };
 
-static struct xp_sched_rec mk(int tp, uint64_t ts, uint32_t pid, const char *comm,
-			      const char *ring, const struct fv *fv, int n)
+static struct xp_rawtp_rec mk(int tp, uint64_t ts, uint32_t pid, const char *comm,
+			       const char *ring, const struct fv *fv, int n)
 {
-	struct xp_sched_rec r;
-	const struct xp_tp_format *f = &L.fmt[tp];
+	struct xp_rawtp_rec r;
 
-	memset(&r, 0, sizeof(r));
-	r.hdr.type = XP_REC_SCHED;
-	r.hdr.size = sizeof(r);
-	r.hdr.ts_ns = ts;
-	r.hdr.pid = pid;
-	r.hdr.tid = pid;
-	r.tp = (uint16_t)tp;
-	r.raw_len = f->size < XP_SCHED_RAW ? f->size : XP_SCHED_RAW;
-	strncpy(r.comm, comm, XP_COMM_LEN - 1);
-	if (ring) {
-		strncpy(r.str, ring, XP_SCHED_STR - 1);
-		r.str_len = (uint16_t)strlen(r.str);
-	}
-	for (int i = 0; i < n; i++) {
-		const struct xp_tp_field *x = xp_tp_field(f, fv[i].name);
-
-		CHECK(x != NULL);
-		if (x)
-			memcpy(r.raw + x->offset, &fv[i].v, x->size);
-	}
+	rec_init(&L, &r, XP_REC_SCHED, tp, ts, pid, comm);
+	if (ring)
+		rec_str(&r, 0, ring);
+	for (int i = 0; i < n; i++)
+		CHECK(rec_put(&L, &r, fv[i].name, fv[i].v) == 0);
 	return r;
 }
 
-static int feed(struct xp_sched_state *s, const struct xp_sched_rec *r)
+static int feed(struct xp_sched_state *s, const struct xp_rawtp_rec *r)
 {
 	struct xp_sched_event ev;
 	int err = xp_sched_decode(&L, r, &ev);
@@ -76,7 +62,7 @@ static void oq(struct xp_sched_state *s, uint64_t ts, uint32_t pid, const char *
 {
 	struct fv f[] = { { "id", id }, { "fence", fence }, { "job_count", jc }, { "hw_job_count", 1 },
 			  { "entity", 0xe0 } };
-	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB, ts, pid, comm, ring, f, 5);
+	struct xp_rawtp_rec r = mk(XP_TP_DRM_SCHED_JOB, ts, pid, comm, ring, f, 5);
 
 	CHECK(feed(s, &r) == 0);
 }
@@ -85,7 +71,7 @@ static void orun(struct xp_sched_state *s, uint64_t ts, const char *ring, uint64
 {
 	struct fv f[] = { { "id", id }, { "fence", fence }, { "job_count", 0 }, { "hw_job_count", 2 },
 			  { "entity", 0xe0 } };
-	struct xp_sched_rec r = mk(XP_TP_DRM_RUN_JOB, ts, 77, "mockgpu-ring0", ring, f, 5);
+	struct xp_rawtp_rec r = mk(XP_TP_DRM_RUN_JOB, ts, 77, "mockgpu-ring0", ring, f, 5);
 
 	CHECK(feed(s, &r) == 0);
 }
@@ -93,7 +79,7 @@ static void orun(struct xp_sched_state *s, uint64_t ts, const char *ring, uint64
 static void odone(struct xp_sched_state *s, uint64_t ts, uint64_t fence)
 {
 	struct fv f[] = { { "fence", fence } };
-	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_PROCESS_JOB, ts, 0, "swapper/0", NULL, f, 1);
+	struct xp_rawtp_rec r = mk(XP_TP_DRM_SCHED_PROCESS_JOB, ts, 0, "swapper/0", NULL, f, 1);
 
 	CHECK(feed(s, &r) == 0);
 }
@@ -102,7 +88,7 @@ static void odep(struct xp_sched_state *s, uint64_t ts, const char *ring, uint64
 		 uint64_t ctx, uint64_t seq)
 {
 	struct fv f[] = { { "id", id }, { "fence", 0xdead }, { "ctx", ctx }, { "seqno", seq } };
-	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB_WAIT_DEP, ts, 77, "kworker", ring, f, 4);
+	struct xp_rawtp_rec r = mk(XP_TP_DRM_SCHED_JOB_WAIT_DEP, ts, 77, "kworker", ring, f, 4);
 
 	CHECK(feed(s, &r) == 0);
 }
@@ -113,7 +99,7 @@ static void nq(struct xp_sched_state *s, int tp, uint64_t ts, uint32_t pid, cons
 {
 	struct fv f[] = { { "fence_context", ctx }, { "fence_seqno", seq }, { "client_id", client },
 			  { "job_count", 3 }, { "hw_job_count", 1 } };
-	struct xp_sched_rec r = mk(tp, ts, pid, comm, ring, f, 5);
+	struct xp_rawtp_rec r = mk(tp, ts, pid, comm, ring, f, 5);
 
 	CHECK(feed(s, &r) == 0);
 }
@@ -121,7 +107,7 @@ static void nq(struct xp_sched_state *s, int tp, uint64_t ts, uint32_t pid, cons
 static void ndone(struct xp_sched_state *s, uint64_t ts, uint64_t ctx, uint64_t seq)
 {
 	struct fv f[] = { { "fence_context", ctx }, { "fence_seqno", seq } };
-	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB_DONE, ts, 0, "swapper/1", NULL, f, 2);
+	struct xp_rawtp_rec r = mk(XP_TP_DRM_SCHED_JOB_DONE, ts, 0, "swapper/1", NULL, f, 2);
 
 	CHECK(feed(s, &r) == 0);
 }
@@ -131,7 +117,7 @@ static void ndep(struct xp_sched_state *s, int tp, uint64_t ts, uint32_t pid, ui
 {
 	struct fv f[] = { { "fence_context", ctx }, { "fence_seqno", seq }, { "ctx", dctx },
 			  { "seqno", dseq } };
-	struct xp_sched_rec r = mk(tp, ts, pid, "x", NULL, f, 4);
+	struct xp_rawtp_rec r = mk(tp, ts, pid, "x", NULL, f, 4);
 
 	CHECK(feed(s, &r) == 0);
 }
@@ -173,9 +159,9 @@ static void t_decode(void)
 {
 	struct fv f[] = { { "fence_context", 9 }, { "fence_seqno", 4 }, { "client_id", 12 },
 			  { "job_count", 5 }, { "hw_job_count", (uint32_t)-1 } };
-	struct xp_sched_rec r = mk(XP_TP_DRM_SCHED_JOB_QUEUE, 100, 42, "app", "ring1", f, 5);
+	struct xp_rawtp_rec r = mk(XP_TP_DRM_SCHED_JOB_QUEUE, 100, 42, "app", "ring1", f, 5);
 	struct xp_sched_event ev;
-	struct xp_sched_layout none = { 0 };
+	struct xp_rawtp_layout none = { 0 };
 
 	CHECK(xp_sched_decode(&L, &r, &ev) == 0);
 	CHECK(ev.kind == XP_SCHED_QUEUE && ev.gen == 2);
@@ -188,16 +174,34 @@ static void t_decode(void)
 	CHECK(xp_sched_decode(&none, &r, &ev) == -ENOENT);
 	r.raw_len = 30;	/* cut before fence_seqno */
 	CHECK(xp_sched_decode(&L, &r, &ev) == -EBADMSG);
-	r.tp = XP_TP_SCHED_MAX;
+	r.ev = XP_TP_SCHED_MAX;
 	CHECK(xp_sched_decode(&L, &r, &ev) == -ENOENT);
 	{
 		struct fv g[] = { { "id", 7 }, { "ctx", 3 }, { "seqno", 0xffffffff } };
-		struct xp_sched_rec w = mk(XP_TP_DRM_SCHED_JOB_WAIT_DEP, 5, 1, "k", "gfx", g, 3);
+		struct xp_rawtp_rec w = mk(XP_TP_DRM_SCHED_JOB_WAIT_DEP, 5, 1, "k", "gfx", g, 3);
 
 		CHECK(xp_sched_decode(&L, &w, &ev) == 0);
 		CHECK(ev.kind == XP_SCHED_DEP && ev.gen == 1 && ev.job_id == 7);
 		CHECK_U64(ev.dep_seqno, 0xffffffffULL);	/* unsigned: not sign-extended */
 	}
+}
+
+/* What the kernel side is told per event: bytes to copy, where the ring name's word is. */
+static void t_cfg(void)
+{
+	struct xp_rawtp_cfg cfg[XP_RAWTP_MAX_EV];
+
+	xp_rawtp_cfg_fill(&L, cfg);
+	CHECK_U64(cfg[XP_TP_DRM_SCHED_JOB].raw_size, 48);
+	CHECK(cfg[XP_TP_DRM_SCHED_JOB].str_off[0] == 24 && cfg[XP_TP_DRM_SCHED_JOB].str_off[1] == -1);
+	CHECK(cfg[XP_TP_DRM_SCHED_JOB_WAIT_DEP].str_off[0] == 8);
+	CHECK(cfg[XP_TP_DRM_SCHED_JOB_QUEUE].str_off[0] == 8);
+	CHECK(cfg[XP_TP_DRM_SCHED_PROCESS_JOB].str_off[0] == -1);
+	CHECK(cfg[XP_TP_DRM_SCHED_JOB_DONE].str_off[0] == -1);
+	CHECK_U64(cfg[XP_TP_DRM_SCHED_JOB_DONE].raw_size, 24);
+	CHECK_U64(cfg[XP_TP_SCHED_MAX].raw_size, 0);
+	for (int i = 0; i < XP_TP_SCHED_MAX; i++)
+		CHECK(!cfg[i].filter);	/* filters apply after the join */
 }
 
 static void t_old_basic(void)
@@ -602,6 +606,7 @@ int main(void)
 {
 	load_layouts();
 	RUN(t_decode);
+	RUN(t_cfg);
 	RUN(t_old_basic);
 	RUN(t_old_fence_reuse);
 	RUN(t_old_deps);
