@@ -7,6 +7,8 @@ cp /lab/bin/drmioctl $S/compositor
 $S/renderer -q -s -n 0 -i 10 'ring=0 dur_us=800' 'ring=0 dur_us=400 dep=@1' 'ring=1 dur_us=200 dep=@2' &
 # a trainer: batches of long jobs on ring 1
 $S/trainer -q -s -n 0 -i 5 'ring=1 dur_us=3000 count=4' &
+# a display client flipping frames on vkms at 60 Hz
+vblank /dev/dri/card1 waits=0 flips=1000000 >/dev/null &
 # a compositor asking vkms for its resources and creating buffers
 $S/compositor /dev/dri/card1 version=1 getres=2 dumb=1 repeat=0 interval_ms=100 >/dev/null &
 sleep 1
