@@ -91,7 +91,7 @@ add_module() { # name
 	esac
 	for d in $(mod_deps "$dst"); do add_module "$d"; done
 }
-for n in drm drm_kms_helper gpu_sched vgem; do add_module "$n"; done
+for n in drm drm_kms_helper gpu_sched vgem amdgpu i915 xe; do add_module "$n"; done
 while read -r ko; do
 	cp "$ko" "$MODS/extra/"
 	for d in $(mod_deps "$ko"); do add_module "$d"; done
