@@ -7,8 +7,12 @@
 
 #include "cmd/cmds.h"
 #include "core/ioctl_stats.h"
+#include "core/sched_stats.h"
 #include "core/tracefile.h"
+#include "core/vblank_stats.h"
 #include "sinks/ioctl_report.h"
+#include "sinks/sched_report.h"
+#include "sinks/vblank_report.h"
 
 int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader *r,
 		      int (*on_open)(void *ctx, const struct xp_trace_reader *r),
@@ -26,6 +30,8 @@ int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader
 		err = xp_trace_reader_run(r, fn, ctx);
 	xp_trace_reader_close(r);
 	fclose(f);
+	if (err == -ECANCELED)	/* the callback said why */
+		return 1;
 	if (err == -EIO && !r->error[0])
 		return xp_fail(1, "%s: %s: %s", verb, path, strerror(EIO));
 	if (err < 0 && r->error[0])
@@ -52,10 +58,13 @@ static void help(FILE *f)
 "\n"
 "Reads a trace file written by 'xputrace record' and prints what the live\n"
 "command prints: the same analysis, the same text and JSON. Devices are\n"
-"named from the file, so it reads the same on another machine. Views:\n"
-"ioctl (the default). A file cut short (the recorder was killed) is read\n"
-"up to its last whole block, with a warning; a damaged or foreign file is\n"
-"refused.\n"
+"named, and tracepoint records decoded, from what the file says about the\n"
+"recording machine, so it reads the same on another machine. Views: ioctl,\n"
+"sched, vblank (default: the file's first capability). Shares of wall time\n"
+"are shares of the recording's duration; sched applies the recording's\n"
+"process filters after joining each job, as 'xputrace sched' does. A file\n"
+"cut short (the recorder was killed) is read up to its last whole block,\n"
+"with a warning; a damaged or foreign file is refused.\n"
 "\n"
 "Options:\n"
 "  -j, --json      the summary as one JSON document\n"
@@ -65,20 +74,129 @@ static void help(FILE *f)
 "\n"
 "Examples:\n"
 "  xputrace report gpu.xpt\n"
-"  xputrace report gpu.xpt --json ioctl\n");
+"  xputrace report gpu.xpt --json ioctl\n"
+"  xputrace report gpu.xpt sched\n");
 }
 
 struct report_ctx {
+	const char *view;		/* the capability analysed */
+	const char *path;
 	struct xp_ioctl_table table;
+	struct xp_rawtp_layout *layout;	/* sched, vblank: the file's layouts */
+	struct xp_sched_state *sched;
+	struct xp_vbl_state *vbl;
+	uint64_t undecodable;
 };
+
+/* The analysis starts once the file's capabilities and layouts are known. */
+static int on_open(void *ctx, const struct xp_trace_reader *r)
+{
+	struct report_ctx *c = ctx;
+	int err;
+
+	if (!c->view && r->meta.ncaps)
+		c->view = r->meta.caps[0];
+	if (!c->view || !xp_trace_has_cap(r, c->view)) {
+		xp_fail(1, "report: %s has no %s capture", c->path, c->view ? c->view : "known");
+		return -ECANCELED;
+	}
+	if (!strcmp(c->view, "ioctl"))
+		return 0;
+	if (!(c->layout = calloc(1, sizeof(*c->layout))))
+		return -ENOMEM;
+	if (!strcmp(c->view, "sched")) {
+		xp_rawtp_layout_init(c->layout, xp_sched_events, XP_TP_SCHED_MAX);
+		xp_trace_meta_layout(&r->meta, XP_REC_SCHED, c->layout);
+		if (!(c->sched = calloc(1, sizeof(*c->sched))))
+			return -ENOMEM;
+		if ((err = xp_sched_init(c->sched, 0, 0)))
+			return err;
+		/* the recording's filters, after the join, as the live command applies them */
+		c->sched->filt.pid = r->meta.filter_pid;
+		c->sched->filt.comm = r->meta.filter_comm[0] ? r->meta.filter_comm : NULL;
+		c->sched->last_expire = r->meta.start_ns;
+	} else {
+		xp_rawtp_layout_init(c->layout, xp_vbl_events, XP_VBL_NEV);
+		xp_trace_meta_layout(&r->meta, XP_REC_VBLANK, c->layout);
+		if (!(c->vbl = calloc(1, sizeof(*c->vbl))))
+			return -ENOMEM;
+		xp_vbl_init(c->vbl, 1000000);	/* the live command's default --late-ms */
+	}
+	if (!c->layout->npresent) {
+		xp_fail(1, "report: %s carries no tracepoint layouts for %s", c->path, c->view);
+		return -ECANCELED;
+	}
+	return 0;
+}
 
 static int on_record(void *ctx, const struct xp_rec_hdr *h)
 {
 	struct report_ctx *c = ctx;
+	struct xp_vbl_event ev;
+	int err;
 
-	if (h->type != XP_REC_IOCTL)
+	if (c->sched && h->type == XP_REC_SCHED) {
+		err = xp_sched_feed(c->sched, c->layout, (const struct xp_rawtp_rec *)h);
+		if (err == -ENOENT || err == -EBADMSG) {
+			c->undecodable++;
+			err = 0;
+		}
+		return err;
+	}
+	if (c->vbl && h->type == XP_REC_VBLANK) {
+		if (xp_vbl_decode(c->layout, (const struct xp_rawtp_rec *)h, &ev))
+			c->undecodable++;
+		else
+			xp_vbl_add(c->vbl, &ev);
 		return 0;
-	return xp_ioctl_table_add_rec(&c->table, (const struct xp_ioctl_rec *)h);
+	}
+	if (!c->sched && !c->vbl && h->type == XP_REC_IOCTL)
+		return xp_ioctl_table_add_rec(&c->table, (const struct xp_ioctl_rec *)h);
+	return 0;
+}
+
+static void report_summary(struct report_ctx *c, const struct xp_trace_reader *r, bool json,
+			   bool hist)
+{
+	/* what the live run said, from what the file says about it */
+	struct xp_run_info ri = {
+		.command = c->view,
+		.source = c->path,
+		.mode = c->sched || c->vbl ? "summary" : "stream",
+		.hook = r->meta.hook[0] ? r->meta.hook : NULL,
+		.duration_s = xp_trace_duration(r),
+	};
+
+	memcpy(ri.drops, r->stats.drops, sizeof(r->stats.drops));
+	if (c->sched) {
+		struct xp_sched_report rep = {
+			.st = c->sched, .layout = c->layout, .ri = &ri, .hist = hist,
+			.now = r->meta.start_ns + (uint64_t)(ri.duration_s * 1e9 + 0.5),
+		};
+
+		ri.hook = "tracepoint";
+		xp_sched_finish(c->sched, rep.now);	/* what is still open never completed here */
+		if (json)
+			xp_sched_report_json(stdout, &rep);
+		else
+			xp_sched_report_text(stdout, &rep);
+	} else if (c->vbl) {
+		struct xp_vbl_report rep = { .st = c->vbl, .layout = c->layout, .ri = &ri, .hist = hist };
+
+		ri.hook = "tracepoint";
+		xp_vbl_finish(c->vbl);
+		if (json)
+			xp_vbl_report_json(stdout, &rep);
+		else
+			xp_vbl_report_text(stdout, &rep);
+	} else if (json) {
+		xp_ioctl_report_json(stdout, &c->table, &r->meta.devs, &ri);
+	} else {
+		xp_ioctl_report_text(stdout, &c->table, &r->meta.devs, &ri, hist);
+	}
+	if (c->undecodable)
+		fprintf(stderr, "xputrace: report: %llu %s records could not be decoded\n",
+			(unsigned long long)c->undecodable, c->view);
 }
 
 static void print_info(const char *path, const struct xp_trace_reader *r, bool json)
@@ -180,37 +298,29 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!path)
 		return xp_fail(2, "report: which trace file? see 'xputrace report --help'");
-	if (view && strcmp(view, "ioctl"))
-		return xp_fail(2, "report: unknown view '%s' (this build reports: ioctl)", view);
+	if (view && strcmp(view, "ioctl") && strcmp(view, "sched") && strcmp(view, "vblank"))
+		return xp_fail(2, "report: unknown view '%s' (this build reports: ioctl, sched, vblank)", view);
 
 	if (!(r = calloc(1, sizeof(*r))))
 		return xp_fail(1, "report: out of memory");
+	memset(&c, 0, sizeof(c));
+	c.view = view;
+	c.path = path;
 	xp_ioctl_table_init(&c.table);
-	status = xp_cmd_read_trace("report", path, r, NULL, on_record, &c);
+	status = xp_cmd_read_trace("report", path, r, info ? NULL : on_open, on_record, &c);
 	if (status)
 		goto out;
-	if (info) {
+	if (info)
 		print_info(path, r, json);
-	} else if (!xp_trace_has_cap(r, "ioctl")) {
-		status = xp_fail(1, "report: %s has no ioctl capture", path);
-	} else {
-		/* what the live run said, from what the file says about it */
-		struct xp_run_info ri = {
-			.command = "ioctl",
-			.source = path,
-			.mode = "stream",
-			.hook = r->meta.hook[0] ? r->meta.hook : NULL,
-			.duration_s = xp_trace_duration(r),
-		};
-
-		memcpy(ri.drops, r->stats.drops, sizeof(r->stats.drops));
-		if (json)
-			xp_ioctl_report_json(stdout, &c.table, &r->meta.devs, &ri);
-		else
-			xp_ioctl_report_text(stdout, &c.table, &r->meta.devs, &ri, hist);
-	}
+	else
+		report_summary(&c, r, json, hist);
 out:
 	xp_ioctl_table_free(&c.table);
+	if (c.sched)
+		xp_sched_free(c.sched);
+	free(c.sched);
+	free(c.vbl);
+	free(c.layout);
 	free(r);
 	return xp_finish_stdout(status);
 }

@@ -27,7 +27,7 @@ struct sched_run {
 	struct xp_sched_state st;
 	struct xp_session sess;
 	struct xp_json stream_json;
-	uint64_t t0, last_expire;
+	uint64_t t0;
 	uint64_t undecodable;
 	uint64_t intervals;
 	int out_err;
@@ -134,20 +134,13 @@ static void on_job(void *ctx, const struct xp_sched_job_info *j)
 static int on_record(void *ctx, const struct xp_rec_hdr *h)
 {
 	struct sched_run *r = ctx;
-	struct xp_sched_event ev;
+	int err;
 
 	if (h->type != XP_REC_SCHED)
 		return 0;
-	if (xp_sched_decode(&r->layout, (const struct xp_rawtp_rec *)h, &ev)) {
+	err = xp_sched_feed(&r->st, &r->layout, (const struct xp_rawtp_rec *)h);
+	if (err == -ENOENT || err == -EBADMSG)
 		r->undecodable++;
-		return 0;
-	}
-	xp_sched_add(&r->st, &ev);
-	/* age jobs whose end was never seen, once a second of trace time */
-	if (ev.ts > r->last_expire + 1000000000ULL) {
-		xp_sched_expire(&r->st, ev.ts);
-		r->last_expire = ev.ts;
-	}
 	return r->out_err;
 }
 
@@ -228,7 +221,7 @@ int cmd_sched(int argc, char **argv)
 		xp_fail(1, "sched: cannot read the ring buffer: %s", strerror(-err));
 		goto out;
 	}
-	r.t0 = r.last_expire = r.sess.t_start_ns;
+	r.t0 = r.st.last_expire = r.sess.t_start_ns;
 	xp_json_init(&r.stream_json, stdout, false);
 	xp_signals_install();
 	if (o.l.stream && !o.l.json)

@@ -117,6 +117,23 @@ int xp_sched_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *
 	return 0;
 }
 
+int xp_sched_feed(struct xp_sched_state *s, const struct xp_rawtp_layout *l,
+		  const struct xp_rawtp_rec *r)
+{
+	struct xp_sched_event ev;
+	int err = xp_sched_decode(l, r, &ev);
+
+	if (err)
+		return err;
+	err = xp_sched_add(s, &ev);
+	/* age jobs whose end was never seen, once a second of trace time */
+	if (ev.ts > s->last_expire + 1000000000ULL) {
+		xp_sched_expire(s, ev.ts);
+		s->last_expire = ev.ts;
+	}
+	return err;
+}
+
 /* ---- the job table ---- */
 
 enum {

@@ -150,6 +150,7 @@ struct xp_sched_state {
 	uint64_t inferred;		/* done implied by a later job of the same entity */
 	uint32_t run_head[XP_SCHED_MAX_RINGS + 1], run_tail[XP_SCHED_MAX_RINGS + 1];
 	uint64_t last_ts;
+	uint64_t last_expire;		/* xp_sched_feed's last aging pass (trace time) */
 	int gen;			/* the generation seen, 0 before the first event */
 	void (*on_job)(void *ctx, const struct xp_sched_job_info *j);
 	void *cb_ctx;
@@ -159,6 +160,13 @@ struct xp_sched_state {
 int xp_sched_init(struct xp_sched_state *s, uint32_t cap, uint64_t max_age_ns);
 void xp_sched_free(struct xp_sched_state *s);
 int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev);
+/*
+ * A record as the live command and report take it: decode with `l`, add,
+ * and age jobs once a second of trace time. -ENOENT/-EBADMSG: undecodable
+ * (the caller counts it), else xp_sched_add's result.
+ */
+int xp_sched_feed(struct xp_sched_state *s, const struct xp_rawtp_layout *l,
+		  const struct xp_rawtp_rec *r);
 /* Ends jobs not seen since now - max_age as incomplete. */
 void xp_sched_expire(struct xp_sched_state *s, uint64_t now);
 /* At the end of a run: every job still open is counted as incomplete. */

@@ -219,8 +219,39 @@ static uint32_t encode_meta(struct bytes *b, const struct xp_trace_meta *m)
 	return n;
 }
 
-static uint32_t encode_layouts(struct bytes *b)
+static uint32_t encode_tpf(struct bytes *b, const struct xp_trace_tpf *t)
 {
+	const struct xp_tp_format *f = &t->fmt;
+	char name[2 * XP_TP_NAME_LEN + 2];
+	size_t nl = (size_t)snprintf(name, sizeof(name), "%s/%s", t->group, f->name);
+	int nf = f->nfields < XP_TP_MAX_FIELDS ? f->nfields : XP_TP_MAX_FIELDS;
+
+	add_u16(b, t->rectype);
+	add_u16(b, f->size);
+	add_u16(b, (uint16_t)nf);
+	add_u16(b, (uint16_t)nl);
+	add_fixed(b, name, nl);
+	for (int k = 0; k < nf; k++) {
+		const struct xp_tp_field *x = &f->fields[k];
+		size_t fl = strnlen(x->name, XP_TP_NAME_LEN - 1);
+
+		add_u16(b, x->offset);
+		add_u16(b, x->size);
+		add_u8(b, x->rel_loc ? XP_FIELD_REL_LOC : x->data_loc ? XP_FIELD_DATA_LOC
+			  : x->is_signed ? XP_FIELD_INT : XP_FIELD_UINT);
+		add_u8(b, (uint8_t)fl);
+		add_fixed(b, x->name, fl);
+	}
+	return 1;
+}
+
+static uint32_t encode_layouts(struct bytes *b, const struct xp_trace_meta *m)
+{
+	uint32_t n = NLAYOUTS;
+
+	for (int i = 0; i < m->ntpf && i < XP_TF_MAX_TPF; i++)
+		n += encode_tpf(b, &m->tpf[i]);
+
 	for (size_t i = 0; i < NLAYOUTS; i++) {
 		const struct layout *l = &layouts[i];
 		size_t nl = strlen(l->name);
@@ -241,7 +272,59 @@ static uint32_t encode_layouts(struct bytes *b)
 			add_fixed(b, f->name, fl);
 		}
 	}
-	return NLAYOUTS;
+	return n;
+}
+
+int xp_trace_meta_add_layout(struct xp_trace_meta *m, uint16_t rectype,
+			     const struct xp_rawtp_layout *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		struct xp_trace_tpf *t;
+
+		if (!l->present[i])
+			continue;
+		if (m->ntpf >= XP_TF_MAX_TPF)
+			return -E2BIG;
+		t = realloc(m->tpf, (size_t)(m->ntpf + 1) * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		m->tpf = t;
+		t = &m->tpf[m->ntpf++];
+		memset(t, 0, sizeof(*t));
+		t->rectype = rectype;
+		snprintf(t->group, sizeof(t->group), "%s", l->group[i]);
+		t->fmt = l->fmt[i];
+		/* matched by name when read back: the table's name, whatever the parser saw */
+		snprintf(t->fmt.name, sizeof(t->fmt.name), "%s", l->ev[i].name);
+	}
+	return 0;
+}
+
+int xp_trace_meta_layout(const struct xp_trace_meta *m, uint16_t rectype, struct xp_rawtp_layout *l)
+{
+	l->npresent = 0;
+	for (int i = 0; i < l->n; i++) {
+		l->present[i] = false;
+		for (int k = 0; k < m->ntpf; k++) {
+			const struct xp_trace_tpf *t = &m->tpf[k];
+
+			if (t->rectype != rectype || strcmp(t->fmt.name, l->ev[i].name))
+				continue;
+			l->fmt[i] = t->fmt;
+			snprintf(l->group[i], sizeof(l->group[i]), "%s", t->group);
+			l->present[i] = true;
+			l->npresent++;
+			break;
+		}
+	}
+	return l->npresent;
+}
+
+void xp_trace_meta_free_layouts(struct xp_trace_meta *m)
+{
+	free(m->tpf);
+	m->tpf = NULL;
+	m->ntpf = 0;
 }
 
 void xp_trace_meta_host(struct xp_trace_meta *m, const char *tool_version)
@@ -368,7 +451,7 @@ int xp_trace_writer_open(struct xp_trace_writer **out, int fd, const struct xp_t
 	put16(fh + 10, XP_TF_VERSION_MINOR);
 	put32(fh + 12, XP_TF_FILE_HDR);
 	nmeta = encode_meta(&meta, m);
-	nlay = encode_layouts(&lay);
+	nlay = encode_layouts(&lay, m);
 	err = meta.oom || lay.oom ? -ENOMEM : write_all(fd, &iov, 1);
 	if (!err) {
 		w->bytes = sizeof(fh);
@@ -612,7 +695,65 @@ static int parse_meta(struct xp_trace_reader *r, const uint8_t *p, uint32_t len,
 	return 0;
 }
 
-/* Checks the file's layout of each record type this build knows against its own. */
+/* A tracefs event layout entry ("GROUP/EVENT"): a new slot in r->meta.tpf. */
+static struct xp_trace_tpf *tpf_new(struct xp_trace_reader *r, uint16_t type, uint16_t size,
+				    uint16_t nf, const uint8_t *name, uint16_t nl, uint32_t n, int *err)
+{
+	struct xp_trace_meta *m = &r->meta;
+	const uint8_t *slash = memchr(name, '/', nl);
+	size_t gl = (size_t)(slash - name), el = nl - gl - 1;
+	struct xp_trace_tpf *t;
+
+	*err = 0;
+	if (m->ntpf >= XP_TF_MAX_TPF)
+		*err = fail(r, -EBADMSG, "corrupt trace file: more than %d tracefs layouts", XP_TF_MAX_TPF);
+	else if (nf > XP_TP_MAX_FIELDS)
+		*err = fail(r, -EBADMSG, "corrupt trace file: layout %u has %u fields (at most %d)", n, nf,
+			    XP_TP_MAX_FIELDS);
+	else if (!gl || !el || gl >= XP_TP_NAME_LEN || el >= XP_TP_NAME_LEN)
+		*err = fail(r, -EBADMSG, "corrupt trace file: layout %u has a bad event name", n);
+	if (*err)
+		return NULL;
+	t = realloc(m->tpf, (size_t)(m->ntpf + 1) * sizeof(*t));
+	if (!t) {
+		*err = fail(r, -ENOMEM, "out of memory reading the layouts");
+		return NULL;
+	}
+	m->tpf = t;
+	t = &m->tpf[m->ntpf++];
+	memset(t, 0, sizeof(*t));
+	t->rectype = type;
+	t->fmt.size = size;
+	memcpy(t->group, name, gl);
+	memcpy(t->fmt.name, slash + 1, el);
+	return t;
+}
+
+static int tpf_field(struct xp_trace_reader *r, struct xp_trace_tpf *t, uint16_t off, uint16_t size,
+		     uint8_t kind, const uint8_t *name, uint8_t fl, uint32_t n)
+{
+	struct xp_tp_field *x = &t->fmt.fields[t->fmt.nfields];
+
+	if (kind < XP_FIELD_UINT || kind > XP_FIELD_REL_LOC || kind == XP_FIELD_CHARS ||
+	    !fl || fl >= XP_TP_NAME_LEN)
+		return fail(r, -EBADMSG, "corrupt trace file: layout %u has a bad field", n);
+	memcpy(x->name, name, fl);
+	x->offset = off;
+	x->size = size;
+	x->is_signed = kind == XP_FIELD_INT;
+	x->data_loc = kind >= XP_FIELD_DATA_LOC;
+	x->rel_loc = kind == XP_FIELD_REL_LOC;
+	x->common = fl >= 7 && !memcmp(name, "common_", 7);
+	snprintf(x->type, sizeof(x->type), "%s",
+		 x->data_loc ? "__data_loc" : x->is_signed ? "int" : "unsigned");
+	t->fmt.nfields++;
+	return 0;
+}
+
+/*
+ * Checks the file's layout of each record type this build knows against
+ * its own, and keeps the tracefs event layouts the file carries.
+ */
 static int check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count)
 {
 	uint32_t pos = 0, n = 0;
@@ -620,7 +761,9 @@ static int check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t le
 	while (pos < len) {
 		uint16_t type, size, nf, nl;
 		const struct layout *mine = NULL;
+		struct xp_trace_tpf *tpf = NULL;
 		bool seen[64] = { false };
+		int err;
 
 		if (len - pos < 8)
 			return fail(r, -EBADMSG, "corrupt trace file: layout %u is cut short", n);
@@ -631,25 +774,33 @@ static int check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t le
 		pos += 8;
 		if (nl > len - pos)
 			return fail(r, -EBADMSG, "corrupt trace file: layout %u overruns its block", n);
+		if (memchr(p + pos, '/', nl)) {
+			if (!(tpf = tpf_new(r, type, size, nf, p + pos, nl, n, &err)))
+				return err;
+		} else {
+			for (size_t i = 0; i < NLAYOUTS; i++)
+				if (layouts[i].type == type)
+					mine = &layouts[i];
+		}
 		pos += nl;
-		for (size_t i = 0; i < NLAYOUTS; i++)
-			if (layouts[i].type == type)
-				mine = &layouts[i];
 		if (mine && size < mine->size)
 			return fail(r, -EPROTO, "trace file has %s records of %u bytes; this xputrace reads %u",
 				    mine->name, size, mine->size);
 		for (uint16_t k = 0; k < nf; k++) {
 			uint16_t off, fsz;
-			uint8_t fl;
+			uint8_t fl, kind;
 
 			if (len - pos < 6)
 				return fail(r, -EBADMSG, "corrupt trace file: layout %u is cut short", n);
 			off = get16(p + pos);
 			fsz = get16(p + pos + 2);
+			kind = p[pos + 4];
 			fl = p[pos + 5];
 			pos += 6;
 			if (fl > len - pos)
 				return fail(r, -EBADMSG, "corrupt trace file: layout %u overruns its block", n);
+			if (tpf && (err = tpf_field(r, tpf, off, fsz, kind, p + pos, fl, n)))
+				return err;
 			for (size_t i = 0; mine && i < mine->nfields && i < 64; i++) {
 				const struct field *f = &mine->fields[i];
 
@@ -827,6 +978,7 @@ int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *
 
 void xp_trace_reader_close(struct xp_trace_reader *r)
 {
+	xp_trace_meta_free_layouts(&r->meta);
 	free(r->buf);
 	r->buf = NULL;
 	r->cap = 0;

@@ -29,6 +29,13 @@
  *               name, then per field u16 offset, u16 size, u8 kind (enum
  *               xp_field_kind), u8 name length, name. A reader checks that
  *               the fields it uses sit where it expects them.
+ *               From format 1.1 the block also carries the tracefs layouts
+ *               that raw-tracepoint records (sched, vblank, mem: struct
+ *               xp_rawtp_rec) were copied with, so a file decodes with the
+ *               recording kernel's layouts: one entry per event, in the
+ *               same shape, named "GROUP/EVENT" (the only names with a
+ *               '/'), `type` the record type, `size` the end of the last
+ *               fixed field, and field kinds UINT, INT, DATA_LOC or REL_LOC.
  *   EVENTS (3)  `count` records exactly as the ring buffer delivered them
  *               (struct xp_rec_hdr first; hdr.size is the record's length;
  *               in the byte order of the recording host, little-endian on
@@ -54,11 +61,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "core/devices.h"
+#include "core/rawtp.h"
 #include "shared/record.h"
 
 #define XP_TF_MAGIC "XPUTRACE"
 #define XP_TF_VERSION_MAJOR 1
-#define XP_TF_VERSION_MINOR 0
+#define XP_TF_VERSION_MINOR 1	/* 1.1: tracefs event layouts in LAYOUT */
 #define XP_TF_FILE_HDR 16
 #define XP_TF_BLOCK_HDR 24
 #define XP_TF_MAX_BLOCK (16u << 20)	/* a reader refuses larger blocks */
@@ -93,9 +101,19 @@ enum xp_field_kind {
 	XP_FIELD_UINT = 1,
 	XP_FIELD_INT = 2,
 	XP_FIELD_CHARS = 3,	/* NUL-padded text */
+	XP_FIELD_DATA_LOC = 4,	/* tracefs __data_loc: u32 (length << 16 | offset) */
+	XP_FIELD_REL_LOC = 5,	/* tracefs __rel_loc: offset from the field's end */
 };
 
 #define XP_TF_MAX_CAPS 8
+#define XP_TF_MAX_TPF 256	/* tracefs event layouts a file may carry */
+
+/* The tracefs layout of one event that raw-tracepoint records were copied with. */
+struct xp_trace_tpf {
+	uint16_t rectype;		/* enum xp_rec_type of its records */
+	char group[XP_TP_NAME_LEN];	/* the group it was read from */
+	struct xp_tp_format fmt;	/* fmt.name: the event's name */
+};
 
 /* What a file says about the run that wrote it. */
 struct xp_trace_meta {
@@ -112,6 +130,10 @@ struct xp_trace_meta {
 	char filter_comm[XP_COMM_LEN];
 	uint64_t filter_cgroup;
 	struct xp_devices devs;
+	/* writer: set by the caller (xp_trace_meta_add_layout); reader: read
+	 * from the LAYOUT block, freed by xp_trace_reader_close */
+	struct xp_trace_tpf *tpf;
+	int ntpf;
 };
 
 /* The totals a STATS or TRAILER block carries. */
@@ -125,6 +147,18 @@ struct xp_trace_stats {
 void xp_trace_meta_host(struct xp_trace_meta *m, const char *tool_version);
 
 uint32_t xp_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* Adds the present events of a capability's layouts to what the file carries. */
+int xp_trace_meta_add_layout(struct xp_trace_meta *m, uint16_t rectype,
+			     const struct xp_rawtp_layout *l);
+/*
+ * Fills `l` (initialized by the caller with its event table) with the
+ * layouts the file carries for `rectype`, matched by event name; returns
+ * how many of the table's events are present.
+ */
+int xp_trace_meta_layout(const struct xp_trace_meta *m, uint16_t rectype, struct xp_rawtp_layout *l);
+/* Frees what xp_trace_meta_add_layout allocated. */
+void xp_trace_meta_free_layouts(struct xp_trace_meta *m);
 
 /* ---- writing ---------------------------------------------------------- */
 

@@ -105,6 +105,12 @@ static int vblank_load(struct xp_rawtp_live *lv) { return vblank_bpf__load(lv->v
 int xp_vblank_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, char *why,
 			size_t whylen)
 {
+	return xp_vblank_live_open_shared(out, l, NULL, why, whylen);
+}
+
+int xp_vblank_live_open_shared(struct xp_rawtp_live **out, struct xp_rawtp_layout *l,
+			       const struct xp_live_share *share, char *why, size_t whylen)
+{
 	struct xp_rawtp_live *lv;
 	int err = load_layouts(l, why, whylen);
 
@@ -126,6 +132,8 @@ int xp_vblank_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, c
 	lv->vblank->rodata->self_tgid = (uint32_t)getpid();
 	err = xp_rawtp_live_prepare(lv->obj, "vblank", l,
 				    (struct xp_rawtp_cfg *)lv->vblank->rodata->xp_rawtp_cfg, why, whylen);
+	if (!err && share)
+		err = xp_live_share_maps(share, lv->events, lv->drops, why, whylen);
 	if (!err)
 		err = finish_open(lv, "vblank", l, vblank_load, why, whylen);
 	if (err) {

@@ -30,6 +30,10 @@ struct xp_rawtp_live;
  */
 int xp_vblank_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, char *why,
 			size_t whylen);
+/* The same, writing into another skeleton's ring buffer (struct xp_live_share, capture.h). */
+struct xp_live_share;
+int xp_vblank_live_open_shared(struct xp_rawtp_live **out, struct xp_rawtp_layout *l,
+			       const struct xp_live_share *share, char *why, size_t whylen);
 int xp_mem_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, char *why,
 		     size_t whylen);
 /* mem with process filters: they apply to the events whose table entry says

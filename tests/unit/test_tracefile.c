@@ -315,7 +315,7 @@ static void test_foreign_files(void)
 	/* a newer major version */
 	buf[8] = 2;
 	CHECK(read_mem(buf, len, &rd, &c) == -EPROTO);
-	CHECK(strstr(rd.error, "format 2.0") != NULL);
+	CHECK(strstr(rd.error, "format 2.1") != NULL);
 	free(buf);
 }
 
