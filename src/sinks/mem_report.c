@@ -271,10 +271,18 @@ void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
 	}
 }
 
+/* per_process: the section's figures are per process; where only some are,
+ * per_process_figures says which, and where processes[] has them. */
 static void attribution(struct xp_json *j, const char *attr, const char *why)
 {
 	xp_json_kbool(j, "per_process", !strcmp(attr, PER_PROC));
 	xp_json_kstr(j, "attribution", why);
+}
+
+static void partial(struct xp_json *j, const char *why, const char *figures)
+{
+	attribution(j, PER_DEV, why);
+	xp_json_kstr(j, "per_process_figures", figures);
 }
 
 static void json_amdgpu(struct xp_json *j, const struct xp_mem_report *r)
@@ -317,7 +325,7 @@ static void json_amdgpu(struct xp_json *j, const struct xp_mem_report *r)
 
 	xp_json_key(j, "submit");
 	xp_json_begin_obj(j);
-	attribution(j, "submits " PER_PROC, why_submit);
+	partial(j, why_submit, "submits (processes[].amdgpu_submits)");
 	xp_json_key(j, "rings");
 	xp_json_begin_arr(j);
 	for (int i = 0; i < s->nrings; i++) {
@@ -405,7 +413,7 @@ static void json_xe(struct xp_json *j, const struct xp_mem_report *r)
 
 	xp_json_key(j, "submit");
 	xp_json_begin_obj(j);
-	attribution(j, "creation " PER_PROC, why_xe_submit);
+	partial(j, why_xe_submit, "exec queues and jobs created (processes[].xe_exec_queues, xe_jobs)");
 	xp_json_ku64(j, "exec_queues_created", s->xe_queues);
 	xp_json_ku64(j, "exec_queues_destroyed", s->xe_queue_destroys);
 	xp_json_ku64(j, "jobs_created", s->xe_jobs);
@@ -413,7 +421,7 @@ static void json_xe(struct xp_json *j, const struct xp_mem_report *r)
 	xp_json_end_obj(j);
 	xp_json_key(j, "memory");
 	xp_json_begin_obj(j);
-	attribution(j, "creation " PER_PROC, why_xe_mem);
+	partial(j, why_xe_mem, "BOs created (processes[].xe_bos, xe_bo_bytes)");
 	xp_json_ku64(j, "bos_created", s->xe_bos);
 	xp_json_ku64(j, "bo_bytes", s->xe_bo_bytes);
 	xp_json_ku64(j, "moves", s->xe_moves);
