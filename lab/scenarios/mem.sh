@@ -1,0 +1,175 @@
+# xputrace mem against the real amdgpu, i915 (and, where the kernel has it,
+# xe) modules, and end to end against the memdouble test module.
+# QEMU has no AMD or Intel GPU: the real modules load and register their
+# events but never fire them. So:
+#  attach:  `xputrace mem -d 1` attaches cleanly to every event the real
+#           modules registered, and says which events this kernel lacks;
+#  formats: memdouble's events (groups xpmem_amdgpu, xpmem_i915) have field
+#           lines identical to the real modules' format files;
+#  decode:  xputrace reads memdouble's groups as amdgpu and i915 while the
+#           module fires known counts and sizes: every count and byte total
+#           exact, per-process attribution for the writer's events only, the
+#           process filter applied to process-context events only, and one
+#           --stream line per event.
+need_xputrace
+REL=$(uname -r)
+AMD_EV="amdgpu_bo_create amdgpu_bo_move amdgpu_cs_ioctl amdgpu_sched_run_job amdgpu_iv"
+I915_EV="i915_gem_object_create i915_gem_object_destroy i915_vma_bind i915_vma_unbind i915_gem_evict i915_gem_evict_node i915_gem_evict_vm i915_gem_shrink i915_gem_object_fault"
+XE_EV="xe_exec_queue_create xe_exec_queue_destroy xe_sched_job_create xe_sched_job_run xe_bo_move xe_vma_pagefault xe_bo_create"
+
+start_xp() { # OUT ARGS...: xputrace in the background, waits until attached
+	local out=$1 i=0
+	shift
+	xputrace "$@" >$out 2>$out.err &
+	XPID=$!
+	while ! grep -q '^Tracing' $out.err 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt 600 ] || ! kill -0 $XPID 2>/dev/null; then
+			bad "xputrace $* did not start: $(cat $out.err)"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+group attach
+drivers="amdgpu i915"
+[ -f "/lib/modules/$REL/modules.dep" ] && grep -q '/xe\.ko' /lib/modules/$REL/modules.dep && drivers="$drivers xe"
+for m in $drivers; do load $m; done
+for m in $drivers; do
+	check "$m registered its event group" test -d $T/events/$m
+done
+xputrace mem -d 1 --json >$S/attach.json 2>$S/attach.err; rc=$?
+cat $S/attach.err
+expect_eq "mem -d 1 exit status" 0 $rc
+expect_eq "drops" 0 "$(jget $S/attach.json drops.total)"
+for m in amdgpu i915 xe; do
+	case $m in amdgpu) evs=$AMD_EV ;; i915) evs=$I915_EV ;; xe) evs=$XE_EV ;; esac
+	n=0
+	for e in $evs; do
+		want=false; [ -d $T/events/$m/$e ] && want=true && n=$((n + 1))
+		expect_eq "$m/$e present as in tracefs" $want "$(jget $S/attach.json events.$e.present)"
+	done
+	expect_eq "$m events attached" $n "$(jget $S/attach.json $m.events_present)"
+	case " $drivers " in
+	*" $m "*) check "$m: at least one event attached" test "$n" -gt 0 ;;
+	*) say "$m: not in this kernel ($REL), its events are skipped" ;;
+	esac
+done
+xputrace mem -d 1 >$S/attach.txt 2>&1; rc=$?
+expect_eq "mem -d 1 (text) exit status" 0 $rc
+grep '^note:\|^mem:' $S/attach.txt
+for m in $drivers; do
+	check "text names the $m sections' attribution" grep -q "^$m .*\[.*per" $S/attach.txt
+done
+
+group formats
+load memdouble || finish
+for pair in amdgpu:xpmem_amdgpu:"$AMD_EV" i915:xpmem_i915:"$I915_EV"; do
+	real=${pair%%:*}; rest=${pair#*:}; mine=${rest%%:*}; evs=${rest#*:}
+	for e in $evs; do
+		if [ ! -f $T/events/$real/$e/format ]; then
+			say "$real/$e: not in this kernel, nothing to compare"
+			continue
+		fi
+		grep 'field:' $T/events/$real/$e/format >$S/real.fmt
+		grep 'field:' $T/events/$mine/$e/format >$S/mine.fmt 2>/dev/null
+		if cmp -s $S/real.fmt $S/mine.fmt; then
+			ok "$mine/$e field lines identical to $real/$e ($(wc -l <$S/real.fmt) lines)"
+		else
+			bad "$mine/$e field lines differ from $real/$e"
+			diff $S/real.fmt $S/mine.fmt
+		fi
+	done
+done
+
+group decode
+F=/sys/kernel/debug/memdouble/fire
+G="--group amdgpu=xpmem_amdgpu --group i915=xpmem_i915"
+start_xp $S/all.json mem $G --json && P1=$XPID
+start_xp $S/pid1.json mem $G --json -p 1 && P2=$XPID
+start_xp $S/stream.txt mem $G --stream && P3=$XPID
+fire() { echo "$*" >$F || bad "memdouble: $*"; }
+# amdgpu: 6 BOs (2 asked for VRAM and got GTT), 5 moves, 5 submits on gfx and
+# 4 of them run, 1 run on sdma0 never submitted while tracing, 10 interrupts
+fire bo_create n=3 pages=256 type=2 prefer=4 allow=6
+fire bo_create n=2 pages=512 type=1 prefer=4 allow=6
+fire bo_create n=1 pages=16 type=1 prefer=2 allow=2
+fire bo_move n=4 size=1048576 from=2 to=1
+fire bo_move n=1 size=65536 from=1 to=2
+fire cs_ioctl n=5 ring=gfx_0.0.0 ctx=77 seqno=10
+fire run_job n=4 ring=gfx_0.0.0 ctx=77 seqno=10
+fire run_job n=1 ring=sdma0 ctx=9 seqno=1
+fire iv n=7 client=1 src=2 pasid=32769
+fire iv n=3 client=10 src=146 pasid=0
+# i915: 8 objects, 5 binds of which 2 after an unbind, 5 destroyed (the 64 KiB
+# ones) leaving 3 (2.0625 MiB), 6 faults, evictions and shrinks
+fire create n=6 size=65536
+fire create n=2 size=1048576
+fire bind n=3 size=65536
+fire unbind n=2
+fire bind n=2 size=65536
+fire fault n=4 gtt=1 write=1
+fire fault n=2 gtt=0 write=0
+fire destroy n=5
+fire evict n=2 size=131072
+fire evict_node n=1
+fire evict_vm n=1
+fire shrink n=3 target=128
+sleep 0.5
+for p in $P1 $P2 $P3; do kill -INT $p; done
+for p in $P1 $P2 $P3; do wait $p || bad "xputrace (pid $p) exit status $?"; done
+J=$S/all.json
+cat $J; echo
+for kv in \
+	events_seen=64 drops.total=0 undecodable=0 \
+	amdgpu.group=xpmem_amdgpu amdgpu.events_present=5 i915.group=xpmem_i915 i915.events_present=9 \
+	amdgpu.bo_create.per_process=true amdgpu.bo_create.count=6 amdgpu.bo_create.bytes=7405568 \
+	amdgpu.bo_create.bytes_vram_preferred=7340032 amdgpu.bo_create.bytes_gtt_preferred=65536 \
+	amdgpu.bo_create.bytes_cpu_only=0 amdgpu.bo_create.vram_in_gtt=2 \
+	amdgpu.bo_create.vram_in_gtt_bytes=4194304 \
+	amdgpu.bo_move.per_process=false amdgpu.bo_move.count=5 amdgpu.bo_move.bytes=4259840 \
+	'amdgpu.bo_move.by_placement[from=vram].count=4' 'amdgpu.bo_move.by_placement[from=vram].to=gtt' \
+	'amdgpu.bo_move.by_placement[from=vram].bytes=4194304' 'amdgpu.bo_move.by_placement[from=gtt].bytes=65536' \
+	amdgpu.submit.per_process=false 'amdgpu.submit.rings[0].ring=gfx_0.0.0' 'amdgpu.submit.rings[0].submits=5' \
+	'amdgpu.submit.rings[0].run=4' 'amdgpu.submit.rings[0].unmatched=0' 'amdgpu.submit.rings[0].submit_to_run_ns.count=4' \
+	'amdgpu.submit.rings[ring=sdma0].submits=0' 'amdgpu.submit.rings[ring=sdma0].run=1' 'amdgpu.submit.rings[ring=sdma0].unmatched=1' \
+	amdgpu.iv.per_process=false amdgpu.iv.count=10 'amdgpu.iv.sources[pasid=32769].count=7' \
+	'amdgpu.iv.sources[pasid=32769].src_id=2' 'amdgpu.iv.sources[src_id=146].count=3' \
+	i915.objects.per_process=true i915.objects.created=8 i915.objects.created_bytes=2490368 \
+	i915.objects.destroyed=5 i915.objects.destroyed_bytes=327680 i915.objects.destroyed_untracked=0 \
+	i915.objects.leak_candidates=3 i915.objects.leak_candidate_bytes=2162688 \
+	i915.vma.per_process=false i915.vma.binds=5 i915.vma.bind_bytes=327680 i915.vma.unbinds=2 i915.vma.rebinds=2 \
+	i915.pressure.evict=2 i915.pressure.evict_bytes=262144 i915.pressure.evict_node=1 \
+	i915.pressure.evict_vm=1 i915.pressure.shrink=3 i915.pressure.shrink_target_pages=384 \
+	i915.faults.gtt_write=4 i915.faults.gtt_read=0 i915.faults.cpu_read=2 i915.faults.cpu_write=0 \
+	"processes[pid=$$].amdgpu_bos=6" "processes[pid=$$].amdgpu_bo_bytes=7405568" \
+	"processes[pid=$$].amdgpu_vram_in_gtt=2" "processes[pid=$$].amdgpu_submits=5" \
+	"processes[pid=$$].i915_created=8" "processes[pid=$$].i915_created_bytes=2490368" \
+	"processes[pid=$$].i915_live=3" "processes[pid=$$].i915_live_bytes=2162688" \
+	"processes[pid=$$].i915_faults=6"; do
+	expect_eq "${kv%=*}" "${kv##*=}" "$(jget $J "${kv%=*}")"
+done
+expect_eq "processes (only the writer: workers and interrupts name none)" 1 "$(jget -n $J processes)"
+
+J=$S/pid1.json
+say "-p 1: process-context events filtered, per-device ones kept"
+for kv in amdgpu.bo_create.count=0 amdgpu.bo_move.count=5 amdgpu.iv.count=10 \
+	'amdgpu.submit.rings[0].run=4' i915.objects.created=0 i915.faults.gtt_write=0 \
+	i915.vma.binds=5 i915.pressure.shrink=3 process_filter=true; do
+	expect_eq "-p 1: ${kv%=*}" "${kv##*=}" "$(jget $J "${kv%=*}")"
+done
+expect_eq "-p 1: processes" 0 "$(jget -n $J processes)"
+
+say "--stream: one line per event"
+for e in "amdgpu_bo_create 6" "amdgpu_bo_move 5" "amdgpu_cs_ioctl 5" "amdgpu_sched_run_job 5" \
+	"amdgpu_iv 10" "i915_gem_object_create 8" "i915_gem_object_destroy 5" "i915_vma_bind 5" \
+	"i915_vma_unbind 2" "i915_gem_object_fault 6" "i915_gem_evict 2" "i915_gem_shrink 3"; do
+	set -- $e
+	expect_eq "stream lines $1" $2 "$(grep -Ec "^ *[0-9]+\.[0-9]{6} .* $1 " $S/stream.txt)"
+done
+expect_eq "stream: bo_create lines name the writer" 6 "$(grep -E '^ *[0-9]+\.[0-9]{6} ' $S/stream.txt | grep ' amdgpu_bo_create ' | grep -c " $$/")"
+expect_eq "stream: cs_ioctl ring string" 5 "$(grep -E '^ *[0-9]+\.[0-9]{6} ' $S/stream.txt | grep ' amdgpu_cs_ioctl ' | grep -c 'ring=gfx_0.0.0')"
+grep -m3 -e amdgpu_cs_ioctl -e amdgpu_iv $S/stream.txt
+rmmod memdouble || bad "rmmod memdouble"
+finish
