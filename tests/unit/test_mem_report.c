@@ -1,0 +1,158 @@
+/* xputrace mem's output: every section says whether it is per process, events
+ * the kernel lacks are noted, figures and stream lines come out exact. */
+#include <stdlib.h>
+#include "unit.h"
+#include "rawtp_util.h"
+#include "core/mem_stats.h"
+#include "sinks/mem_report.h"
+
+/* Debian 6.1's amdgpu and i915 layouts (the same lines as test_mem.c) */
+static const char fmt_bo_create[] =
+	"name: amdgpu_bo_create\nID: 1\nformat:\n" FMT_COMMON
+	"\tfield:struct amdgpu_bo * bo;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 pages;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 type;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 prefer;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 allow;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 visible;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_bo_move[] =
+	"name: amdgpu_bo_move\nID: 2\nformat:\n" FMT_COMMON
+	"\tfield:struct amdgpu_bo * bo;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 bo_size;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 new_placement;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 old_placement;\toffset:28;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_cs_61[] =
+	"name: amdgpu_cs_ioctl\nID: 3\nformat:\n" FMT_COMMON
+	"\tfield:uint64_t sched_job_id;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] timeline;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int context;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int seqno;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:struct dma_fence * fence;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] ring;\toffset:40;\tsize:4;\tsigned:1;\n"
+	"\tfield:u32 num_ibs;\toffset:44;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_i915_create[] =
+	"name: i915_gem_object_create\nID: 6\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 size;\toffset:16;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
+
+static struct xp_rawtp_layout L;
+static struct xp_mem_state S;
+static struct xp_rawtp_rec R;
+static char *out;
+static size_t outlen;
+
+#define PUT(n, v) CHECK(!rec_put(&L, &R, n, v))
+
+static void setup(void)
+{
+	xp_rawtp_layout_init(&L, xp_mem_events, XP_MEM_NEV);
+	/* amdgpu read from a test module's group; i915 create only; no xe */
+	CHECK_U64(xp_rawtp_set_group(&L, "amdgpu", "xpmem_amdgpu"), 5);
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_AMD_BO_CREATE, fmt_bo_create));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_AMD_BO_MOVE, fmt_bo_move));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_AMD_CS_IOCTL, fmt_cs_61));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_CREATE, fmt_i915_create));
+	CHECK(!xp_mem_init(&S, 4096));
+	rec_init(&L, &R, XP_REC_MEM, XP_MEM_AMD_BO_CREATE, 1000, 42, "game");
+	PUT("pages", 512);
+	PUT("type", 1);		/* GTT */
+	PUT("prefer", 4);	/* VRAM */
+	CHECK(!xp_mem_add(&S, &L, &R));
+	rec_init(&L, &R, XP_REC_MEM, XP_MEM_AMD_BO_MOVE, 2000, 7, "kworker/0:1");
+	PUT("bo_size", 1 << 20);
+	PUT("new_placement", 1);
+	PUT("old_placement", 2);
+	CHECK(!xp_mem_add(&S, &L, &R));
+	rec_init(&L, &R, XP_REC_MEM, XP_MEM_I915_CREATE, 3000, 42, "game");
+	PUT("obj", 0xffff888000001000ULL);
+	PUT("size", 65536);
+	CHECK(!xp_mem_add(&S, &L, &R));
+}
+
+static void render(bool json)
+{
+	struct xp_run_info ri = { .command = "mem", .source = "live", .mode = "summary", .duration_s = 2 };
+	struct xp_mem_report rep = { .st = &S, .layout = &L, .ri = &ri, .hist = true };
+	FILE *f;
+
+	free(out);
+	f = open_memstream(&out, &outlen);
+	if (json)
+		xp_mem_report_json(f, &rep);
+	else
+		xp_mem_report_text(f, &rep);
+	fclose(f);
+}
+
+static void test_text(void)
+{
+	setup();
+	render(false);
+	CHECK(strstr(out, "amdgpu 3/5 read from group xpmem_amdgpu"));
+	CHECK(strstr(out, "note: no xe events on this kernel"));
+	CHECK(strstr(out, "note: this kernel has no xpmem_amdgpu/amdgpu_iv event: skipped"));
+	CHECK(strstr(out, "amdgpu buffer objects created [per process]"));
+	CHECK(strstr(out, "amdgpu buffer moves (migration traffic) [per device, not per process]"));
+	CHECK(strstr(out, "VRAM requested, placed in GTT: 1 BOs, 2.0 MiB"));
+	CHECK(strstr(out, "1 moves, 1.0 MiB, 512.0 KiB/s"));
+	CHECK(strstr(out, "i915 GEM objects [per process]"));
+	CHECK(strstr(out, "42/game"));
+	CHECK(!strstr(out, "kworker"));		/* a move names no process */
+	CHECK(!strstr(out, "\nxe "));			/* no section for an absent driver */
+	CHECK(!strstr(out, "i915 faults"));		/* nor for an absent event */
+	xp_mem_free(&S);
+}
+
+static void test_json(void)
+{
+	setup();
+	render(true);
+	CHECK(strstr(out, "\"amdgpu\":{\"group\":\"xpmem_amdgpu\",\"events\":5,\"events_present\":3,"));
+	CHECK(strstr(out, "\"bo_create\":{\"per_process\":true,"));
+	CHECK(strstr(out, "\"bo_move\":{\"per_process\":false,"));
+	CHECK(strstr(out, "\"per_process_figures\":\"submits"));
+	CHECK(strstr(out, "\"vram_in_gtt_bytes\":2097152"));
+	CHECK(strstr(out, "\"bytes_per_s\":524288"));
+	CHECK(strstr(out, "\"xe\":{\"group\":\"xe\",\"events\":7,\"events_present\":0}"));
+	CHECK(strstr(out, "\"processes\":[{\"pid\":42,\"comm\":\"game\",\"amdgpu_bos\":1,"));
+	CHECK(strstr(out, "\"i915_live_bytes\":65536"));
+	CHECK(out[outlen - 1] == '\n');
+	xp_mem_free(&S);
+}
+
+static void test_stream(void)
+{
+	struct xp_json j;
+	FILE *f;
+
+	setup();
+	rec_init(&L, &R, XP_REC_MEM, XP_MEM_AMD_CS_IOCTL, 1500000, 42, "game");
+	PUT("context", 77);
+	PUT("seqno", 9);
+	rec_str(&R, 0, "gfx_0.0.0");
+	free(out);
+	f = open_memstream(&out, &outlen);
+	xp_mem_stream_text(f, &L, &R, 500000);
+	rec_init(&L, &R, XP_REC_MEM, XP_MEM_AMD_BO_MOVE, 2500000, 7, "kworker/0:1");
+	PUT("bo_size", 4096);
+	xp_mem_stream_text(f, &L, &R, 500000);
+	xp_json_init(&j, f, false);
+	xp_mem_stream_json(&j, &L, &R, 500000);
+	fclose(f);
+	CHECK(strstr(out, "    0.001000 42/game"));
+	CHECK(strstr(out, "amdgpu_cs_ioctl"));
+	CHECK(strstr(out, " context=77 seqno=9 fence=0x0 ring=gfx_0.0.0 num_ibs=0\n"));
+	CHECK(strstr(out, "    0.002000 -                        amdgpu_bo_move"));
+	CHECK(strstr(out, "{\"t_ns\":2000000,\"event\":\"amdgpu_bo_move\",\"group\":\"xpmem_amdgpu\","
+			  "\"pid\":null,\"fields\":{\"bo\":0,\"bo_size\":4096,"));
+	xp_mem_free(&S);
+}
+
+int main(void)
+{
+	RUN(test_text);
+	RUN(test_json);
+	RUN(test_stream);
+	free(out);
+	UNIT_EXIT();
+}
