@@ -30,6 +30,8 @@ case $scenario in
 esac
 [ -f "$sfile" ] || die "no scenario $sfile"
 
+# Results of an earlier run must never be read as this run's.
+rm -rf "$CACHE/results/$tag-$scenario"
 rc=0; "$LAB_DIR/fetch.sh" "$tag" >/dev/null || rc=$?
 [ $rc -eq 0 ] || exit $rc
 "$LAB_DIR/build.sh" "$tag"

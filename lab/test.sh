@@ -54,6 +54,7 @@ fi
 for k in "${kernels[@]}"; do
 	for s in "${scenarios[@]}"; do
 		log_file="$CACHE/results/$k-$s.log"
+		rm -rf "$CACHE/results/$k-$s"	# never read an earlier run's result
 		rc=0; "$LAB_DIR/run.sh" --kernel "$k" "$s" >"$log_file" 2>&1 || rc=$?
 		out="$CACHE/results/$k-$s/output.txt"
 		results=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^RESULT \([^ ]*\) \(PASS\|FAIL\)$/\2 \1/p')

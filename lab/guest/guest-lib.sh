@@ -41,5 +41,8 @@ trace_on() {
 	echo 1 >$T/tracing_on
 }
 trace_off() { echo 0 >$T/tracing_on; cat $T/trace >$S/trace.txt; echo 0 >$T/events/enable; }
+# kprobe hits the kernel could not record: a probe that fires while another
+# kprobe handler runs on the same CPU (an interrupt in a handler) is missed
+kprobe_missed() { awk -v e="$1" '$1 == e { print $3 }' $T/kprobe_profile; }
 # count lines of the last trace that match an event name (": name:")
 trace_count() { grep -c " $1: " $S/trace.txt; }
