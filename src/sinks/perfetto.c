@@ -135,6 +135,119 @@ void xp_perfetto_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t p
 	xp_json_end_obj(&p->j);
 }
 
+void xp_perfetto_instant_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *cat,
+			       const char *name, uint64_t ts_ns)
+{
+	event_head(p, "i", pid, tid, ts_ns);
+	xp_json_kstr(&p->j, "s", "t");
+	xp_json_kstr(&p->j, "cat", cat);
+	xp_json_kstr(&p->j, "name", name);
+	xp_json_key(&p->j, "args");
+	xp_json_begin_obj(&p->j);
+}
+
+void xp_perfetto_async(struct xp_perfetto *p, bool begin, uint32_t pid, uint32_t tid,
+		       const char *cat, const char *name, uint64_t id, uint64_t ts_ns)
+{
+	event_head(p, begin ? "b" : "e", pid, tid, ts_ns);
+	xp_json_kstr(&p->j, "cat", cat);
+	xp_json_kstr(&p->j, "name", name);
+	xp_json_ku64(&p->j, "id", id);
+	xp_json_end_obj(&p->j);
+}
+
+static struct xp_perfetto_ring *ring_of(struct xp_perfetto *p, const char *name, int *idx)
+{
+	int i;
+
+	for (i = 0; i < p->nrings; i++)
+		if (!strcmp(p->rings[i].name, name))
+			break;
+	if (i == p->nrings && p->nrings < XP_SCHED_MAX_RINGS)
+		snprintf(p->rings[p->nrings++].name, sizeof(p->rings[0].name), "%s", name);
+	else if (i == p->nrings)	/* more rings than the analysis keeps apart */
+		snprintf(p->rings[i].name, sizeof(p->rings[0].name), "(other)");
+	*idx = i;
+	return &p->rings[i];
+}
+
+void xp_perfetto_sched_job(struct xp_perfetto *p, const struct xp_sched_job_info *j)
+{
+	char name[64], track[XP_SCHED_STR + 16];
+	uint32_t pid, tid;
+	uint64_t start = j->has_run ? j->run_ts : j->done_ts, id;
+	struct xp_perfetto_ring *r;
+	int ri, lane;
+
+	r = ring_of(p, j->ring && j->ring[0] ? j->ring : "(unknown ring)", &ri);
+	/* a lane whose last job ended before this one ran: slices on a track nest */
+	for (lane = 0; lane < XP_PERFETTO_LANES - 1; lane++)
+		if (r->lane_end[lane] <= start)
+			break;
+	if (r->lane_end[lane] > start)
+		return;	/* more overlap than lanes: a slice would break the track's nesting */
+	r->lane_end[lane] = j->done_ts;
+	if (lane)
+		snprintf(track, sizeof(track), "%s (%d)", r->name, lane + 1);
+	else
+		snprintf(track, sizeof(track), "%s", r->name);
+	xp_perfetto_track(p, "GPU rings", (uint32_t)(ri * XP_PERFETTO_LANES + lane), track, &pid, &tid);
+	id = ++p->next_id;
+	snprintf(name, sizeof(name), "%s", j->comm[0] ? j->comm : "job");
+	xp_perfetto_slice_begin(p, pid, tid, "gpu_job", name, start, j->done_ts - start);
+	xp_json_kstr(&p->j, "ring", r->name);
+	if (j->has_queue) {
+		xp_json_ku64(&p->j, "pid", j->pid);
+		xp_json_kstr(&p->j, "comm", j->comm);
+	}
+	if (j->gen == 2) {
+		xp_json_ku64(&p->j, "fence_context", j->k1);
+		xp_json_ku64(&p->j, "fence_seqno", j->k2);
+	} else {
+		xp_json_ku64(&p->j, "job_id", j->k2);
+	}
+	if (j->has_client)
+		xp_json_ku64(&p->j, "client_id", j->client_id);
+	if (j->has_queue && j->has_run && j->run_ts >= j->q_ts)
+		xp_json_ku64(&p->j, "queue_delay_ns", j->run_ts - j->q_ts);
+	if (j->deps)
+		xp_json_ku64(&p->j, "deps", j->deps);
+	if (j->inferred)
+		xp_json_kbool(&p->j, "done_inferred", true);
+	xp_perfetto_slice_end(p);
+	if (!j->has_queue || !j->has_run || j->run_ts < j->q_ts)
+		return;
+	xp_perfetto_async(p, true, pid, tid, "gpu_queue", "queued", id, j->q_ts);
+	xp_perfetto_async(p, false, pid, tid, "gpu_queue", "queued", id, j->run_ts);
+	/* the submitter: a zero-length slice for the arrow to start from */
+	xp_perfetto_name(p, j->pid, j->tid, j->comm);
+	xp_perfetto_slice_begin(p, j->pid, j->tid, "gpu_submit", "submit", j->q_ts, 0);
+	xp_json_kstr(&p->j, "ring", r->name);
+	xp_perfetto_slice_end(p);
+	xp_perfetto_flow(p, id, true, j->pid, j->tid, j->q_ts);
+	xp_perfetto_flow(p, id, false, pid, tid, start);
+}
+
+void xp_perfetto_vblank(struct xp_perfetto *p, const struct xp_vbl_event *ev)
+{
+	static const char *const what[] = { "vblank", "requested", "delivered" };
+	char track[32];
+	uint32_t pid, tid;
+
+	snprintf(track, sizeof(track), "CRTC %d", ev->crtc);
+	xp_perfetto_track(p, "Displays", ev->crtc >= 0 && ev->crtc < 0xffff ? (uint32_t)ev->crtc : 0xffff,
+			  track, &pid, &tid);
+	/* a vblank at its own timestamp; requests and deliveries when they happened */
+	xp_perfetto_instant_begin(p, pid, tid, "vblank", what[ev->kind],
+				  ev->kind == XP_VBL_EVENT && ev->vtime ? ev->vtime : ev->ts);
+	xp_json_ku64(&p->j, "seq", ev->seq);
+	if (ev->kind != XP_VBL_EVENT) {
+		xp_json_ku64(&p->j, "pid", ev->pid);
+		xp_json_kstr(&p->j, "comm", ev->comm);
+	}
+	xp_perfetto_slice_end(p);
+}
+
 void xp_perfetto_ioctl(struct xp_perfetto *p, const struct xp_ioctl_rec *r,
 		       const struct xp_devices *d)
 {

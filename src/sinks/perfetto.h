@@ -17,7 +17,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "core/devices.h"
+#include "core/sched_stats.h"
 #include "core/tracefile.h"
+#include "core/vblank_stats.h"
 #include "shared/ioctl.h"
 #include "sinks/json.h"
 
@@ -29,6 +31,13 @@ struct xp_perfetto_thread {
 	char name[64];
 };
 
+#define XP_PERFETTO_LANES 8	/* tracks per ring for jobs that overlap on it */
+
+struct xp_perfetto_ring {
+	char name[XP_SCHED_STR];
+	uint64_t lane_end[XP_PERFETTO_LANES];	/* end of the last job put on each lane */
+};
+
 struct xp_perfetto {
 	struct xp_json j;
 	uint64_t t0;
@@ -38,6 +47,9 @@ struct xp_perfetto {
 	char groups[8][32];			/* names of synthetic pids */
 	int ngroups;
 	bool oom;
+	struct xp_perfetto_ring rings[XP_SCHED_MAX_RINGS + 1];	/* the last: all others */
+	int nrings;
+	uint64_t next_id;		/* flow and async ids */
 };
 
 void xp_perfetto_begin(struct xp_perfetto *p, FILE *f, uint64_t t0_ns);
@@ -60,6 +72,24 @@ void xp_perfetto_slice_end(struct xp_perfetto *p);
 /* One end of a flow arrow: `start` on the source slice, then the finish. */
 void xp_perfetto_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t pid, uint32_t tid,
 		      uint64_t ts_ns);
+
+/* An instant ("ph":"i", thread scope); args and end as for a slice. */
+void xp_perfetto_instant_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *cat,
+			       const char *name, uint64_t ts_ns);
+/* One end of an async span ("b"/"e"), paired by cat, name and id. */
+void xp_perfetto_async(struct xp_perfetto *p, bool begin, uint32_t pid, uint32_t tid,
+		       const char *cat, const char *name, uint64_t id, uint64_t ts_ns);
+
+/*
+ * A completed GPU job (the sched analysis's on_job): run -> done as a slice
+ * on its ring's track (a second lane of the ring when jobs overlap), queue ->
+ * run as an async "queued" span, and a flow arrow from the submitting thread
+ * (a zero-length "submit" slice at the queue event, inside its ioctl when
+ * ioctls were recorded too) to the job.
+ */
+void xp_perfetto_sched_job(struct xp_perfetto *p, const struct xp_sched_job_info *j);
+/* A vblank event: an instant on its CRTC's track (vblanks, deliveries, requests). */
+void xp_perfetto_vblank(struct xp_perfetto *p, const struct xp_vbl_event *ev);
 
 /* An ioctl as a slice on its thread, named as the reports name it. */
 void xp_perfetto_ioctl(struct xp_perfetto *p, const struct xp_ioctl_rec *r,

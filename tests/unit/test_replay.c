@@ -453,9 +453,30 @@ static void test_bad_layout_entries(void)
 	free(buf);
 }
 
+/* XP_REPLAY_OUT=PATH: also leave the file there, for the end-to-end test of
+ * report and export (tests/e2e/test_replay.sh) and as a fuzzing seed. */
+static void write_out(void)
+{
+	const char *path = getenv("XP_REPLAY_OUT");
+	size_t len;
+	uint8_t *buf;
+	FILE *f;
+
+	if (!path)
+		return;
+	make_stream();
+	buf = write_file(&len);
+	f = fopen(path, "wb");
+	CHECK(f && fwrite(buf, 1, len, f) == len);
+	if (f)
+		fclose(f);
+	free(buf);
+}
+
 int main(void)
 {
 	layouts();
+	write_out();
 	RUN(test_round_trip);
 	RUN(test_report_equals_direct);
 	RUN(test_bad_layout_entries);

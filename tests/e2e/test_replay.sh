@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# report and export of the raw-tracepoint capabilities (sched, vblank) on a
+# file with known content: the unit test test_replay writes it (40 jobs on two
+# rings from two processes, one never done; 11 vblanks at 60 Hz with one
+# missed, a client's requests and deliveries), with layouts that differ from
+# this kernel's. This machine has no gpu_scheduler or drm events: recording
+# them live is tested in the lab (lab/scenarios/record_*.sh).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+GEN=build/tests/test_replay
+F=$WORK/rawtp.xpt
+
+if [ ! -x "$GEN" ] || [ ! -x "$XP" ]; then
+	skip "report/export of sched and vblank: $GEN or $XP is not built"
+	exit 0
+fi
+if ! XP_REPLAY_OUT=$F "$GEN" > /dev/null 2>&1 || [ ! -s "$F" ]; then
+	fail "report/export of sched and vblank: $GEN did not write $F"
+	exit 0
+fi
+
+# the default view is the file's first capability
+out=$("$XP" report "$F" 2>&1)
+if [ "$(printf '%s\n' "$out" | head -1)" = "$("$XP" report "$F" sched 2>&1 | head -1)" ] &&
+	printf '%s\n' "$out" | grep -q "^sched: 0.2 s, 6.17+ events (5), 2 rings, 3 processes, 40 jobs done, incomplete: 1,"; then
+	pass "report sched from a file: jobs, rings and processes"
+else
+	fail "report sched: $(printf '%s\n' "$out" | head -2 | tr '\n' ';')"
+fi
+if out=$("$XP" report "$F" vblank --json) &&
+	python3 - "$out" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+c = d["crtcs"][0]
+assert d["command"] == "vblank" and abs(d["duration_s"] - 0.25) < 1e-6, d
+assert c["vblanks"] == 11 and c["missed"] == 1 and abs(c["refresh_hz"] - 60) < 0.01, c
+assert d["clients"][0]["comm"] == "compositor" and d["clients"][0]["requests"] == 5, d["clients"]
+PY
+then
+	pass "report vblank --json from a file: refresh, misses, clients"
+else
+	fail "report vblank --json: $(printf '%s' "$out" | head -c 300)"
+fi
+if "$XP" report "$F" ioctl > /dev/null 2> "$WORK/err"; then
+	fail "report of a view the file lacks succeeded"
+elif grep -q "has no ioctl capture" "$WORK/err" && [ "$(wc -l < "$WORK/err")" -eq 1 ]; then
+	pass "report of a view the file lacks fails with one line"
+else
+	fail "report of a missing view: $(head -c 300 "$WORK/err")"
+fi
+if "$XP" export --perfetto "$F" -o "$WORK/r.json" 2> "$WORK/err" &&
+	msg=$(python3 tests/e2e/check_perfetto.py "$WORK/r.json" --jobs 40 --vblanks 11 2>&1); then
+	pass "export: ring tracks with 40 job slices and submit arrows, a CRTC track with 11 vblanks"
+else
+	fail "export of sched and vblank: $(head -c 200 "$WORK/err") $(printf '%s' "${msg:-}" | head -3 | tr '\n' ';')"
+fi
