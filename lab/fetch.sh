@@ -266,12 +266,31 @@ build_kbuild_tools() {
 	touch "$kdir/.tools-ok"
 }
 
+# busybox-static for the guests, from Debian 12's archive, unpacked into the
+# cache (installing it on the host would remove a busybox package).
+fetch_busybox() {
+	[ -x "$BUSYBOX" ] && return 0
+	apt_setup old
+	[ -n "$(ls "$CACHE/apt/old/lists/" 2>/dev/null | grep Packages)" ] || apt_update old ||
+		skip "cannot read Debian's package index for busybox-static"
+	local f
+	mkdir -p "$CACHE/debs"
+	(cd "$CACHE/debs" && apt_run old apt-get download -qq busybox-static) >/dev/null ||
+		skip "apt-get download busybox-static failed"
+	f=$(ls -t "$CACHE"/debs/busybox-static_*.deb | head -1)
+	rm -rf "$CACHE/tools/busybox"; mkdir -p "$CACHE/tools/busybox"
+	dpkg-deb -x "$f" "$CACHE/tools/busybox"
+	[ -x "$BUSYBOX" ] || die "no bin/busybox in $f"
+	log "busybox: $(basename "$f" .deb)"
+}
+
 main() {
 	mkdir -p "$CACHE"
 	host_tools
 	local gens=("$@"); [ ${#gens[@]} -gt 0 ] || gens=(old new)
 	local g
 	for g in "${gens[@]}"; do setup_generation "$g"; done
+	fetch_busybox
 	for g in "${gens[@]}"; do
 		load_kernel "$g"; echo "kernel $g: $K_RELEASE (linux-image-amd64 $K_PKGVER, $K_SUITE)"
 	done

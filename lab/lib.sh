@@ -55,7 +55,8 @@ apt_run() { # apt_run TAG apt-get|apt-cache ARGS...
 
 # Host tools the lab needs. Installed with apt-get when missing (the CI
 # machine is a fresh Debian 12 where we are root).
-HOST_PKGS=(qemu-system-x86 busybox-static cpio xz-utils gzip gcc-12 make bc bison flex
+# (busybox-static is unpacked into the cache instead: it conflicts with busybox.)
+HOST_PKGS=(qemu-system-x86 cpio xz-utils gzip gcc-12 make bc bison flex
 	libelf-dev libssl-dev libdrm-dev binutils ca-certificates)
 host_tools() {
 	local missing=() p
@@ -72,6 +73,8 @@ host_tools() {
 			die "apt-get install ${missing[*]} failed"
 	fi
 }
+
+BUSYBOX="$CACHE/tools/busybox/bin/busybox"
 
 # Load what fetch.sh resolved for a generation into K_* variables.
 load_kernel() {

@@ -45,7 +45,7 @@ ROOT="$RES/rootfs"
 mkdir -p "$ROOT"/{bin,sbin,lab/bin,proc,sys,dev,tmp,root,etc}
 
 # --- busybox, init, scenario, guest programs, xputrace
-cp /bin/busybox "$ROOT/bin/busybox"
+cp "$BUSYBOX" "$ROOT/bin/busybox"
 cp "$LAB_DIR/guest/init" "$ROOT/init"
 cp "$LAB_DIR/guest/guest-lib.sh" "$ROOT/lab/guest-lib.sh"
 cp "$sfile" "$ROOT/lab/scenario.sh"
@@ -63,6 +63,8 @@ kernel=$tag
 release=$K_RELEASE
 package=linux-image-amd64 $K_PKGVER
 suite=$K_SUITE
+qemu=$(qemu-system-x86_64 --version | head -1)
+busybox=$("$BUSYBOX" 2>&1 | head -1)
 EOT
 cp "$ROOT/lab/versions" "$RES/versions"
 
@@ -99,7 +101,7 @@ while read -r ko; do
 	for d in $(mod_deps "$ko"); do add_module "$d"; done
 done <"$BUILD/modules.list"
 cp "$K_MODDIR"/modules.builtin* "$K_MODDIR"/modules.order "$MODS/" 2>/dev/null || true
-busybox depmod -b "$ROOT" "$K_RELEASE"
+"$BUSYBOX" depmod -b "$ROOT" "$K_RELEASE"
 
 (cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) >"$RES/initrd.gz"
 rm -rf "$ROOT"
