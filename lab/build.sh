@@ -51,7 +51,7 @@ mkdir -p "$G"
 for c in "$LAB_DIR"/guest/*.c; do
 	b=$(basename "$c" .c)
 	if [ ! -x "$G/$b" ] || [ "$c" -nt "$G/$b" ]; then
-		gcc-12 -O2 -Wall -Wextra -static -I/usr/include/libdrm -o "$G/$b" "$c" -ldrm ||
+		gcc-12 -O2 -s -Wall -Wextra -static -I/usr/include/libdrm -o "$G/$b" "$c" -ldrm ||
 			die "building guest program $b failed"
 	fi
 done
