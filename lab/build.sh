@@ -27,6 +27,12 @@ build_module() { # name source-dir [extra make args]
 	mkdir -p "$dir"
 	# copy only when changed, so make's timestamps stay meaningful
 	cp -pu "$src"/* "$dir"/ 2>/dev/null || true
+	# kbuild takes seconds even with nothing to do: skip it when no source
+	# is newer than the module
+	local ko; ko=$(ls "$dir"/*.ko 2>/dev/null | head -1)
+	if [ -n "$ko" ] && [ -z "$(find "$dir" -maxdepth 1 \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -newer "$ko" | head -1)" ]; then
+		return 0
+	fi
 	if ! "${KMAKE[@]}" M="$dir" "$@" modules >"$dir/build.log" 2>&1; then
 		grep -E 'error|Error' "$dir/build.log" | head -5 >&2
 		log "building $name for $K_RELEASE failed (left out; log: $dir/build.log)"

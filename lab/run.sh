@@ -32,9 +32,12 @@ esac
 
 # Results of an earlier run must never be read as this run's.
 rm -rf "$CACHE/results/$tag-$scenario"
-rc=0; "$LAB_DIR/fetch.sh" "$tag" >/dev/null || rc=$?
-[ $rc -eq 0 ] || exit $rc
-"$LAB_DIR/build.sh" "$tag"
+# test.sh sets up and builds once per kernel and says so (XPUTRACE_LAB_PREPARED)
+if [ "${XPUTRACE_LAB_PREPARED:-}" != "$tag" ]; then
+	rc=0; "$LAB_DIR/fetch.sh" "$tag" >/dev/null || rc=$?
+	[ $rc -eq 0 ] || exit $rc
+	"$LAB_DIR/build.sh" "$tag"
+fi
 load_kernel "$tag"
 echo "kernel $tag: $K_RELEASE (linux-image-amd64 $K_PKGVER from $K_SUITE)"
 

@@ -52,6 +52,15 @@ if ! make -s -C "$REPO_DIR" static >"$CACHE/results/make-static.log" 2>&1; then
 fi
 
 for k in "${kernels[@]}"; do
+	if ! "$LAB_DIR/build.sh" "$k" >"$CACHE/results/build-$k.log" 2>&1; then
+		tail -20 "$CACHE/results/build-$k.log" >&2
+		report "FAIL lab/$k/build: lab/build.sh $k failed"
+		continue
+	fi
+	sed -n 's/^lab: building \(.*\) failed.*/\1/p' "$CACHE/results/build-$k.log" | while read -r m; do
+		echo "lab: $k: test module $m did not build (see $CACHE/results/build-$k.log)"
+	done
+	export XPUTRACE_LAB_PREPARED=$k
 	for s in "${scenarios[@]}"; do
 		log_file="$CACHE/results/$k-$s.log"
 		rm -rf "$CACHE/results/$k-$s"	# never read an earlier run's result
