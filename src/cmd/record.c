@@ -39,7 +39,7 @@ struct record_run {
 	struct xp_rawtp_live *vblank;
 	struct xp_rawtp_layout *sched_l, *vbl_l;	/* large: on the heap */
 	struct xp_live_share share;			/* the first capability's ring buffer */
-	struct bpf_object *obj;
+	struct bpf_object *obj, *more_obj[2];	/* the ring buffer's owner, the others */
 	struct xp_trace_meta *meta;
 	struct xp_trace_writer *w;
 	struct xp_ioctl_table table;
@@ -136,7 +136,8 @@ static void stats_now(struct record_run *r, struct xp_trace_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->ts_ns = xp_now_ns();
-	xp_session_drops(&r->sess, st->drops);
+	/* kernel-skipped runs too: with several tracers, done events in interrupts are lost so */
+	xp_session_drops_for(&r->sess, st->drops, false);
 }
 
 static int on_record(void *ctx, const struct xp_rec_hdr *h)
@@ -226,6 +227,8 @@ static int open_caps(struct record_run *r)
 			r->share.events = xp_sched_live_events(r->sched);
 			r->share.drops = xp_sched_live_drops(r->sched);
 			r->obj = xp_sched_live_object(r->sched);
+		} else {
+			r->more_obj[0] = xp_sched_live_object(r->sched);
 		}
 		if ((err = xp_trace_meta_add_layout(r->meta, XP_REC_SCHED, r->sched_l)))
 			return xp_fail(1, "record: %s", strerror(-err));
@@ -246,6 +249,8 @@ static int open_caps(struct record_run *r)
 			r->share.events = xp_rawtp_live_events(r->vblank);
 			r->share.drops = xp_rawtp_live_drops(r->vblank);
 			r->obj = xp_rawtp_live_object(r->vblank);
+		} else {
+			r->more_obj[1] = xp_rawtp_live_object(r->vblank);
 		}
 		if ((err = xp_trace_meta_add_layout(r->meta, XP_REC_VBLANK, r->vbl_l)))
 			return xp_fail(1, "record: %s", strerror(-err));
@@ -299,6 +304,8 @@ int cmd_record(int argc, char **argv)
 	r.sess.on_interval = on_tick;
 	r.sess.ctx = &r;
 	r.sess.obj = r.obj;
+	r.sess.more_obj[0] = r.more_obj[0];
+	r.sess.more_obj[1] = r.more_obj[1];
 	if ((err = xp_session_open(&r.sess, r.share.events, r.share.drops))) {
 		xp_fail(1, "record: cannot read the ring buffer: %s", strerror(-err));
 		goto out;
@@ -328,7 +335,8 @@ int cmd_record(int argc, char **argv)
 		(unsigned long long)xp_trace_writer_records(r.w),
 		(unsigned long long)xp_trace_writer_blocks(r.w),
 		(unsigned long long)xp_trace_writer_bytes(r.w), o.out,
-		(unsigned long long)(st.drops[XP_DROP_RINGBUF] + st.drops[XP_DROP_MAP_FULL]));
+		(unsigned long long)(st.drops[XP_DROP_RINGBUF] + st.drops[XP_DROP_MAP_FULL] +
+				     st.drops[XP_DROP_KERNEL_MISSED]));
 	status = 0;
 	if (o.summary && print_summary(&r, &st))
 		status = 1;

@@ -215,7 +215,8 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 		printf(" (%s), %.1f s, %llu records, %llu of unknown types, drops: %llu\n",
 		       m->hook[0] ? m->hook : "?", xp_trace_duration(r), (unsigned long long)r->records,
 		       (unsigned long long)r->skipped,
-		       (unsigned long long)(r->stats.drops[XP_DROP_RINGBUF] + r->stats.drops[XP_DROP_MAP_FULL]));
+		       (unsigned long long)(r->stats.drops[XP_DROP_RINGBUF] + r->stats.drops[XP_DROP_MAP_FULL] +
+					    r->stats.drops[XP_DROP_KERNEL_MISSED]));
 		printf("filters:   pid %u, comm '%s', cgroup %llu\n", m->filter_pid, m->filter_comm,
 		       (unsigned long long)m->filter_cgroup);
 		printf("devices:   %d majors, %d nodes\n", m->devs.nmajors, m->devs.nnodes);
@@ -248,6 +249,7 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 	xp_json_begin_obj(&j);
 	xp_json_ku64(&j, "ringbuf", r->stats.drops[XP_DROP_RINGBUF]);
 	xp_json_ku64(&j, "map_full", r->stats.drops[XP_DROP_MAP_FULL]);
+	xp_json_ku64(&j, "kernel_missed", r->stats.drops[XP_DROP_KERNEL_MISSED]);
 	xp_json_end_obj(&j);
 	xp_json_key(&j, "devices");
 	xp_json_begin_arr(&j);

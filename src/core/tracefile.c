@@ -488,16 +488,16 @@ int xp_trace_writer_add(struct xp_trace_writer *w, const struct xp_rec_hdr *h)
 
 static int write_stats(struct xp_trace_writer *w, uint32_t kind, const struct xp_trace_stats *s)
 {
-	uint8_t p[16 + 8 * XP_DROP_REASON_MAX];
+	uint8_t p[16 + 8 * XP_DROP_ALL];
 	int err;
 
 	if ((err = flush_events(w)))
 		return err;
 	put64(p, s->ts_ns);
 	put64(p + 8, w->records);
-	for (int i = 0; i < XP_DROP_REASON_MAX; i++)
+	for (int i = 0; i < XP_DROP_ALL; i++)
 		put64(p + 16 + 8 * i, s->drops[i]);
-	return write_block(w, kind, p, sizeof(p), XP_DROP_REASON_MAX);
+	return write_block(w, kind, p, sizeof(p), XP_DROP_ALL);
 }
 
 int xp_trace_writer_stats(struct xp_trace_writer *w, const struct xp_trace_stats *s)
@@ -881,7 +881,7 @@ static int parse_stats(struct xp_trace_reader *r, const uint8_t *p, uint32_t len
 		return fail(r, -EBADMSG, "corrupt trace file: blocks are missing before offset %llu (%llu records written, %llu found)",
 			    (unsigned long long)at, (unsigned long long)r->stats.records,
 			    (unsigned long long)(r->records + r->skipped));
-	for (uint32_t i = 0; i < XP_DROP_REASON_MAX; i++)
+	for (uint32_t i = 0; i < XP_DROP_ALL; i++)
 		r->stats.drops[i] = i < count ? get64(p + 16 + 8 * i) : 0;
 	return 0;
 }
@@ -971,7 +971,8 @@ int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *
 		snprintf(r->error, sizeof(r->error),
 			 "trace file is cut short (no trailer): read %llu records up to offset %llu; drops counted until then: %llu",
 			 (unsigned long long)r->records, (unsigned long long)r->offset,
-			 (unsigned long long)(r->stats.drops[XP_DROP_RINGBUF] + r->stats.drops[XP_DROP_MAP_FULL]));
+			 (unsigned long long)(r->stats.drops[XP_DROP_RINGBUF] + r->stats.drops[XP_DROP_MAP_FULL] +
+					      r->stats.drops[XP_DROP_KERNEL_MISSED]));
 	}
 	return 0;
 }

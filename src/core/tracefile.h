@@ -44,7 +44,9 @@
  *               kernel dropped so far, so a truncated file still knows its
  *               losses. u64 time (monotonic ns), u64 records written so far
  *               (checked against the records read: a block cut out shows),
- *               then `count` u64 drop counts indexed by enum xp_drop_reason.
+ *               then `count` u64 drop counts indexed by enum xp_drop_reason
+ *               and, from format 1.1, XP_DROP_KERNEL_MISSED (runs of our
+ *               programs the kernel skipped: their events are lost too).
  *   TRAILER (5) last block, same payload as STATS with the final numbers.
  *               A file without one was cut short (the recorder was killed):
  *               it is read up to its last whole block, with a warning.
@@ -140,7 +142,7 @@ struct xp_trace_meta {
 struct xp_trace_stats {
 	uint64_t ts_ns;
 	uint64_t records;
-	uint64_t drops[XP_DROP_REASON_MAX];
+	uint64_t drops[XP_DROP_ALL];	/* by enum xp_drop_reason, then XP_DROP_KERNEL_MISSED */
 };
 
 /* Fills tool, kernel, hostname, clock, offset and start from this machine. */

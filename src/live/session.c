@@ -153,14 +153,14 @@ int xp_session_drops(const struct xp_session *s, uint64_t out[XP_DROP_REASON_MAX
 	return 0;
 }
 
-static uint64_t kernel_missed(const struct xp_session *s)
+static uint64_t obj_missed(const struct bpf_object *obj)
 {
 	struct bpf_program *p;
 	uint64_t n = 0;
 
-	if (!s->obj)
+	if (!obj)
 		return 0;
-	bpf_object__for_each_program(p, s->obj) {
+	bpf_object__for_each_program(p, obj) {
 		struct bpf_prog_info info;
 		uint32_t len = sizeof(info);
 		int fd = bpf_program__fd(p);
@@ -169,6 +169,15 @@ static uint64_t kernel_missed(const struct xp_session *s)
 		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
 			n += info.recursion_misses;
 	}
+	return n;
+}
+
+static uint64_t kernel_missed(const struct xp_session *s)
+{
+	uint64_t n = obj_missed(s->obj);
+
+	for (size_t i = 0; i < sizeof(s->more_obj) / sizeof(s->more_obj[0]); i++)
+		n += obj_missed(s->more_obj[i]);
 	return n;
 }
 

@@ -215,10 +215,13 @@ void xp_perfetto_sched_job(struct xp_perfetto *p, const struct xp_sched_job_info
 	if (j->inferred)
 		xp_json_kbool(&p->j, "done_inferred", true);
 	xp_perfetto_slice_end(p);
-	if (!j->has_queue || !j->has_run || j->run_ts < j->q_ts)
+	if (!j->has_queue || j->q_ts > start)
 		return;
-	xp_perfetto_async(p, true, pid, tid, "gpu_queue", "queued", id, j->q_ts);
-	xp_perfetto_async(p, false, pid, tid, "gpu_queue", "queued", id, j->run_ts);
+	/* a job whose done was lost (inferred) has no known run: no queued span */
+	if (j->has_run) {
+		xp_perfetto_async(p, true, pid, tid, "gpu_queue", "queued", id, j->q_ts);
+		xp_perfetto_async(p, false, pid, tid, "gpu_queue", "queued", id, j->run_ts);
+	}
 	/* the submitter: a zero-length slice for the arrow to start from */
 	xp_perfetto_name(p, j->pid, j->tid, j->comm);
 	xp_perfetto_slice_begin(p, j->pid, j->tid, "gpu_submit", "submit", j->q_ts, 0);
