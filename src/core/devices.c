@@ -3,6 +3,8 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -87,6 +89,40 @@ static const char *kind_driver(enum xp_dev_kind kind)
 	}
 }
 
+/* struct drm_version and DRM_IOCTL_VERSION, from the DRM uapi (drm.h) */
+struct xp_drm_version {
+	int version_major, version_minor, version_patchlevel;
+	size_t name_len;
+	char *name;
+	size_t date_len;
+	char *date;
+	size_t desc_len;
+	char *desc;
+};
+#define XP_DRM_IOCTL_VERSION _IOWR('d', 0x00, struct xp_drm_version)
+
+/*
+ * The driver name a DRM node reports itself, for devices that sysfs binds to
+ * no driver (vkms, vgem and other virtual or faux devices): what libdrm's
+ * drmGetVersion asks. Any node answers it, render nodes included.
+ */
+static void drm_version_name(const char *node, char *buf, size_t len)
+{
+	struct xp_drm_version v;
+	int fd = open(node, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	memset(&v, 0, sizeof(v));
+	v.name = buf;
+	v.name_len = len - 1;
+	if (ioctl(fd, XP_DRM_IOCTL_VERSION, &v) == 0)
+		buf[v.name_len < len ? v.name_len : len - 1] = '\0';
+	else
+		buf[0] = '\0';
+	close(fd);
+}
+
 static int add_node(struct xp_devices *d, const char *root, const char *path,
 		    enum xp_dev_kind kind)
 {
@@ -111,6 +147,8 @@ static int add_node(struct xp_devices *d, const char *root, const char *path,
 	n->kind = m ? m->kind : kind;
 	snprintf(n->path, sizeof(n->path), "%s", path);
 	xp_devices_driver(root, major(st.st_rdev), minor(st.st_rdev), n->driver, sizeof(n->driver));
+	if (!n->driver[0] && n->kind == XP_DEV_DRM)
+		drm_version_name(full, n->driver, sizeof(n->driver));
 	if (!n->driver[0])
 		snprintf(n->driver, sizeof(n->driver), "%s", kind_driver(n->kind));
 	return 0;
