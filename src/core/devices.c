@@ -102,9 +102,11 @@ struct xp_drm_version {
 #define XP_DRM_IOCTL_VERSION _IOWR('d', 0x00, struct xp_drm_version)
 
 /*
- * The driver name a DRM node reports itself, for devices that sysfs binds to
- * no driver (vkms, vgem and other virtual or faux devices): what libdrm's
- * drmGetVersion asks. Any node answers it, render nodes included.
+ * The driver name a DRM node reports itself, as libdrm's drmGetVersion asks
+ * it. sysfs is no substitute: virtual devices (vkms, vgem) are bound to no
+ * driver or to "faux_driver", and platform GPUs to a platform driver whose
+ * name may differ from the DRM driver's (msm). Any node answers, render
+ * nodes included.
  */
 static void drm_version_name(const char *node, char *buf, size_t len)
 {
@@ -146,9 +148,11 @@ static int add_node(struct xp_devices *d, const char *root, const char *path,
 	n->dev = kdev;
 	n->kind = m ? m->kind : kind;
 	snprintf(n->path, sizeof(n->path), "%s", path);
-	xp_devices_driver(root, major(st.st_rdev), minor(st.st_rdev), n->driver, sizeof(n->driver));
-	if (!n->driver[0] && n->kind == XP_DEV_DRM)
+	/* a DRM node's own name for its driver is what the ioctl tables go by */
+	if (n->kind == XP_DEV_DRM)
 		drm_version_name(full, n->driver, sizeof(n->driver));
+	if (!n->driver[0])
+		xp_devices_driver(root, major(st.st_rdev), minor(st.st_rdev), n->driver, sizeof(n->driver));
 	if (!n->driver[0])
 		snprintf(n->driver, sizeof(n->driver), "%s", kind_driver(n->kind));
 	return 0;
