@@ -3,7 +3,7 @@
 #   make            build ./xputrace (libbpf linked dynamically)
 #   make static     build ./xputrace-static (one file to copy onto a GPU node or into a lab guest)
 #   make test       install what is missing, build, run every test layer (tests/run.sh)
-#   make run        install what is missing, build, run the default job (doctor, then a short trace)
+#   make run        install what is missing, build, run the default job (scripts/run.sh)
 #   make bench      run the benchmarks in bench/ and write their figures there
 #   make fuzz       fuzz the trace file reader with libFuzzer for FUZZ_TIME seconds (60)
 #
@@ -96,8 +96,7 @@ test: deps
 
 run: deps
 	$(MAKE) xputrace
-	./xputrace doctor
-	./xputrace ioctl -d 5
+	bash scripts/run.sh
 
 bench: deps
 	$(MAKE) xputrace helpers
