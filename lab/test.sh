@@ -49,6 +49,10 @@ if ! make -s -C "$REPO_DIR" static >"$CACHE/results/make-static.log" 2>&1; then
 	xp_note="make static failed (see $CACHE/results/make-static.log)"
 	export XPUTRACE_BIN=/nonexistent
 	tail -5 "$CACHE/results/make-static.log" >&2
+else
+	# one binary for the whole run, even if the tree is rebuilt meanwhile
+	cp "$REPO_DIR/xputrace-static" "$CACHE/results/xputrace-static"
+	export XPUTRACE_BIN="$CACHE/results/xputrace-static"
 fi
 
 for k in "${kernels[@]}"; do
