@@ -37,20 +37,86 @@ static const char *pct3(const struct xp_hist *h, char *buf, size_t len)
 	return buf;
 }
 
-static void row_text(FILE *f, const struct xp_sched_counts *c, const struct xp_sched_report *r)
-{
-	char q[64], e[64];
+/*
+ * The summary's columns: headers and rows are both printed from this one
+ * table (name, width, alignment), one space between columns, so they line
+ * up. A ring row starts with the ring's column, a process row with its own.
+ */
+struct col {
+	const char *name;
+	int width;
+	bool left;	/* left-aligned, else right-aligned */
+	bool cut;	/* cut to the width (names), else never cut */
+};
 
-	fprintf(f, " %7" PRIu64 " %5" PRId64 " %5" PRId64 " %5" PRId64 " %4" PRId32 " %5.1f%% %-26s %-26s %5" PRIu64
-		   " %6" PRIu64 " %7" PRIu64 " %6" PRIu64 "\n",
-		c->done, c->pending, c->inflight, c->max_pending, c->max_hw_job_count,
-		100.0 * share(c, r), pct3(&c->qdelay, q, sizeof(q)), pct3(&c->exec, e, sizeof(e)),
-		c->deps, c->waited, c->unsched, c->incomplete);
+enum { C_JOBS, C_PEND, C_INFL, C_MAXQ, C_HWQ, C_BUSY, C_QUEUE, C_EXEC, C_DEPS, C_WAITED,
+       C_UNSCHED, C_INCOMPL, NCOLS };
+
+static const struct col cols[NCOLS] = {
+	[C_JOBS] = { "JOBS", 7, false },
+	[C_PEND] = { "PEND", 5, false },
+	[C_INFL] = { "INFL", 5, false },
+	[C_MAXQ] = { "MAXQ", 5, false },
+	[C_HWQ] = { "HWQ", 4, false },
+	[C_BUSY] = { "BUSY", 6, false },
+	[C_QUEUE] = { "QUEUE p50/p90/p99", 26, true },
+	[C_EXEC] = { "EXEC p50/p90/p99", 26, true },
+	[C_DEPS] = { "DEPS", 5, false },
+	[C_WAITED] = { "WAITED", 6, false },
+	[C_UNSCHED] = { "UNSCHED", 7, false },
+	[C_INCOMPL] = { "INCOMPL", 7, false },
+};
+
+static const struct col ring_cols[] = { { "RING", 20, true, true } };
+enum { P_PID, P_COMM, P_CLIENT, NPCOLS };
+static const struct col proc_cols[NPCOLS] = {
+	[P_PID] = { "PID", 7, true },
+	[P_COMM] = { "COMM", 16, true, true },
+	[P_CLIENT] = { "CLIENT", 6, true },
+};
+
+/* One line: the key columns, then the counters' columns; NULL cells: the names. */
+static void print_line(FILE *f, const struct col *keys, int nkeys, const char *const *kv,
+		       const char *const *v)
+{
+	for (int i = 0; i < nkeys + NCOLS; i++) {
+		const struct col *c = i < nkeys ? &keys[i] : &cols[i - nkeys];
+		const char *cell = i < nkeys ? (kv ? kv[i] : c->name) : (v ? v[i - nkeys] : c->name);
+
+		if (i)
+			fputc(' ', f);
+		if (c->cut)
+			fprintf(f, "%-*.*s", c->width, c->width, cell);
+		else if (c->left)
+			fprintf(f, "%-*s", c->width, cell);
+		else
+			fprintf(f, "%*s", c->width, cell);
+	}
+	fputc('\n', f);
 }
 
-#define COLS " %7s %5s %5s %5s %4s %6s %-26s %-26s %5s %6s %7s %6s\n", "JOBS", "PEND", "INFL", \
-	"MAXQ", "HWQ", "BUSY", "QUEUE p50/p90/p99", "EXEC p50/p90/p99", "DEPS", "WAITED", "UNSCHED", \
-	"INCOMPL"
+static void row_text(FILE *f, const struct col *keys, int nkeys, const char *const *kv,
+		     const struct xp_sched_counts *c, const struct xp_sched_report *r)
+{
+	char b[NCOLS][64];
+	const char *v[NCOLS];
+
+	snprintf(b[C_JOBS], sizeof(b[0]), "%" PRIu64, c->done);
+	snprintf(b[C_PEND], sizeof(b[0]), "%" PRId64, c->pending);
+	snprintf(b[C_INFL], sizeof(b[0]), "%" PRId64, c->inflight);
+	snprintf(b[C_MAXQ], sizeof(b[0]), "%" PRId64, c->max_pending);
+	snprintf(b[C_HWQ], sizeof(b[0]), "%" PRId32, c->max_hw_job_count);
+	snprintf(b[C_BUSY], sizeof(b[0]), "%.1f%%", 100.0 * share(c, r));
+	pct3(&c->qdelay, b[C_QUEUE], sizeof(b[0]));
+	pct3(&c->exec, b[C_EXEC], sizeof(b[0]));
+	snprintf(b[C_DEPS], sizeof(b[0]), "%" PRIu64, c->deps);
+	snprintf(b[C_WAITED], sizeof(b[0]), "%" PRIu64, c->waited);
+	snprintf(b[C_UNSCHED], sizeof(b[0]), "%" PRIu64, c->unsched);
+	snprintf(b[C_INCOMPL], sizeof(b[0]), "%" PRIu64, c->incomplete);
+	for (int i = 0; i < NCOLS; i++)
+		v[i] = b[i];
+	print_line(f, keys, nkeys, kv, v);
+}
 
 void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 {
@@ -83,24 +149,28 @@ void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 		fprintf(f, "no GPU scheduler jobs\n");
 		return;
 	}
-	fprintf(f, "\n%-20s" COLS, "RING");
+	fputc('\n', f);
+	print_line(f, ring_cols, 1, NULL, NULL);
 	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++)
 		if (active(&s->rings[i].c)) {
-			fprintf(f, "%-20.20s", s->rings[i].name);
-			row_text(f, &s->rings[i].c, r);
+			const char *kv[1] = { s->rings[i].name };
+
+			row_text(f, ring_cols, 1, kv, &s->rings[i].c, r);
 		}
 	if (nprocs) {
-		fprintf(f, "\n%-7s %-16s %-6s" COLS, "PID", "COMM", "CLIENT");
+		fputc('\n', f);
+		print_line(f, proc_cols, NPCOLS, NULL, NULL);
 		for (int i = 0; i < s->nprocs; i++) {
 			const struct xp_sched_proc *p = &s->procs[i];
-			char cl[24] = "-";
+			char pid[16], cl[24] = "-";
+			const char *kv[NPCOLS] = { pid, p->comm, cl };
 
 			if (!active(&p->c))
 				continue;
+			snprintf(pid, sizeof(pid), "%u", p->pid);
 			if (p->has_client)
 				snprintf(cl, sizeof(cl), "%" PRIu64, p->client_id);
-			fprintf(f, "%-7u %-16.16s %-6s", p->pid, p->comm, cl);
-			row_text(f, &p->c, r);
+			row_text(f, proc_cols, NPCOLS, kv, &p->c, r);
 		}
 	}
 	if (!r->hist)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "core/sched_stats.h"
+#include "sinks/sched_report.h"
 #include "rawtp_util.h"
 #include "sched_formats.h"
 #include "unit.h"
@@ -602,6 +603,103 @@ static void t_lost_done(void)
 	xp_sched_free(&s);
 }
 
+/*
+ * The text summary's header and rows line up: each column's name starts
+ * where its values start (left-aligned columns) or ends where they end
+ * (right-aligned), and the lines are equally long. Names with spaces are
+ * found in the header in order; row values have none.
+ */
+struct colspec { const char *name; bool left; };
+
+static const struct colspec counter_cols[] = {
+	{ "JOBS", false }, { "PEND", false }, { "INFL", false }, { "MAXQ", false },
+	{ "HWQ", false }, { "BUSY", false }, { "QUEUE p50/p90/p99", true },
+	{ "EXEC p50/p90/p99", true }, { "DEPS", false }, { "WAITED", false },
+	{ "UNSCHED", false }, { "INCOMPL", false },
+};
+
+static const char *line_at(const char *text, const char *prefix, char *buf, size_t len)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		size_t n = strcspn(p, "\n");
+
+		if (!strncmp(p, prefix, strlen(prefix)) && n < len) {
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static void check_aligned(const char *hdr, const char *row, const struct colspec *keys, int nkeys)
+{
+	const char *hp = hdr, *rp = row;
+	int n = nkeys + (int)(sizeof(counter_cols) / sizeof(counter_cols[0]));
+
+	CHECK(hdr && row);
+	if (!hdr || !row)
+		return;
+	for (int i = 0; i < n; i++) {
+		const struct colspec *c = i < nkeys ? &keys[i] : &counter_cols[i - nkeys];
+		const char *h = strstr(hp, c->name);
+		size_t rs, re, hs, he;
+
+		while (*rp == ' ')
+			rp++;
+		CHECK(h != NULL && *rp);
+		if (!h || !*rp)
+			return;
+		hs = (size_t)(h - hdr);
+		he = hs + strlen(c->name);
+		rs = (size_t)(rp - row);
+		re = rs + strcspn(rp, " ");
+		if (c->left)
+			CHECK_U64(rs, hs);	/* column i starts at the same offset */
+		else
+			CHECK_U64(re, he);	/* and right-aligned ones end there */
+		hp = h + strlen(c->name);
+		rp = row + re;
+	}
+	CHECK_U64(strlen(row), strlen(hdr));
+}
+
+static void t_text_columns(void)
+{
+	static const struct colspec ring_keys[] = { { "RING", true } };
+	static const struct colspec proc_keys[] = { { "PID", true }, { "COMM", true },
+						    { "CLIENT", true } };
+	struct xp_sched_state s;
+	struct xp_rawtp_layout l;
+	struct xp_run_info ri = { .command = "sched", .duration_s = 1.0 };
+	struct xp_sched_report rep = { .st = &s, .layout = &l, .ri = &ri, .now = 20 * MS };
+	char *out = NULL, hdr[512], row[512];
+	size_t len = 0;
+	FILE *f;
+
+	init(&s, 64);
+	xp_rawtp_layout_init(&l, xp_sched_events, XP_TP_SCHED_MAX);
+	for (uint64_t i = 1; i <= 12; i++) {
+		nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, i * MS, 4321, "app", "ring0", 100, i, 7);
+		if (i == 3)
+			ndep(&s, XP_TP_DRM_SCHED_JOB_ADD_DEP, i * MS + 1, 4321, 100, i, 200, 1);
+		nq(&s, XP_TP_DRM_SCHED_JOB_RUN, i * MS + 150 * US, 0, "k", "ring0", 100, i, 7);
+		ndone(&s, i * MS + 700 * US, 100, i);
+	}
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 15 * MS, 4321, "app", "ring0", 100, 13, 7);
+	xp_sched_finish(&s, 20 * MS);	/* one incomplete */
+	f = open_memstream(&out, &len);
+	xp_sched_report_text(f, &rep);
+	fclose(f);
+	check_aligned(line_at(out, "RING ", hdr, sizeof(hdr)), line_at(out, "ring0 ", row, sizeof(row)),
+		      ring_keys, 1);
+	check_aligned(line_at(out, "PID ", hdr, sizeof(hdr)), line_at(out, "4321 ", row, sizeof(row)),
+		      proc_keys, 3);
+	CHECK(line_at(out, "ring0 ", row, sizeof(row)) && strstr(row, " 12 "));
+	free(out);
+	xp_sched_free(&s);
+}
+
 int main(void)
 {
 	load_layouts();
@@ -619,5 +717,6 @@ int main(void)
 	RUN(t_many);
 	RUN(t_old_interleaved);
 	RUN(t_lost_done);
+	RUN(t_text_columns);
 	UNIT_EXIT();
 }
