@@ -112,6 +112,22 @@ setup_generation() {
 		dpkg --compare-versions "${ver:-0}" ge 6.17 || skip "Debian has no kernel >= 6.17 (sid: ${ver:-none})"
 	fi
 	[ -n "$ver" ] && [ "$ver" != "(none)" ] || skip "$tag: linux-image-amd64 not in the index"
+	# The newest kernel whose headers and source are in the index too (they
+	# can lag behind the image, or be dropped first).
+	local v ok=""
+	for v in $(apt_run "$aptag" apt-cache madison linux-image-amd64 | awk -F'|' '{gsub(/ /,"",$2); print $2}'); do
+		dpkg --compare-versions "$v" le "$ver" || continue
+		if apt_run "$aptag" apt-cache show "linux-headers-amd64=$v" >/dev/null 2>&1 &&
+			apt_run "$aptag" apt-cache show "linux-source=$v" >/dev/null 2>&1; then
+			ok=$v; break
+		fi
+		log "$tag: linux-image-amd64 $v has no matching headers or source in the index; trying an older one"
+	done
+	[ -n "$ok" ] || skip "$tag: no kernel with headers and source in the index"
+	ver=$ok
+	if [ "$tag" = new ] && dpkg --compare-versions "$ver" lt 6.17; then
+		skip "new: the newest kernel with headers and source is $ver (< 6.17)"
+	fi
 
 	local pkgs
 	pkgs=$(resolve_closure "$aptag" "linux-image-amd64=$ver" "linux-headers-amd64=$ver" "linux-source=$ver")
