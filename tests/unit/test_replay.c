@@ -71,8 +71,12 @@ static struct xp_rawtp_rec *add(const struct xp_rawtp_layout *l, uint16_t type, 
 	return r;
 }
 
+/* One job: queue, its dependency (dep_ctx:dep_seq, when dep_ctx), run, done;
+ * add_dep right after queue, from the submitter, as drm_sched_entity_push_job
+ * fires them. */
 static void sched_job(int tp_q, uint64_t ts, uint32_t pid, const char *comm, const char *ring,
-		      uint64_t ctx, uint64_t seq, uint64_t qdelay, uint64_t exec)
+		      uint64_t ctx, uint64_t seq, uint64_t qdelay, uint64_t exec, uint64_t dep_ctx,
+		      uint64_t dep_seq)
 {
 	struct xp_rawtp_rec *r;
 
@@ -85,6 +89,13 @@ static void sched_job(int tp_q, uint64_t ts, uint32_t pid, const char *comm, con
 		rec_put(&SL, r, "client_id", pid / 10);
 		rec_put(&SL, r, "job_count", 2);
 		rec_put(&SL, r, "hw_job_count", 1);
+		if (k == 0 && dep_ctx) {
+			r = add(&SL, XP_REC_SCHED, XP_TP_DRM_SCHED_JOB_ADD_DEP, ts + US, pid, comm);
+			rec_put(&SL, r, "fence_context", ctx);
+			rec_put(&SL, r, "fence_seqno", seq);
+			rec_put(&SL, r, "ctx", dep_ctx);
+			rec_put(&SL, r, "seqno", dep_seq);
+		}
 	}
 	r = add(&SL, XP_REC_SCHED, XP_TP_DRM_SCHED_JOB_DONE, ts + qdelay + exec, 0, "swapper/1");
 	rec_put(&SL, r, "fence_context", ctx);
@@ -103,14 +114,7 @@ static void make_stream(void)
 
 		sched_job(XP_TP_DRM_SCHED_JOB_QUEUE, ts, i % 2 ? 101 : 202, i % 2 ? "app" : "game",
 			  i % 3 ? "gfx" : "comp", i % 3 ? 7 : 8, (uint64_t)i + 1,
-			  (uint64_t)(50 + i) * US, (uint64_t)(300 + 10 * i) * US);
-		if (i == 5) {
-			r = add(&SL, XP_REC_SCHED, XP_TP_DRM_SCHED_JOB_ADD_DEP, ts + US, 202, "game");
-			rec_put(&SL, r, "fence_context", 7);
-			rec_put(&SL, r, "fence_seqno", 6);
-			rec_put(&SL, r, "ctx", 8);
-			rec_put(&SL, r, "seqno", 4);
-		}
+			  (uint64_t)(50 + i) * US, (uint64_t)(300 + 10 * i) * US, i == 5 ? 8 : 0, 4);
 	}
 	/* one job never completes: incomplete at the end */
 	r = add(&SL, XP_REC_SCHED, XP_TP_DRM_SCHED_JOB_QUEUE, T0 + 90 * MS, 101, "app");
@@ -364,6 +368,14 @@ static void test_report_equals_direct(void)
 		analysis_add(direct, &recs[i].hdr);
 	CHECK_U64(direct->undecodable, 0);
 	CHECK_U64(direct->sched.rings[0].c.done + direct->sched.rings[1].c.done, 40);
+	/* job 7:6 (gfx, app with client 10) had one dependency: on its ring and process */
+	CHECK_STR(direct->sched.rings[1].name, "gfx");
+	CHECK_U64(direct->sched.rings[1].c.deps, 1);
+	CHECK_U64(direct->sched.rings[0].c.deps, 0);
+	for (int i = 0; i < direct->sched.nprocs; i++)
+		CHECK_U64(direct->sched.procs[i].c.deps,
+			  direct->sched.procs[i].pid == 101 && direct->sched.procs[i].client_id == 10);
+	CHECK_U64(xp_sched_open_jobs(&direct->sched), 1);	/* only the one never completed */
 	want = analysis_report(direct, 0.25);
 
 	buf = write_file(&len);

@@ -303,6 +303,114 @@ static void t_old_deps(void)
 	xp_sched_free(&s);
 }
 
+/*
+ * Dependencies in the order the kernel emits them, counted exactly per job,
+ * ring and process. Up to 6.16, drm_sched_job_wait_dep fires in the
+ * scheduler's worker when it takes a job's dependency (drm_sched_entity_pop_job,
+ * each dependency once), after the job's queue event and before its run.
+ */
+static void t_old_deps_order(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *g, *c;
+	struct xp_sched_proc *a, *b;
+
+	init(&s, 64);
+	oq(&s, 1 * MS, 10, "a", "gfx", 1, 0x1, 1);
+	oq(&s, 1 * MS + 1 * US, 10, "a", "gfx", 2, 0x2, 2);
+	oq(&s, 1 * MS + 2 * US, 20, "b", "comp", 1, 0x3, 1);
+	/* the worker takes job gfx/2's two dependencies and comp/1's one */
+	orun(&s, 2 * MS, "gfx", 1, 0x1);
+	odep(&s, 2 * MS + 1 * US, "gfx", 2, 50, 3);
+	odep(&s, 2 * MS + 2 * US, "gfx", 2, 51, 9);
+	odep(&s, 2 * MS + 3 * US, "comp", 1, 50, 3);
+	orun(&s, 3 * MS, "comp", 1, 0x3);
+	odone(&s, 4 * MS, 0x1);
+	orun(&s, 4 * MS + 1 * US, "gfx", 2, 0x2);
+	odone(&s, 5 * MS, 0x3);
+	odone(&s, 6 * MS, 0x2);
+	g = ring(&s, "gfx");
+	c = ring(&s, "comp");
+	a = proc(&s, 10);
+	b = proc(&s, 20);
+	CHECK(g && g->c.done == 2 && g->c.deps == 2 && g->c.waited == 1);
+	CHECK(c && c->c.done == 1 && c->c.deps == 1 && c->c.waited == 1);
+	CHECK(a && a->c.done == 2 && a->c.deps == 2 && a->c.waited == 1);
+	CHECK(b && b->c.done == 1 && b->c.deps == 1 && b->c.waited == 1);
+	CHECK_U64(s.nprocs, 2);	/* the worker's events make no process of their own */
+	CHECK(nseen == 3 && seen[0].k2 == 1 && seen[0].deps == 0);
+	CHECK(seen[1].k2 == 1 && seen[1].deps == 1 && !strcmp(seen[1].ring, "comp"));
+	CHECK(seen[2].k2 == 2 && seen[2].deps == 2 && seen[2].has_depwait);
+	CHECK_U64(seen[2].depwait_ns, 4 * MS + 1 * US - (2 * MS + 1 * US));
+	CHECK_U64(xp_sched_open_jobs(&s), 0);
+	CHECK_U64(s.unmatched + s.evicted, 0);
+	xp_sched_free(&s);
+}
+
+/*
+ * From 6.17, drm_sched_job_add_dep fires in drm_sched_entity_push_job, in the
+ * submitter's context right after drm_sched_job_queue, once per entry of the
+ * job's dependency array, with the job's armed finished fence (see
+ * gpu_scheduler_trace.h: every event needs drm_sched_job_arm() first); the
+ * worker fires drm_sched_job_unschedulable for a dependency not yet
+ * signalled. Drivers call drm_sched_job_add_dependency() earlier, but that
+ * function has no tracepoint.
+ */
+static void t_new_deps_order(void)
+{
+	struct xp_sched_state s;
+	struct xp_sched_ring *r0, *r1;
+	struct xp_sched_proc *a, *b;
+
+	init(&s, 64);
+	/* process 30 (client 7): 100:1 with no dependency, 100:2 with two */
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 1 * MS, 30, "app", "ring0", 100, 1, 7);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 1 * MS + 1 * US, 30, "app", "ring0", 100, 2, 7);
+	ndep(&s, XP_TP_DRM_SCHED_JOB_ADD_DEP, 1 * MS + 2 * US, 30, 100, 2, 200, 4);
+	ndep(&s, XP_TP_DRM_SCHED_JOB_ADD_DEP, 1 * MS + 3 * US, 30, 100, 2, 300, 1);
+	/* process 40 (client 8) on ring1: 200:5 with one */
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 1 * MS + 4 * US, 40, "game", "ring1", 200, 5, 8);
+	ndep(&s, XP_TP_DRM_SCHED_JOB_ADD_DEP, 1 * MS + 5 * US, 40, 200, 5, 100, 1);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 2 * MS, 0, "kworker", "ring0", 100, 1, 7);
+	/* the worker: 100:2 waits for 300:1, 200:5 for 100:1 */
+	ndep(&s, XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE, 2 * MS + 1 * US, 0, 100, 2, 300, 1);
+	ndep(&s, XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE, 2 * MS + 2 * US, 0, 200, 5, 100, 1);
+	ndone(&s, 3 * MS, 100, 1);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 3 * MS + 10 * US, 0, "kworker", "ring1", 200, 5, 8);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 4 * MS, 0, "kworker", "ring0", 100, 2, 7);
+	ndone(&s, 5 * MS, 200, 5);
+	ndone(&s, 6 * MS, 100, 2);
+	r0 = ring(&s, "ring0");
+	r1 = ring(&s, "ring1");
+	a = proc(&s, 30);
+	b = proc(&s, 40);
+	CHECK(r0 && r0->c.done == 2 && r0->c.deps == 2 && r0->c.unsched == 1 && r0->c.waited == 1);
+	CHECK(r1 && r1->c.done == 1 && r1->c.deps == 1 && r1->c.unsched == 1 && r1->c.waited == 1);
+	CHECK(a && a->client_id == 7 && a->c.done == 2 && a->c.deps == 2 && a->c.unsched == 1);
+	CHECK(b && b->client_id == 8 && b->c.done == 1 && b->c.deps == 1 && b->c.unsched == 1);
+	CHECK_U64(s.nprocs, 2);
+	CHECK(nseen == 3);
+	CHECK(seen[0].k1 == 100 && seen[0].k2 == 1 && seen[0].deps == 0 && seen[0].unsched == 0);
+	CHECK(seen[1].k1 == 200 && seen[1].k2 == 5 && seen[1].deps == 1 && seen[1].pid == 40);
+	CHECK(seen[2].k1 == 100 && seen[2].k2 == 2 && seen[2].deps == 2 && seen[2].unsched == 1);
+	CHECK(seen[2].has_depwait && seen[2].depwait_ns == 4 * MS - (2 * MS + 1 * US));
+	CHECK_U64(xp_sched_open_jobs(&s), 0);
+	CHECK_U64(s.unmatched + s.evicted, 0);
+
+	/* add_dep before queue (same armed fence) is the same job: counted once, attributed */
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 10 * MS, 30, "app", "ring0", 100, 3, 7);
+	ndep(&s, XP_TP_DRM_SCHED_JOB_ADD_DEP, 9 * MS, 30, 100, 4, 200, 6);
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 10 * MS + 1 * US, 30, "app", "ring0", 100, 4, 7);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 11 * MS, 0, "kworker", "ring0", 100, 3, 7);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 11 * MS + 1 * US, 0, "kworker", "ring0", 100, 4, 7);
+	ndone(&s, 12 * MS, 100, 3);
+	ndone(&s, 12 * MS + 1 * US, 100, 4);
+	CHECK(r0->c.done == 4 && r0->c.deps == 3 && a->c.deps == 3 && b->c.deps == 1);
+	CHECK(nseen == 5 && seen[4].deps == 1 && seen[4].pid == 30);
+	CHECK_U64(s.nprocs, 2);
+	xp_sched_free(&s);
+}
+
 static void t_new_basic(void)
 {
 	struct xp_sched_state s;
@@ -708,6 +816,8 @@ int main(void)
 	RUN(t_old_basic);
 	RUN(t_old_fence_reuse);
 	RUN(t_old_deps);
+	RUN(t_old_deps_order);
+	RUN(t_new_deps_order);
 	RUN(t_new_basic);
 	RUN(t_out_of_order);
 	RUN(t_missing_and_duplicates);
