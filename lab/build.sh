@@ -29,7 +29,7 @@ build_module() { # name source-dir [extra make args]
 	cp -pu "$src"/* "$dir"/ 2>/dev/null || true
 	# kbuild takes seconds even with nothing to do: skip it when no source
 	# is newer than the module
-	local ko; ko=$(ls "$dir"/*.ko 2>/dev/null | head -1)
+	local ko; ko=$(ls "$dir"/*.ko 2>/dev/null | head -1 || true)
 	if [ -n "$ko" ] && [ -z "$(find "$dir" -maxdepth 1 \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -newer "$ko" | head -1)" ]; then
 		return 0
 	fi

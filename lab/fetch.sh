@@ -163,9 +163,10 @@ setup_generation() {
 		touch "$kdir/.unpacked"
 	fi
 	local moddir vmlinuz hdr
-	moddir=$(ls -d "$kdir"/root/lib/modules/"$release" "$kdir"/root/usr/lib/modules/"$release" 2>/dev/null | head -1 || true)
-	vmlinuz=$(ls "$kdir"/root/boot/vmlinuz-"$release" "$moddir/vmlinuz" 2>/dev/null | head -1 || true)
-	hdr="$kdir/root/usr/src/linux-headers-$release"
+	local tree="$kdir/root"	# the packages' files, as under / on a Debian system
+	moddir=$(ls -d "$tree/lib/modules/$release" "$tree/usr/lib/modules/$release" 2>/dev/null | head -1 || true)
+	vmlinuz=$(ls "$tree/boot/vmlinuz-$release" "$moddir/vmlinuz" 2>/dev/null | head -1 || true)
+	hdr="$tree/usr/src/linux-headers-$release"
 	[ -d "$moddir" ] && [ -f "$vmlinuz" ] && [ -d "$hdr" ] || die "$tag: unpacked tree is incomplete in $kdir"
 	fix_headers "$kdir" "$release"
 	extract_elf "$kdir" "$vmlinuz"
@@ -254,7 +255,8 @@ tools_need_newer_glibc() {
 }
 
 build_kbuild_tools() {
-	local kdir=$1 release=$2 hdr="$1/root/usr/src/linux-headers-$2"
+	local kdir=$1 release=$2 tree="$1/root"
+	local hdr="$tree/usr/src/linux-headers-$2"
 	[ -f "$kdir/.tools-ok" ] && return 0
 	local kb; kb=$(readlink -f "$hdr/scripts/..")
 	if ! tools_need_newer_glibc "$kb"; then
