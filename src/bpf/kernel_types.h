@@ -46,6 +46,16 @@ struct task_struct {
 	struct files_struct *files;
 };
 
+/* the gpu_scheduler events' argument; drm_sched_fence is in the gpu_sched module's BTF */
+struct dma_fence {
+	__u64 context;
+	__u64 seqno;
+};
+
+struct drm_sched_fence {
+	struct dma_fence finished;
+};
+
 #pragma clang attribute pop
 
 #define XP_S_IFMT 0170000

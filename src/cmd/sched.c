@@ -150,7 +150,7 @@ static int report(struct sched_run *r, uint64_t interval, bool final)
 		.command = "sched",
 		.source = "live",
 		.mode = r->o->l.stream ? "stream" : "summary",
-		.hook = "tracepoint",
+		.hook = xp_sched_live_hook(r->live),
 		.duration_s = xp_session_elapsed(&r->sess, interval != 0),
 		.interval = interval,
 	};

@@ -46,6 +46,45 @@ int xp_sched_layout_gen(const struct xp_rawtp_layout *l, int *nevents)
 	return gen;
 }
 
+static int u64_field(const struct xp_tp_format *f, const char *name, int16_t *off)
+{
+	const struct xp_tp_field *fld = xp_tp_field(f, name);
+
+	if (!fld || fld->size != 8 || fld->data_loc || fld->offset + 8 > XP_RAWTP_RAW)
+		return -EINVAL;
+	*off = (int16_t)fld->offset;
+	return 0;
+}
+
+int xp_sched_done_cfg_fill(const struct xp_rawtp_layout *l, struct xp_sched_done_cfg *c)
+{
+	static const int done[] = { XP_TP_DRM_SCHED_JOB_DONE, XP_TP_DRM_SCHED_PROCESS_JOB };
+	const struct xp_tp_format *f;
+	int tp = -1, err;
+
+	memset(c, 0, sizeof(*c));
+	c->fence_off = c->context_off = c->seqno_off = -1;
+	for (size_t i = 0; tp < 0 && i < sizeof(done) / sizeof(done[0]); i++)
+		if (done[i] < l->n && l->present[done[i]])
+			tp = done[i];
+	if (tp < 0)
+		return -ENOENT;
+	f = &l->fmt[tp];
+	c->ev = (uint16_t)tp;
+	c->raw_size = f->size < XP_RAWTP_RAW ? f->size : XP_RAWTP_RAW;
+	if (tp == XP_TP_DRM_SCHED_PROCESS_JOB) {
+		err = u64_field(f, "fence", &c->fence_off);
+	} else {
+		err = u64_field(f, "fence_context", &c->context_off);
+		err = err ? err : u64_field(f, "fence_seqno", &c->seqno_off);
+	}
+	if (err) {
+		c->fence_off = c->context_off = c->seqno_off = -1;
+		return err;
+	}
+	return tp;
+}
+
 /* ---- decoding ---- */
 
 int xp_sched_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,

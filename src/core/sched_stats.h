@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include "core/hist.h"
 #include "core/rawtp.h"
+#include "shared/sched.h"
 
 /*
  * The capability's event table (group "gpu_scheduler"), records of type
@@ -73,6 +74,15 @@ struct xp_sched_event {
 	bool has_client;
 	uint64_t client_id;		/* gen 2: the DRM file's client id */
 };
+
+/*
+ * The settings of the raw-tracepoint completion program (src/shared/sched.h)
+ * from the parsed layouts: which completion event (the newest generation's
+ * present one) and where its fields sit in the record. Returns that event's
+ * index, -ENOENT when no completion event is present, -EINVAL when its
+ * format lacks the fields or they are not u64-sized within the copied bytes.
+ */
+int xp_sched_done_cfg_fill(const struct xp_rawtp_layout *l, struct xp_sched_done_cfg *c);
 
 /* Decodes a record; -ENOENT when its event has no layout, -EBADMSG when fields are missing. */
 int xp_sched_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,

@@ -79,6 +79,9 @@ int xp_sched_live_open(struct xp_sched_live **out, struct xp_rawtp_layout *l,
 struct bpf_map *xp_sched_live_events(const struct xp_sched_live *l);
 struct bpf_map *xp_sched_live_drops(const struct xp_sched_live *l);
 struct bpf_object *xp_sched_live_object(const struct xp_sched_live *l);
+/* "tracepoint+raw_tp": the completion event as a raw tracepoint (not skipped
+ * when it interrupts another BPF program); "tracepoint": all classic. */
+const char *xp_sched_live_hook(const struct xp_sched_live *l);
 void xp_sched_live_close(struct xp_sched_live *l);
 
 #endif

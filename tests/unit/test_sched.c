@@ -808,11 +808,90 @@ static void t_text_columns(void)
 	xp_sched_free(&s);
 }
 
+/*
+ * The raw-tracepoint completion program's settings (src/shared/sched.h): the
+ * offsets user space computes from the real format texts, and a record built
+ * the way that program builds it (zeroed, the fields written at those offsets,
+ * raw_len from the settings) decodes like the classic copy.
+ */
+static struct xp_rawtp_rec done_rec(const struct xp_sched_done_cfg *c, uint64_t fence, uint64_t ctx,
+				    uint64_t seq)
+{
+	struct xp_rawtp_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.type = XP_REC_SCHED;
+	r.hdr.size = sizeof(r);
+	r.hdr.ts_ns = 5 * MS;
+	r.ev = c->ev;
+	r.raw_len = c->raw_size;
+	if (c->fence_off >= 0)
+		memcpy(&r.raw[c->fence_off], &fence, 8);
+	if (c->context_off >= 0)
+		memcpy(&r.raw[c->context_off], &ctx, 8);
+	if (c->seqno_off >= 0)
+		memcpy(&r.raw[c->seqno_off], &seq, 8);
+	return r;
+}
+
+static void t_done_cfg(void)
+{
+	static struct xp_rawtp_layout g1, g2;
+	struct xp_rawtp_cfg cfg[XP_RAWTP_MAX_EV];
+	struct xp_sched_done_cfg c;
+	struct xp_sched_event ev;
+	struct xp_rawtp_rec r;
+
+	/* up to 6.16: drm_sched_process_job, fence pointer at 8 */
+	CHECK(xp_rawtp_layout_init(&g1, xp_sched_events, XP_TP_SCHED_MAX) == 0);
+	CHECK(xp_sched_done_cfg_fill(&g1, &c) == -ENOENT);
+	CHECK(xp_rawtp_layout_parse(&g1, XP_TP_DRM_SCHED_JOB, fmt_61_job) == 0);
+	CHECK(xp_rawtp_layout_parse(&g1, XP_TP_DRM_SCHED_PROCESS_JOB, fmt_61_process) == 0);
+	CHECK(xp_sched_done_cfg_fill(&g1, &c) == XP_TP_DRM_SCHED_PROCESS_JOB);
+	xp_rawtp_cfg_fill(&g1, cfg);
+	CHECK_U64(c.ev, XP_TP_DRM_SCHED_PROCESS_JOB);
+	CHECK_U64(c.fence_off, 8);
+	CHECK(c.context_off == -1 && c.seqno_off == -1);
+	CHECK_U64(c.raw_size, 16);
+	CHECK_U64(c.raw_size, cfg[XP_TP_DRM_SCHED_PROCESS_JOB].raw_size);
+	r = done_rec(&c, 0xffff888012345678ULL, 0, 0);
+	CHECK(xp_sched_decode(&g1, &r, &ev) == 0);
+	CHECK(ev.kind == XP_SCHED_DONE && ev.gen == 1);
+	CHECK_U64(ev.fence, 0xffff888012345678ULL);
+
+	/* from 6.17: drm_sched_job_done, fence_context at 8, fence_seqno at 16 */
+	CHECK(xp_rawtp_layout_init(&g2, xp_sched_events, XP_TP_SCHED_MAX) == 0);
+	CHECK(xp_rawtp_layout_parse(&g2, XP_TP_DRM_SCHED_JOB_QUEUE, fmt_617_queue) == 0);
+	CHECK(xp_rawtp_layout_parse(&g2, XP_TP_DRM_SCHED_JOB_DONE, fmt_617_done) == 0);
+	CHECK(xp_sched_done_cfg_fill(&g2, &c) == XP_TP_DRM_SCHED_JOB_DONE);
+	xp_rawtp_cfg_fill(&g2, cfg);
+	CHECK_U64(c.ev, XP_TP_DRM_SCHED_JOB_DONE);
+	CHECK(c.fence_off == -1);
+	CHECK_U64(c.context_off, 8);
+	CHECK_U64(c.seqno_off, 16);
+	CHECK_U64(c.raw_size, 24);
+	CHECK_U64(c.raw_size, cfg[XP_TP_DRM_SCHED_JOB_DONE].raw_size);
+	r = done_rec(&c, 0, 1234, 99);
+	CHECK(xp_sched_decode(&g2, &r, &ev) == 0);
+	CHECK(ev.kind == XP_SCHED_DONE && ev.gen == 2);
+	CHECK_U64(ev.ctx, 1234);
+	CHECK_U64(ev.seqno, 99);
+
+	/* both present: the newest generation's */
+	CHECK(xp_sched_done_cfg_fill(&L, &c) == XP_TP_DRM_SCHED_JOB_DONE);
+
+	/* a completion format without the fields: no raw tracepoint settings */
+	CHECK(xp_rawtp_layout_parse(&g1, XP_TP_DRM_SCHED_PROCESS_JOB, fmt_617_done) == 0);
+	CHECK(xp_sched_done_cfg_fill(&g1, &c) == -EINVAL);
+	CHECK(c.fence_off == -1 && c.context_off == -1 && c.seqno_off == -1);
+}
+
 int main(void)
 {
 	load_layouts();
 	RUN(t_decode);
 	RUN(t_cfg);
+	RUN(t_done_cfg);
 	RUN(t_old_basic);
 	RUN(t_old_fence_reuse);
 	RUN(t_old_deps);
