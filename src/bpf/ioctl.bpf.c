@@ -68,20 +68,43 @@ struct {
 	__type(value, __u64);
 } errs SEC(".maps");
 
+/*
+ * The same, for tp_btf: task-local storage needs no hash lookup, no lock and
+ * no delete (ts 0 marks it free), and goes away with the task. Not created
+ * when the raw_tp programs are used (older kernels lack it for them).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct start);
+} task_start SEC(".maps");
+
 static struct xp_ioctl_val zero_val;
 static __u64 zero_u64;
 
-static __always_inline __u32 fd_to_chrdev(int fd)
+/*
+ * tp_btf programs may read kernel memory by plain loads (the verifier turns
+ * them into fault-safe loads), which cost far less than bpf_probe_read_kernel
+ * calls; raw_tp programs must use the helper. `btf` is a constant at every
+ * call, so each program keeps only its own branch.
+ */
+#define XP_READ(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+
+static __always_inline __u32 fd_to_chrdev(int fd, bool btf)
 {
-	struct task_struct *task = (void *)bpf_get_current_task();
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct fdtable *fdt;
 	struct file **fds;
 	struct file *f = NULL;
 	struct inode *ino;
 
-	if (!fdt || fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+	if (btf)
+		fdt = bpf_get_current_task_btf()->files->fdt;
+	else
+		fdt = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), files, fdt);
+	if (!fdt || fd < 0 || (unsigned int)fd >= XP_READ(btf, fdt, max_fds))
 		return 0;
-	fds = BPF_CORE_READ(fdt, fd);
+	fds = XP_READ(btf, fdt, fd);
 	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
 	if (!f)
 		return 0;
@@ -101,7 +124,7 @@ static __always_inline bool dev_traced(__u32 dev)
 	return have_devs && bpf_map_lookup_elem(&devs, &dev);
 }
 
-static __always_inline int on_enter(struct pt_regs *regs, long id)
+static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 {
 	__u64 pid_tgid;
 	struct start s = {};
@@ -113,14 +136,26 @@ static __always_inline int on_enter(struct pt_regs *regs, long id)
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (xp_filtered(pid_tgid >> 32))
 		return 0;
-	fd = (int)BPF_CORE_READ(regs, di);
-	dev = fd_to_chrdev(fd);
+	fd = (int)XP_READ(btf, regs, di);
+	dev = fd_to_chrdev(fd, btf);
 	if (!dev || !dev_traced(dev))
 		return 0;
 	s.fd = fd;
 	s.dev = dev;
-	s.cmd = (__u32)BPF_CORE_READ(regs, si);
-	s.arg = BPF_CORE_READ(regs, dx);
+	s.cmd = (__u32)XP_READ(btf, regs, si);
+	s.arg = XP_READ(btf, regs, dx);
+	if (btf) {
+		struct start *t = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0,
+						       BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+		if (!t) {
+			xp_drop(XP_DROP_MAP_FULL);
+			return 0;
+		}
+		*t = s;
+		t->ts = bpf_ktime_get_ns();
+		return 0;
+	}
 	tid = (__u32)pid_tgid;
 	s.ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&inflight, &tid, &s, BPF_ANY))
@@ -188,48 +223,54 @@ static __always_inline void emit(const struct start *s, __u64 pid_tgid, __u64 la
 	xp_submit(r);
 }
 
-static __always_inline int on_exit(struct pt_regs *regs, long ret)
+static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 {
 	__u64 pid_tgid, lat;
 	struct start *s;
 	__u32 tid;
 
-	if (BPF_CORE_READ(regs, orig_ax) != NR_ioctl)
+	if (XP_READ(btf, regs, orig_ax) != NR_ioctl)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	tid = (__u32)pid_tgid;
-	s = bpf_map_lookup_elem(&inflight, &tid);
-	if (!s)
+	if (btf)
+		s = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0, 0);
+	else
+		s = bpf_map_lookup_elem(&inflight, &tid);
+	if (!s || !s->ts)
 		return 0;
 	lat = bpf_ktime_get_ns() - s->ts;
 	if (aggregate)
 		count(s, pid_tgid >> 32, lat, ret);
 	else
 		emit(s, pid_tgid, lat, ret);
-	bpf_map_delete_elem(&inflight, &tid);
+	if (btf)
+		s->ts = 0;
+	else
+		bpf_map_delete_elem(&inflight, &tid);
 	return 0;
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ioctl_enter_btf, struct pt_regs *regs, long id)
 {
-	return on_enter(regs, id);
+	return on_enter(regs, id, true);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ioctl_exit_btf, struct pt_regs *regs, long ret)
 {
-	return on_exit(regs, ret);
+	return on_exit(regs, ret, true);
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(ioctl_enter_raw, struct pt_regs *regs, long id)
 {
-	return on_enter(regs, id);
+	return on_enter(regs, id, false);
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(ioctl_exit_raw, struct pt_regs *regs, long ret)
 {
-	return on_exit(regs, ret);
+	return on_exit(regs, ret, false);
 }

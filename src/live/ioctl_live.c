@@ -52,8 +52,10 @@ int xp_ioctl_live_open(struct xp_ioctl_live **out, const struct xp_filters *f,
 
 	if (!l)
 		return -ENOMEM;
+	const char *force = getenv("XPUTRACE_IOCTL_HOOK");	/* tests take the raw_tp path */
+
 	/* tp_btf where the kernel has it, raw_tp otherwise: same programs, other hook */
-	for (int h = 0; h < 2; h++) {
+	for (int h = force && !strcmp(force, "raw_tp"); h < 2; h++) {
 		l->skel = ioctl_bpf__open();
 		if (!l->skel) {
 			err = -errno;
@@ -63,6 +65,7 @@ int xp_ioctl_live_open(struct xp_ioctl_live **out, const struct xp_filters *f,
 		bpf_program__set_autoload(l->skel->progs.ioctl_exit_btf, h == 0);
 		bpf_program__set_autoload(l->skel->progs.ioctl_enter_raw, h == 1);
 		bpf_program__set_autoload(l->skel->progs.ioctl_exit_raw, h == 1);
+		bpf_map__set_autocreate(l->skel->maps.task_start, h == 0);
 		XP_APPLY_FILTERS(l->skel, f);
 		l->skel->rodata->aggregate = aggregate;
 		l->skel->rodata->have_devs = d->nextra > 0;

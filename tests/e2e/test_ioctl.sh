@@ -34,7 +34,7 @@ fi
 why=$(bpf_unavailable)
 [ -x "$DRV" ] || why=${why:-"$DRV is not built"}
 if [ -n "$why" ]; then
-	for t in summary stream pid-filter comm-filter sigterm interval text non-root; do
+	for t in summary raw_tp stream pid-filter comm-filter sigterm interval text non-root; do
 		skip "ioctl $t: $why"
 	done
 	exit 0
@@ -63,6 +63,13 @@ if run_case summary 3 --json; then
 	check summary "ioctl summary counts calls, errnos and latency exactly" 3
 else
 	fail "ioctl summary: tracer exited with $?"
+fi
+
+# the raw_tp programs, used where tp_btf does not load, count the same
+if XPUTRACE_IOCTL_HOOK=raw_tp run_case rawtp 2 --json && grep -q '"hook":"raw_tp"' "$WORK/rawtp.out"; then
+	check rawtp "ioctl on the raw_tp fallback counts exactly" 2
+else
+	fail "ioctl raw_tp fallback: $(head -c 200 "$WORK/rawtp.out")"
 fi
 
 if run_case stream 2 --json --stream; then
