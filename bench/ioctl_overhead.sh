@@ -49,6 +49,7 @@ wait_for() { # file pattern
 }
 measure() { "$LOOP" "$N" "$R"; }
 
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 base=$(measure)
 "$XP" ioctl --device /dev/null > "$tmp/sum.out" 2> "$tmp/sum.err" & p=$!
 wait_for "$tmp/sum.err" '^Tracing'; summary=$(measure); kill -INT $p; wait $p
@@ -70,7 +71,8 @@ added() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a - b }'; }
 	echo "# ioctl tracing overhead"
 	echo
 	echo "Measured by \`make bench\` ($(basename "$0")) on $(date -u +%Y-%m-%d), kernel $(uname -r),"
-	echo "$(nproc) CPUs: median ns per ioctl on /dev/null over $R rounds of $N calls."
+	echo "$(nproc) CPUs (load average $load at the start): median ns per ioctl on /dev/null over"
+	echo "$R rounds of $N calls."
 	echo
 	echo "| configuration | ns/call | added ns | added vs bpftrace |"
 	echo "|---|---|---|---|"
