@@ -229,11 +229,12 @@ int cmd_sched(int argc, char **argv)
 	/* on stderr, so it never mixes with a JSON document; tests wait for it */
 	gen = xp_sched_layout_gen(&r.layout, &nev);
 	if (o.l.duration_s)
-		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s) for %g s.\n", nev,
-			gen == 2 ? "6.17+ events" : "6.16- events", o.l.duration_s);
+		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s, %s) for %g s.\n", nev,
+			gen == 2 ? "6.17+ events" : "6.16- events", xp_sched_live_hook(r.live),
+			o.l.duration_s);
 	else
-		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s)... Ctrl-C to end.\n", nev,
-			gen == 2 ? "6.17+ events" : "6.16- events");
+		fprintf(stderr, "Tracing GPU scheduler jobs (%d %s, %s)... Ctrl-C to end.\n", nev,
+			gen == 2 ? "6.17+ events" : "6.16- events", xp_sched_live_hook(r.live));
 	err = xp_session_run(&r.sess);
 	{
 		int rerr = report(&r, o.l.interval_s ? r.intervals + 1 : 0, true);
