@@ -70,9 +70,14 @@ for k in generation jobs incomplete unmatched_done duplicates \
 done
 [ "$INC" -eq 0 ] && expect_eq "process A jobs" 60 "$(r "processes[pid=$PA].jobs")"
 if [ "$INF" -eq 0 ] && [ "$LINF" -eq 0 ] && [ "$INC" -eq 0 ]; then
+	# each tracer stamps an event when its own program runs, one after the
+	# other: under emulation they differ by tens of microseconds per event,
+	# so the two measurements agree closely, not to the nanosecond
 	for k in "rings[ring=mock-ring0].exec_ns.p50" "rings[ring=mock-ring1].exec_ns.p50" \
 		"rings[ring=mock-ring0].exec_ns.sum"; do
-		expect_eq "report = live (no event lost): $k" "$(l "$k")" "$(r "$k")"
+		a=$(l "$k") b=$(r "$k")
+		check "report = live within 5% (no event lost): $k ($a, $b)" \
+			[ $(( (a > b ? a - b : b - a) * 100 )) -le $((a * 5)) ]
 	done
 else
 	say "events lost (live $LINF, recording $INF): execution times are not compared exactly"
