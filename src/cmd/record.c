@@ -11,6 +11,7 @@
 #include "cmd/options.h"
 #include "core/devices.h"
 #include "core/ioctl_stats.h"
+#include "core/mem_stats.h"
 #include "core/parse.h"
 #include "core/tracefile.h"
 #include "core/vblank_stats.h"
@@ -23,7 +24,7 @@
 #define XP_VERSION "0.1.0"
 #endif
 
-enum { CAP_IOCTL = 1, CAP_SCHED = 2, CAP_VBLANK = 4 };
+enum { CAP_IOCTL = 1, CAP_SCHED = 2, CAP_VBLANK = 4, CAP_MEM = 8 };
 
 struct record_opts {
 	struct xp_live_opts l;
@@ -36,10 +37,10 @@ struct record_run {
 	struct record_opts *o;
 	struct xp_ioctl_live *live;
 	struct xp_sched_live *sched;
-	struct xp_rawtp_live *vblank;
-	struct xp_rawtp_layout *sched_l, *vbl_l;	/* large: on the heap */
+	struct xp_rawtp_live *vblank, *mem;
+	struct xp_rawtp_layout *sched_l, *vbl_l, *mem_l;	/* large: on the heap */
 	struct xp_live_share share;			/* the first capability's ring buffer */
-	struct bpf_object *obj, *more_obj[2];	/* the ring buffer's owner, the others */
+	struct bpf_object *obj, *more_obj[3];	/* the ring buffer's owner, the others */
 	struct xp_trace_meta *meta;
 	struct xp_trace_writer *w;
 	struct xp_ioctl_table table;
@@ -56,12 +57,14 @@ static void help(FILE *f)
 "trace file with the host, kernel, clock, filters, device names and the\n"
 "kernel's tracepoint layouts needed to analyse it on another machine\n"
 "('xputrace report', 'xputrace export'). Capabilities: ioctl (the default),\n"
-"sched (gpu_scheduler jobs), vblank (drm vblank events); several share one\n"
-"ring buffer. Drops are recorded in the file. On Ctrl-C, SIGTERM or the end\n"
-"of -d, what was captured is written out; a recorder that is killed leaves a\n"
-"file readable up to its last block. Process filters apply to ioctls in the\n"
-"kernel; for sched they are stored and 'report' applies them after joining\n"
-"each job's events, as 'xputrace sched' does.\n"
+"sched (gpu_scheduler jobs), vblank (drm vblank events), mem (amdgpu, i915\n"
+"and xe buffer and submission events); several share one ring buffer. Drops\n"
+"are recorded in the file. On Ctrl-C, SIGTERM or the end of -d, what was\n"
+"captured is written out; a recorder that is killed leaves a file readable up\n"
+"to its last block. Process filters apply to ioctls in the kernel, and to mem's\n"
+"events in process context as 'xputrace mem' applies them; for sched they are\n"
+"stored and 'report' applies them after joining each job's events, as\n"
+"'xputrace sched' does.\n"
 "\n"
 "Options:\n"
 "  -o, --output FILE        the trace file to write (required)\n"
@@ -79,6 +82,7 @@ static void help(FILE *f)
 "  xputrace record -o gpu.xpt -d 30           GPU ioctls for 30 s\n"
 "  xputrace record -o app.xpt -p 1234 ioctl   one process, until Ctrl-C\n"
 "  xputrace record -o gpu.xpt sched vblank    GPU jobs and frames together\n"
+"  xputrace record -o mem.xpt -d 10 mem       buffer memory and submissions\n"
 "  xputrace report gpu.xpt                    the summary, from the file\n");
 }
 
@@ -118,15 +122,17 @@ static int parse(int argc, char **argv, struct record_opts *o)
 			o->caps |= CAP_SCHED;
 		else if (!strcmp(argv[optind], "vblank"))
 			o->caps |= CAP_VBLANK;
+		else if (!strcmp(argv[optind], "mem"))
+			o->caps |= CAP_MEM;
 		else
-			return xp_fail(2, "record: unknown capability '%s' (this build records: ioctl, sched, vblank)",
+			return xp_fail(2, "record: unknown capability '%s' (this build records: ioctl, sched, vblank, mem)",
 				       argv[optind]);
 	}
 	if (!o->caps)
 		o->caps = CAP_IOCTL;
 	if (o->summary && !(o->caps & CAP_IOCTL))
-		return xp_fail(2, "record: --summary and --json show the ioctl summary; read sched and "
-			       "vblank with 'xputrace report FILE VIEW'");
+		return xp_fail(2, "record: --summary and --json show the ioctl summary; read sched, "
+			       "vblank and mem with 'xputrace report FILE VIEW'");
 	if (!o->out)
 		return xp_fail(2, "record: -o FILE is required; see 'xputrace record --help'");
 	return 0;
@@ -256,6 +262,32 @@ static int open_caps(struct record_run *r)
 			return xp_fail(1, "record: %s", strerror(-err));
 		add_cap(r, "vblank");
 	}
+	if (caps & CAP_MEM) {
+		if (!(r->mem_l = calloc(1, sizeof(*r->mem_l))))
+			return xp_fail(1, "record: out of memory");
+		xp_rawtp_layout_init(r->mem_l, xp_mem_events, XP_MEM_NEV);
+		err = xp_mem_live_open_shared(&r->mem, r->mem_l, &r->o->l.f, &r->share, why, sizeof(why));
+		if (err == -ENOENT && !r->mem) {
+			if (why[0])
+				return xp_fail(1, "record: mem: %s", why);
+			return xp_fail(1, "record: this kernel has no amdgpu, i915 or xe events (none of "
+				       "those drivers is loaded); see 'xputrace doctor'");
+		}
+		if (err)
+			return xp_fail(1, "record: mem: %s%s%s", why,
+				       err == -EPERM || err == -EACCES ? ": " : "",
+				       err == -EPERM || err == -EACCES ? xp_bpf_error_hint(err) : "");
+		if (!r->share.events) {
+			r->share.events = xp_rawtp_live_events(r->mem);
+			r->share.drops = xp_rawtp_live_drops(r->mem);
+			r->obj = xp_rawtp_live_object(r->mem);
+		} else {
+			r->more_obj[2] = xp_rawtp_live_object(r->mem);
+		}
+		if ((err = xp_trace_meta_add_layout(r->meta, XP_REC_MEM, r->mem_l)))
+			return xp_fail(1, "record: %s", strerror(-err));
+		add_cap(r, "mem");
+	}
 	return 0;
 }
 
@@ -306,6 +338,7 @@ int cmd_record(int argc, char **argv)
 	r.sess.obj = r.obj;
 	r.sess.more_obj[0] = r.more_obj[0];
 	r.sess.more_obj[1] = r.more_obj[1];
+	r.sess.more_obj[2] = r.more_obj[2];
 	if ((err = xp_session_open(&r.sess, r.share.events, r.share.drops))) {
 		xp_fail(1, "record: cannot read the ring buffer: %s", strerror(-err));
 		goto out;
@@ -344,6 +377,7 @@ out:
 	if (fd >= 0 && close(fd) && !status)
 		status = xp_fail(1, "record: closing %s: %s", o.out, strerror(errno));
 	xp_session_close(&r.sess);
+	xp_rawtp_live_close(r.mem);
 	xp_rawtp_live_close(r.vblank);
 	xp_sched_live_close(r.sched);
 	xp_ioctl_live_close(r.live);
@@ -354,5 +388,6 @@ out:
 	free(r.meta);
 	free(r.sched_l);
 	free(r.vbl_l);
+	free(r.mem_l);
 	return xp_finish_stdout(status);
 }

@@ -4,13 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmds.h"
 #include "core/ioctl_stats.h"
+#include "core/mem_stats.h"
 #include "core/sched_stats.h"
 #include "core/tracefile.h"
 #include "core/vblank_stats.h"
 #include "sinks/ioctl_report.h"
+#include "sinks/mem_report.h"
 #include "sinks/sched_report.h"
 #include "sinks/vblank_report.h"
 
@@ -60,9 +63,10 @@ static void help(FILE *f)
 "command prints: the same analysis, the same text and JSON. Devices are\n"
 "named, and tracepoint records decoded, from what the file says about the\n"
 "recording machine, so it reads the same on another machine. Views: ioctl,\n"
-"sched, vblank (default: the file's first capability). Shares of wall time\n"
-"are shares of the recording's duration; sched applies the recording's\n"
-"process filters after joining each job, as 'xputrace sched' does. A file\n"
+"sched, vblank, mem (default: the file's first capability). Shares of wall\n"
+"time are shares of the recording's duration; sched applies the recording's\n"
+"process filters after joining each job, as 'xputrace sched' does (mem's were\n"
+"applied in the kernel while recording, as 'xputrace mem' applies them). A file\n"
 "cut short (the recorder was killed) is read up to its last whole block,\n"
 "with a warning; a damaged or foreign file is refused.\n"
 "\n"
@@ -75,16 +79,19 @@ static void help(FILE *f)
 "Examples:\n"
 "  xputrace report gpu.xpt\n"
 "  xputrace report gpu.xpt --json ioctl\n"
-"  xputrace report gpu.xpt sched\n");
+"  xputrace report gpu.xpt sched\n"
+"  xputrace report mem.xpt mem --json\n");
 }
 
 struct report_ctx {
 	const char *view;		/* the capability analysed */
 	const char *path;
 	struct xp_ioctl_table table;
-	struct xp_rawtp_layout *layout;	/* sched, vblank: the file's layouts */
+	struct xp_rawtp_layout *layout;	/* sched, vblank, mem: the file's layouts */
 	struct xp_sched_state *sched;
 	struct xp_vbl_state *vbl;
+	struct xp_mem_state *mem;
+	bool mem_filtered;		/* the recording had process filters */
 	uint64_t undecodable;
 };
 
@@ -115,6 +122,18 @@ static int on_open(void *ctx, const struct xp_trace_reader *r)
 		c->sched->filt.pid = r->meta.filter_pid;
 		c->sched->filt.comm = r->meta.filter_comm[0] ? r->meta.filter_comm : NULL;
 		c->sched->last_expire = r->meta.start_ns;
+	} else if (!strcmp(c->view, "mem")) {
+		xp_rawtp_layout_init(c->layout, xp_mem_events, XP_MEM_NEV);
+		xp_trace_meta_layout(&r->meta, XP_REC_MEM, c->layout);
+		if (!(c->mem = calloc(1, sizeof(*c->mem))))
+			return -ENOMEM;
+		/* the file carries no page size: this machine's, as the live command takes it */
+		if ((err = xp_mem_init(c->mem, (uint32_t)sysconf(_SC_PAGESIZE)))) {
+			free(c->mem);
+			c->mem = NULL;
+			return err;
+		}
+		c->mem_filtered = r->meta.filter_pid || r->meta.filter_comm[0] || r->meta.filter_cgroup;
 	} else {
 		xp_rawtp_layout_init(c->layout, xp_vbl_events, XP_VBL_NEV);
 		xp_trace_meta_layout(&r->meta, XP_REC_VBLANK, c->layout);
@@ -150,7 +169,14 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 			xp_vbl_add(c->vbl, &ev);
 		return 0;
 	}
-	if (!c->sched && !c->vbl && h->type == XP_REC_IOCTL)
+	if (c->mem && h->type == XP_REC_MEM) {
+		/* as the live command: a record it cannot decode is counted, not fatal */
+		if (h->size < sizeof(struct xp_rawtp_rec) ||
+		    xp_mem_add(c->mem, c->layout, (const struct xp_rawtp_rec *)h))
+			c->undecodable++;
+		return 0;
+	}
+	if (!c->sched && !c->vbl && !c->mem && h->type == XP_REC_IOCTL)
 		return xp_ioctl_table_add_rec(&c->table, (const struct xp_ioctl_rec *)h);
 	return 0;
 }
@@ -162,7 +188,7 @@ static void report_summary(struct report_ctx *c, const struct xp_trace_reader *r
 	struct xp_run_info ri = {
 		.command = c->view,
 		.source = c->path,
-		.mode = c->sched || c->vbl ? "summary" : "stream",
+		.mode = c->sched || c->vbl || c->mem ? "summary" : "stream",
 		.hook = r->meta.hook[0] ? r->meta.hook : NULL,
 		.duration_s = xp_trace_duration(r),
 	};
@@ -189,12 +215,23 @@ static void report_summary(struct report_ctx *c, const struct xp_trace_reader *r
 			xp_vbl_report_json(stdout, &rep);
 		else
 			xp_vbl_report_text(stdout, &rep);
+	} else if (c->mem) {
+		struct xp_mem_report rep = {
+			.st = c->mem, .layout = c->layout, .ri = &ri, .hist = hist,
+			.filtered = c->mem_filtered, .undecodable = c->undecodable,
+		};
+
+		ri.hook = "tracepoint";
+		if (json)
+			xp_mem_report_json(stdout, &rep);
+		else
+			xp_mem_report_text(stdout, &rep);
 	} else if (json) {
 		xp_ioctl_report_json(stdout, &c->table, &r->meta.devs, &ri);
 	} else {
 		xp_ioctl_report_text(stdout, &c->table, &r->meta.devs, &ri, hist);
 	}
-	if (c->undecodable)
+	if (c->undecodable && !c->mem)	/* mem's summary says it, as live */
 		fprintf(stderr, "xputrace: report: %llu %s records could not be decoded\n",
 			(unsigned long long)c->undecodable, c->view);
 }
@@ -300,8 +337,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!path)
 		return xp_fail(2, "report: which trace file? see 'xputrace report --help'");
-	if (view && strcmp(view, "ioctl") && strcmp(view, "sched") && strcmp(view, "vblank"))
-		return xp_fail(2, "report: unknown view '%s' (this build reports: ioctl, sched, vblank)", view);
+	if (view && strcmp(view, "ioctl") && strcmp(view, "sched") && strcmp(view, "vblank") &&
+	    strcmp(view, "mem"))
+		return xp_fail(2, "report: unknown view '%s' (this build reports: ioctl, sched, vblank, mem)",
+			       view);
 
 	if (!(r = calloc(1, sizeof(*r))))
 		return xp_fail(1, "report: out of memory");
@@ -322,6 +361,9 @@ out:
 		xp_sched_free(c.sched);
 	free(c.sched);
 	free(c.vbl);
+	if (c.mem)
+		xp_mem_free(c.mem);
+	free(c.mem);
 	free(c.layout);
 	free(r);
 	return xp_finish_stdout(status);

@@ -149,6 +149,13 @@ static int mem_load(struct xp_rawtp_live *lv) { return mem_bpf__load(lv->mem); }
 int xp_mem_live_open_filtered(struct xp_rawtp_live **out, struct xp_rawtp_layout *l,
 			      const struct xp_filters *f, char *why, size_t whylen)
 {
+	return xp_mem_live_open_shared(out, l, f, NULL, why, whylen);
+}
+
+int xp_mem_live_open_shared(struct xp_rawtp_live **out, struct xp_rawtp_layout *l,
+			    const struct xp_filters *f, const struct xp_live_share *share, char *why,
+			    size_t whylen)
+{
 	static const struct xp_filters none = { 0 };
 	struct xp_rawtp_cfg *cfg;
 	struct xp_rawtp_live *lv;
@@ -175,6 +182,8 @@ int xp_mem_live_open_filtered(struct xp_rawtp_live **out, struct xp_rawtp_layout
 	/* only events in the causing process's context can be filtered by process */
 	for (int i = 0; !err && i < l->n; i++)
 		cfg[i].filter = l->ev[i].proc_ctx;
+	if (!err && share)
+		err = xp_live_share_maps(share, lv->events, lv->drops, why, whylen);
 	if (!err)
 		err = finish_open(lv, "mem", l, mem_load, why, whylen);
 	if (err) {

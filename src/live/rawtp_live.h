@@ -41,6 +41,11 @@ int xp_mem_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, char
 struct xp_filters;
 int xp_mem_live_open_filtered(struct xp_rawtp_live **out, struct xp_rawtp_layout *l,
 			      const struct xp_filters *f, char *why, size_t whylen);
+/* The same, writing into another skeleton's ring buffer when `share` is not
+ * NULL (record); `f` may be NULL for no filters. */
+int xp_mem_live_open_shared(struct xp_rawtp_live **out, struct xp_rawtp_layout *l,
+			    const struct xp_filters *f, const struct xp_live_share *share, char *why,
+			    size_t whylen);
 /* The BPF object: the session counts its programs' missed runs as drops. */
 struct bpf_object *xp_rawtp_live_object(const struct xp_rawtp_live *lv);
 struct bpf_map *xp_rawtp_live_events(const struct xp_rawtp_live *lv);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# report and export of the raw-tracepoint capabilities (sched, vblank) on a
+# report and export of the raw-tracepoint capabilities (sched, vblank, mem) on a
 # file with known content: the unit test test_replay writes it (40 jobs on two
 # rings from two processes, one never done; 11 vblanks at 60 Hz with one
 # missed, a client's requests and deliveries), with layouts that differ from
@@ -41,6 +41,28 @@ then
 	pass "report vblank --json from a file: refresh, misses, clients"
 else
 	fail "report vblank --json: $(printf '%s' "$out" | head -c 300)"
+fi
+# mem: amdgpu and i915 records with their layouts, from the same unit test
+MF=$WORK/mem.xpt
+if XP_REPLAY_MEM_OUT=$MF "$GEN" > /dev/null 2>&1 && [ -s "$MF" ] &&
+	out=$("$XP" report "$MF" mem --json) &&
+	python3 - "$out" <<'PY'
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["command"] == "mem" and d["mode"] == "summary" and abs(d["duration_s"] - 0.25) < 1e-6, d
+assert d["events_seen"] == 11 and d["undecodable"] == 0 and d["drops"]["total"] == 2, d
+assert d["events"]["amdgpu_bo_move"]["present"] and not d["events"]["amdgpu_cs_ioctl"]["present"], d
+PY
+then
+	pass "report mem --json from a file: events decoded with the file's layouts"
+else
+	fail "report mem --json: $(printf '%s' "${out:-}" | head -c 300)"
+fi
+if [ -s "$MF" ] && "$XP" report "$MF" 2>&1 | grep -q "^mem: 0.2 s, 4 of 21 events" &&
+	"$XP" report "$MF" 2>&1 | grep -q "4 BOs, 1.3 MiB"; then
+	pass "report from a mem file: mem is its default view"
+else
+	fail "report from a mem file: $("$XP" report "$MF" 2>&1 | head -2 | tr '\n' ';')"
 fi
 if "$XP" report "$F" ioctl > /dev/null 2> "$WORK/err"; then
 	fail "report of a view the file lacks succeeded"

@@ -1,5 +1,5 @@
 /*
- * Raw-tracepoint capabilities (sched, vblank) through a trace file: their
+ * Raw-tracepoint capabilities (sched, vblank, mem) through a trace file: their
  * records and the tracefs layouts they were copied with go in and come back
  * the same, and the summaries 'report' prints from the file equal those of
  * the direct analysis of the same records with the recording's layouts.
@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "core/mem_stats.h"
 #include "core/sched_stats.h"
 #include "core/tracefile.h"
 #include "core/vblank_stats.h"
+#include "sinks/mem_report.h"
 #include "sinks/sched_report.h"
 #include "sinks/vblank_report.h"
 #include "rawtp_util.h"
@@ -406,6 +408,250 @@ static void test_report_equals_direct(void)
 	free(vl);
 }
 
+/* ---- mem: amdgpu and i915 records, the file's layouts ---- */
+
+/* amdgpu_bo_move with its placements first, as a kernel could lay it out:
+ * the file's layout, not this build's, must decode it */
+static const char fmt_mem_bo_create[] =
+	"name: amdgpu_bo_create\nID: 1601\nformat:\n" FMT_COMMON
+	"\tfield:struct amdgpu_bo * bo;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 pages;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 type;\toffset:20;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 prefer;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 allow;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 visible;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_mem_bo_move[] =
+	"name: amdgpu_bo_move\nID: 1602\nformat:\n" FMT_COMMON
+	"\tfield:u32 new_placement;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 old_placement;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:struct amdgpu_bo * bo;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 bo_size;\toffset:24;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_mem_i915_create[] =
+	"name: i915_gem_object_create\nID: 1603\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 size;\toffset:16;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_mem_i915_destroy[] =
+	"name: i915_gem_object_destroy\nID: 1604\nformat:\n" FMT_COMMON
+	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
+
+static struct xp_rawtp_layout ML;	/* the recording machine's mem layouts */
+
+static void mem_layouts(void)
+{
+	xp_rawtp_layout_init(&ML, xp_mem_events, XP_MEM_NEV);
+	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_AMD_BO_CREATE, fmt_mem_bo_create));
+	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_AMD_BO_MOVE, fmt_mem_bo_move));
+	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_I915_CREATE, fmt_mem_i915_create));
+	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_I915_DESTROY, fmt_mem_i915_destroy));
+}
+
+/* 4 amdgpu BOs (344 pages, one VRAM request placed in GTT), 3 moves
+ * (2 x 1 MiB VRAM -> GTT, 64 KiB GTT -> VRAM); 3 i915 objects created by
+ * Xorg, one destroyed by a worker. */
+static void make_mem_stream(void)
+{
+	static const uint32_t pages[] = { 256, 16, 8, 64 }, type[] = { 2, 1, 1, 2 },
+			      pref[] = { 4, 6, 2, 4 };
+	static const uint64_t osize[] = { 4096, 8192, 65536 };
+	struct xp_rawtp_rec *r;
+	uint64_t ts = T0;
+
+	nrecs = 0;
+	for (int i = 0; i < 4; i++) {
+		r = add(&ML, XP_REC_MEM, XP_MEM_AMD_BO_CREATE, ts += MS, 500, "game");
+		rec_put(&ML, r, "bo", 0xffff0000 + (uint64_t)i);
+		rec_put(&ML, r, "pages", pages[i]);
+		rec_put(&ML, r, "type", type[i]);
+		rec_put(&ML, r, "prefer", pref[i]);
+		rec_put(&ML, r, "allow", 6);
+	}
+	for (int i = 0; i < 3; i++) {
+		r = add(&ML, XP_REC_MEM, XP_MEM_AMD_BO_MOVE, ts += MS, 77, "kworker/1:0");
+		rec_put(&ML, r, "bo", 0xffff0000 + (uint64_t)i);
+		rec_put(&ML, r, "bo_size", i < 2 ? 1 << 20 : 65536);
+		rec_put(&ML, r, "new_placement", i < 2 ? XP_TTM_PL_TT : XP_TTM_PL_VRAM);
+		rec_put(&ML, r, "old_placement", i < 2 ? XP_TTM_PL_VRAM : XP_TTM_PL_TT);
+	}
+	for (int i = 0; i < 3; i++) {
+		r = add(&ML, XP_REC_MEM, XP_MEM_I915_CREATE, ts += MS, 600, "Xorg");
+		rec_put(&ML, r, "obj", 0xa000 + 0x100 * (uint64_t)i);
+		rec_put(&ML, r, "size", osize[i]);
+	}
+	r = add(&ML, XP_REC_MEM, XP_MEM_I915_DESTROY, ts += MS, 3, "kworker/u4:2");
+	rec_put(&ML, r, "obj", 0xa100);
+}
+
+/* A file as 'record -o F mem' writes it: the capability, mem's layouts, the records. */
+static uint8_t *write_mem_file(size_t *len)
+{
+	struct xp_trace_meta *m = calloc(1, sizeof(*m));
+	struct xp_trace_stats st = { .ts_ns = T0 + 250 * MS, .drops = { 2, 0 } };
+	struct xp_trace_writer *w = NULL;
+	FILE *f = tmpfile();
+	uint8_t *buf;
+	long size;
+
+	snprintf(m->tool, sizeof(m->tool), "xputrace test");
+	snprintf(m->kernel, sizeof(m->kernel), "6.17.13+deb13-amd64");
+	snprintf(m->clock, sizeof(m->clock), "CLOCK_MONOTONIC");
+	snprintf(m->hook, sizeof(m->hook), "tracepoint");
+	m->start_ns = T0;
+	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "mem");
+	CHECK(xp_trace_meta_add_layout(m, XP_REC_MEM, &ML) == 0);
+	CHECK(f && xp_trace_writer_open(&w, fileno(f), m, 65536) == 0);
+	for (int i = 0; w && i < nrecs; i++)
+		CHECK(xp_trace_writer_add(w, &recs[i].hdr) == 0);
+	CHECK(w && xp_trace_writer_finish(w, &st) == 0);
+	xp_trace_writer_free(w);
+	xp_trace_meta_free_layouts(m);
+	free(m);
+	size = ftell(f);
+	buf = malloc((size_t)size);
+	rewind(f);
+	CHECK(fread(buf, 1, (size_t)size, f) == (size_t)size);
+	fclose(f);
+	*len = (size_t)size;
+	return buf;
+}
+
+struct mem_analysis {
+	const struct xp_rawtp_layout *l;
+	struct xp_mem_state *st;
+	uint64_t undecodable, seen;
+};
+
+/* What 'mem' and 'report F mem' do with each record. */
+static int mem_analysis_add(void *ctx, const struct xp_rec_hdr *h)
+{
+	struct mem_analysis *a = ctx;
+
+	a->seen++;
+	if (h->type != XP_REC_MEM)
+		return 0;
+	if (h->size < sizeof(struct xp_rawtp_rec) || xp_mem_add(a->st, a->l, (const void *)h))
+		a->undecodable++;
+	return 0;
+}
+
+static void mem_analysis_check(const struct xp_mem_state *s)
+{
+	uint64_t bytes;
+
+	CHECK_U64(s->events, 11);
+	CHECK_U64(s->amd_bos, 4);
+	CHECK_U64(s->amd_bo_bytes, 344 * 4096);
+	CHECK_U64(s->amd_vram_in_gtt, 1);
+	CHECK_U64(s->amd_vram_in_gtt_bytes, 16 * 4096);
+	CHECK_U64(s->amd_moves, 3);
+	CHECK_U64(s->amd_move_bytes, 2 * (1 << 20) + 65536);
+	CHECK_U64(s->amd_move_n[XP_TTM_PL_VRAM][XP_TTM_PL_TT], 2);
+	CHECK_U64(s->amd_move_b[XP_TTM_PL_VRAM][XP_TTM_PL_TT], 2 * (1 << 20));
+	CHECK_U64(s->amd_move_n[XP_TTM_PL_TT][XP_TTM_PL_VRAM], 1);
+	CHECK_U64(s->amd_move_b[XP_TTM_PL_TT][XP_TTM_PL_VRAM], 65536);
+	CHECK_U64(s->i915_creates, 3);
+	CHECK_U64(s->i915_create_bytes, 4096 + 8192 + 65536);
+	CHECK_U64(s->i915_destroys, 1);
+	CHECK_U64(s->i915_destroy_bytes, 8192);
+	CHECK_U64(xp_mem_live_objects(s, &bytes), 2);
+	CHECK_U64(bytes, 4096 + 65536);
+}
+
+static char *mem_analysis_report(struct mem_analysis *a, double duration_s)
+{
+	struct xp_run_info ri = { .command = "mem", .source = "f.xpt", .mode = "summary",
+				  .hook = "tracepoint", .duration_s = duration_s, .drops = { 2 } };
+	struct xp_mem_report rep = { .st = a->st, .layout = a->l, .ri = &ri, .hist = true,
+				     .undecodable = a->undecodable };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	xp_mem_report_text(f, &rep);
+	xp_mem_report_json(f, &rep);
+	fclose(f);
+	return out;
+}
+
+/* 'report F mem' (the file's layouts) == the direct analysis (the recording's). */
+static void test_mem_report_equals_direct(void)
+{
+	struct mem_analysis direct = { .l = &ML }, file = { 0 };
+	struct xp_rawtp_layout *ml = calloc(1, sizeof(*ml));
+	char *want, *got;
+	size_t len;
+	uint8_t *buf;
+	FILE *f;
+
+	mem_layouts();
+	make_mem_stream();
+	direct.st = malloc(sizeof(*direct.st));
+	CHECK(xp_mem_init(direct.st, 4096) == 0);
+	for (int i = 0; i < nrecs; i++)
+		mem_analysis_add(&direct, &recs[i].hdr);
+	CHECK_U64(direct.undecodable, 0);
+	mem_analysis_check(direct.st);
+	want = mem_analysis_report(&direct, 0.25);
+
+	buf = write_mem_file(&len);
+	f = fmemopen(buf, len, "r");
+	CHECK(xp_trace_reader_open(&rd, f) == 0);
+	CHECK_U64(rd.meta.ncaps, 1);
+	CHECK_STR(rd.meta.caps[0], "mem");
+	CHECK_U64(rd.meta.ntpf, 4);
+	xp_rawtp_layout_init(ml, xp_mem_events, XP_MEM_NEV);
+	CHECK_U64(xp_trace_meta_layout(&rd.meta, XP_REC_MEM, ml), 4);
+	{
+		const struct xp_tp_field *t = xp_tp_field(&ml->fmt[XP_MEM_AMD_BO_MOVE], "bo_size");
+
+		CHECK(t && t->offset == 24 && t->size == 8);
+	}
+	CHECK(!ml->present[XP_MEM_AMD_CS_IOCTL]);
+	file.l = ml;
+	file.st = malloc(sizeof(*file.st));
+	CHECK(xp_mem_init(file.st, 4096) == 0);
+	CHECK(xp_trace_reader_run(&rd, mem_analysis_add, &file) == 0);
+	CHECK(rd.complete);
+	CHECK_U64(file.seen, nrecs);
+	CHECK_U64(file.undecodable, 0);
+	mem_analysis_check(file.st);
+	CHECK_U64(rd.stats.drops[0], 2);
+	CHECK(xp_trace_duration(&rd) > 0.2499 && xp_trace_duration(&rd) < 0.2501);
+	got = mem_analysis_report(&file, xp_trace_duration(&rd));
+	CHECK(want && got && strlen(want) > 300);
+	CHECK_STR(got, want);
+	CHECK(strstr(got, "\"command\":\"mem\"") != NULL);
+	xp_trace_reader_close(&rd);
+	fclose(f);
+	free(buf);
+	free(want);
+	free(got);
+	xp_mem_free(direct.st);
+	xp_mem_free(file.st);
+	free(direct.st);
+	free(file.st);
+	free(ml);
+}
+
+/* XP_REPLAY_MEM_OUT=PATH: the mem file, for tests/e2e/test_replay.sh. */
+static void write_mem_out(void)
+{
+	const char *path = getenv("XP_REPLAY_MEM_OUT");
+	size_t len;
+	uint8_t *buf;
+	FILE *f;
+
+	if (!path)
+		return;
+	mem_layouts();
+	make_mem_stream();
+	buf = write_mem_file(&len);
+	f = fopen(path, "wb");
+	CHECK(f && fwrite(buf, 1, len, f) == len);
+	if (f)
+		fclose(f);
+	free(buf);
+}
+
 /* Layout entries that do not add up are refused by the parser (CRCs made
  * to match) with one line, never read past or stored half. */
 static void test_bad_layout_entries(void)
@@ -489,8 +735,10 @@ int main(void)
 {
 	layouts();
 	write_out();
+	write_mem_out();
 	RUN(test_round_trip);
 	RUN(test_report_equals_direct);
+	RUN(test_mem_report_equals_direct);
 	RUN(test_bad_layout_entries);
 	UNIT_EXIT();
 }
