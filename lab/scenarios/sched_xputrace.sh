@@ -32,7 +32,7 @@ within() { # A B PCT: |A-B| <= PCT% of B
 
 say "1. two processes at once: counts per ring and per process, execution time vs the module's clock"
 echo >$J
-start_xp /tmp/a.json --json || finish
+start_xp /tmp/a.json --stream --json || finish
 mocksubmit -s -q 'ring=0 dur_us=200 count=60' 'ring=1 dur_us=5000 count=8' &
 PA=$!
 mocksubmit -s -q 'ring=0 dur_us=200 count=40' 'ring=1 dur_us=5000 count=12' &
@@ -42,7 +42,13 @@ wait $PB; rb=$?
 stop_xp
 expect_eq "xputrace exit status" 0 $?
 expect_eq "submitters' status" "0 0" "$ra $rb"
-a() { jget /tmp/a.json "$1"; }
+# --stream --json: one object per job, then the summary document
+grep -v '"event":"job"' /tmp/a.json >/tmp/a.sum
+a() { jget /tmp/a.sum "$1"; }
+# median of the per-job execution times xputrace streamed for RING
+xp_median() { grep '"event":"job"' /tmp/a.json | grep "\"ring\":\"$1\"" |
+	sed -n 's/.*"exec_ns":\([0-9]*\),.*/\1/p' | sort -n |
+	awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
 expect_eq "generation" "$([ -d $T/events/gpu_scheduler/drm_sched_job_queue ] && echo 6.17+ || echo 6.16-)" "$(a generation)"
 expect_eq "jobs" 120 "$(a jobs)"
 expect_eq "incomplete" 0 "$(a incomplete)"
@@ -56,14 +62,26 @@ expect_eq "$R0 queued" 100 "$(a rings[ring=$R0].queued)"
 expect_eq "$R0 in flight at the end" 0 "$(a rings[ring=$R0].in_flight)"
 for r in 0 1; do
 	ring=mock-ring$r
-	mine=$(a rings[ring=$ring].exec_ns.p50)
+	# the same jobs' median, measured by xputrace and by the module's clock.
+	# Under emulation the run tracepoint and the done event sit 40-60 us
+	# further apart than the module's run_job and fence signal (measured on
+	# 6.1 and 7.3), a fixed offset that weighs on the short jobs only: within
+	# 10% for the 5 ms jobs, 10% plus 60 us for the ~0.3-0.7 ms ones.
+	pct=10 slack=0
+	[ $r -eq 0 ] && slack=60000
+	mine=$(xp_median $ring)
 	theirs=$(mod_median $r 13)
-	check "$ring exec p50 ${mine} ns within 10% of the module's median ${theirs} ns" within "$mine" "$theirs" 10
+	check "$ring exec median ${mine} ns within ${pct}% + ${slack} ns of the module's median ${theirs} ns" \
+		awk -v a=$mine -v b=$theirs -v p=$pct -v s=$slack \
+		'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d * 100 <= p * b + s * 100) }'
+	# the summary's p50 comes from log-linear buckets 1/8 wide
+	p50=$(a rings[ring=$ring].exec_ns.p50)
+	check "$ring summary exec p50 ${p50} ns within its bucket (12.5%) of the per-job median" within "$p50" "$mine" 12.5
 done
 busy=$(a rings[ring=$R1].busy_share)
 check "$R1 busy share $busy is plausible (0.05..1)" awk -v b="$busy" 'BEGIN { exit !(b > 0.05 && b <= 1.0) }'
 if [ -d $T/events/gpu_scheduler/drm_sched_job_queue ]; then
-	check "client id per process (6.17+)" jget /tmp/a.json processes[pid=$PA].client_id
+	check "client id per process (6.17+)" jget /tmp/a.sum processes[pid=$PA].client_id
 fi
 
 say "2. queue delay grows when a ring is over-filled"
