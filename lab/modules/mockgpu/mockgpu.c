@@ -191,13 +191,23 @@ static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
 {
 	struct mock_job *job = container_of(t, struct mock_job, timer), *next;
 	struct mock_ring *ring = job->ring;
-	u64 now = ktime_get_ns();
+	u64 now = ktime_get_ns(), signal_ns;
 	struct mock_rec *r;
 	unsigned long flags;
 
+	/*
+	 * Signal first, as a ring signals its fences in order: the next job's
+	 * timer is armed only after this fence is signalled, so its completion
+	 * can never overtake this one's, even when its timer fires on another
+	 * CPU. The job stays valid until we return (free_job cancels the timer,
+	 * which waits for this callback).
+	 */
+	signal_ns = ktime_get_ns();
+	dma_fence_signal(job->hw);
+
 	late_add((s64)(now - job->armed_ns));
 	atomic64_inc(&ring->jobs_done);
-	atomic64_add(now - job->start_ns, &ring->exec_ns_total);
+	atomic64_add(signal_ns - job->start_ns, &ring->exec_ns_total);
 
 	spin_lock_irqsave(&log_lock, flags);
 	r = &joblog[log_count % MOCK_LOG_SLOTS];
@@ -209,7 +219,7 @@ static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
 	r->push_ns = job->push_ns;
 	r->run_ns = job->run_ns;
 	r->start_ns = job->start_ns;
-	r->signal_ns = now;
+	r->signal_ns = signal_ns;
 	r->ring = ring->idx;
 	r->dur_us = job->dur_us;
 	r->late_ns = (s64)(now - job->expiry_ns);
@@ -227,9 +237,6 @@ static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
 	spin_unlock_irqrestore(&ring->busy_lock, flags);
 	if (next)
 		mock_job_start(next, ns_to_ktime(now));
-
-	/* After this the scheduler may free the job (free_job waits for us). */
-	dma_fence_signal(job->hw);
 	return HRTIMER_NORESTART;
 }
 
