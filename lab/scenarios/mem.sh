@@ -4,9 +4,10 @@
 # events but never fire them. So:
 #  attach:  `xputrace mem -d 1` attaches cleanly to every event the real
 #           modules registered, and says which events this kernel lacks;
-#  formats: memdouble's events (groups xpmem_amdgpu, xpmem_i915) have field
-#           lines identical to the real modules' format files;
-#  decode:  xputrace reads memdouble's groups as amdgpu and i915 while the
+#  formats: memdouble's events (groups xpmem_amdgpu, xpmem_i915, xpmem_xe)
+#           have field lines identical to the real modules' format files
+#           (xe: on kernels that have it);
+#  decode:  xputrace reads memdouble's groups as amdgpu, i915 and xe while the
 #           module fires known counts and sizes: every count and byte total
 #           exact, per-process attribution for the writer's events only, the
 #           process filter applied to process-context events only, and one
@@ -65,7 +66,7 @@ done
 
 group formats
 load memdouble || finish
-for pair in amdgpu:xpmem_amdgpu:"$AMD_EV" i915:xpmem_i915:"$I915_EV"; do
+for pair in amdgpu:xpmem_amdgpu:"$AMD_EV" i915:xpmem_i915:"$I915_EV" xe:xpmem_xe:"$XE_EV"; do
 	real=${pair%%:*}; rest=${pair#*:}; mine=${rest%%:*}; evs=${rest#*:}
 	for e in $evs; do
 		if [ ! -f $T/events/$real/$e/format ]; then
@@ -85,7 +86,7 @@ done
 
 group decode
 F=/sys/kernel/debug/memdouble/fire
-G="--group amdgpu=xpmem_amdgpu --group i915=xpmem_i915"
+G="--group amdgpu=xpmem_amdgpu --group i915=xpmem_i915 --group xe=xpmem_xe"
 start_xp $S/all.json mem $G --json && P1=$XPID
 start_xp $S/pid1.json mem $G --json -p 1 && P2=$XPID
 start_xp $S/stream.txt mem $G --stream && P3=$XPID
@@ -116,14 +117,27 @@ fire evict n=2 size=131072
 fire evict_node n=1
 fire evict_vm n=1
 fire shrink n=3 target=128
+# xe: 3 exec queues (2 render, 1 copy) and 1 destroyed, 5 jobs created and 4
+# run, 3 BOs of 2 MiB, 2 moves vram0 -> system of 1 MiB and 1 first placement
+# in gtt of 64 KiB, 4 VMA page faults
+fire xe_queue n=2 class=0
+fire xe_queue n=1 class=3
+fire xe_queue_destroy n=1
+fire xe_job n=5 seqno=1
+fire xe_job_run n=4 seqno=1
+fire xe_bo n=3 size=2097152
+fire xe_move n=2 size=1048576 from=2 to=0
+fire xe_move n=1 size=65536 from=0 to=1 new=1
+fire xe_fault n=4 asid=5
 sleep 0.5
 for p in $P1 $P2 $P3; do kill -INT $p; done
 for p in $P1 $P2 $P3; do wait $p || bad "xputrace (pid $p) exit status $?"; done
 J=$S/all.json
 cat $J; echo
 for kv in \
-	events_seen=64 drops.total=0 undecodable=0 \
+	events_seen=87 drops.total=0 undecodable=0 \
 	amdgpu.group=xpmem_amdgpu amdgpu.events_present=5 i915.group=xpmem_i915 i915.events_present=9 \
+	xe.group=xpmem_xe xe.events_present=7 \
 	amdgpu.bo_create.per_process=true amdgpu.bo_create.count=6 amdgpu.bo_create.bytes=7405568 \
 	amdgpu.bo_create.bytes_vram_preferred=7340032 amdgpu.bo_create.bytes_gtt_preferred=65536 \
 	amdgpu.bo_create.bytes_cpu_only=0 amdgpu.bo_create.vram_in_gtt=2 \
@@ -143,11 +157,21 @@ for kv in \
 	i915.pressure.evict=2 i915.pressure.evict_bytes=262144 i915.pressure.evict_node=1 \
 	i915.pressure.evict_vm=1 i915.pressure.shrink=3 i915.pressure.shrink_target_pages=384 \
 	i915.faults.gtt_write=4 i915.faults.gtt_read=0 i915.faults.cpu_read=2 i915.faults.cpu_write=0 \
+	xe.submit.exec_queues_created=3 xe.submit.exec_queues_by_class.render=2 \
+	xe.submit.exec_queues_by_class.copy=1 xe.submit.exec_queues_destroyed=1 \
+	xe.submit.jobs_created=5 xe.submit.jobs_run=4 \
+	xe.memory.bos_created=3 xe.memory.bo_bytes=6291456 xe.memory.moves=3 xe.memory.move_bytes=2162688 \
+	xe.memory.moves_without_source=1 xe.memory.moves_without_source_bytes=65536 \
+	'xe.memory.by_placement[from=vram0].to=system' 'xe.memory.by_placement[from=vram0].count=2' \
+	'xe.memory.by_placement[from=vram0].bytes=2097152' 'xe.memory.by_placement[to=gtt].from=system' \
+	'xe.memory.by_placement[to=gtt].bytes=65536' xe.memory.vma_pagefaults=4 \
 	"processes[pid=$$].amdgpu_bos=6" "processes[pid=$$].amdgpu_bo_bytes=7405568" \
 	"processes[pid=$$].amdgpu_vram_in_gtt=2" "processes[pid=$$].amdgpu_submits=5" \
 	"processes[pid=$$].i915_created=8" "processes[pid=$$].i915_created_bytes=2490368" \
 	"processes[pid=$$].i915_live=3" "processes[pid=$$].i915_live_bytes=2162688" \
-	"processes[pid=$$].i915_faults=6"; do
+	"processes[pid=$$].i915_faults=6" \
+	"processes[pid=$$].xe_exec_queues=3" "processes[pid=$$].xe_jobs=5" \
+	"processes[pid=$$].xe_bos=3" "processes[pid=$$].xe_bo_bytes=6291456"; do
 	expect_eq "${kv%=*}" "${kv##*=}" "$(jget $J "${kv%=*}")"
 done
 expect_eq "processes (only the writer: workers and interrupts name none)" 1 "$(jget -n $J processes)"
@@ -156,7 +180,8 @@ J=$S/pid1.json
 say "-p 1: process-context events filtered, per-device ones kept"
 for kv in amdgpu.bo_create.count=0 amdgpu.bo_move.count=5 amdgpu.iv.count=10 \
 	'amdgpu.submit.rings[0].run=4' i915.objects.created=0 i915.faults.gtt_write=0 \
-	i915.vma.binds=5 i915.pressure.shrink=3 process_filter=true; do
+	i915.vma.binds=5 i915.pressure.shrink=3 xe.submit.exec_queues_created=0 xe.submit.jobs_run=4 \
+	xe.memory.bos_created=0 xe.memory.moves=3 xe.memory.vma_pagefaults=4 process_filter=true; do
 	expect_eq "-p 1: ${kv%=*}" "${kv##*=}" "$(jget $J "${kv%=*}")"
 done
 expect_eq "-p 1: processes" 0 "$(jget -n $J processes)"
@@ -164,7 +189,9 @@ expect_eq "-p 1: processes" 0 "$(jget -n $J processes)"
 say "--stream: one line per event"
 for e in "amdgpu_bo_create 6" "amdgpu_bo_move 5" "amdgpu_cs_ioctl 5" "amdgpu_sched_run_job 5" \
 	"amdgpu_iv 10" "i915_gem_object_create 8" "i915_gem_object_destroy 5" "i915_vma_bind 5" \
-	"i915_vma_unbind 2" "i915_gem_object_fault 6" "i915_gem_evict 2" "i915_gem_shrink 3"; do
+	"i915_vma_unbind 2" "i915_gem_object_fault 6" "i915_gem_evict 2" "i915_gem_shrink 3" \
+	"xe_exec_queue_create 3" "xe_sched_job_create 5" "xe_sched_job_run 4" "xe_bo_create 3" \
+	"xe_bo_move 3" "xe_vma_pagefault 4"; do
 	set -- $e
 	expect_eq "stream lines $1" $2 "$(grep -Ec "^ *[0-9]+\.[0-9]{6} .* $1 " $S/stream.txt)"
 done

@@ -74,6 +74,15 @@ struct xp_mem_ring {
 	struct xp_hist delay;		/* cs_ioctl -> sched_run_job */
 };
 
+struct xp_mem_xe_move {		/* xe moves between two placements, by name */
+	char from[16], to[16];
+	uint64_t count, bytes;
+};
+
+/* xe engine classes (enum xe_engine_class), the last slot for any other value */
+#define XP_XE_CLASSES 7
+const char *xp_xe_class_name(unsigned int c);
+
 struct xp_mem_iv {
 	uint32_t client, src, pasid;
 	uint64_t count;
@@ -82,6 +91,7 @@ struct xp_mem_iv {
 #define XP_MEM_MAX_PROCS 256
 #define XP_MEM_MAX_RINGS 32
 #define XP_MEM_MAX_IV 64
+#define XP_MEM_MAX_XE_MOVES 16
 #define XP_MEM_MAX_PENDING 4096
 #define XP_MEM_OBJ_BITS 16		/* i915 objects tracked: 2^16 */
 
@@ -125,7 +135,11 @@ struct xp_mem_state {
 	uint32_t nobjs;
 	/* xe */
 	uint64_t xe_queues, xe_queue_destroys, xe_jobs, xe_jobs_run;
+	uint64_t xe_queues_by_class[XP_XE_CLASSES];
 	uint64_t xe_moves, xe_move_bytes, xe_vma_faults, xe_bos, xe_bo_bytes;
+	uint64_t xe_moves_new, xe_move_new_bytes;	/* move_lacks_source: first placement, no copy */
+	struct xp_mem_xe_move xe_move[XP_MEM_MAX_XE_MOVES];
+	int nxe_moves;
 	/* everything */
 	uint64_t events, overflow;
 };

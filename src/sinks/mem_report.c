@@ -196,11 +196,24 @@ static void text_xe(FILE *f, const struct xp_mem_report *r)
 	fprintf(f, "  exec queues created %" PRIu64 ", destroyed %" PRIu64 "; jobs created %" PRIu64
 		   ", run %" PRIu64 "\n",
 		s->xe_queues, s->xe_queue_destroys, s->xe_jobs, s->xe_jobs_run);
+	if (s->xe_queues) {
+		fprintf(f, "  queues by engine class:");
+		for (unsigned int c = 0; c < XP_XE_CLASSES; c++)
+			if (s->xe_queues_by_class[c])
+				fprintf(f, " %s %" PRIu64, xp_xe_class_name(c), s->xe_queues_by_class[c]);
+		fputc('\n', f);
+	}
 	section(f, "xe buffer objects, moves and faults", "creation " PER_PROC ", moves and faults per device",
 		why_xe_mem);
-	fprintf(f, "  BOs created %" PRIu64 " (%s), moves %" PRIu64 " (%s), VMA page faults %" PRIu64 "\n",
+	fprintf(f, "  BOs created %" PRIu64 " (%s), moves %" PRIu64 " (%s; %" PRIu64
+		   " first placements without a copy), VMA page faults %" PRIu64 "\n",
 		s->xe_bos, human(s->xe_bo_bytes, a, sizeof(a)), s->xe_moves,
-		human(s->xe_move_bytes, b, sizeof(b)), s->xe_vma_faults);
+		human(s->xe_move_bytes, b, sizeof(b)), s->xe_moves_new, s->xe_vma_faults);
+	if (s->nxe_moves)
+		fprintf(f, "  %-9s %-9s %8s %12s\n", "FROM", "TO", "MOVES", "BYTES");
+	for (int i = 0; i < s->nxe_moves; i++)
+		fprintf(f, "  %-9s %-9s %8" PRIu64 " %12" PRIu64 "\n", s->xe_move[i].from, s->xe_move[i].to,
+			s->xe_move[i].count, s->xe_move[i].bytes);
 }
 
 void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
@@ -418,6 +431,12 @@ static void json_xe(struct xp_json *j, const struct xp_mem_report *r)
 	xp_json_ku64(j, "exec_queues_destroyed", s->xe_queue_destroys);
 	xp_json_ku64(j, "jobs_created", s->xe_jobs);
 	xp_json_ku64(j, "jobs_run", s->xe_jobs_run);
+	xp_json_key(j, "exec_queues_by_class");
+	xp_json_begin_obj(j);
+	for (unsigned int c = 0; c < XP_XE_CLASSES; c++)
+		if (s->xe_queues_by_class[c])
+			xp_json_ku64(j, xp_xe_class_name(c), s->xe_queues_by_class[c]);
+	xp_json_end_obj(j);
 	xp_json_end_obj(j);
 	xp_json_key(j, "memory");
 	xp_json_begin_obj(j);
@@ -426,6 +445,21 @@ static void json_xe(struct xp_json *j, const struct xp_mem_report *r)
 	xp_json_ku64(j, "bo_bytes", s->xe_bo_bytes);
 	xp_json_ku64(j, "moves", s->xe_moves);
 	xp_json_ku64(j, "move_bytes", s->xe_move_bytes);
+	xp_json_kdouble(j, "move_bytes_per_s",
+			r->ri->duration_s > 0 ? (double)s->xe_move_bytes / r->ri->duration_s : 0);
+	xp_json_ku64(j, "moves_without_source", s->xe_moves_new);
+	xp_json_ku64(j, "moves_without_source_bytes", s->xe_move_new_bytes);
+	xp_json_key(j, "by_placement");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nxe_moves; i++) {
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "from", s->xe_move[i].from);
+		xp_json_kstr(j, "to", s->xe_move[i].to);
+		xp_json_ku64(j, "count", s->xe_move[i].count);
+		xp_json_ku64(j, "bytes", s->xe_move[i].bytes);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
 	xp_json_ku64(j, "vma_pagefaults", s->xe_vma_faults);
 	xp_json_end_obj(j);
 }

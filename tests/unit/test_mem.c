@@ -77,6 +77,32 @@ static const char fmt_i915_fault[] =
 	"\tfield:bool gtt;\toffset:24;\tsize:1;\tsigned:0;\n"
 	"\tfield:bool write;\toffset:25;\tsize:1;\tsigned:0;\n\nprint fmt: \"\"\n";
 
+/* Debian 7.3 (drivers/gpu/drm/xe/xe_trace.h, xe_trace_bo.h) */
+static const char fmt_xe_queue[] =
+	"name: xe_exec_queue_create\nID: 11\nformat:\n" FMT_COMMON
+	"\tfield:__data_loc char[] dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:enum xe_engine_class class;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 logical_mask;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:u8 gt_id;\toffset:20;\tsize:1;\tsigned:0;\n"
+	"\tfield:u16 width;\toffset:22;\tsize:2;\tsigned:0;\n"
+	"\tfield:u16 guc_id;\toffset:24;\tsize:2;\tsigned:0;\n"
+	"\tfield:u32 guc_state;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:u32 flags;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_xe_bo_move[] =
+	"name: xe_bo_move\nID: 12\nformat:\n" FMT_COMMON
+	"\tfield:struct xe_bo * bo;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:size_t size;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] new_placement_name;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc char[] old_placement_name;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc char[] device_id;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:bool move_lacks_source;\toffset:36;\tsize:1;\tsigned:0;\n\nprint fmt: \"\"\n";
+static const char fmt_xe_bo_create[] =
+	"name: xe_bo_create\nID: 13\nformat:\n" FMT_COMMON
+	"\tfield:__data_loc char[] dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:size_t size;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u32 flags;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:struct xe_vm * vm;\toffset:32;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
+
 static struct xp_rawtp_layout L;
 static struct xp_mem_state *S;
 
@@ -93,6 +119,9 @@ static void setup(void)
 	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_BIND, fmt_i915_bind));
 	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_UNBIND, fmt_i915_unbind));
 	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_FAULT, fmt_i915_fault));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_XE_QUEUE_CREATE, fmt_xe_queue));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_XE_BO_MOVE, fmt_xe_bo_move));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_XE_BO_CREATE, fmt_xe_bo_create));
 	if (!S)
 		S = malloc(sizeof(*S));
 	else
@@ -250,14 +279,67 @@ static void test_i915(void)
 	CHECK_U64(S->procs[0].i915_live_bytes, 4096 + 65536);
 	CHECK_U64(xp_mem_live_objects(S, NULL), 2);
 	/* an event the kernel lacks is refused, not miscounted */
-	start(XP_MEM_XE_BO_MOVE, 1, 1, "x");
+	start(XP_MEM_XE_VMA_FAULT, 1, 1, "x");
 	CHECK(xp_mem_add(S, &L, &R) == -ENOENT);
+}
+
+static void test_xe(void)
+{
+	setup();
+	/* queues: 2 render, 1 copy, 1 of a class newer than this table */
+	uint64_t cls[] = { 0, 0, 3, 9 };
+	for (int i = 0; i < 4; i++) {
+		start(XP_MEM_XE_QUEUE_CREATE, 10 + i, 40, "vkcube");
+		PUT("class", cls[i]);
+		add();
+	}
+	CHECK_U64(S->xe_queues, 4);
+	CHECK_U64(S->xe_queues_by_class[0], 2);
+	CHECK_U64(S->xe_queues_by_class[3], 1);
+	CHECK_U64(S->xe_queues_by_class[XP_XE_CLASSES - 1], 1);
+	CHECK_STR(xp_xe_class_name(3), "copy");
+	CHECK_U64(S->procs[0].xe_queues, 4);
+	/* BOs: two of 1 MiB; moves: 3 vram0 -> system, 1 first placement in gtt */
+	for (int i = 0; i < 2; i++) {
+		start(XP_MEM_XE_BO_CREATE, 20 + i, 40, "vkcube");
+		PUT("size", 1 << 20);
+		add();
+	}
+	struct { const char *from, *to; uint64_t size, fresh; } mv[] = {
+		{ "vram0", "system", 4096, 0 }, { "vram0", "system", 8192, 0 },
+		{ "system", "gtt", 65536, 1 }, { "vram0", "system", 4096, 0 },
+	};
+	for (int i = 0; i < 4; i++) {
+		start(XP_MEM_XE_BO_MOVE, 30 + i, 7, "kworker/1:1");
+		PUT("bo", 0xb0 + i);
+		PUT("size", mv[i].size);
+		PUT("move_lacks_source", mv[i].fresh);
+		rec_str(&R, 0, mv[i].to);	/* new_placement_name */
+		rec_str(&R, 1, mv[i].from);	/* old_placement_name */
+		add();
+	}
+	CHECK_U64(S->xe_bos, 2);
+	CHECK_U64(S->xe_bo_bytes, 2 << 20);
+	CHECK_U64(S->procs[0].xe_bo_bytes, 2 << 20);
+	CHECK_U64(S->xe_moves, 4);
+	CHECK_U64(S->xe_move_bytes, 4096 + 8192 + 65536 + 4096);
+	CHECK_U64(S->xe_moves_new, 1);
+	CHECK_U64(S->xe_move_new_bytes, 65536);
+	CHECK(S->nxe_moves == 2);
+	CHECK_STR(S->xe_move[0].from, "vram0");
+	CHECK_STR(S->xe_move[0].to, "system");
+	CHECK_U64(S->xe_move[0].count, 3);
+	CHECK_U64(S->xe_move[0].bytes, 4096 + 8192 + 4096);
+	CHECK_STR(S->xe_move[1].to, "gtt");
+	CHECK_U64(S->xe_move[1].count, 1);
+	CHECK(S->nprocs == 1);	/* moves name no process */
 }
 
 int main(void)
 {
 	RUN(test_amdgpu);
 	RUN(test_i915);
+	RUN(test_xe);
 	xp_mem_free(S);
 	free(S);
 	UNIT_EXIT();

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memdouble: a TEST STAND-IN for amdgpu and i915 hardware in the xputrace
+ * memdouble: a TEST STAND-IN for amdgpu, i915 and xe hardware in the xputrace
  * lab. It drives no GPU and implements nothing of either driver. QEMU has no
  * AMD or Intel GPU, so the real amdgpu and i915 modules load and register
  * their trace events but never fire them. This module defines events with
  * the same names and byte-for-byte the same TP_STRUCT__entry layouts
- * (xpmem_amdgpu_trace.h, xpmem_i915_trace.h) under its own groups,
- * xpmem_amdgpu and xpmem_i915, and fires them on demand with known counts and
- * sizes, so that a tracer reading the real events' layouts can be checked
- * end to end (`xputrace mem --group amdgpu=xpmem_amdgpu --group i915=xpmem_i915`).
+ * (xpmem_amdgpu_trace.h, xpmem_i915_trace.h, xpmem_xe_trace.h) under its own
+ * groups, xpmem_amdgpu, xpmem_i915 and xpmem_xe, and fires them on demand
+ * with known counts and sizes, so that a tracer reading the real events'
+ * layouts can be checked end to end (`xputrace mem --group amdgpu=xpmem_amdgpu
+ * --group i915=xpmem_i915 --group xe=xpmem_xe`).
  *
  * debugfs memdouble/fire takes one command per write: NAME key=value ...
  *   bo_create n= pages= type= prefer= allow=  amdgpu_bo_create, writer's context
@@ -27,6 +28,15 @@
  *   fault     n= gtt= write=                  i915_gem_object_fault, writer's context
  *   evict     n= size=  / evict_node n= / evict_vm n= / shrink n= target=
  *                                             in a worker
+ *   xe_queue  n= class=                       xe_exec_queue_create, writer's context
+ *   xe_queue_destroy n=                       xe_exec_queue_destroy, in a worker
+ *   xe_job    n= seqno=                       xe_sched_job_create, writer's context
+ *   xe_job_run n= seqno=                      xe_sched_job_run, in a worker
+ *   xe_bo     n= size=                        xe_bo_create, writer's context
+ *   xe_move   n= size= from= to= new=         xe_bo_move, in a worker; from/to are
+ *                                             xe placements (0 system, 1 gtt,
+ *                                             2 vram0, 3 vram1, 4 stolen)
+ *   xe_fault  n= asid=                        xe_vma_pagefault, in a worker
  * Unknown commands or keys fail the write with -EINVAL.
  */
 #include <linux/module.h>
@@ -42,12 +52,13 @@
 #define CREATE_TRACE_POINTS
 #include "xpmem_amdgpu_trace.h"
 #include "xpmem_i915_trace.h"
+#include "xpmem_xe_trace.h"
 
 struct cmd {
-	char name[16];
+	char name[24];
 	char ring[32];
 	u64 n, pages, type, prefer, allow, size, from, to, ctx, seqno, client, src, pasid;
-	u64 gtt, write, target;
+	u64 gtt, write, target, class, new, asid;
 };
 
 struct obj {
@@ -66,6 +77,15 @@ static char vm_cookie;		/* stands in for an address space: only its address is t
 #define VM ((struct i915_address_space *)&vm_cookie)
 #define OBJ(o) ((struct drm_i915_gem_object *)(o))
 #define BO(i) ((struct amdgpu_bo *)(0x1000UL * ((i) + 1)))
+#define XE_DEV "0000:00:02.0"
+
+/* xe_mem_type_to_name of the real driver, by placement */
+static const char *xe_pl(u64 pl)
+{
+	static const char *const n[] = { "system", "gtt", "vram0", "vram1", "stolen" };
+
+	return pl < ARRAY_SIZE(n) ? n[pl] : "system";
+}
 
 static void nth_oldest(u64 n, void (*fn)(struct obj *o))
 {
@@ -119,6 +139,20 @@ static void worker(struct work_struct *w)
 	} else if (!strcmp(c->name, "shrink")) {
 		for (i = 0; i < c->n; i++)
 			trace_i915_gem_shrink(0, (unsigned long)c->target, 0);
+	} else if (!strcmp(c->name, "xe_queue_destroy")) {
+		for (i = 0; i < c->n; i++)
+			trace_xe_exec_queue_destroy(XE_DEV, 0, (u16)i);
+	} else if (!strcmp(c->name, "xe_job_run")) {
+		for (i = 0; i < c->n; i++)
+			trace_xe_sched_job_run(XE_DEV, (u32)(c->seqno + i), 1, NULL);
+	} else if (!strcmp(c->name, "xe_move")) {
+		for (i = 0; i < c->n; i++)
+			trace_xe_bo_move((struct xe_bo *)BO(i), c->size, xe_pl(c->to), xe_pl(c->from),
+					 XE_DEV, c->new != 0);
+	} else if (!strcmp(c->name, "xe_fault")) {
+		for (i = 0; i < c->n; i++)
+			trace_xe_vma_pagefault(XE_DEV, NULL, NULL, (u32)c->asid, 0x100000 * i,
+					       0x100000 * i + 0xfff);
 	}
 }
 
@@ -135,10 +169,10 @@ static int parse(char *s, struct cmd *c)
 {
 	static const char *const keys[] = { "n", "pages", "type", "prefer", "allow", "size", "from",
 					     "to", "ctx", "seqno", "client", "src", "pasid", "gtt",
-					     "write", "target" };
+					     "write", "target", "class", "new", "asid" };
 	u64 *vals[] = { &c->n, &c->pages, &c->type, &c->prefer, &c->allow, &c->size, &c->from,
 			&c->to, &c->ctx, &c->seqno, &c->client, &c->src, &c->pasid, &c->gtt,
-			&c->write, &c->target };
+			&c->write, &c->target, &c->class, &c->new, &c->asid };
 	char *tok, *eq;
 	int i;
 
@@ -173,7 +207,8 @@ static int parse(char *s, struct cmd *c)
 static int fire(struct cmd *c)
 {
 	static const char *const deferred[] = { "bo_move", "run_job", "destroy", "bind", "unbind",
-						"evict", "evict_node", "evict_vm", "shrink" };
+						"evict", "evict_node", "evict_vm", "shrink",
+						"xe_queue_destroy", "xe_job_run", "xe_move", "xe_fault" };
 	struct obj *o;
 	u64 i;
 	int k;
@@ -204,6 +239,21 @@ static int fire(struct cmd *c)
 		o = list_first_entry_or_null(&objs, struct obj, link);
 		for (i = 0; i < c->n; i++)
 			trace_i915_gem_object_fault(OBJ(o), i, c->gtt != 0, c->write != 0);
+		return 0;
+	}
+	if (!strcmp(c->name, "xe_queue")) {
+		for (i = 0; i < c->n; i++)
+			trace_xe_exec_queue_create(XE_DEV, (u32)c->class, (u16)i);
+		return 0;
+	}
+	if (!strcmp(c->name, "xe_job")) {
+		for (i = 0; i < c->n; i++)
+			trace_xe_sched_job_create(XE_DEV, (u32)(c->seqno + i), 1, NULL);
+		return 0;
+	}
+	if (!strcmp(c->name, "xe_bo")) {
+		for (i = 0; i < c->n; i++)
+			trace_xe_bo_create(XE_DEV, c->size, NULL);
 		return 0;
 	}
 	if (!strcmp(c->name, "iv")) {
@@ -272,4 +322,4 @@ static void __exit memdouble_exit(void)
 module_init(memdouble_init);
 module_exit(memdouble_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("xputrace lab: amdgpu/i915 trace events fired on demand (test stand-in, no hardware)");
+MODULE_DESCRIPTION("xputrace lab: amdgpu/i915/xe trace events fired on demand (test stand-in, no hardware)");
