@@ -760,8 +760,10 @@ void xp_sched_expire(struct xp_sched_state *s, uint64_t now)
 void xp_sched_finish(struct xp_sched_state *s, uint64_t now)
 {
 	for (uint32_t i = 1; i <= s->cap; i++)
-		if (J(s, i)->used)
+		if (J(s, i)->used) {
+			s->open_at_end++;
 			end_job(s, i, now, false);
+		}
 }
 
 static void reset_counts(struct xp_sched_counts *c, uint64_t now)
@@ -786,5 +788,5 @@ void xp_sched_reset(struct xp_sched_state *s, uint64_t now)
 	for (int i = 0; i < s->nprocs; i++)
 		reset_counts(&s->procs[i].c, now);
 	s->events = s->duplicates = s->unmatched = s->evicted = 0;
-	s->missing_run = s->out_of_order = s->inferred = 0;
+	s->missing_run = s->out_of_order = s->inferred = s->open_at_end = 0;
 }

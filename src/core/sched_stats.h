@@ -158,6 +158,7 @@ struct xp_sched_state {
 	/* totals over everything seen, filters or not */
 	uint64_t events, duplicates, unmatched, evicted, missing_run, out_of_order;
 	uint64_t inferred;		/* done implied by a later job of the same entity */
+	uint64_t open_at_end;		/* of the incomplete: still open when tracing ended */
 	uint32_t run_head[XP_SCHED_MAX_RINGS + 1], run_tail[XP_SCHED_MAX_RINGS + 1];
 	uint64_t last_ts;
 	uint64_t last_expire;		/* xp_sched_feed's last aging pass (trace time) */

@@ -136,10 +136,13 @@ void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 	if (r->ri->interval)
 		fprintf(f, "--- interval %" PRIu64 " ---\n", r->ri->interval);
 	fprintf(f, "%s: %.1f s, %s events (%d), %d ring%s, %d process%s, %" PRIu64 " job%s done, "
-		   "incomplete: %" PRIu64 ", ",
+		   "incomplete: %" PRIu64,
 		r->ri->command, r->ri->duration_s, gen == 2 ? "6.17+" : "6.16-", nev, nrings,
 		nrings == 1 ? "" : "s", nprocs, nprocs == 1 ? "" : "es", done, done == 1 ? "" : "s",
 		incomplete);
+	if (s->open_at_end)
+		fprintf(f, " (%" PRIu64 " still in flight when tracing ended)", s->open_at_end);
+	fputs(", ", f);
 	xp_print_drops(f, r->ri->drops);
 	if (s->unmatched || s->duplicates || s->out_of_order || s->missing_run || s->inferred)
 		fprintf(f, "unmatched done: %" PRIu64 ", duplicates: %" PRIu64 ", out of order: %" PRIu64
@@ -244,6 +247,7 @@ void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
 	xp_json_end_arr(&j);
 	xp_json_ku64(&j, "jobs", done);
 	xp_json_ku64(&j, "incomplete", incomplete);
+	xp_json_ku64(&j, "open_at_end", s->open_at_end);
 	xp_json_ku64(&j, "open", xp_sched_open_jobs(s));
 	xp_json_ku64(&j, "unmatched_done", s->unmatched);
 	xp_json_ku64(&j, "duplicates", s->duplicates);

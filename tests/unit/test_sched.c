@@ -506,6 +506,7 @@ static void t_missing_and_duplicates(void)
 	CHECK(r && r->c.incomplete == 2 && r->c.pending == 0 && r->c.inflight == 0);
 	CHECK(r && proc(&s, 5) && proc(&s, 5)->c.incomplete == 2);
 	CHECK_U64(xp_sched_open_jobs(&s), 0);
+	CHECK_U64(s.open_at_end, 2);
 	xp_sched_free(&s);
 }
 
@@ -569,6 +570,8 @@ static void t_bounded(void)
 	CHECK_U64(xp_sched_open_jobs(&s), 0);
 	CHECK(r && r->c.incomplete == 99 && r->c.pending == 0);
 	CHECK_U64(s.evicted, 99);
+	xp_sched_finish(&s, 300 * MS + 30ULL * 1000 * MS);
+	CHECK_U64(s.open_at_end, 0);	/* pushed out and aged: none left open at the end */
 	xp_sched_free(&s);
 }
 
