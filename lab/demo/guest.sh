@@ -22,6 +22,8 @@ for cmd in sched vblank; do
 		xputrace $cmd -d 5 2>&1
 	fi
 done
+say "xputrace sched --stream -d 1 (each job as it completes; DEPWAIT ~: from the scheduler finding it blocked)"
+xputrace sched --stream -d 1 2>&1 | grep -m 12 -e '^TIME' -e 'mock-ring1 .*renderer'
 say "the mock GPU's own view (its clock), last jobs"
 tail -5 /sys/kernel/debug/mockgpu/jobs
 cat /sys/kernel/debug/mockgpu/stats

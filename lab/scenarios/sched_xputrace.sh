@@ -94,15 +94,30 @@ check "queue delay p90 over-filled ($hq ns) > 5 x one at a time ($lq ns)" [ "$hq
 check "longest queue delay over-filled ($hmax ns) >= 30 ms (48 x 1 ms, 4 at a time)" [ "$hmax" -ge 30000000 ]
 check "max pending >= 20 over-filled" [ "$(jget /tmp/heavy.json rings[ring=$R0].max_pending)" -ge 20 ]
 
-say "3. dependencies counted exactly"
-start_xp /tmp/dep.json --json || finish
+say "3. dependencies counted exactly, named, and their waits timed by the dependency's own done"
+echo >$J
+start_xp /tmp/dep.json --json --stream || finish
 mocksubmit -s -q 'ring=0 dur_us=20000 count=3' 'ring=1 dur_us=100 dep=@1' 'ring=1 dur_us=100 dep=@2' \
-	'ring=1 dur_us=100 dep=@3' 'ring=1 dur_us=100 count=2'
+	'ring=1 dur_us=100 dep=@3' 'ring=1 dur_us=100 count=2' &
+PD=$!
+wait $PD
 stop_xp
-expect_eq "$R1 dependencies" 3 "$(jget /tmp/dep.json rings[ring=$R1].deps)"
-expect_eq "$R0 dependencies" 0 "$(jget /tmp/dep.json rings[ring=$R0].deps)"
-expect_eq "$R1 jobs" 5 "$(jget /tmp/dep.json rings[ring=$R1].jobs)"
-check "$R1 jobs that waited >= 1" [ "$(jget /tmp/dep.json rings[ring=$R1].waited)" -ge 1 ]
+grep -v '"event":"job"' /tmp/dep.json >/tmp/dep.sum
+expect_eq "$R1 dependencies" 3 "$(jget /tmp/dep.sum rings[ring=$R1].deps)"
+expect_eq "$R0 dependencies" 0 "$(jget /tmp/dep.sum rings[ring=$R0].deps)"
+expect_eq "$R1 jobs" 5 "$(jget /tmp/dep.sum rings[ring=$R1].jobs)"
+check "$R1 jobs that waited >= 1" [ "$(jget /tmp/dep.sum rings[ring=$R1].waited)" -ge 1 ]
+grep '"event":"job"' /tmp/dep.json | grep "\"ring\":\"$R1\"" >/tmp/dep.r1
+expect_eq "$R1 jobs that waited on a $R0 job of the submitter" 3 \
+	"$(grep -c "\"waited_on\":\[{[^]]*\"ring\":\"$R0\",\"pid\":$PD," /tmp/dep.r1)"
+expect_eq "$R1 dependency waits exact (from the $R0 jobs' done)" 3 "$(grep -c '"dep_wait_exact":true' /tmp/dep.r1)"
+# the longest wait (the job behind @3) against the module's clock: from its
+# push to @3's fence signal. Handles run in submission order from h0.
+mine=$(sed -n 's/.*"dep_wait_ns":\([0-9]*\),.*/\1/p' /tmp/dep.r1 | sort -n | tail -1)
+theirs=$(awk '!/^#/ { push[$1] = $9; sig[$1] = $12; if (h0 == "" || $1 < h0) h0 = $1 }
+	END { print sig[h0 + 2] - push[h0 + 5] }' $J)
+check "longest dependency wait ${mine} ns within 10% of the module's ${theirs} ns" within "$mine" "$theirs" 10
+grep -m1 '"waited_on"' /tmp/dep.r1
 
 say "4. --stream: one line per job, --ring and --comm filters"
 start_xp /tmp/st.json --stream --json --ring $R1 || finish

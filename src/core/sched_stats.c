@@ -118,6 +118,7 @@ int xp_sched_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *
 	case XP_TP_DRM_SCHED_JOB_WAIT_DEP:
 		ev->kind = XP_SCHED_DEP;
 		err = xp_rawtp_u64(l, r, "id", &ev->job_id);
+		xp_rawtp_u64(l, r, "fence", &ev->dep_fence);
 		err = err ? err : xp_rawtp_u64(l, r, "ctx", &ev->dep_ctx);
 		err = err ? err : xp_rawtp_u64(l, r, "seqno", &ev->dep_seqno);
 		break;
@@ -183,6 +184,7 @@ enum {
 	J_RUNNING = 1 << 4,	/* run, not done */
 	J_ONRUNLIST = 1 << 5,	/* on its ring's list of running jobs */
 	J_INFERRED = 1 << 6,	/* completed by inference */
+	J_DEPREADY = 1 << 7,	/* every dependency's signal time known: dep_ready_ts */
 	/* which gauges the job is counted in, so that it leaves exactly those */
 	J_PEND_R = 1 << 8, J_PEND_P = 1 << 9, J_RUN_R = 1 << 10, J_RUN_P = 1 << 11,
 };
@@ -196,11 +198,28 @@ struct xp_sched_job {
 	int16_t ring;		/* -1: not known yet */
 	int32_t proc;		/* -1: not known */
 	uint64_t k1, k2, fence;
-	uint64_t q_ts, run_ts, wait_ts, last_ts;
+	uint64_t q_ts, run_ts, wait_ts, last_ts, dep_ready_ts;
 	uint32_t deps, unsched;
+	uint8_t ndep;
+	struct xp_sched_dep {
+		uint64_t a, b;		/* gen 2: context, seqno; gen 1: fence address, 0 */
+		uint64_t done_ts;	/* 0: not seen signalled */
+		uint64_t ctx, seqno;	/* as the event gave them */
+		int16_t ring;		/* -1: not a job we know */
+		uint32_t pid;
+	} dep[XP_SCHED_DEPS];
 	uint32_t pid, tid;
 	char comm[XP_COMM_LEN];
 };
+
+/* a completed job, remembered for the jobs that depend on it */
+struct xp_sched_done_ent {
+	uint64_t a, b, ts;
+	int16_t ring;
+	uint8_t gen;
+	uint32_t pid;
+};
+#define XP_SCHED_DONE_CACHE 4096
 
 static uint32_t hash64(uint64_t a, uint64_t b)
 {
@@ -226,7 +245,8 @@ int xp_sched_init(struct xp_sched_state *s, uint32_t cap, uint64_t max_age_ns)
 	s->jobs = calloc(n, sizeof(*s->jobs));
 	s->heads = calloc(n, sizeof(*s->heads));
 	s->fheads = calloc(n, sizeof(*s->fheads));
-	if (!s->jobs || !s->heads || !s->fheads) {
+	s->donec = calloc(XP_SCHED_DONE_CACHE, sizeof(*s->donec));
+	if (!s->jobs || !s->heads || !s->fheads || !s->donec) {
 		xp_sched_free(s);
 		return -ENOMEM;
 	}
@@ -241,7 +261,9 @@ void xp_sched_free(struct xp_sched_state *s)
 	free(s->jobs);
 	free(s->heads);
 	free(s->fheads);
+	free(s->donec);
 	free(s->procs);
+	s->donec = NULL;
 	s->jobs = NULL;
 	s->heads = s->fheads = NULL;
 	s->procs = NULL;
@@ -475,6 +497,77 @@ static void ungauge(struct xp_sched_state *s, struct xp_sched_job *j, uint64_t t
 	gauge(s, j, true, -1, ts);
 }
 
+static struct xp_sched_done_ent *done_slot(struct xp_sched_state *s, uint8_t gen, uint64_t a, uint64_t b)
+{
+	return &s->donec[hash64(a, b ^ gen) & (XP_SCHED_DONE_CACHE - 1)];
+}
+
+/* A job completed: remembered for the jobs that depend on its finished fence. */
+static void remember_done(struct xp_sched_state *s, const struct xp_sched_job *j, uint64_t ts)
+{
+	uint64_t a = j->gen == 1 ? j->fence : j->k1, b = j->gen == 1 ? 0 : j->k2;
+	struct xp_sched_done_ent *e;
+
+	if (j->gen == 1 && !a)
+		return;
+	e = done_slot(s, j->gen, a, b);
+	*e = (struct xp_sched_done_ent){ .a = a, .b = b, .ts = ts, .ring = j->ring, .gen = j->gen,
+					 .pid = j->pid };
+}
+
+/* What is known of a dependency: the job it is (open now, or done recently). */
+static void resolve_dep(struct xp_sched_state *s, uint8_t gen, struct xp_sched_dep *d)
+{
+	const struct xp_sched_done_ent *e;
+	uint32_t idx;
+
+	if (d->done_ts)
+		return;
+	e = done_slot(s, gen, d->a, d->b);
+	if (e->ts && e->gen == gen && e->a == d->a && e->b == d->b) {
+		d->done_ts = e->ts;
+		d->ring = e->ring;
+		d->pid = e->pid;
+		return;
+	}
+	if (d->ring >= 0 || !d->a)
+		return;
+	idx = gen == 1 ? find_fence(s, d->a) : find(s, 2, d->a, d->b);
+	if (idx && J(s, idx)->ring >= 0) {
+		d->ring = J(s, idx)->ring;
+		d->pid = J(s, idx)->pid;
+	}
+}
+
+/* Every dependency's signal seen: the moment the last one signalled. */
+static void deps_ready(struct xp_sched_state *s, struct xp_sched_job *j)
+{
+	uint64_t ready = 0;
+
+	if (!j->ndep || j->ndep < j->deps || (j->flags & J_DEPREADY))
+		return;
+	for (int i = 0; i < j->ndep; i++) {
+		resolve_dep(s, j->gen, &j->dep[i]);
+		if (!j->dep[i].done_ts)
+			return;
+		if (j->dep[i].done_ts > ready)
+			ready = j->dep[i].done_ts;
+	}
+	j->dep_ready_ts = ready;
+	j->flags |= J_DEPREADY;
+}
+
+/* The dependency wait of a job that ran, and whether it is exact. */
+static bool dep_wait(const struct xp_sched_job *j, uint64_t *ns)
+{
+	if ((j->flags & (J_DEPREADY | J_QUEUED)) == (J_DEPREADY | J_QUEUED)) {
+		*ns = j->dep_ready_ts > j->q_ts ? j->dep_ready_ts - j->q_ts : 0;
+		return true;
+	}
+	*ns = j->run_ts > j->wait_ts ? j->run_ts - j->wait_ts : 0;
+	return false;
+}
+
 /* A job ends: counted as done (complete) or incomplete, then forgotten. */
 static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool complete)
 {
@@ -500,9 +593,23 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
 			info.has_client = s->procs[j->proc].has_client;
 			info.client_id = s->procs[j->proc].client_id;
 		}
-		if (j->wait_ts && (j->flags & J_RUN)) {
-			info.has_depwait = true;
-			info.depwait_ns = j->run_ts > j->wait_ts ? j->run_ts - j->wait_ts : 0;
+		if (j->flags & J_RUN) {
+			deps_ready(s, j);
+			if ((j->flags & J_DEPREADY) || j->wait_ts) {
+				info.has_depwait = true;
+				info.depwait_exact = dep_wait(j, &info.depwait_ns);
+			}
+		}
+		info.ndep = j->ndep;
+		for (int i = 0; i < j->ndep; i++) {
+			struct xp_sched_dep *d = &j->dep[i];
+
+			resolve_dep(s, j->gen, d);
+			info.dep[i] = (struct xp_sched_dep_info){
+				.ctx = d->ctx, .seqno = d->seqno, .known = d->ring >= 0,
+				.ring = d->ring >= 0 ? s->rings[d->ring].name : "", .pid = d->pid,
+				.signaled = d->done_ts != 0, .signal_ts = d->done_ts,
+			};
 		}
 		if (!(j->flags & J_RUN))
 			s->missing_run++;
@@ -511,6 +618,7 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
 			info.has_run = false;	/* its execution time is unknown */
 		}
 		FOR_COUNTS(s, j, c, c->done++);
+		remember_done(s, j, ts);
 		if ((j->flags & J_RUN) && !(j->flags & J_INFERRED)) {
 			uint64_t exec = ts > j->run_ts ? ts - j->run_ts : 0;
 
@@ -601,8 +709,9 @@ static void qdelay(struct xp_sched_state *s, struct xp_sched_job *j)
 		s->out_of_order++;
 	d = j->run_ts > j->q_ts ? j->run_ts - j->q_ts : 0;
 	FOR_COUNTS(s, j, c, xp_hist_add(&c->qdelay, d));
-	if (j->wait_ts) {
-		d = j->run_ts > j->wait_ts ? j->run_ts - j->wait_ts : 0;
+	deps_ready(s, j);
+	if ((j->flags & J_DEPREADY) || j->wait_ts) {
+		dep_wait(j, &d);
 		FOR_COUNTS(s, j, c, xp_hist_add(&c->depwait, d));
 	}
 }
@@ -733,6 +842,14 @@ int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
 		qdelay(s, j);
 		break;
 	case XP_SCHED_DEP:
+		if (j->ndep < XP_SCHED_DEPS) {
+			struct xp_sched_dep *d = &j->dep[j->ndep++];
+
+			*d = (struct xp_sched_dep){ .a = ev->gen == 1 ? ev->dep_fence : ev->dep_ctx,
+						    .b = ev->gen == 1 ? 0 : ev->dep_seqno,
+						    .ctx = ev->dep_ctx, .seqno = ev->dep_seqno, .ring = -1 };
+			resolve_dep(s, ev->gen, d);
+		}
 		j->deps++;
 		if (ev->gen == 1 && !j->wait_ts && !(j->flags & J_RUN))
 			j->wait_ts = ev->ts;	/* 6.16-: taken by the scheduler, waited on until run */

@@ -14,6 +14,16 @@
  * queue event saw, and process filters apply here, after the join.
  * Bounded: the job table has a fixed capacity; jobs not seen for max_age, or
  * pushed out when it is full, are counted as incomplete, never leaked.
+ * Dependencies. The first XP_SCHED_DEPS fences a job depends on are kept.
+ * One that is another traced job's finished fence (6.17+: its context and
+ * seqno; up to 6.16: its address) is named by that job's ring and process,
+ * and its done event says exactly when it signalled (a small cache of recent
+ * completions remembers jobs already forgotten). When every dependency of a
+ * job is known so, its dependency wait is exact: from its queue to the last
+ * of them signalling (0 when they had all signalled before). Otherwise it is
+ * what the scheduler said: from finding the job blocked (wait_dep up to 6.16,
+ * unschedulable from 6.17) to its run, which includes the scheduler's own
+ * reaction time.
  */
 #ifndef XP_CORE_SCHED_STATS_H
 #define XP_CORE_SCHED_STATS_H
@@ -68,6 +78,7 @@ struct xp_sched_event {
 	uint64_t job_id;		/* gen 1: per-scheduler job id (queue, run, wait_dep) */
 	uint64_t ctx, seqno;		/* gen 2: the job's finished fence */
 	uint64_t dep_ctx, dep_seqno;	/* DEP, UNSCHED: the fence waited on */
+	uint64_t dep_fence;		/* gen 1 DEP: its address (a job's finished fence) */
 	bool has_counts;
 	uint32_t job_count;		/* jobs queued in the entity */
 	int32_t hw_job_count;		/* jobs (credits) on the hardware */
@@ -118,6 +129,17 @@ struct xp_sched_proc {
 };
 
 /* A completed job, for --stream. */
+#define XP_SCHED_DEPS 4
+
+struct xp_sched_dep_info {
+	uint64_t ctx, seqno;		/* the fence's context and seqno, as the event gave them */
+	bool known;			/* a traced job's finished fence: ring and pid below */
+	const char *ring;
+	uint32_t pid;
+	bool signaled;			/* that job's done seen: signal_ts */
+	uint64_t signal_ts;
+};
+
 struct xp_sched_job_info {
 	uint8_t gen;
 	const char *ring;
@@ -130,7 +152,10 @@ struct xp_sched_job_info {
 	uint64_t q_ts, run_ts, done_ts;
 	uint32_t deps, unsched;
 	bool has_depwait;
+	bool depwait_exact;		/* from the dependencies' own done events */
 	uint64_t depwait_ns;
+	uint8_t ndep;			/* dependencies kept (at most XP_SCHED_DEPS of deps) */
+	struct xp_sched_dep_info dep[XP_SCHED_DEPS];
 	bool inferred;			/* its done event was lost; a later job's done implies it */
 };
 
@@ -150,6 +175,7 @@ struct xp_sched_state {
 	uint64_t max_age_ns;
 	struct xp_sched_job *jobs;
 	uint32_t *heads, *fheads, nbuckets;	/* key chains, gen-1 fence chains */
+	struct xp_sched_done_ent *donec;	/* recent completions, direct-mapped */
 	uint32_t free_head, nused;
 	struct xp_sched_ring rings[XP_SCHED_MAX_RINGS + 1];	/* the last: "(other)" */
 	int nrings;

@@ -288,7 +288,7 @@ void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
 void xp_sched_stream_header(FILE *f)
 {
 	fprintf(f, "%-12s %-16s %-8s %-16s %-6s %-22s %10s %10s %4s %s\n", "TIME(s)", "RING", "PID",
-		"COMM", "CLIENT", "JOB", "QUEUE", "EXEC", "DEPS", "DEPWAIT");
+		"COMM", "CLIENT", "JOB", "QUEUE", "EXEC", "DEPS", "DEPWAIT ON");
 }
 
 static void job_name(const struct xp_sched_job_info *j, char *buf, size_t len)
@@ -312,9 +312,21 @@ void xp_sched_stream_text(FILE *f, const struct xp_sched_job_info *j, uint64_t t
 	if (j->has_client)
 		snprintf(cl, sizeof(cl), "%" PRIu64, j->client_id);
 	job_name(j, name, sizeof(name));
-	fprintf(f, "%-12.6f %-16.16s %-8u %-16.16s %-6s %-22s %10s %10s %4u %s\n",
+	fprintf(f, "%-12.6f %-16.16s %-8u %-16.16s %-6s %-22s %10s %10s %4u %s%s",
 		j->done_ts > t0 ? (double)(j->done_ts - t0) / 1e9 : 0.0, j->ring, j->pid,
-		j->comm[0] ? j->comm : "?", cl, name, q, e, j->deps, d);
+		j->comm[0] ? j->comm : "?", cl, name, q, e, j->deps, d,
+		j->has_depwait && !j->depwait_exact ? "~" : "");
+	/* what it waited on: a traced job's ring and pid, else the fence */
+	for (int i = 0; i < j->ndep; i++) {
+		if (j->dep[i].known)
+			fprintf(f, "%s%s/%u", i ? "," : " ", j->dep[i].ring, j->dep[i].pid);
+		else
+			fprintf(f, "%sfence %" PRIu64 ":%" PRIu64, i ? "," : " ", j->dep[i].ctx,
+				j->dep[i].seqno);
+	}
+	if (j->deps > j->ndep)
+		fprintf(f, ",+%u", j->deps - j->ndep);
+	fputc('\n', f);
 }
 
 void xp_sched_stream_json(struct xp_json *js, const struct xp_sched_job_info *j, uint64_t t0)
@@ -348,8 +360,29 @@ void xp_sched_stream_json(struct xp_json *js, const struct xp_sched_job_info *j,
 		xp_json_null(js);
 	xp_json_ku64(js, "deps", j->deps);
 	xp_json_ku64(js, "unschedulable", j->unsched);
-	if (j->has_depwait)
+	if (j->has_depwait) {
 		xp_json_ku64(js, "dep_wait_ns", j->depwait_ns);
+		xp_json_kbool(js, "dep_wait_exact", j->depwait_exact);
+	}
+	if (j->ndep) {
+		xp_json_key(js, "waited_on");
+		xp_json_begin_arr(js);
+		for (int i = 0; i < j->ndep; i++) {
+			const struct xp_sched_dep_info *dp = &j->dep[i];
+
+			xp_json_begin_obj(js);
+			xp_json_ku64(js, "fence_context", dp->ctx);
+			xp_json_ku64(js, "fence_seqno", dp->seqno);
+			if (dp->known) {
+				xp_json_kstr(js, "ring", dp->ring);
+				xp_json_ku64(js, "pid", dp->pid);
+			}
+			if (dp->signaled)
+				xp_json_ku64(js, "signaled_ns", dp->signal_ts > t0 ? dp->signal_ts - t0 : 0);
+			xp_json_end_obj(js);
+		}
+		xp_json_end_arr(js);
+	}
 	xp_json_end_obj(js);
 	xp_json_finish(js);
 }

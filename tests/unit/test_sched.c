@@ -85,6 +85,15 @@ static void odone(struct xp_sched_state *s, uint64_t ts, uint64_t fence)
 	CHECK(feed(s, &r) == 0);
 }
 
+static void odepf(struct xp_sched_state *s, uint64_t ts, const char *ring, uint64_t id,
+		  uint64_t ctx, uint64_t seq, uint64_t fence)
+{
+	struct fv f[] = { { "id", id }, { "fence", fence }, { "ctx", ctx }, { "seqno", seq } };
+	struct xp_rawtp_rec r = mk(XP_TP_DRM_SCHED_JOB_WAIT_DEP, ts, 77, "kworker", ring, f, 4);
+
+	CHECK(feed(s, &r) == 0);
+}
+
 static void odep(struct xp_sched_state *s, uint64_t ts, const char *ring, uint64_t id,
 		 uint64_t ctx, uint64_t seq)
 {
@@ -394,6 +403,16 @@ static void t_new_deps_order(void)
 	CHECK(seen[1].k1 == 200 && seen[1].k2 == 5 && seen[1].deps == 1 && seen[1].pid == 40);
 	CHECK(seen[2].k1 == 100 && seen[2].k2 == 2 && seen[2].deps == 2 && seen[2].unsched == 1);
 	CHECK(seen[2].has_depwait && seen[2].depwait_ns == 4 * MS - (2 * MS + 1 * US));
+	/* what they waited on: 200:5 on job 100:1, traced, so its wait is exact
+	 * (queue -> 100:1's done); 100:2 on fences of no traced job */
+	CHECK(seen[1].has_depwait && seen[1].depwait_exact);
+	CHECK_U64(seen[1].depwait_ns, 3 * MS - (1 * MS + 4 * US));
+	CHECK(seen[1].ndep == 1 && seen[1].dep[0].known && !strcmp(seen[1].dep[0].ring, "ring0"));
+	CHECK(seen[1].dep[0].pid == 30 && seen[1].dep[0].signaled && seen[1].dep[0].signal_ts == 3 * MS);
+	CHECK(seen[1].dep[0].ctx == 100 && seen[1].dep[0].seqno == 1);
+	CHECK(!seen[2].depwait_exact && seen[2].ndep == 2 && !seen[2].dep[0].known);
+	CHECK(seen[2].dep[0].ctx == 200 && seen[2].dep[0].seqno == 4 && seen[2].dep[1].ctx == 300);
+	CHECK(r1->c.depwait.count == 1 && r1->c.depwait.max == 3 * MS - (1 * MS + 4 * US));
 	CHECK_U64(xp_sched_open_jobs(&s), 0);
 	CHECK_U64(s.unmatched + s.evicted, 0);
 
@@ -408,7 +427,64 @@ static void t_new_deps_order(void)
 	CHECK(r0->c.done == 4 && r0->c.deps == 3 && a->c.deps == 3 && b->c.deps == 1);
 	CHECK(nseen == 5 && seen[4].deps == 1 && seen[4].pid == 30);
 	CHECK_U64(s.nprocs, 2);
+
+	/* a dependency done and forgotten before the job was queued: named from
+	 * the recent completions, and it did not wait at all */
+	nq(&s, XP_TP_DRM_SCHED_JOB_QUEUE, 20 * MS, 40, "game", "ring1", 200, 7, 8);
+	ndep(&s, XP_TP_DRM_SCHED_JOB_ADD_DEP, 20 * MS + 1 * US, 40, 200, 7, 100, 2);
+	nq(&s, XP_TP_DRM_SCHED_JOB_RUN, 21 * MS, 0, "kworker", "ring1", 200, 7, 8);
+	ndone(&s, 22 * MS, 200, 7);
+	CHECK(nseen == 6 && seen[5].ndep == 1 && seen[5].dep[0].known && seen[5].dep[0].pid == 30);
+	CHECK(seen[5].dep[0].signal_ts == 6 * MS && seen[5].depwait_exact && seen[5].depwait_ns == 0);
 	xp_sched_free(&s);
+}
+
+/* Up to 6.16 a dependency is named by its address: a traced job's finished fence. */
+static void t_old_dep_named(void)
+{
+	struct xp_sched_state s;
+
+	init(&s, 64);
+	oq(&s, 1 * MS, 10, "a", "gfx", 1, 0x1, 1);
+	oq(&s, 1 * MS + 2 * US, 20, "b", "comp", 1, 0x3, 1);
+	orun(&s, 2 * MS, "gfx", 1, 0x1);
+	odepf(&s, 2 * MS + 1 * US, "comp", 1, 50, 3, 0x1);	/* comp/1 waits for gfx/1 */
+	odone(&s, 4 * MS, 0x1);
+	orun(&s, 4 * MS + 10 * US, "comp", 1, 0x3);
+	odone(&s, 5 * MS, 0x3);
+	CHECK(nseen == 2 && seen[1].ndep == 1 && seen[1].dep[0].known);
+	CHECK(!strcmp(seen[1].dep[0].ring, "gfx") && seen[1].dep[0].pid == 10);
+	CHECK(seen[1].dep[0].ctx == 50 && seen[1].dep[0].seqno == 3 && seen[1].dep[0].signal_ts == 4 * MS);
+	CHECK(seen[1].depwait_exact && seen[1].depwait_ns == 4 * MS - (1 * MS + 2 * US));
+	xp_sched_free(&s);
+}
+
+/* --stream: what a job waited on, by ring and pid when traced, else by fence */
+static void t_stream_deps(void)
+{
+	struct xp_sched_job_info j = {
+		.gen = 2, .ring = "ring1", .pid = 40, .tid = 40, .comm = "game", .k1 = 200, .k2 = 5,
+		.has_queue = true, .has_run = true, .q_ts = 1 * MS, .run_ts = 3 * MS, .done_ts = 5 * MS,
+		.deps = 3, .has_depwait = true, .depwait_exact = true, .depwait_ns = 2 * MS, .ndep = 2,
+		.dep = { { .ctx = 100, .seqno = 1, .known = true, .ring = "ring0", .pid = 30,
+			   .signaled = true, .signal_ts = 3 * MS },
+			 { .ctx = 77, .seqno = 9 } },
+	};
+	struct xp_json js;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f != NULL);
+	xp_json_init(&js, f, false);
+	xp_sched_stream_json(&js, &j, 1 * MS);
+	xp_sched_stream_text(f, &j, 1 * MS);
+	fclose(f);
+	CHECK(strstr(buf, "\"dep_wait_ns\":2000000,\"dep_wait_exact\":true,\"waited_on\":["
+			  "{\"fence_context\":100,\"fence_seqno\":1,\"ring\":\"ring0\",\"pid\":30,"
+			  "\"signaled_ns\":2000000},{\"fence_context\":77,\"fence_seqno\":9}]") != NULL);
+	CHECK(strstr(buf, "    3 2.00ms ring0/30,fence 77:9,+1\n") != NULL);
+	free(buf);
 }
 
 static void t_new_basic(void)
@@ -899,6 +975,8 @@ int main(void)
 	RUN(t_old_fence_reuse);
 	RUN(t_old_deps);
 	RUN(t_old_deps_order);
+	RUN(t_old_dep_named);
+	RUN(t_stream_deps);
 	RUN(t_new_deps_order);
 	RUN(t_new_basic);
 	RUN(t_out_of_order);
