@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "core/devices.h"
 #include "core/parse.h"
 #include "core/vblank_stats.h"
 #include "live/rawtp_live.h"
@@ -47,6 +48,8 @@ static void help(FILE *f)
 "timestamp of the vblank requested, or on a later vblank than requested.\n"
 "Deliveries fire in the vblank interrupt: a file that never queued a request\n"
 "(page flips, atomic commits) cannot be named and shows as (unknown).\n"
+"The vblank events carry a CRTC index and no device: with several display\n"
+"devices, a CRTC row adds up that index on all of them (said at start-up).\n"
 "\n"
 "Options:\n"
 "  -d, --duration SECONDS   stop after SECONDS (default: until Ctrl-C)\n"
@@ -230,6 +233,15 @@ int cmd_vblank(int argc, char **argv)
 	xp_signals_install();
 	if (o.stream && !o.json)
 		xp_vbl_stream_header(stdout);
+	{
+		char cards[128];
+		int n = xp_display_devices("", cards, sizeof(cards));
+
+		if (n > 1)
+			fprintf(stderr, "note: %d display devices (%s); the vblank events name only the "
+					"CRTC index, so each CRTC row adds up that index on all of them\n",
+				n, cards);
+	}
 	if (o.duration_s)
 		fprintf(stderr, "Tracing vblanks (%d drm events) for %g s.\n", r->layout.npresent, o.duration_s);
 	else

@@ -239,3 +239,41 @@ void xp_devices_describe(const struct xp_devices *d, uint32_t dev, struct xp_dev
 	out->driver = m ? kind_driver(m->kind) : "";
 	snprintf(out->name, sizeof(out->name), "char %u:%u", XP_KDEV_MAJOR(dev), XP_KDEV_MINOR(dev));
 }
+
+int xp_display_devices(const char *root, char *names, size_t len)
+{
+	char path[PATH_MAX], seen[16][16];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	if (len)
+		names[0] = '\0';
+	snprintf(path, sizeof(path), "%s/sys/class/drm", root);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < 16) {
+		unsigned int card;
+		int end = 0, known = 0;
+
+		/* a connector: "card<N>-<name>" */
+		if (sscanf(e->d_name, "card%u%n", &card, &end) != 1 || e->d_name[end] != '-')
+			continue;
+		for (int i = 0; i < n; i++)
+			known |= strncmp(seen[i], e->d_name, (size_t)end) == 0 && seen[i][end] == '\0';
+		if (known || end >= (int)sizeof(seen[0]))
+			continue;
+		memcpy(seen[n], e->d_name, (size_t)end);
+		seen[n][end] = '\0';
+		n++;
+	}
+	closedir(d);
+	for (int i = 0; i < n; i++) {
+		size_t used = strlen(names);
+
+		if (used + 1 < len)
+			snprintf(names + used, len - used, "%s%s", i ? ", " : "", seen[i]);
+	}
+	return n;
+}

@@ -47,6 +47,13 @@ int xp_devices_scan(struct xp_devices *d, const char *root);
 /* Adds one node (--device PATH); -ENOTTY when it is no character device. */
 int xp_devices_add_path(struct xp_devices *d, const char *root, const char *path);
 
+/*
+ * DRM devices that drive displays: those with connectors in
+ * ROOT/sys/class/drm ("card0-HDMI-A-1" belongs to card0). Writes their names,
+ * comma-separated, to names and returns how many there are.
+ */
+int xp_display_devices(const char *root, char *names, size_t len);
+
 /* The node for a kernel dev_t, or NULL. */
 const struct xp_devnode *xp_devices_find(const struct xp_devices *d, uint32_t dev);
 

@@ -227,6 +227,38 @@ static void test_parse_majors(void)
 	free(d);
 }
 
+static void test_display_devices(void)
+{
+	char names[64];
+
+	if (new_root())
+		return;
+	CHECK(xp_display_devices(tmp_root, names, sizeof(names)) == 0);	/* no sysfs at all */
+	CHECK_STR(names, "");
+	/* card0 and card1 drive displays; card2 (render only) and renderD128 do not */
+	CHECK(make_parents(tmp_root, "sys/class/drm/card0/x") == 0);
+	CHECK(make_parents(tmp_root, "sys/class/drm/card0-Virtual-1/x") == 0);
+	CHECK(make_parents(tmp_root, "sys/class/drm/card2/x") == 0);
+	CHECK(make_parents(tmp_root, "sys/class/drm/renderD128/x") == 0);
+	CHECK(xp_display_devices(tmp_root, names, sizeof(names)) == 1);
+	CHECK_STR(names, "card0");
+	CHECK(make_parents(tmp_root, "sys/class/drm/card1-HDMI-A-1/x") == 0);
+	CHECK(make_parents(tmp_root, "sys/class/drm/card1-DP-2/x") == 0);
+	CHECK(make_parents(tmp_root, "sys/class/drm/card10-DP-1/x") == 0);
+	CHECK(xp_display_devices(tmp_root, names, sizeof(names)) == 3);
+	{	/* readdir's order: each name once, whatever the order */
+		char copy[64], *tok, *save = NULL;
+		int mask = 0;
+
+		snprintf(copy, sizeof(copy), "%s", names);
+		for (tok = strtok_r(copy, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+			mask |= !strcmp(tok, "card0") ? 1 : !strcmp(tok, "card1") ? 2 :
+				!strcmp(tok, "card10") ? 4 : 8;
+		CHECK(mask == 7);
+	}
+	remove_tree(tmp_root);
+}
+
 static void test_driver_from_sysfs(void)
 {
 	char buf[32];
@@ -474,6 +506,7 @@ int main(void)
 	RUN(test_major_kind);
 	RUN(test_parse_majors);
 	RUN(test_driver_from_sysfs);
+	RUN(test_display_devices);
 	RUN(test_add_path);
 	RUN(test_describe);
 	RUN(test_scan_proc_only);
