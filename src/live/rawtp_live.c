@@ -41,7 +41,13 @@ int xp_rawtp_live_prepare(struct bpf_object *obj, const char *cap, const struct 
 int xp_rawtp_live_attach(struct bpf_object *obj, const char *cap, const struct xp_rawtp_layout *l,
 			 struct bpf_link *links[XP_RAWTP_MAX_EV], char *why, size_t whylen)
 {
-	for (int i = 0; i < l->n; i++) {
+	/*
+	 * Last event first: the tables list a capability's events from start to
+	 * end (queue, run, done; queued, delivered; create, destroy), so the end
+	 * of anything seen starting is already watched. The other order loses
+	 * the completions of jobs that start and end while attaching.
+	 */
+	for (int i = l->n - 1; i >= 0; i--) {
 		if (!l->present[i])
 			continue;
 		links[i] = bpf_program__attach_tracepoint(prog(obj, cap, i), l->group[i], l->ev[i].name);

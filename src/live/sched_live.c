@@ -64,20 +64,21 @@ static int load(struct xp_sched_live *lv, struct xp_rawtp_layout *l,
 		snprintf(why, whylen, "loading the BPF programs: %s", strerror(-err));
 		return err;
 	}
-	if (done)
+	/* the completion first, so that every job seen running is seen done */
+	if (done) {
+		lv->done_link = bpf_program__attach_raw_tracepoint(lv->skel->progs.xp_sched_done_raw,
+								   l->ev[done->ev].name);
+		if (!lv->done_link) {
+			err = -errno;
+			snprintf(why, whylen, "attaching the raw tracepoint %s: %s",
+				 l->ev[done->ev].name, strerror(-err));
+			return err;
+		}
 		l->present[done->ev] = false;	/* the classic attach skips it */
+	}
 	err = xp_rawtp_live_attach(lv->skel->obj, "sched", l, lv->links, why, whylen);
 	if (done)
 		l->present[done->ev] = true;
-	if (err || !done)
-		return err;
-	lv->done_link = bpf_program__attach_raw_tracepoint(lv->skel->progs.xp_sched_done_raw,
-							   l->ev[done->ev].name);
-	if (!lv->done_link) {
-		err = -errno;
-		snprintf(why, whylen, "attaching the raw tracepoint %s: %s", l->ev[done->ev].name,
-			 strerror(-err));
-	}
 	return err;
 }
 

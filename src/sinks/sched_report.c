@@ -360,6 +360,8 @@ void xp_sched_stream_json(struct xp_json *js, const struct xp_sched_job_info *j,
 		xp_json_null(js);
 	xp_json_ku64(js, "deps", j->deps);
 	xp_json_ku64(js, "unschedulable", j->unsched);
+	if (j->inferred)
+		xp_json_kbool(js, "done_inferred", true);
 	if (j->has_depwait) {
 		xp_json_ku64(js, "dep_wait_ns", j->depwait_ns);
 		xp_json_kbool(js, "dep_wait_exact", j->depwait_exact);
