@@ -204,6 +204,7 @@ struct xp_sched_job {
 	struct xp_sched_dep {
 		uint64_t a, b;		/* gen 2: context, seqno; gen 1: fence address, 0 */
 		uint64_t done_ts;	/* 0: not seen signalled */
+		uint64_t since;		/* open when named: only a later completion is it */
 		uint64_t ctx, seqno;	/* as the event gave them */
 		int16_t ring;		/* -1: not a job we know */
 		uint32_t pid;
@@ -524,7 +525,8 @@ static void resolve_dep(struct xp_sched_state *s, uint8_t gen, struct xp_sched_d
 	if (d->done_ts)
 		return;
 	e = done_slot(s, gen, d->a, d->b);
-	if (e->ts && e->gen == gen && e->a == d->a && e->b == d->b) {
+	/* up to 6.16 the key is an address: an older job's completion there is not it */
+	if (e->ts && e->ts >= d->since && e->gen == gen && e->a == d->a && e->b == d->b) {
 		d->done_ts = e->ts;
 		d->ring = e->ring;
 		d->pid = e->pid;
@@ -845,9 +847,14 @@ int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
 		if (j->ndep < XP_SCHED_DEPS) {
 			struct xp_sched_dep *d = &j->dep[j->ndep++];
 
+			uint32_t dj;
+
 			*d = (struct xp_sched_dep){ .a = ev->gen == 1 ? ev->dep_fence : ev->dep_ctx,
 						    .b = ev->gen == 1 ? 0 : ev->dep_seqno,
 						    .ctx = ev->dep_ctx, .seqno = ev->dep_seqno, .ring = -1 };
+			dj = !d->a ? 0 : ev->gen == 1 ? find_fence(s, d->a) : find(s, 2, d->a, d->b);
+			if (dj && dj != idx)
+				d->since = ev->ts;	/* still open: its completion is yet to come */
 			resolve_dep(s, ev->gen, d);
 		}
 		j->deps++;

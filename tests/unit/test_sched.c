@@ -456,6 +456,18 @@ static void t_old_dep_named(void)
 	CHECK(!strcmp(seen[1].dep[0].ring, "gfx") && seen[1].dep[0].pid == 10);
 	CHECK(seen[1].dep[0].ctx == 50 && seen[1].dep[0].seqno == 3 && seen[1].dep[0].signal_ts == 4 * MS);
 	CHECK(seen[1].depwait_exact && seen[1].depwait_ns == 4 * MS - (1 * MS + 2 * US));
+	/* 0x1 is freed and reused by gfx/2; comp/2 depends on that new holder
+	 * while it is open: gfx/1's completion at the same address is not it */
+	oq(&s, 6 * MS, 10, "a", "gfx", 2, 0x1, 1);
+	oq(&s, 6 * MS + 1 * US, 20, "b", "comp", 2, 0x4, 1);
+	odepf(&s, 6 * MS + 2 * US, "comp", 2, 50, 4, 0x1);
+	orun(&s, 7 * MS, "gfx", 2, 0x1);
+	odone(&s, 9 * MS, 0x1);
+	orun(&s, 9 * MS + 10 * US, "comp", 2, 0x4);
+	odone(&s, 10 * MS, 0x4);
+	CHECK(nseen == 4 && seen[3].k2 == 2 && !strcmp(seen[3].ring, "comp"));
+	CHECK(seen[3].dep[0].signal_ts == 9 * MS && seen[3].depwait_exact);
+	CHECK_U64(seen[3].depwait_ns, 9 * MS - (6 * MS + 1 * US));
 	xp_sched_free(&s);
 }
 
