@@ -49,6 +49,23 @@ static const char *human(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
+/* One row of a moves-by-placement table (amdgpu and xe), text and JSON. */
+#define MOVE_HDR "  %-9s %-9s %8s %12s\n", "FROM", "TO", "MOVES", "BYTES"
+static void text_move(FILE *f, const char *from, const char *to, uint64_t n, uint64_t bytes)
+{
+	fprintf(f, "  %-9s %-9s %8" PRIu64 " %12" PRIu64 "\n", from, to, n, bytes);
+}
+
+static void json_move(struct xp_json *j, const char *from, const char *to, uint64_t n, uint64_t bytes)
+{
+	xp_json_begin_obj(j);
+	xp_json_kstr(j, "from", from);
+	xp_json_kstr(j, "to", to);
+	xp_json_ku64(j, "count", n);
+	xp_json_ku64(j, "bytes", bytes);
+	xp_json_end_obj(j);
+}
+
 static int group_events(const struct xp_rawtp_layout *l, const char *group, int *present,
 			const char **actual)
 {
@@ -105,13 +122,12 @@ static void text_amdgpu(FILE *f, const struct xp_mem_report *r)
 			fprintf(f, ", %s/s", human((uint64_t)((double)s->amd_move_bytes / secs), b, sizeof(b)));
 		fputc('\n', f);
 		if (s->amd_moves) {
-			fprintf(f, "  %-9s %-9s %8s %12s\n", "FROM", "TO", "MOVES", "BYTES");
+			fprintf(f, MOVE_HDR);
 			for (int i = 0; i < XP_MEM_PLACEMENTS; i++)
 				for (int k = 0; k < XP_MEM_PLACEMENTS; k++)
 					if (s->amd_move_n[i][k])
-						fprintf(f, "  %-9s %-9s %8" PRIu64 " %12" PRIu64 "\n",
-							xp_amd_placement_name(i), xp_amd_placement_name(k),
-							s->amd_move_n[i][k], s->amd_move_b[i][k]);
+						text_move(f, xp_amd_placement_name(i), xp_amd_placement_name(k),
+							  s->amd_move_n[i][k], s->amd_move_b[i][k]);
 		}
 	}
 	if (has(l, XP_MEM_AMD_CS_IOCTL) || has(l, XP_MEM_AMD_RUN_JOB)) {
@@ -210,10 +226,9 @@ static void text_xe(FILE *f, const struct xp_mem_report *r)
 		s->xe_bos, human(s->xe_bo_bytes, a, sizeof(a)), s->xe_moves,
 		human(s->xe_move_bytes, b, sizeof(b)), s->xe_moves_new, s->xe_vma_faults);
 	if (s->nxe_moves)
-		fprintf(f, "  %-9s %-9s %8s %12s\n", "FROM", "TO", "MOVES", "BYTES");
+		fprintf(f, MOVE_HDR);
 	for (int i = 0; i < s->nxe_moves; i++)
-		fprintf(f, "  %-9s %-9s %8" PRIu64 " %12" PRIu64 "\n", s->xe_move[i].from, s->xe_move[i].to,
-			s->xe_move[i].count, s->xe_move[i].bytes);
+		text_move(f, s->xe_move[i].from, s->xe_move[i].to, s->xe_move[i].count, s->xe_move[i].bytes);
 }
 
 void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
@@ -325,14 +340,9 @@ static void json_amdgpu(struct xp_json *j, const struct xp_mem_report *r)
 	xp_json_begin_arr(j);
 	for (int i = 0; i < XP_MEM_PLACEMENTS; i++)
 		for (int k = 0; k < XP_MEM_PLACEMENTS; k++)
-			if (s->amd_move_n[i][k]) {
-				xp_json_begin_obj(j);
-				xp_json_kstr(j, "from", xp_amd_placement_name(i));
-				xp_json_kstr(j, "to", xp_amd_placement_name(k));
-				xp_json_ku64(j, "count", s->amd_move_n[i][k]);
-				xp_json_ku64(j, "bytes", s->amd_move_b[i][k]);
-				xp_json_end_obj(j);
-			}
+			if (s->amd_move_n[i][k])
+				json_move(j, xp_amd_placement_name(i), xp_amd_placement_name(k),
+					  s->amd_move_n[i][k], s->amd_move_b[i][k]);
 	xp_json_end_arr(j);
 	xp_json_end_obj(j);
 
@@ -451,14 +461,8 @@ static void json_xe(struct xp_json *j, const struct xp_mem_report *r)
 	xp_json_ku64(j, "moves_without_source_bytes", s->xe_move_new_bytes);
 	xp_json_key(j, "by_placement");
 	xp_json_begin_arr(j);
-	for (int i = 0; i < s->nxe_moves; i++) {
-		xp_json_begin_obj(j);
-		xp_json_kstr(j, "from", s->xe_move[i].from);
-		xp_json_kstr(j, "to", s->xe_move[i].to);
-		xp_json_ku64(j, "count", s->xe_move[i].count);
-		xp_json_ku64(j, "bytes", s->xe_move[i].bytes);
-		xp_json_end_obj(j);
-	}
+	for (int i = 0; i < s->nxe_moves; i++)
+		json_move(j, s->xe_move[i].from, s->xe_move[i].to, s->xe_move[i].count, s->xe_move[i].bytes);
 	xp_json_end_arr(j);
 	xp_json_ku64(j, "vma_pagefaults", s->xe_vma_faults);
 	xp_json_end_obj(j);
