@@ -541,22 +541,27 @@ static void resolve_dep(struct xp_sched_state *s, uint8_t gen, struct xp_sched_d
 	}
 }
 
-/* Every dependency's signal seen: the moment the last one signalled. */
+/*
+ * Resolves every kept dependency; when all of them (and no more than were
+ * kept) were seen signalled, the moment the last one did is dep_ready_ts.
+ */
 static void deps_ready(struct xp_sched_state *s, struct xp_sched_job *j)
 {
 	uint64_t ready = 0;
+	bool all = j->ndep && j->ndep == j->deps;
 
-	if (!j->ndep || j->ndep < j->deps || (j->flags & J_DEPREADY))
+	if (j->flags & J_DEPREADY)
 		return;
 	for (int i = 0; i < j->ndep; i++) {
 		resolve_dep(s, j->gen, &j->dep[i]);
-		if (!j->dep[i].done_ts)
-			return;
+		all = all && j->dep[i].done_ts;
 		if (j->dep[i].done_ts > ready)
 			ready = j->dep[i].done_ts;
 	}
-	j->dep_ready_ts = ready;
-	j->flags |= J_DEPREADY;
+	if (all) {
+		j->dep_ready_ts = ready;
+		j->flags |= J_DEPREADY;
+	}
 }
 
 /* The dependency wait of a job that ran, and whether it is exact. */
@@ -595,18 +600,15 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
 			info.has_client = s->procs[j->proc].has_client;
 			info.client_id = s->procs[j->proc].client_id;
 		}
-		if (j->flags & J_RUN) {
-			deps_ready(s, j);
-			if ((j->flags & J_DEPREADY) || j->wait_ts) {
-				info.has_depwait = true;
-				info.depwait_exact = dep_wait(j, &info.depwait_ns);
-			}
+		deps_ready(s, j);
+		if ((j->flags & J_RUN) && ((j->flags & J_DEPREADY) || j->wait_ts)) {
+			info.has_depwait = true;
+			info.depwait_exact = dep_wait(j, &info.depwait_ns);
 		}
 		info.ndep = j->ndep;
 		for (int i = 0; i < j->ndep; i++) {
-			struct xp_sched_dep *d = &j->dep[i];
+			const struct xp_sched_dep *d = &j->dep[i];
 
-			resolve_dep(s, j->gen, d);
 			info.dep[i] = (struct xp_sched_dep_info){
 				.ctx = d->ctx, .seqno = d->seqno, .known = d->ring >= 0,
 				.ring = d->ring >= 0 ? s->rings[d->ring].name : "", .pid = d->pid,
@@ -853,9 +855,14 @@ int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
 						    .b = ev->gen == 1 ? 0 : ev->dep_seqno,
 						    .ctx = ev->dep_ctx, .seqno = ev->dep_seqno, .ring = -1 };
 			dj = !d->a ? 0 : ev->gen == 1 ? find_fence(s, d->a) : find(s, 2, d->a, d->b);
-			if (dj && dj != idx)
-				d->since = ev->ts;	/* still open: its completion is yet to come */
-			resolve_dep(s, ev->gen, d);
+			if (dj && dj != idx) {
+				/* still open: its completion is yet to come */
+				d->since = ev->ts;
+				d->ring = J(s, dj)->ring;
+				d->pid = J(s, dj)->pid;
+			} else {
+				resolve_dep(s, ev->gen, d);	/* done recently, perhaps */
+			}
 		}
 		j->deps++;
 		if (ev->gen == 1 && !j->wait_ts && !(j->flags & J_RUN))
