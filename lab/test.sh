@@ -99,6 +99,8 @@ for k in "${kernels[@]}"; do
 		fi
 		if [ $rc -ne 0 ] && [ $rc -ne $EX_SKIP ]; then
 			grep -E '^(FAIL|guest|lab: error)' "$log_file" | sed 's/^/    /' | head -20
+			# what the guest kernel said when it died, if it did
+			grep -E -m4 '(Kernel panic|BUG:|Oops|RIP: )' "$log_file" | sed 's/^/    console: /'
 		fi
 	done
 done

@@ -8,7 +8,9 @@
  *
  * Each frame: DRM_IOCTL_WAIT_VBLANK for an event at the next vblank
  * (relative 1), then read the event back. After the K-th event it sleeps
- * MS before asking again, so the events it gets skip vblanks. Prints:
+ * MS before asking again, so the events it gets skip vblanks. It runs as a
+ * real-time task where it may, so that "keeping up" does not depend on what
+ * else the guest's one CPU is doing (the tracer among it). Prints:
  *   mode WxH clock KHZ htotal H vtotal V refresh_mhz R crtc_index I
  *   events N requests N
  *   seq FIRST LAST
@@ -18,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +75,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: vblstall DEVICE frames=N [stall_at=K stall_ms=MS]\n");
 		return 2;
 	}
+	struct sched_param sp = { .sched_priority = 10 };
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		fprintf(stderr, "vblstall: not a real-time task: %s\n", strerror(errno));
 	frames = arg(argc, argv, "frames", 60);
 	stall_at = arg(argc, argv, "stall_at", 0);
 	stall_ms = arg(argc, argv, "stall_ms", 0);
