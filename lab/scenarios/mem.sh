@@ -15,7 +15,7 @@
 need_xputrace
 REL=$(uname -r)
 AMD_EV="amdgpu_bo_create amdgpu_bo_move amdgpu_cs_ioctl amdgpu_sched_run_job amdgpu_iv"
-I915_EV="i915_gem_object_create i915_gem_object_destroy i915_vma_bind i915_vma_unbind i915_gem_evict i915_gem_evict_node i915_gem_evict_vm i915_gem_shrink i915_gem_object_fault"
+I915_EV="i915_gem_object_create i915_gem_object_destroy i915_vma_bind i915_vma_unbind i915_gem_evict i915_gem_evict_node i915_gem_evict_vm i915_gem_shrink i915_gem_object_fault i915_request_add i915_request_retire i915_request_wait_begin i915_request_wait_end"
 XE_EV="xe_exec_queue_create xe_exec_queue_destroy xe_sched_job_create xe_sched_job_run xe_bo_move xe_vma_pagefault xe_bo_create"
 
 start_xp() { # OUT ARGS...: xputrace in the background, waits until attached
@@ -117,6 +117,16 @@ fire evict n=2 size=131072
 fire evict_node n=1
 fire evict_vm n=1
 fire shrink n=3 target=128
+# i915 requests: 4 on rcs0 (ctx 5) and 2 on bcs0 (ctx 6) added; all retired by
+# a worker at least 200 ms later except rcs0's last, plus one retire of a
+# request added before tracing; 3 waits of 20 ms each in the writer
+fire rq_add n=4 ctx=5 seqno=1 class=0 instance=0
+fire rq_add n=2 ctx=6 seqno=1 class=1 instance=0
+sleep 0.2
+fire rq_retire n=3 ctx=5 seqno=1 class=0 instance=0
+fire rq_retire n=2 ctx=6 seqno=1 class=1 instance=0
+fire rq_retire n=1 ctx=5 seqno=100 class=0 instance=0
+fire rq_wait n=3 ctx=5 seqno=1 class=0 instance=0 us=20000
 # xe: 3 exec queues (2 render, 1 copy) and 1 destroyed, 5 jobs created and 4
 # run, 3 BOs of 2 MiB, 2 moves vram0 -> system of 1 MiB and 1 first placement
 # in gtt of 64 KiB, 4 VMA page faults
@@ -135,8 +145,8 @@ for p in $P1 $P2 $P3; do wait $p || bad "xputrace (pid $p) exit status $?"; done
 J=$S/all.json
 cat $J; echo
 for kv in \
-	events_seen=87 drops.total=0 undecodable=0 \
-	amdgpu.group=xpmem_amdgpu amdgpu.events_present=5 i915.group=xpmem_i915 i915.events_present=9 \
+	events_seen=105 drops.total=0 undecodable=0 \
+	amdgpu.group=xpmem_amdgpu amdgpu.events_present=5 i915.group=xpmem_i915 i915.events_present=13 \
 	xe.group=xpmem_xe xe.events_present=7 \
 	amdgpu.bo_create.per_process=true amdgpu.bo_create.count=6 amdgpu.bo_create.bytes=7405568 \
 	amdgpu.bo_create.bytes_vram_preferred=7340032 amdgpu.bo_create.bytes_gtt_preferred=65536 \
@@ -157,6 +167,14 @@ for kv in \
 	i915.pressure.evict=2 i915.pressure.evict_bytes=262144 i915.pressure.evict_node=1 \
 	i915.pressure.evict_vm=1 i915.pressure.shrink=3 i915.pressure.shrink_target_pages=384 \
 	i915.faults.gtt_write=4 i915.faults.gtt_read=0 i915.faults.cpu_read=2 i915.faults.cpu_write=0 \
+	i915.requests.per_process=false i915.requests.added=6 i915.requests.retired=6 \
+	i915.requests.retired_add_unseen=1 i915.requests.in_flight=1 \
+	'i915.requests.engines[engine=rcs0].added=4' 'i915.requests.engines[engine=rcs0].retired=4' \
+	'i915.requests.engines[engine=rcs0].add_unseen=1' 'i915.requests.engines[engine=rcs0].in_flight=1' \
+	'i915.requests.engines[engine=rcs0].add_to_retire_ns.count=3' 'i915.requests.engines[engine=bcs0].class=1' \
+	'i915.requests.engines[engine=bcs0].added=2' 'i915.requests.engines[engine=bcs0].in_flight=0' \
+	'i915.requests.engines[engine=bcs0].add_to_retire_ns.count=2' \
+	i915.requests.waits=3 i915.requests.waits_without_start=0 i915.requests.wait_ns.count=3 \
 	xe.submit.exec_queues_created=3 xe.submit.exec_queues_by_class.render=2 \
 	xe.submit.exec_queues_by_class.copy=1 xe.submit.exec_queues_destroyed=1 \
 	xe.submit.jobs_created=5 xe.submit.jobs_run=4 \
@@ -169,18 +187,28 @@ for kv in \
 	"processes[pid=$$].amdgpu_vram_in_gtt=2" "processes[pid=$$].amdgpu_submits=5" \
 	"processes[pid=$$].i915_created=8" "processes[pid=$$].i915_created_bytes=2490368" \
 	"processes[pid=$$].i915_live=3" "processes[pid=$$].i915_live_bytes=2162688" \
-	"processes[pid=$$].i915_faults=6" \
+	"processes[pid=$$].i915_faults=6" "processes[pid=$$].i915_requests=6" "processes[pid=$$].i915_waits=3" \
 	"processes[pid=$$].xe_exec_queues=3" "processes[pid=$$].xe_jobs=5" \
 	"processes[pid=$$].xe_bos=3" "processes[pid=$$].xe_bo_bytes=6291456"; do
 	expect_eq "${kv%=*}" "${kv##*=}" "$(jget $J "${kv%=*}")"
 done
 expect_eq "processes (only the writer: workers and interrupts name none)" 1 "$(jget -n $J processes)"
+# times the test itself imposed: retires at least 200 ms after their adds,
+# waits at least 20 ms each (and, under emulation, well under a second)
+l0=$(jget $J 'i915.requests.engines[engine=rcs0].add_to_retire_ns.sum')
+l1=$(jget $J 'i915.requests.engines[engine=bcs0].add_to_retire_ns.sum')
+life=$(( ${l0:-0} + ${l1:-0} ))
+check "i915 add -> retire: 5 requests, ${life} ns in all, >= 5 x 200 ms" [ "$life" -ge 1000000000 ]
+w=$(jget $J i915.requests.wait_ns.sum) pw=$(jget $J "processes[pid=$$].i915_wait_ns")
+check "i915 waits: ${w} ns in all, 3 x 20 ms at least, under 3 x 500 ms" [ "${w:-0}" -ge 60000000 -a "${w:-0}" -lt 1500000000 ]
+expect_eq "i915 wait time of the writer is all of it" "$w" "$pw"
 
 J=$S/pid1.json
 say "-p 1: process-context events filtered, per-device ones kept"
 for kv in amdgpu.bo_create.count=0 amdgpu.bo_move.count=5 amdgpu.iv.count=10 \
 	'amdgpu.submit.rings[0].run=4' i915.objects.created=0 i915.faults.gtt_write=0 \
-	i915.vma.binds=5 i915.pressure.shrink=3 xe.submit.exec_queues_created=0 xe.submit.jobs_run=4 \
+	i915.vma.binds=5 i915.pressure.shrink=3 i915.requests.added=0 i915.requests.retired=6 \
+	i915.requests.waits=0 xe.submit.exec_queues_created=0 xe.submit.jobs_run=4 \
 	xe.memory.bos_created=0 xe.memory.moves=3 xe.memory.vma_pagefaults=4 process_filter=true; do
 	expect_eq "-p 1: ${kv%=*}" "${kv##*=}" "$(jget $J "${kv%=*}")"
 done
@@ -190,6 +218,7 @@ say "--stream: one line per event"
 for e in "amdgpu_bo_create 6" "amdgpu_bo_move 5" "amdgpu_cs_ioctl 5" "amdgpu_sched_run_job 5" \
 	"amdgpu_iv 10" "i915_gem_object_create 8" "i915_gem_object_destroy 5" "i915_vma_bind 5" \
 	"i915_vma_unbind 2" "i915_gem_object_fault 6" "i915_gem_evict 2" "i915_gem_shrink 3" \
+	"i915_request_add 6" "i915_request_retire 6" "i915_request_wait_begin 3" "i915_request_wait_end 3" \
 	"xe_exec_queue_create 3" "xe_sched_job_create 5" "xe_sched_job_run 4" "xe_bo_create 3" \
 	"xe_bo_move 3" "xe_vma_pagefault 4"; do
 	set -- $e

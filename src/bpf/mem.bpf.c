@@ -30,3 +30,7 @@ XP_RAWTP_PROG(mem, XP_REC_MEM, 17)	/* xe_sched_job_run */
 XP_RAWTP_PROG(mem, XP_REC_MEM, 18)	/* xe_bo_move */
 XP_RAWTP_PROG(mem, XP_REC_MEM, 19)	/* xe_vma_pagefault */
 XP_RAWTP_PROG(mem, XP_REC_MEM, 20)	/* xe_bo_create */
+XP_RAWTP_PROG(mem, XP_REC_MEM, 21)	/* i915_request_add */
+XP_RAWTP_PROG(mem, XP_REC_MEM, 22)	/* i915_request_retire */
+XP_RAWTP_PROG(mem, XP_REC_MEM, 23)	/* i915_request_wait_begin */
+XP_RAWTP_PROG(mem, XP_REC_MEM, 24)	/* i915_request_wait_end */

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,10 @@ const struct xp_rawtp_event xp_mem_events[XP_MEM_NEV] = {
 	[XP_MEM_XE_BO_MOVE] = { "xe", "xe_bo_move", { "new_placement_name", "old_placement_name" }, false },
 	[XP_MEM_XE_VMA_FAULT] = { "xe", "xe_vma_pagefault", { "dev" }, false },
 	[XP_MEM_XE_BO_CREATE] = { "xe", "xe_bo_create", { "dev" }, P },
+	[XP_MEM_I915_RQ_ADD] = { "i915", "i915_request_add", { NULL }, P },
+	[XP_MEM_I915_RQ_RETIRE] = { "i915", "i915_request_retire", { NULL }, false },
+	[XP_MEM_I915_RQ_WAIT_BEGIN] = { "i915", "i915_request_wait_begin", { NULL }, P },
+	[XP_MEM_I915_RQ_WAIT_END] = { "i915", "i915_request_wait_end", { NULL }, P },
 };
 #undef P
 
@@ -44,6 +49,18 @@ const char *xp_xe_class_name(unsigned int c)
 						       "copy", "other", "compute", "unknown" };
 
 	return n[c < XP_XE_CLASSES ? c : XP_XE_CLASSES - 1];
+}
+
+const char *xp_i915_engine_name(const struct xp_mem_engine *e, char *buf, size_t len)
+{
+	/* enum drm_i915_gem_engine_class: render, copy, video, video_enhance, compute */
+	static const char *const n[] = { "rcs", "bcs", "vcs", "vecs", "ccs" };
+
+	if (e->class < sizeof(n) / sizeof(n[0]))
+		snprintf(buf, len, "%s%u", n[e->class], e->instance);
+	else
+		snprintf(buf, len, "class%u:%u", e->class, e->instance);
+	return buf;
 }
 
 int xp_mem_init(struct xp_mem_state *s, uint32_t page_size)
@@ -101,6 +118,53 @@ static int ring_of(struct xp_mem_state *s, const struct xp_rawtp_rec *r)
 	return s->nrings++;
 }
 
+/* A start event waiting for its end; the oldest is dropped (and counted) when full. */
+static void pending_push(struct xp_mem_state *s, enum xp_mem_pend kind, uint64_t ctx, uint64_t seqno,
+			 uint64_t ts, int ring, int proc)
+{
+	if (s->npending == XP_MEM_MAX_PENDING) {
+		memmove(&s->pending[0], &s->pending[1], sizeof(s->pending[0]) * (XP_MEM_MAX_PENDING - 1));
+		s->npending--;
+		s->overflow++;
+	}
+	s->pending[s->npending++] = (struct xp_mem_pending){ .ctx = ctx, .seqno = seqno, .ts = ts,
+							     .ring = (int16_t)ring, .kind = (uint8_t)kind,
+							     .proc = proc };
+}
+
+/* Takes the oldest pending start of this kind for ctx/seqno (and process, when
+ * proc >= 0); false when none was seen. */
+static bool pending_take(struct xp_mem_state *s, enum xp_mem_pend kind, uint64_t ctx, uint64_t seqno,
+			 int proc, struct xp_mem_pending *out)
+{
+	for (int i = 0; i < s->npending; i++) {
+		struct xp_mem_pending *q = &s->pending[i];
+
+		if (q->kind != kind || q->ctx != ctx || q->seqno != seqno || (proc >= 0 && q->proc != proc))
+			continue;
+		*out = *q;
+		memmove(q, q + 1, sizeof(*q) * (size_t)(s->npending - i - 1));
+		s->npending--;
+		return true;
+	}
+	return false;
+}
+
+uint64_t xp_mem_pending_count(const struct xp_mem_state *s, enum xp_mem_pend kind, int ring)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < s->npending; i++)
+		if (s->pending[i].kind == kind && (ring < 0 || s->pending[i].ring == ring))
+			n++;
+	return n;
+}
+
+static uint64_t since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
 /* open addressing on the object's address; deleted slots are reused */
 static struct xp_mem_obj *obj_find(struct xp_mem_state *s, uint64_t obj, bool add)
 {
@@ -128,6 +192,7 @@ static struct xp_mem_obj *obj_find(struct xp_mem_state *s, uint64_t obj, bool ad
 static int amd(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r)
 {
 	uint64_t a = 0, b = 0, c = 0, d = 0;
+	struct xp_mem_pending q;
 	int p, k;
 
 	switch (r->ev) {
@@ -170,36 +235,22 @@ static int amd(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const st
 			return -EBADMSG;
 		k = ring_of(s, r);
 		if (r->ev == XP_MEM_AMD_CS_IOCTL) {
-			struct xp_mem_pending *q;
-
 			p = proc_of(s, r);
 			if (p >= 0)
 				s->procs[p].amd_submits++;
 			if (k >= 0)
 				s->rings[k].submits++;
-			if (s->npending == XP_MEM_MAX_PENDING) {
-				memmove(&s->pending[0], &s->pending[1],
-					sizeof(s->pending[0]) * (XP_MEM_MAX_PENDING - 1));
-				s->npending--;
-				s->overflow++;
-			}
-			q = &s->pending[s->npending++];
-			*q = (struct xp_mem_pending){ .ctx = a, .seqno = b, .ts = r->hdr.ts_ns,
-						      .ring = (int16_t)k, .proc = p };
+			pending_push(s, XP_PEND_AMD_SUBMIT, a, b, r->hdr.ts_ns, k, p);
 			return 0;
 		}
 		if (k >= 0)
 			s->rings[k].run++;
-		for (int i = 0; i < s->npending; i++)
-			if (s->pending[i].ctx == a && s->pending[i].seqno == b) {
-				if (k >= 0)
-					xp_hist_add(&s->rings[k].delay, r->hdr.ts_ns > s->pending[i].ts
-									 ? r->hdr.ts_ns - s->pending[i].ts : 0);
-				s->pending[i] = s->pending[--s->npending];
-				return 0;
-			}
-		if (k >= 0)
-			s->rings[k].unmatched++;
+		if (!pending_take(s, XP_PEND_AMD_SUBMIT, a, b, -1, &q)) {
+			if (k >= 0)
+				s->rings[k].unmatched++;
+		} else if (k >= 0) {
+			xp_hist_add(&s->rings[k].delay, since(r->hdr.ts_ns, q.ts));
+		}
 		return 0;
 	case XP_MEM_AMD_IV:
 		if (F("client_id", &a) || F("src_id", &b))
@@ -308,6 +359,76 @@ static int i915(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const s
 	return -ENOENT;
 }
 
+static int engine_of(struct xp_mem_state *s, uint64_t dev, uint64_t class, uint64_t instance)
+{
+	for (int i = 0; i < s->nengines; i++)
+		if (s->engines[i].dev == dev && s->engines[i].class == class &&
+		    s->engines[i].instance == instance)
+			return i;
+	if (s->nengines == XP_MEM_MAX_ENGINES) {
+		s->overflow++;
+		return -1;
+	}
+	memset(&s->engines[s->nengines], 0, sizeof(s->engines[0]));
+	s->engines[s->nengines].dev = (uint32_t)dev;
+	s->engines[s->nengines].class = (uint16_t)class;
+	s->engines[s->nengines].instance = (uint16_t)instance;
+	return s->nengines++;
+}
+
+/* i915 requests, keyed like their fences: context and seqno */
+static int i915_rq(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r)
+{
+	uint64_t dev = 0, ctx = 0, cls = 0, inst = 0, seqno = 0;
+	struct xp_mem_pending q;
+	int e, p;
+
+	if (F("dev", &dev) || F("ctx", &ctx) || F("class", &cls) || F("instance", &inst) ||
+	    F("seqno", &seqno))
+		return -EBADMSG;
+	switch (r->ev) {
+	case XP_MEM_I915_RQ_ADD:
+		s->i915_requests++;
+		e = engine_of(s, dev, cls, inst);
+		if (e >= 0)
+			s->engines[e].added++;
+		if ((p = proc_of(s, r)) >= 0)
+			s->procs[p].i915_requests++;
+		pending_push(s, XP_PEND_I915_RQ, ctx, seqno, r->hdr.ts_ns, e, p);
+		return 0;
+	case XP_MEM_I915_RQ_RETIRE:
+		s->i915_retires++;
+		e = engine_of(s, dev, cls, inst);
+		if (e >= 0)
+			s->engines[e].retired++;
+		if (!pending_take(s, XP_PEND_I915_RQ, ctx, seqno, -1, &q)) {
+			s->i915_retire_unseen++;
+			if (e >= 0)
+				s->engines[e].add_unseen++;
+		} else if (e >= 0) {
+			xp_hist_add(&s->engines[e].life, since(r->hdr.ts_ns, q.ts));
+		}
+		return 0;
+	case XP_MEM_I915_RQ_WAIT_BEGIN:
+		pending_push(s, XP_PEND_I915_WAIT, ctx, seqno, r->hdr.ts_ns, -1, proc_of(s, r));
+		return 0;
+	case XP_MEM_I915_RQ_WAIT_END:
+		p = proc_of(s, r);
+		if (!pending_take(s, XP_PEND_I915_WAIT, ctx, seqno, p, &q)) {
+			s->i915_wait_unseen++;
+			return 0;
+		}
+		s->i915_waits++;
+		xp_hist_add(&s->i915_wait, since(r->hdr.ts_ns, q.ts));
+		if (p >= 0) {
+			s->procs[p].i915_waits++;
+			s->procs[p].i915_wait_ns += since(r->hdr.ts_ns, q.ts);
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* the (from, to) placement pair of an xe move; NULL when the table is full */
 static struct xp_mem_xe_move *xe_move_of(struct xp_mem_state *s, const struct xp_rawtp_rec *r)
 {
@@ -388,6 +509,8 @@ int xp_mem_add(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const st
 		return amd(s, l, r);
 	if (r->ev <= XP_MEM_I915_FAULT)
 		return i915(s, l, r);
+	if (r->ev >= XP_MEM_I915_RQ_ADD)
+		return i915_rq(s, l, r);
 	return xe(s, l, r);
 }
 
@@ -406,6 +529,12 @@ void xp_mem_reset(struct xp_mem_state *s)
 	for (int i = 0; i < keep.nrings; i++)
 		memcpy(s->rings[i].name, keep.rings[i].name, sizeof(s->rings[i].name));
 	s->nrings = keep.nrings;
+	for (int i = 0; i < keep.nengines; i++) {
+		s->engines[i].dev = keep.engines[i].dev;
+		s->engines[i].class = keep.engines[i].class;
+		s->engines[i].instance = keep.engines[i].instance;
+	}
+	s->nengines = keep.nengines;
 	for (int i = 0; i < s->nprocs; i++) {
 		struct xp_mem_proc *p = &s->procs[i];
 		uint64_t lo = p->i915_live_objs, lb = p->i915_live_bytes;

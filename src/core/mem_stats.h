@@ -13,11 +13,16 @@
  * run in whichever process's allocation forced the move), i915_gem_shrink,
  * i915 evictions, xe_vma_pagefault (GT fault worker). i915 objects destroyed
  * (often in a worker) are charged back to the process that created them.
+ * i915 requests: i915_request_add runs in the submitting process (or a driver
+ * worker, for the driver's own requests), i915_request_retire wherever
+ * completed requests are reaped, so add -> retire is per engine; a request's
+ * wait_begin/wait_end run in the process that waits on it.
  */
 #ifndef XP_CORE_MEM_STATS_H
 #define XP_CORE_MEM_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "core/hist.h"
 #include "core/rawtp.h"
@@ -44,6 +49,11 @@ enum xp_mem_tp {
 	XP_MEM_XE_BO_MOVE,
 	XP_MEM_XE_VMA_FAULT,
 	XP_MEM_XE_BO_CREATE,
+	/* appended, so that trace files with the earlier table still decode */
+	XP_MEM_I915_RQ_ADD,
+	XP_MEM_I915_RQ_RETIRE,
+	XP_MEM_I915_RQ_WAIT_BEGIN,
+	XP_MEM_I915_RQ_WAIT_END,
 	XP_MEM_NEV,
 };
 
@@ -65,6 +75,7 @@ struct xp_mem_proc {
 	char comm[XP_COMM_LEN];
 	uint64_t amd_bos, amd_bo_bytes, amd_vram_in_gtt, amd_submits;
 	uint64_t i915_creates, i915_create_bytes, i915_live_objs, i915_live_bytes, i915_faults;
+	uint64_t i915_requests, i915_waits, i915_wait_ns;
 	uint64_t xe_bos, xe_bo_bytes, xe_queues, xe_jobs;
 };
 
@@ -83,6 +94,17 @@ struct xp_mem_xe_move {		/* xe moves between two placements, by name */
 #define XP_XE_CLASSES 7
 const char *xp_xe_class_name(unsigned int c);
 
+/* an i915 engine: device (DRM minor) and uabi class:instance */
+struct xp_mem_engine {
+	uint32_t dev;
+	uint16_t class, instance;
+	uint64_t added, retired, add_unseen;
+	struct xp_hist life;		/* i915_request_add -> i915_request_retire */
+};
+
+/* "rcs0", "bcs1", ...: the engine's usual name from its uabi class and instance */
+const char *xp_i915_engine_name(const struct xp_mem_engine *e, char *buf, size_t len);
+
 struct xp_mem_iv {
 	uint32_t client, src, pasid;
 	uint64_t count;
@@ -92,6 +114,7 @@ struct xp_mem_iv {
 #define XP_MEM_MAX_RINGS 32
 #define XP_MEM_MAX_IV 64
 #define XP_MEM_MAX_XE_MOVES 16
+#define XP_MEM_MAX_ENGINES 32
 #define XP_MEM_MAX_PENDING 4096
 #define XP_MEM_OBJ_BITS 16		/* i915 objects tracked: 2^16 */
 
@@ -101,9 +124,17 @@ struct xp_mem_obj {		/* a live i915 object created while tracing */
 	uint8_t bound_once, unbound;
 };
 
+/* what a pending entry waits for: its end event, matched on ctx/seqno */
+enum xp_mem_pend {
+	XP_PEND_AMD_SUBMIT,	/* amdgpu_cs_ioctl, ends at amdgpu_sched_run_job; ring index */
+	XP_PEND_I915_RQ,	/* i915_request_add, ends at retire; engine index */
+	XP_PEND_I915_WAIT,	/* i915_request_wait_begin, ends at wait_end in the same process */
+};
+
 struct xp_mem_pending {
 	uint64_t ctx, seqno, ts;
 	int16_t ring;
+	uint8_t kind;
 	int32_t proc;
 };
 
@@ -133,6 +164,11 @@ struct xp_mem_state {
 	uint64_t i915_faults[2][2];		/* [gtt][write] */
 	struct xp_mem_obj *objs;
 	uint32_t nobjs;
+	struct xp_mem_engine engines[XP_MEM_MAX_ENGINES];
+	int nengines;
+	uint64_t i915_requests, i915_retires, i915_retire_unseen;
+	uint64_t i915_waits, i915_wait_unseen;	/* unseen: wait_end without its begin */
+	struct xp_hist i915_wait;
 	/* xe */
 	uint64_t xe_queues, xe_queue_destroys, xe_jobs, xe_jobs_run;
 	uint64_t xe_queues_by_class[XP_XE_CLASSES];
@@ -151,6 +187,9 @@ void xp_mem_free(struct xp_mem_state *s);
 int xp_mem_add(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r);
 /* A new interval: counts to zero; live objects, pending submits kept. */
 void xp_mem_reset(struct xp_mem_state *s);
+/* Pending entries of one kind (requests or submits still in flight); engine
+ * or ring >= 0 counts only those of that engine/ring. */
+uint64_t xp_mem_pending_count(const struct xp_mem_state *s, enum xp_mem_pend kind, int ring);
 /* i915 objects created while tracing and still alive: leak candidates. */
 uint64_t xp_mem_live_objects(const struct xp_mem_state *s, uint64_t *bytes);
 

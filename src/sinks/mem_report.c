@@ -25,6 +25,11 @@ static const char *const why_i915_evict =
 	"i915 evictions and shrinks run in reclaim or in the eviction path of whichever task "
 	"needed the space";
 static const char *const why_i915_fault = "i915_gem_object_fault runs in the faulting process";
+static const char *const why_i915_rq =
+	"i915_request_add runs in the submitting process (a driver worker for the driver's own "
+	"requests); retire wherever completed requests are reaped, later than completion, so "
+	"add->retire is per engine and bounds the request's time from above; waits run in the "
+	"waiting process";
 static const char *const why_xe_submit =
 	"exec-queue and job creation run in the submitting process; job run and queue destroy in "
 	"the scheduler's worker";
@@ -164,6 +169,45 @@ static void text_amdgpu(FILE *f, const struct xp_mem_report *r)
 	}
 }
 
+static void text_i915_requests(FILE *f, const struct xp_mem_report *r)
+{
+	const struct xp_mem_state *s = r->st;
+	char a[24], b[24], c[24], name[24];
+
+	section(f, "i915 requests: add -> retire", "adds and waits " PER_PROC ", retires per engine",
+		why_i915_rq);
+	fprintf(f, "  added %" PRIu64 ", retired %" PRIu64 " (%" PRIu64 " added before tracing or filtered out)"
+		   ", in flight %" PRIu64 "\n",
+		s->i915_requests, s->i915_retires, s->i915_retire_unseen,
+		xp_mem_pending_count(s, XP_PEND_I915_RQ, -1));
+	if (s->nengines)
+		fprintf(f, "  %3s %-8s %8s %8s %8s %9s  %s\n", "DEV", "ENGINE", "ADDED", "RETIRED", "UNSEEN",
+			"IN_FLIGHT", "ADD->RETIRE p50/p99/max");
+	for (int i = 0; i < s->nengines; i++) {
+		const struct xp_mem_engine *e = &s->engines[i];
+
+		fprintf(f, "  %3u %-8s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 "  %s/%s/%s\n", e->dev,
+			xp_i915_engine_name(e, name, sizeof(name)), e->added, e->retired, e->add_unseen,
+			xp_mem_pending_count(s, XP_PEND_I915_RQ, i), pct(&e->life, 50, a, sizeof(a)),
+			pct(&e->life, 99, b, sizeof(b)), e->life.count ? xp_fmt_ns(e->life.max, c, sizeof(c)) : "-");
+	}
+	if (r->hist)
+		for (int i = 0; i < s->nengines; i++)
+			if (s->engines[i].life.count) {
+				fprintf(f, "  engine %u %s add -> retire:\n", s->engines[i].dev,
+					xp_i915_engine_name(&s->engines[i], name, sizeof(name)));
+				xp_print_log2_hist(f, &s->engines[i].life, 4);
+			}
+	if (has(r->layout, XP_MEM_I915_RQ_WAIT_BEGIN) && has(r->layout, XP_MEM_I915_RQ_WAIT_END)) {
+		fprintf(f, "  waits on requests: %" PRIu64 ", p50/p99/max %s/%s/%s", s->i915_waits,
+			pct(&s->i915_wait, 50, a, sizeof(a)), pct(&s->i915_wait, 99, b, sizeof(b)),
+			s->i915_wait.count ? xp_fmt_ns(s->i915_wait.max, c, sizeof(c)) : "-");
+		if (s->i915_wait_unseen)
+			fprintf(f, " (%" PRIu64 " ended without their start)", s->i915_wait_unseen);
+		fputc('\n', f);
+	}
+}
+
 static void text_i915(FILE *f, const struct xp_mem_report *r)
 {
 	const struct xp_mem_state *s = r->st;
@@ -201,6 +245,8 @@ static void text_i915(FILE *f, const struct xp_mem_report *r)
 			   ", CPU write %" PRIu64 "\n",
 			s->i915_faults[1][0], s->i915_faults[1][1], s->i915_faults[0][0], s->i915_faults[0][1]);
 	}
+	if (has(l, XP_MEM_I915_RQ_ADD) || has(l, XP_MEM_I915_RQ_RETIRE))
+		text_i915_requests(f, r);
 }
 
 static void text_xe(FILE *f, const struct xp_mem_report *r)
@@ -282,20 +328,23 @@ void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
 	if (!s->nprocs)
 		return;
 	fprintf(f, "\nper process (events in process context only):\n");
-	fprintf(f, "  %-24s %7s %10s %7s %7s %7s %10s %7s %10s %6s %6s %10s %6s %6s\n", "PROCESS", "AMD_BOS",
-		"AMD_BYTES", "V->GTT", "SUBMITS", "I915OBJ", "I915BYTES", "LIVE", "LIVEBYTES", "FAULTS",
-		"XE_BOS", "XE_BYTES", "XE_EQ", "XE_JOB");
+	fprintf(f, "  %-24s %7s %10s %7s %7s %7s %10s %7s %10s %6s %7s %6s %10s %6s %10s %6s %6s\n",
+		"PROCESS", "AMD_BOS", "AMD_BYTES", "V->GTT", "SUBMITS", "I915OBJ", "I915BYTES", "LIVE",
+		"LIVEBYTES", "FAULTS", "I915_RQ", "WAITS", "WAIT_TIME", "XE_BOS", "XE_BYTES", "XE_EQ", "XE_JOB");
 	for (int i = 0; i < s->nprocs; i++) {
 		const struct xp_mem_proc *p = &s->procs[i];
 		char who[48];
 
+		char wt[24];
+
 		snprintf(who, sizeof(who), "%u/%s", p->pid, p->comm);
 		fprintf(f, "  %-24.24s %7" PRIu64 " %10" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
-			   " %10" PRIu64 " %7" PRIu64 " %10" PRIu64 " %6" PRIu64 " %6" PRIu64 " %10" PRIu64
-			   " %6" PRIu64 " %6" PRIu64 "\n",
+			   " %10" PRIu64 " %7" PRIu64 " %10" PRIu64 " %6" PRIu64 " %7" PRIu64 " %6" PRIu64
+			   " %10s %6" PRIu64 " %10" PRIu64 " %6" PRIu64 " %6" PRIu64 "\n",
 			who, p->amd_bos, p->amd_bo_bytes, p->amd_vram_in_gtt, p->amd_submits, p->i915_creates,
-			p->i915_create_bytes, p->i915_live_objs, p->i915_live_bytes, p->i915_faults, p->xe_bos,
-			p->xe_bo_bytes, p->xe_queues, p->xe_jobs);
+			p->i915_create_bytes, p->i915_live_objs, p->i915_live_bytes, p->i915_faults,
+			p->i915_requests, p->i915_waits, p->i915_waits ? xp_fmt_ns(p->i915_wait_ns, wt, sizeof(wt)) : "-",
+			p->xe_bos, p->xe_bo_bytes, p->xe_queues, p->xe_jobs);
 	}
 }
 
@@ -428,6 +477,37 @@ static void json_i915(struct xp_json *j, const struct xp_mem_report *r)
 	xp_json_ku64(j, "cpu_read", s->i915_faults[0][0]);
 	xp_json_ku64(j, "cpu_write", s->i915_faults[0][1]);
 	xp_json_end_obj(j);
+
+	xp_json_key(j, "requests");
+	xp_json_begin_obj(j);
+	partial(j, why_i915_rq, "requests added and waits (processes[].i915_requests, i915_waits, i915_wait_ns)");
+	xp_json_ku64(j, "added", s->i915_requests);
+	xp_json_ku64(j, "retired", s->i915_retires);
+	xp_json_ku64(j, "retired_add_unseen", s->i915_retire_unseen);
+	xp_json_ku64(j, "in_flight", xp_mem_pending_count(s, XP_PEND_I915_RQ, -1));
+	xp_json_key(j, "engines");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nengines; i++) {
+		const struct xp_mem_engine *e = &s->engines[i];
+		char name[24];
+
+		xp_json_begin_obj(j);
+		xp_json_ku64(j, "dev", e->dev);
+		xp_json_kstr(j, "engine", xp_i915_engine_name(e, name, sizeof(name)));
+		xp_json_ku64(j, "class", e->class);
+		xp_json_ku64(j, "instance", e->instance);
+		xp_json_ku64(j, "added", e->added);
+		xp_json_ku64(j, "retired", e->retired);
+		xp_json_ku64(j, "add_unseen", e->add_unseen);
+		xp_json_ku64(j, "in_flight", xp_mem_pending_count(s, XP_PEND_I915_RQ, i));
+		xp_json_khist(j, "add_to_retire_ns", &e->life);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_ku64(j, "waits", s->i915_waits);
+	xp_json_ku64(j, "waits_without_start", s->i915_wait_unseen);
+	xp_json_khist(j, "wait_ns", &s->i915_wait);
+	xp_json_end_obj(j);
 }
 
 static void json_xe(struct xp_json *j, const struct xp_mem_report *r)
@@ -527,6 +607,9 @@ void xp_mem_report_json(FILE *f, const struct xp_mem_report *r)
 		xp_json_ku64(&j, "i915_live", p->i915_live_objs);
 		xp_json_ku64(&j, "i915_live_bytes", p->i915_live_bytes);
 		xp_json_ku64(&j, "i915_faults", p->i915_faults);
+		xp_json_ku64(&j, "i915_requests", p->i915_requests);
+		xp_json_ku64(&j, "i915_waits", p->i915_waits);
+		xp_json_ku64(&j, "i915_wait_ns", p->i915_wait_ns);
 		xp_json_ku64(&j, "xe_bos", p->xe_bos);
 		xp_json_ku64(&j, "xe_bo_bytes", p->xe_bo_bytes);
 		xp_json_ku64(&j, "xe_exec_queues", p->xe_queues);

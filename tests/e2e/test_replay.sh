@@ -58,7 +58,7 @@ then
 else
 	fail "report mem --json: $(printf '%s' "${out:-}" | head -c 300)"
 fi
-if [ -s "$MF" ] && "$XP" report "$MF" 2>&1 | grep -q "^mem: 0.2 s, 4 of 21 events" &&
+if [ -s "$MF" ] && "$XP" report "$MF" 2>&1 | grep -q "^mem: 0.2 s, 4 of 25 events" &&
 	"$XP" report "$MF" 2>&1 | grep -q "4 BOs, 1.3 MiB"; then
 	pass "report from a mem file: mem is its default view"
 else

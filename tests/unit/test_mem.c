@@ -76,6 +76,21 @@ static const char fmt_i915_fault[] =
 	"\tfield:u64 index;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:bool gtt;\toffset:24;\tsize:1;\tsigned:0;\n"
 	"\tfield:bool write;\toffset:25;\tsize:1;\tsigned:0;\n\nprint fmt: \"\"\n";
+/* i915_request class (add, retire, wait_end) and wait_begin, the same in 6.1 and 7.3 */
+#define FMT_RQ_HEAD FMT_COMMON \
+	"\tfield:u32 dev;\toffset:8;\tsize:4;\tsigned:0;\n" \
+	"\tfield:u64 ctx;\toffset:16;\tsize:8;\tsigned:0;\n" \
+	"\tfield:u16 class;\toffset:24;\tsize:2;\tsigned:0;\n" \
+	"\tfield:u16 instance;\toffset:26;\tsize:2;\tsigned:0;\n" \
+	"\tfield:u32 seqno;\toffset:28;\tsize:4;\tsigned:0;\n"
+#define FMT_RQ(name, id) "name: " name "\nID: " id "\nformat:\n" FMT_RQ_HEAD \
+	"\tfield:u32 tail;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n"
+static const char fmt_rq_add[] = FMT_RQ("i915_request_add", "14");
+static const char fmt_rq_retire[] = FMT_RQ("i915_request_retire", "15");
+static const char fmt_rq_wait_end[] = FMT_RQ("i915_request_wait_end", "17");
+static const char fmt_rq_wait_begin[] =
+	"name: i915_request_wait_begin\nID: 16\nformat:\n" FMT_RQ_HEAD
+	"\tfield:unsigned int flags;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
 
 /* Debian 7.3 (drivers/gpu/drm/xe/xe_trace.h, xe_trace_bo.h) */
 static const char fmt_xe_queue[] =
@@ -119,6 +134,10 @@ static void setup(void)
 	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_BIND, fmt_i915_bind));
 	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_UNBIND, fmt_i915_unbind));
 	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_FAULT, fmt_i915_fault));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_ADD, fmt_rq_add));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_RETIRE, fmt_rq_retire));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_WAIT_BEGIN, fmt_rq_wait_begin));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_WAIT_END, fmt_rq_wait_end));
 	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_XE_QUEUE_CREATE, fmt_xe_queue));
 	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_XE_BO_MOVE, fmt_xe_bo_move));
 	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_XE_BO_CREATE, fmt_xe_bo_create));
@@ -283,6 +302,75 @@ static void test_i915(void)
 	CHECK(xp_mem_add(S, &L, &R) == -ENOENT);
 }
 
+static void rq(int ev, uint64_t ts, uint32_t pid, uint64_t cls, uint64_t ctx, uint64_t seqno)
+{
+	start(ev, ts, pid, pid == 3 ? "kworker/0:1" : "glxgears");
+	PUT("dev", 0);
+	PUT("ctx", ctx);
+	PUT("class", cls);
+	PUT("instance", 0);
+	PUT("seqno", seqno);
+	add();
+}
+
+static void test_i915_requests(void)
+{
+	char name[24];
+
+	setup();
+	/* render: seqnos 1..3 added by pid 50 at 1000, 2000, 3000 ns; copy: one */
+	for (int i = 0; i < 3; i++)
+		rq(XP_MEM_I915_RQ_ADD, 1000 * (i + 1), 50, 0, 7, i + 1);
+	rq(XP_MEM_I915_RQ_ADD, 5000, 50, 1, 8, 1);
+	/* retired by a worker, out of order; one retire of a request from before tracing */
+	rq(XP_MEM_I915_RQ_RETIRE, 9000, 3, 0, 7, 2);		/* 7000 ns */
+	rq(XP_MEM_I915_RQ_RETIRE, 9500, 3, 0, 7, 1);		/* 8500 ns */
+	rq(XP_MEM_I915_RQ_RETIRE, 9600, 3, 0, 7, 99);		/* never added while tracing */
+	rq(XP_MEM_I915_RQ_RETIRE, 6000, 3, 1, 8, 1);		/* 1000 ns */
+	/* a duplicate retire finds nothing to match */
+	rq(XP_MEM_I915_RQ_RETIRE, 9700, 3, 1, 8, 1);
+	CHECK_U64(S->i915_requests, 4);
+	CHECK_U64(S->i915_retires, 5);
+	CHECK_U64(S->i915_retire_unseen, 2);
+	CHECK(S->nengines == 2);
+	CHECK_STR(xp_i915_engine_name(&S->engines[0], name, sizeof(name)), "rcs0");
+	CHECK_STR(xp_i915_engine_name(&S->engines[1], name, sizeof(name)), "bcs0");
+	CHECK_U64(S->engines[0].added, 3);
+	CHECK_U64(S->engines[0].retired, 3);
+	CHECK_U64(S->engines[0].add_unseen, 1);
+	CHECK_U64(S->engines[0].life.count, 2);
+	CHECK_U64(S->engines[0].life.sum, 7000 + 8500);
+	CHECK_U64(S->engines[0].life.max, 8500);
+	CHECK_U64(S->engines[1].life.sum, 1000);
+	CHECK_U64(xp_mem_pending_count(S, XP_PEND_I915_RQ, 0), 1);	/* seqno 3 still in flight */
+	CHECK_U64(xp_mem_pending_count(S, XP_PEND_I915_RQ, 1), 0);
+	CHECK_U64(S->procs[0].i915_requests, 4);
+	CHECK(S->nprocs == 1);	/* the retiring worker is no process of the requests */
+	/* waits: pid 50 and pid 60 wait on the same request; each end pairs with its own begin */
+	rq(XP_MEM_I915_RQ_WAIT_BEGIN, 10000, 50, 0, 7, 3);
+	rq(XP_MEM_I915_RQ_WAIT_BEGIN, 10500, 60, 0, 7, 3);
+	rq(XP_MEM_I915_RQ_WAIT_END, 11000, 60, 0, 7, 3);	/* 500 ns */
+	rq(XP_MEM_I915_RQ_WAIT_END, 14000, 50, 0, 7, 3);	/* 4000 ns */
+	rq(XP_MEM_I915_RQ_WAIT_END, 15000, 50, 0, 7, 3);	/* no begin left */
+	CHECK_U64(S->i915_waits, 2);
+	CHECK_U64(S->i915_wait_unseen, 1);
+	CHECK_U64(S->i915_wait.sum, 4500);
+	CHECK_U64(S->procs[0].i915_waits, 1);
+	CHECK_U64(S->procs[0].i915_wait_ns, 4000);
+	CHECK_U64(S->procs[1].pid, 60);
+	CHECK_U64(S->procs[1].i915_wait_ns, 500);
+	/* a new interval: counts to zero, engines and the request in flight kept */
+	xp_mem_reset(S);
+	CHECK_U64(S->engines[0].added, 0);
+	CHECK(S->nengines == 2);
+	rq(XP_MEM_I915_RQ_RETIRE, 20000, 3, 0, 7, 3);
+	CHECK_U64(S->engines[0].life.sum, 17000);
+	CHECK_U64(S->i915_retire_unseen, 0);
+	/* an engine class newer than the name table keeps its number */
+	struct xp_mem_engine e = { .class = 9, .instance = 2 };
+	CHECK_STR(xp_i915_engine_name(&e, name, sizeof(name)), "class9:2");
+}
+
 static void test_xe(void)
 {
 	setup();
@@ -339,6 +427,7 @@ int main(void)
 {
 	RUN(test_amdgpu);
 	RUN(test_i915);
+	RUN(test_i915_requests);
 	RUN(test_xe);
 	xp_mem_free(S);
 	free(S);

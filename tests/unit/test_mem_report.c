@@ -120,6 +120,46 @@ static void test_json(void)
 	xp_mem_free(&S);
 }
 
+/* i915 requests: add and retire present, waits absent */
+static void test_requests(void)
+{
+	static const char fmt_rq[] = "format:\n" FMT_COMMON
+		"\tfield:u32 dev;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:u64 ctx;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:u16 class;\toffset:24;\tsize:2;\tsigned:0;\n"
+		"\tfield:u16 instance;\toffset:26;\tsize:2;\tsigned:0;\n"
+		"\tfield:u32 seqno;\toffset:28;\tsize:4;\tsigned:0;\n"
+		"\tfield:u32 tail;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+	int ev[] = { XP_MEM_I915_RQ_ADD, XP_MEM_I915_RQ_ADD, XP_MEM_I915_RQ_RETIRE };
+	uint64_t ts[] = { 1000000, 2000000, 4000000 };
+
+	setup();
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_ADD, fmt_rq));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_RETIRE, fmt_rq));
+	for (int i = 0; i < 3; i++) {
+		rec_init(&L, &R, XP_REC_MEM, ev[i], ts[i], ev[i] == XP_MEM_I915_RQ_ADD ? 42 : 9,
+			 ev[i] == XP_MEM_I915_RQ_ADD ? "game" : "kworker/0:1");
+		PUT("ctx", 5);
+		PUT("class", 2);
+		PUT("instance", 1);
+		PUT("seqno", i ? 1 : 2);	/* seqno 1 retired after 2 ms, 2 in flight */
+		CHECK(!xp_mem_add(&S, &L, &R));
+	}
+	render(false);
+	CHECK(strstr(out, "i915 requests: add -> retire [adds and waits per process, retires per engine]"));
+	CHECK(strstr(out, "added 2, retired 1 (0 added before tracing or filtered out), in flight 1"));
+	CHECK(strstr(out, "    0 vcs1            2        1        0         1  "));
+	CHECK(strstr(out, "engine 0 vcs1 add -> retire:"));
+	CHECK(!strstr(out, "waits on requests"));	/* no wait events on this layout */
+	render(true);
+	CHECK(strstr(out, "\"requests\":{\"per_process\":false,"));
+	CHECK(strstr(out, "\"engines\":[{\"dev\":0,\"engine\":\"vcs1\",\"class\":2,\"instance\":1,"
+			  "\"added\":2,\"retired\":1,\"add_unseen\":0,\"in_flight\":1,"
+			  "\"add_to_retire_ns\":{\"count\":1,\"sum\":2000000,"));
+	CHECK(strstr(out, "\"i915_requests\":2,"));
+	xp_mem_free(&S);
+}
+
 static void test_stream(void)
 {
 	struct xp_json j;
@@ -152,6 +192,7 @@ int main(void)
 {
 	RUN(test_text);
 	RUN(test_json);
+	RUN(test_requests);
 	RUN(test_stream);
 	free(out);
 	UNIT_EXIT();

@@ -28,6 +28,13 @@
  *   fault     n= gtt= write=                  i915_gem_object_fault, writer's context
  *   evict     n= size=  / evict_node n= / evict_vm n= / shrink n= target=
  *                                             in a worker
+ *   rq_add    n= ctx= seqno= class= instance= i915_request_add, writer's context,
+ *                                             seqno, seqno+1, ...
+ *   rq_retire n= ctx= seqno= class= instance= i915_request_retire, in a worker
+ *   rq_wait   n= ctx= seqno= class= instance= us=
+ *                                             i915_request_wait_begin, a sleep of
+ *                                             us microseconds, wait_end: writer's
+ *                                             context, one wait per seqno
  *   xe_queue  n= class=                       xe_exec_queue_create, writer's context
  *   xe_queue_destroy n=                       xe_exec_queue_destroy, in a worker
  *   xe_job    n= seqno=                       xe_sched_job_create, writer's context
@@ -48,6 +55,7 @@
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/list.h>
+#include <linux/delay.h>
 
 #define CREATE_TRACE_POINTS
 #include "xpmem_amdgpu_trace.h"
@@ -58,7 +66,7 @@ struct cmd {
 	char name[24];
 	char ring[32];
 	u64 n, pages, type, prefer, allow, size, from, to, ctx, seqno, client, src, pasid;
-	u64 gtt, write, target, class, new, asid;
+	u64 gtt, write, target, class, new, asid, instance, us;
 };
 
 struct obj {
@@ -139,6 +147,10 @@ static void worker(struct work_struct *w)
 	} else if (!strcmp(c->name, "shrink")) {
 		for (i = 0; i < c->n; i++)
 			trace_i915_gem_shrink(0, (unsigned long)c->target, 0);
+	} else if (!strcmp(c->name, "rq_retire")) {
+		for (i = 0; i < c->n; i++)
+			trace_i915_request_retire(0, c->ctx, (u16)c->class, (u16)c->instance,
+						  (u32)(c->seqno + i));
 	} else if (!strcmp(c->name, "xe_queue_destroy")) {
 		for (i = 0; i < c->n; i++)
 			trace_xe_exec_queue_destroy(XE_DEV, 0, (u16)i);
@@ -169,10 +181,10 @@ static int parse(char *s, struct cmd *c)
 {
 	static const char *const keys[] = { "n", "pages", "type", "prefer", "allow", "size", "from",
 					     "to", "ctx", "seqno", "client", "src", "pasid", "gtt",
-					     "write", "target", "class", "new", "asid" };
+					     "write", "target", "class", "new", "asid", "instance", "us" };
 	u64 *vals[] = { &c->n, &c->pages, &c->type, &c->prefer, &c->allow, &c->size, &c->from,
 			&c->to, &c->ctx, &c->seqno, &c->client, &c->src, &c->pasid, &c->gtt,
-			&c->write, &c->target, &c->class, &c->new, &c->asid };
+			&c->write, &c->target, &c->class, &c->new, &c->asid, &c->instance, &c->us };
 	char *tok, *eq;
 	int i;
 
@@ -201,13 +213,13 @@ static int parse(char *s, struct cmd *c)
 		if (i == ARRAY_SIZE(keys) || kstrtoull(eq, 0, vals[i]))
 			return -EINVAL;
 	}
-	return c->n > 1000000 ? -EINVAL : 0;
+	return c->n > 1000000 || c->us > 1000000 ? -EINVAL : 0;
 }
 
 static int fire(struct cmd *c)
 {
 	static const char *const deferred[] = { "bo_move", "run_job", "destroy", "bind", "unbind",
-						"evict", "evict_node", "evict_vm", "shrink",
+						"evict", "evict_node", "evict_vm", "shrink", "rq_retire",
 						"xe_queue_destroy", "xe_job_run", "xe_move", "xe_fault" };
 	struct obj *o;
 	u64 i;
@@ -239,6 +251,22 @@ static int fire(struct cmd *c)
 		o = list_first_entry_or_null(&objs, struct obj, link);
 		for (i = 0; i < c->n; i++)
 			trace_i915_gem_object_fault(OBJ(o), i, c->gtt != 0, c->write != 0);
+		return 0;
+	}
+	if (!strcmp(c->name, "rq_add")) {
+		for (i = 0; i < c->n; i++)
+			trace_i915_request_add(0, c->ctx, (u16)c->class, (u16)c->instance,
+					       (u32)(c->seqno + i));
+		return 0;
+	}
+	if (!strcmp(c->name, "rq_wait")) {
+		for (i = 0; i < c->n; i++) {
+			trace_i915_request_wait_begin(0, c->ctx, (u16)c->class, (u16)c->instance,
+						      (u32)(c->seqno + i), 0);
+			fsleep(c->us);
+			trace_i915_request_wait_end(0, c->ctx, (u16)c->class, (u16)c->instance,
+						    (u32)(c->seqno + i));
+		}
 		return 0;
 	}
 	if (!strcmp(c->name, "xe_queue")) {

@@ -183,6 +183,70 @@ TRACE_EVENT(i915_gem_evict_vm,
 	    TP_printk("dev=%d, vm=%p", __entry->dev, __entry->vm)
 );
 
+/* requests: i915 passes the request; here its fields, as i915 reads them */
+DECLARE_EVENT_CLASS(i915_request,
+	    TP_PROTO(u32 dev, u64 ctx, u16 class, u16 instance, u32 seqno),
+	    TP_ARGS(dev, ctx, class, instance, seqno),
+	    TP_STRUCT__entry(
+			     __field(u32, dev)
+			     __field(u64, ctx)
+			     __field(u16, class)
+			     __field(u16, instance)
+			     __field(u32, seqno)
+			     __field(u32, tail)
+			     ),
+	    TP_fast_assign(
+			   __entry->dev = dev;
+			   __entry->class = class;
+			   __entry->instance = instance;
+			   __entry->ctx = ctx;
+			   __entry->seqno = seqno;
+			   __entry->tail = 0;
+			   ),
+	    TP_printk("dev=%u, engine=%u:%u, ctx=%llu, seqno=%u, tail=%u",
+		      __entry->dev, __entry->class, __entry->instance,
+		      __entry->ctx, __entry->seqno, __entry->tail)
+);
+
+DEFINE_EVENT(i915_request, i915_request_add,
+	     TP_PROTO(u32 dev, u64 ctx, u16 class, u16 instance, u32 seqno),
+	     TP_ARGS(dev, ctx, class, instance, seqno)
+);
+
+DEFINE_EVENT(i915_request, i915_request_retire,
+	     TP_PROTO(u32 dev, u64 ctx, u16 class, u16 instance, u32 seqno),
+	     TP_ARGS(dev, ctx, class, instance, seqno)
+);
+
+TRACE_EVENT(i915_request_wait_begin,
+	    TP_PROTO(u32 dev, u64 ctx, u16 class, u16 instance, u32 seqno, unsigned int flags),
+	    TP_ARGS(dev, ctx, class, instance, seqno, flags),
+	    TP_STRUCT__entry(
+			     __field(u32, dev)
+			     __field(u64, ctx)
+			     __field(u16, class)
+			     __field(u16, instance)
+			     __field(u32, seqno)
+			     __field(unsigned int, flags)
+			     ),
+	    TP_fast_assign(
+			   __entry->dev = dev;
+			   __entry->class = class;
+			   __entry->instance = instance;
+			   __entry->ctx = ctx;
+			   __entry->seqno = seqno;
+			   __entry->flags = flags;
+			   ),
+	    TP_printk("dev=%u, engine=%u:%u, ctx=%llu, seqno=%u, flags=0x%x",
+		      __entry->dev, __entry->class, __entry->instance,
+		      __entry->ctx, __entry->seqno, __entry->flags)
+);
+
+DEFINE_EVENT(i915_request, i915_request_wait_end,
+	     TP_PROTO(u32 dev, u64 ctx, u16 class, u16 instance, u32 seqno),
+	     TP_ARGS(dev, ctx, class, instance, seqno)
+);
+
 #endif
 
 #undef TRACE_INCLUDE_PATH
