@@ -145,7 +145,7 @@ void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 	fputs(", ", f);
 	xp_print_drops(f, r->ri->drops);
 	if (s->unmatched || s->duplicates || s->out_of_order || s->missing_run || s->inferred)
-		fprintf(f, "unmatched done: %" PRIu64 ", duplicates: %" PRIu64 ", out of order: %" PRIu64
+		fprintf(f, "done of jobs queued before tracing: %" PRIu64 ", duplicates: %" PRIu64 ", out of order: %" PRIu64
 			   ", done without run: %" PRIu64 ", done inferred (event lost): %" PRIu64 "\n",
 			s->unmatched, s->duplicates, s->out_of_order, s->missing_run, s->inferred);
 	if (!nrings) {
