@@ -127,8 +127,9 @@ static int on_open(void *ctx, const struct xp_trace_reader *r)
 		xp_trace_meta_layout(&r->meta, XP_REC_MEM, c->layout);
 		if (!(c->mem = calloc(1, sizeof(*c->mem))))
 			return -ENOMEM;
-		/* the file carries no page size: this machine's, as the live command takes it */
-		if ((err = xp_mem_init(c->mem, (uint32_t)sysconf(_SC_PAGESIZE)))) {
+		/* the recording host's page size; files from before it was kept: this machine's */
+		if ((err = xp_mem_init(c->mem, r->meta.page_size ? r->meta.page_size
+								 : (uint32_t)sysconf(_SC_PAGESIZE)))) {
 			free(c->mem);
 			c->mem = NULL;
 			return err;
@@ -246,6 +247,8 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 		       r->complete ? "" : ", cut short");
 		printf("written:   by %s on %s, kernel %s\n", m->tool, m->hostname, m->kernel);
 		printf("clock:     %s, +%.9f s to wall-clock time\n", m->clock, (double)m->wall_offset_ns / 1e9);
+		if (m->page_size)
+			printf("page size: %u\n", m->page_size);
 		printf("recorded:  ");
 		for (int i = 0; i < m->ncaps; i++)
 			printf("%s%s", i ? ", " : "", m->caps[i]);
@@ -273,6 +276,7 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 	xp_json_kstr(&j, "clock", m->clock);
 	xp_json_ki64(&j, "wall_offset_ns", m->wall_offset_ns);
 	xp_json_ku64(&j, "start_ns", m->start_ns);
+	xp_json_ku64(&j, "page_size", m->page_size);
 	xp_json_key(&j, "capabilities");
 	xp_json_begin_arr(&j);
 	for (int i = 0; i < m->ncaps; i++)

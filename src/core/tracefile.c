@@ -187,6 +187,8 @@ static uint32_t encode_meta(struct bytes *b, const struct xp_trace_meta *m)
 	tlv_str(b, &n, XP_TAG_CLOCK, m->clock);
 	tlv_u64(b, &n, XP_TAG_WALL_OFFSET, (uint64_t)m->wall_offset_ns);
 	tlv_u64(b, &n, XP_TAG_START, m->start_ns);
+	if (m->page_size)
+		tlv_u32(b, &n, XP_TAG_PAGE_SIZE, m->page_size);
 	for (int i = 0; i < m->ncaps && i < XP_TF_MAX_CAPS; i++)
 		tlv_str(b, &n, XP_TAG_CAPABILITY, m->caps[i]);
 	if (m->hook[0])
@@ -338,6 +340,7 @@ void xp_trace_meta_host(struct xp_trace_meta *m, const char *tool_version)
 		snprintf(m->hostname, sizeof(m->hostname), "%s", u.nodename);
 	}
 	snprintf(m->clock, sizeof(m->clock), "CLOCK_MONOTONIC");
+	m->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	/* the wall clock read between two monotonic reads, offset to their middle */
 	clock_gettime(CLOCK_MONOTONIC, &m1);
 	clock_gettime(CLOCK_REALTIME, &rt);
@@ -656,6 +659,10 @@ static int parse_meta(struct xp_trace_reader *r, const uint8_t *p, uint32_t len,
 		case XP_TAG_FILTER_PID:
 			if (!(bad = vl != 4))
 				m->filter_pid = get32(v);
+			break;
+		case XP_TAG_PAGE_SIZE:
+			if (!(bad = vl != 4))
+				m->page_size = get32(v);
 			break;
 		case XP_TAG_EXTRA_DEV:
 			if (!(bad = vl != 4) && d->nextra < 64)

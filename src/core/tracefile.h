@@ -18,8 +18,8 @@
  *               Strings are not NUL-terminated. Tags: tool version, kernel
  *               release, hostname, clock ("CLOCK_MONOTONIC"), wall-clock
  *               offset (i64 ns: CLOCK_REALTIME - CLOCK_MONOTONIC at the start),
- *               start time (u64 ns, monotonic), capabilities (one entry
- *               each), hook, filters (pid, comm, cgroup id), and the device
+ *               start time (u64 ns, monotonic), page size (u32),
+ *               capabilities (one entry each), hook, filters (pid, comm, cgroup id), and the device
  *               map that names ioctls: majors (u32 major, u32 kind, 32-byte
  *               name), nodes (u32 dev_t, u32 kind, 64-byte path, 32-byte
  *               driver; text NUL-padded), and single dev_t's (u32) traced.
@@ -97,6 +97,7 @@ enum xp_tf_tag {
 	XP_TAG_MAJOR = 12,
 	XP_TAG_NODE = 13,
 	XP_TAG_EXTRA_DEV = 14,
+	XP_TAG_PAGE_SIZE = 15,	/* u32: the recording host's page size (amdgpu BOs count pages) */
 };
 
 enum xp_field_kind {
@@ -125,6 +126,7 @@ struct xp_trace_meta {
 	char clock[32];
 	int64_t wall_offset_ns;	/* add to a record's ts_ns for wall-clock time */
 	uint64_t start_ns;	/* monotonic time recording began */
+	uint32_t page_size;	/* 0: a file from before the tag */
 	char caps[XP_TF_MAX_CAPS][16];
 	int ncaps;
 	char hook[16];

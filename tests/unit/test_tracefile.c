@@ -29,6 +29,7 @@ static void meta_fill(struct xp_trace_meta *m)
 	snprintf(m->clock, sizeof(m->clock), "CLOCK_MONOTONIC");
 	m->wall_offset_ns = 1700000000LL * 1000000000LL;
 	m->start_ns = T0;
+	m->page_size = 16384;	/* not this machine's: the reader must take the file's */
 	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "ioctl");
 	snprintf(m->hook, sizeof(m->hook), "tp_btf");
 	m->filter_pid = 42;
@@ -165,6 +166,7 @@ static void test_round_trip(void)
 	CHECK_STR(rd.meta.hook, "tp_btf");
 	CHECK_STR(rd.meta.filter_comm, "python3");
 	CHECK_U64(rd.meta.filter_pid, 42);
+	CHECK_U64(rd.meta.page_size, 16384);
 	CHECK_U64(rd.meta.wall_offset_ns, 1700000000LL * 1000000000LL);
 	CHECK_U64(rd.meta.ncaps, 1);
 	CHECK_STR(rd.meta.caps[0], "ioctl");
