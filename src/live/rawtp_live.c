@@ -80,30 +80,58 @@ struct xp_rawtp_live {
 	struct bpf_link *links[XP_RAWTP_MAX_EV];
 };
 
-static int load_layouts(struct xp_rawtp_layout *l, char *why, size_t whylen)
+/* The tracefs layouts, then an empty capture: NULL with *err set on failure. */
+static struct xp_rawtp_live *live_new(struct xp_rawtp_layout *l, int *err, char *why, size_t whylen)
 {
 	bool mounted;
 	const char *tfs = xp_tracefs(why, whylen, &mounted);
+	struct xp_rawtp_live *lv;
 	int n;
 
-	if (!tfs)
-		return -ENODEV;
+	if (!tfs) {
+		*err = -ENODEV;
+		return NULL;
+	}
 	n = xp_rawtp_layout_load(l, tfs, why, whylen);
-	if (n < 0)
-		return n;
-	return n ? 0 : -ENOENT;
+	if (n <= 0) {
+		*err = n < 0 ? n : -ENOENT;
+		return NULL;
+	}
+	if (!(lv = calloc(1, sizeof(*lv))))
+		*err = -ENOMEM;
+	return lv;
 }
 
-static int finish_open(struct xp_rawtp_live *lv, const char *cap, struct xp_rawtp_layout *l,
-		       int (*load)(struct xp_rawtp_live *), char *why, size_t whylen)
+static int open_failed(struct xp_rawtp_live *lv, char *why, size_t whylen)
 {
-	int err = load(lv);
+	int err = -errno;
 
-	if (err) {
+	snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
+	free(lv);
+	return err;
+}
+
+/*
+ * The steps after the skeleton is open and configured (err: how that went):
+ * share the ring buffer and drop counters, load, attach. On failure the
+ * capture is closed.
+ */
+static int live_finish(struct xp_rawtp_live *lv, const char *cap, struct xp_rawtp_layout *l,
+		       const struct xp_live_share *share, int (*load)(struct xp_rawtp_live *), int err,
+		       struct xp_rawtp_live **out, char *why, size_t whylen)
+{
+	if (!err && share)
+		err = xp_live_share_maps(share, lv->events, lv->drops, why, whylen);
+	if (!err && (err = load(lv)))
 		snprintf(why, whylen, "loading the BPF programs: %s", strerror(-err));
+	if (!err)
+		err = xp_rawtp_live_attach(lv->obj, cap, l, lv->links, why, whylen);
+	if (err) {
+		xp_rawtp_live_close(lv);
 		return err;
 	}
-	return xp_rawtp_live_attach(lv->obj, cap, l, lv->links, why, whylen);
+	*out = lv;
+	return 0;
 }
 
 static int vblank_load(struct xp_rawtp_live *lv) { return vblank_bpf__load(lv->vblank); }
@@ -117,37 +145,20 @@ int xp_vblank_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, c
 int xp_vblank_live_open_shared(struct xp_rawtp_live **out, struct xp_rawtp_layout *l,
 			       const struct xp_live_share *share, char *why, size_t whylen)
 {
-	struct xp_rawtp_live *lv;
-	int err = load_layouts(l, why, whylen);
+	int err = 0;
+	struct xp_rawtp_live *lv = live_new(l, &err, why, whylen);
 
-	if (err)
-		return err;
-	lv = calloc(1, sizeof(*lv));
 	if (!lv)
-		return -ENOMEM;
-	lv->vblank = vblank_bpf__open();
-	if (!lv->vblank) {
-		err = -errno;
-		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
-		free(lv);
 		return err;
-	}
+	if (!(lv->vblank = vblank_bpf__open()))
+		return open_failed(lv, why, whylen);
 	lv->obj = lv->vblank->obj;
 	lv->events = lv->vblank->maps.events;
 	lv->drops = lv->vblank->maps.drops;
 	lv->vblank->rodata->self_tgid = (uint32_t)getpid();
 	err = xp_rawtp_live_prepare(lv->obj, "vblank", l,
 				    (struct xp_rawtp_cfg *)lv->vblank->rodata->xp_rawtp_cfg, why, whylen);
-	if (!err && share)
-		err = xp_live_share_maps(share, lv->events, lv->drops, why, whylen);
-	if (!err)
-		err = finish_open(lv, "vblank", l, vblank_load, why, whylen);
-	if (err) {
-		xp_rawtp_live_close(lv);
-		return err;
-	}
-	*out = lv;
-	return 0;
+	return live_finish(lv, "vblank", l, share, vblank_load, err, out, why, whylen);
 }
 
 static int mem_load(struct xp_rawtp_live *lv) { return mem_bpf__load(lv->mem); }
@@ -164,21 +175,13 @@ int xp_mem_live_open_shared(struct xp_rawtp_live **out, struct xp_rawtp_layout *
 {
 	static const struct xp_filters none = { 0 };
 	struct xp_rawtp_cfg *cfg;
-	struct xp_rawtp_live *lv;
-	int err = load_layouts(l, why, whylen);
+	int err = 0;
+	struct xp_rawtp_live *lv = live_new(l, &err, why, whylen);
 
-	if (err)
-		return err;
-	lv = calloc(1, sizeof(*lv));
 	if (!lv)
-		return -ENOMEM;
-	lv->mem = mem_bpf__open();
-	if (!lv->mem) {
-		err = -errno;
-		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
-		free(lv);
 		return err;
-	}
+	if (!(lv->mem = mem_bpf__open()))
+		return open_failed(lv, why, whylen);
 	lv->obj = lv->mem->obj;
 	lv->events = lv->mem->maps.events;
 	lv->drops = lv->mem->maps.drops;
@@ -188,16 +191,7 @@ int xp_mem_live_open_shared(struct xp_rawtp_live **out, struct xp_rawtp_layout *
 	/* only events in the causing process's context can be filtered by process */
 	for (int i = 0; !err && i < l->n; i++)
 		cfg[i].filter = l->ev[i].proc_ctx;
-	if (!err && share)
-		err = xp_live_share_maps(share, lv->events, lv->drops, why, whylen);
-	if (!err)
-		err = finish_open(lv, "mem", l, mem_load, why, whylen);
-	if (err) {
-		xp_rawtp_live_close(lv);
-		return err;
-	}
-	*out = lv;
-	return 0;
+	return live_finish(lv, "mem", l, share, mem_load, err, out, why, whylen);
 }
 
 int xp_mem_live_open(struct xp_rawtp_live **out, struct xp_rawtp_layout *l, char *why,
