@@ -26,7 +26,7 @@ start_xp() { # OUT ARGS...: xputrace in the background, waits until attached; se
 say "live sched and record sched at once, two processes submitting"
 start_xp /tmp/live.json sched --json || finish
 LIVE=$XPID
-start_xp /tmp/rec.out record -o $F sched || finish
+start_xp /tmp/rec.out record -o $F --summary --json sched || finish
 REC=$XPID
 mocksubmit -s -q 'ring=0 dur_us=300 count=50' 'ring=1 dur_us=2000 count=10' &
 PA=$!
@@ -46,6 +46,8 @@ xputrace report $F sched --json >/tmp/rep.json 2>/tmp/rep.err
 expect_eq "report exit status" 0 $?
 check "report says nothing on stderr" [ ! -s /tmp/rep.err ]
 xputrace report $F sched --no-hist
+# record --summary prints at the end what report prints from the file
+check "record --summary --json = report --json" cmp -s /tmp/rec.out /tmp/rep.json
 l() { jget /tmp/live.json "$1"; }
 r() { jget /tmp/rep.json "$1"; }
 # Two tracers on the same tracepoints: a done event in a hard interrupt is

@@ -27,6 +27,11 @@ int xp_finish_stdout(int status);
 int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader *r,
 		      int (*on_open)(void *ctx, const struct xp_trace_reader *r),
 		      xp_trace_record_fn fn, void *ctx);
+/*
+ * What `report` prints for one VIEW of a trace file (NULL: the file's first
+ * capability), or its --info; 0, or 1 after a one-line error.
+ */
+int xp_report_file(const char *path, const char *view, bool json, bool hist, bool info);
 /* Whether the file recorded a capability ("ioctl"). */
 bool xp_trace_has_cap(const struct xp_trace_reader *r, const char *cap);
 

@@ -73,8 +73,10 @@ static void help(FILE *f)
 "  -p, --pid PID            only this process\n"
 "  -c, --comm NAME          only threads with this name\n"
 "  -G, --cgroup PATH        only tasks in this cgroup v2 directory\n"
-"      --summary            also print the live ioctl summary on stdout at the end\n"
-"  -j, --json               the same, as JSON (what 'report --json' prints)\n"
+"      --summary            also print each capability's summary on stdout at the\n"
+"                           end: ioctl's from the live run, the others from the\n"
+"                           file as 'report FILE VIEW' prints them\n"
+"  -j, --json               the same, as JSON (one object per line and capability)\n"
 "  -v, --verbose            show libbpf's messages\n"
 "  -h, --help               this text\n"
 "\n"
@@ -130,9 +132,6 @@ static int parse(int argc, char **argv, struct record_opts *o)
 	}
 	if (!o->caps)
 		o->caps = CAP_IOCTL;
-	if (o->summary && !(o->caps & CAP_IOCTL))
-		return xp_fail(2, "record: --summary and --json show the ioctl summary; read sched, "
-			       "vblank and mem with 'xputrace report FILE VIEW'");
 	if (!o->out)
 		return xp_fail(2, "record: -o FILE is required; see 'xputrace record --help'");
 	return 0;
@@ -371,8 +370,12 @@ int cmd_record(int argc, char **argv)
 		(unsigned long long)(st.drops[XP_DROP_RINGBUF] + st.drops[XP_DROP_MAP_FULL] +
 				     st.drops[XP_DROP_KERNEL_MISSED]));
 	status = 0;
-	if (o.summary && print_summary(&r, &st))
+	if (o.summary && (o.caps & CAP_IOCTL) && print_summary(&r, &st))
 		status = 1;
+	/* the others as report prints them: from the file just written */
+	for (int i = 0; o.summary && !status && i < r.meta->ncaps; i++)
+		if (strcmp(r.meta->caps[i], "ioctl"))
+			status = xp_report_file(o.out, r.meta->caps[i], o.l.json, true, false);
 out:
 	if (fd >= 0 && close(fd) && !status)
 		status = xp_fail(1, "record: closing %s: %s", o.out, strerror(errno));

@@ -305,6 +305,39 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 	xp_json_finish(&j);
 }
 
+int xp_report_file(const char *path, const char *view, bool json, bool hist, bool info)
+{
+	struct xp_trace_reader *r;
+	struct report_ctx c;
+	int status;
+
+	if (!(r = calloc(1, sizeof(*r))))
+		return xp_fail(1, "report: out of memory");
+	memset(&c, 0, sizeof(c));
+	c.view = view;
+	c.path = path;
+	xp_ioctl_table_init(&c.table);
+	status = xp_cmd_read_trace("report", path, r, info ? NULL : on_open, on_record, &c);
+	if (status)
+		goto out;
+	if (info)
+		print_info(path, r, json);
+	else
+		report_summary(&c, r, json, hist);
+out:
+	xp_ioctl_table_free(&c.table);
+	if (c.sched)
+		xp_sched_free(c.sched);
+	free(c.sched);
+	free(c.vbl);
+	if (c.mem)
+		xp_mem_free(c.mem);
+	free(c.mem);
+	free(c.layout);
+	free(r);
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	enum { OPT_NOHIST = 256, OPT_INFO };
@@ -317,9 +350,7 @@ int cmd_report(int argc, char **argv)
 	};
 	bool json = false, hist = true, info = false;
 	const char *path = NULL, *view = NULL;
-	struct xp_trace_reader *r = NULL;
-	struct report_ctx c;
-	int ch, status;
+	int ch;
 
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":jh", lo, NULL)) != -1) {
@@ -346,29 +377,5 @@ int cmd_report(int argc, char **argv)
 		return xp_fail(2, "report: unknown view '%s' (this build reports: ioctl, sched, vblank, mem)",
 			       view);
 
-	if (!(r = calloc(1, sizeof(*r))))
-		return xp_fail(1, "report: out of memory");
-	memset(&c, 0, sizeof(c));
-	c.view = view;
-	c.path = path;
-	xp_ioctl_table_init(&c.table);
-	status = xp_cmd_read_trace("report", path, r, info ? NULL : on_open, on_record, &c);
-	if (status)
-		goto out;
-	if (info)
-		print_info(path, r, json);
-	else
-		report_summary(&c, r, json, hist);
-out:
-	xp_ioctl_table_free(&c.table);
-	if (c.sched)
-		xp_sched_free(c.sched);
-	free(c.sched);
-	free(c.vbl);
-	if (c.mem)
-		xp_mem_free(c.mem);
-	free(c.mem);
-	free(c.layout);
-	free(r);
-	return xp_finish_stdout(status);
+	return xp_finish_stdout(xp_report_file(path, view, json, hist, info));
 }
