@@ -46,3 +46,22 @@ trace_off() { echo 0 >$T/tracing_on; cat $T/trace >$S/trace.txt; echo 0 >$T/even
 kprobe_missed() { awk -v e="$1" '$1 == e { print $3 }' $T/kprobe_profile; }
 # count lines of the last trace that match an event name (": name:")
 trace_count() { grep -c " $1: " $S/trace.txt; }
+
+# xputrace ARGS... in the background with stdout to OUT and stderr to
+# OUT.err; returns once it says it is tracing (sets XPID), or fails the check
+# after XP_START_TRIES x 50 ms (default 400) or when it exits first.
+start_xp() { # OUT ARGS...
+	local out=$1 i=0
+	shift
+	xputrace "$@" >$out 2>$out.err &
+	XPID=$!
+	while ! grep -q '^Tracing' $out.err 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt "${XP_START_TRIES:-400}" ] || ! kill -0 $XPID 2>/dev/null; then
+			bad "xputrace $* did not start: $(cat $out.err)"
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+stop_xp() { kill -INT $XPID; wait $XPID; }

@@ -13,25 +13,12 @@
 #           process filter applied to process-context events only, and one
 #           --stream line per event.
 need_xputrace
+XP_START_TRIES=600	# attaching to the three drivers' events takes longer
 REL=$(uname -r)
 AMD_EV="amdgpu_bo_create amdgpu_bo_move amdgpu_cs_ioctl amdgpu_sched_run_job amdgpu_iv"
 I915_EV="i915_gem_object_create i915_gem_object_destroy i915_vma_bind i915_vma_unbind i915_gem_evict i915_gem_evict_node i915_gem_evict_vm i915_gem_shrink i915_gem_object_fault i915_request_add i915_request_retire i915_request_wait_begin i915_request_wait_end"
 XE_EV="xe_exec_queue_create xe_exec_queue_destroy xe_sched_job_create xe_sched_job_run xe_bo_move xe_vma_pagefault xe_bo_create"
 
-start_xp() { # OUT ARGS...: xputrace in the background, waits until attached
-	local out=$1 i=0
-	shift
-	xputrace "$@" >$out 2>$out.err &
-	XPID=$!
-	while ! grep -q '^Tracing' $out.err 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 600 ] || ! kill -0 $XPID 2>/dev/null; then
-			bad "xputrace $* did not start: $(cat $out.err)"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
 
 group attach
 drivers="amdgpu i915"

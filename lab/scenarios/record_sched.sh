@@ -8,20 +8,6 @@ load mockgpu || finish
 F=/tmp/s.xpt
 
 kernel_counts_misses() { uname -r | awk -F. '{ exit !($1 > 6 || ($1 == 6 && $2 >= 7)) }'; }
-start_xp() { # OUT ARGS...: xputrace in the background, waits until attached; sets XPID
-	local out=$1 i=0
-	shift
-	xputrace "$@" >$out 2>$out.err &
-	XPID=$!
-	while ! grep -q '^Tracing' $out.err 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 400 ] || ! kill -0 $XPID 2>/dev/null; then
-			bad "xputrace $* did not start: $(cat $out.err)"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
 
 say "live sched and record sched at once, two processes submitting"
 start_xp /tmp/live.json sched --json || finish

@@ -7,20 +7,6 @@ DEV=$(ls /dev/dri/card* 2>/dev/null | head -1)
 [ -n "$DEV" ] || { bad "vkms made no /dev/dri/card*"; finish; }
 F=/tmp/v.xpt
 
-start_xp() { # OUT ARGS...
-	local out=$1 i=0
-	shift
-	xputrace "$@" >$out 2>$out.err &
-	XPID=$!
-	while ! grep -q '^Tracing' $out.err 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 400 ] || ! kill -0 $XPID 2>/dev/null; then
-			bad "xputrace $* did not start: $(cat $out.err)"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
 val() { sed -n "s/.*$2 \([0-9]*\).*/\1/p" $1 | head -1; }
 # The kernel's own drm_vblank_event lines for sequence numbers FIRST..LAST:
 # "COUNT MISSED" (gaps between events less than 1 s apart), the analysis's rule.

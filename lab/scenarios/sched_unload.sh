@@ -8,21 +8,6 @@ load mockgpu || finish
 J=/sys/kernel/debug/mockgpu/jobs
 R0=mock-ring0 R1=mock-ring1
 
-start_xp() { # OUT ARGS...: xputrace sched in the background, waits until attached
-	local out=$1 i=0
-	shift
-	xputrace sched "$@" >$out 2>$out.err &
-	XPID=$!
-	while ! grep -q '^Tracing' $out.err 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 400 ] || ! kill -0 $XPID 2>/dev/null; then
-			bad "xputrace sched did not start: $(cat $out.err)"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
-stop_xp() { kill -INT $XPID; wait $XPID; }
 # median of column COL of the module's job log for ring RING
 mod_median() { awk -v r=$1 -v c=$2 '!/^#/ && $2==r { print $c }' $J | sort -n |
 	awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
@@ -31,7 +16,7 @@ within() { # A B PCT: |A-B| <= PCT% of B
 }
 
 say "the module unloaded mid-trace"
-start_xp /tmp/rm.json --json || finish
+start_xp /tmp/rm.json sched --json || finish
 mocksubmit -q 'ring=0 dur_us=50000 count=30' &
 PK=$!
 sleep 0.5

@@ -8,21 +8,6 @@ load mockgpu || finish
 J=/sys/kernel/debug/mockgpu/jobs
 R0=mock-ring0 R1=mock-ring1
 
-start_xp() { # OUT ARGS...: xputrace sched in the background, waits until attached
-	local out=$1 i=0
-	shift
-	xputrace sched "$@" >$out 2>$out.err &
-	XPID=$!
-	while ! grep -q '^Tracing' $out.err 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 400 ] || ! kill -0 $XPID 2>/dev/null; then
-			bad "xputrace sched did not start: $(cat $out.err)"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
-stop_xp() { kill -INT $XPID; wait $XPID; }
 # median of column COL of the module's job log for ring RING
 mod_median() { awk -v r=$1 -v c=$2 '!/^#/ && $2==r { print $c }' $J | sort -n |
 	awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
@@ -32,7 +17,7 @@ within() { # A B PCT: |A-B| <= PCT% of B
 
 say "1. two processes at once: counts per ring and per process, execution time vs the module's clock"
 echo >$J
-start_xp /tmp/a.json --stream --json || finish
+start_xp /tmp/a.json sched --stream --json || finish
 mocksubmit -s -q 'ring=0 dur_us=200 count=60' 'ring=1 dur_us=5000 count=8' &
 PA=$!
 mocksubmit -s -q 'ring=0 dur_us=200 count=40' 'ring=1 dur_us=5000 count=12' &
@@ -79,10 +64,10 @@ if [ -d $T/events/gpu_scheduler/drm_sched_job_queue ]; then
 fi
 
 say "2. queue delay grows when a ring is over-filled"
-start_xp /tmp/light.json --json || finish
+start_xp /tmp/light.json sched --json || finish
 for i in 1 2 3 4 5 6 7 8; do mocksubmit -s -q 'ring=0 dur_us=1000'; done
 stop_xp
-start_xp /tmp/heavy.json --json || finish
+start_xp /tmp/heavy.json sched --json || finish
 mocksubmit -s -q 'ring=0 dur_us=1000 count=48'
 stop_xp
 lq=$(jget /tmp/light.json rings[ring=$R0].queue_delay_ns.p90)
@@ -96,7 +81,7 @@ check "max pending >= 20 over-filled" [ "$(jget /tmp/heavy.json rings[ring=$R0].
 
 say "3. dependencies counted exactly, named, and their waits timed by the dependency's own done"
 echo >$J
-start_xp /tmp/dep.json --json --stream || finish
+start_xp /tmp/dep.json sched --json --stream || finish
 mocksubmit -s -q 'ring=0 dur_us=20000 count=3' 'ring=1 dur_us=100 dep=@1' 'ring=1 dur_us=100 dep=@2' \
 	'ring=1 dur_us=100 dep=@3' 'ring=1 dur_us=100 count=2' &
 PD=$!
@@ -120,12 +105,12 @@ check "longest dependency wait ${mine} ns within 10% of the module's ${theirs} n
 grep -m1 '"waited_on"' /tmp/dep.r1
 
 say "4. --stream: one line per job, --ring and --comm filters"
-start_xp /tmp/st.json --stream --json --ring $R1 || finish
+start_xp /tmp/st.json sched --stream --json --ring $R1 || finish
 mocksubmit -s -q 'ring=0 dur_us=100 count=5' 'ring=1 dur_us=100 count=7'
 stop_xp
 expect_eq "stream lines for $R1" 7 "$(grep -c '"event":"job"' /tmp/st.json)"
 expect_eq "stream lines for $R0" 0 "$(grep -c "\"ring\":\"$R0\"" /tmp/st.json)"
-start_xp /tmp/cm.json --json --comm nobody || finish
+start_xp /tmp/cm.json sched --json --comm nobody || finish
 mocksubmit -s -q 'ring=0 dur_us=100 count=5'
 stop_xp
 expect_eq "jobs of another comm" 0 "$(jget /tmp/cm.json jobs)"

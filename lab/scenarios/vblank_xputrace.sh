@@ -8,21 +8,6 @@ load vkms || finish
 DEV=$(ls /dev/dri/card* 2>/dev/null | head -1)
 [ -n "$DEV" ] || { bad "vkms made no /dev/dri/card*"; finish; }
 
-start_xp() { # OUT ARGS...: xputrace in the background, waits until attached
-	local out=$1 i=0
-	shift
-	xputrace "$@" >$out 2>$out.err &
-	XPID=$!
-	while ! grep -q '^Tracing' $out.err 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 400 ] || ! kill -0 $XPID 2>/dev/null; then
-			bad "xputrace $1 did not start: $(cat $out.err)"
-			return 1
-		fi
-		sleep 0.05
-	done
-}
-stop_xp() { kill -INT $XPID; wait $XPID; }
 within() { # A B PCT: |A-B| <= PCT% of B
 	awk -v a=$1 -v b=$2 -v p=$3 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d * 100 <= p * b) }'
 }
