@@ -3,37 +3,9 @@
 #include <stdlib.h>
 #include "unit.h"
 #include "rawtp_util.h"
+#include "mem_formats.h"
 #include "core/mem_stats.h"
 #include "sinks/mem_report.h"
-
-/* Debian 6.1's amdgpu and i915 layouts (the same lines as test_mem.c) */
-static const char fmt_bo_create[] =
-	"name: amdgpu_bo_create\nID: 1\nformat:\n" FMT_COMMON
-	"\tfield:struct amdgpu_bo * bo;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 pages;\toffset:16;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 type;\toffset:20;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 prefer;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 allow;\toffset:28;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 visible;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
-static const char fmt_bo_move[] =
-	"name: amdgpu_bo_move\nID: 2\nformat:\n" FMT_COMMON
-	"\tfield:struct amdgpu_bo * bo;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 bo_size;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 new_placement;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 old_placement;\toffset:28;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
-static const char fmt_cs_61[] =
-	"name: amdgpu_cs_ioctl\nID: 3\nformat:\n" FMT_COMMON
-	"\tfield:uint64_t sched_job_id;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:__data_loc char[] timeline;\toffset:16;\tsize:4;\tsigned:1;\n"
-	"\tfield:unsigned int context;\toffset:20;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned int seqno;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:struct dma_fence * fence;\toffset:32;\tsize:8;\tsigned:0;\n"
-	"\tfield:__data_loc char[] ring;\toffset:40;\tsize:4;\tsigned:1;\n"
-	"\tfield:u32 num_ibs;\toffset:44;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
-static const char fmt_i915_create[] =
-	"name: i915_gem_object_create\nID: 6\nformat:\n" FMT_COMMON
-	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 size;\toffset:16;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
 
 static struct xp_rawtp_layout L;
 static struct xp_mem_state S;
@@ -123,19 +95,12 @@ static void test_json(void)
 /* i915 requests: add and retire present, waits absent */
 static void test_requests(void)
 {
-	static const char fmt_rq[] = "format:\n" FMT_COMMON
-		"\tfield:u32 dev;\toffset:8;\tsize:4;\tsigned:0;\n"
-		"\tfield:u64 ctx;\toffset:16;\tsize:8;\tsigned:0;\n"
-		"\tfield:u16 class;\toffset:24;\tsize:2;\tsigned:0;\n"
-		"\tfield:u16 instance;\toffset:26;\tsize:2;\tsigned:0;\n"
-		"\tfield:u32 seqno;\toffset:28;\tsize:4;\tsigned:0;\n"
-		"\tfield:u32 tail;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
 	int ev[] = { XP_MEM_I915_RQ_ADD, XP_MEM_I915_RQ_ADD, XP_MEM_I915_RQ_RETIRE };
 	uint64_t ts[] = { 1000000, 2000000, 4000000 };
 
 	setup();
-	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_ADD, fmt_rq));
-	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_RETIRE, fmt_rq));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_ADD, fmt_rq_add));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_MEM_I915_RQ_RETIRE, fmt_rq_retire));
 	for (int i = 0; i < 3; i++) {
 		rec_init(&L, &R, XP_REC_MEM, ev[i], ts[i], ev[i] == XP_MEM_I915_RQ_ADD ? 42 : 9,
 			 ev[i] == XP_MEM_I915_RQ_ADD ? "game" : "kworker/0:1");

@@ -16,6 +16,7 @@
 #include "sinks/vblank_report.h"
 #include "rawtp_util.h"
 #include "sched_formats.h"
+#include "mem_formats.h"
 #include "unit.h"
 
 #define T0 5000000000ULL
@@ -411,38 +412,24 @@ static void test_report_equals_direct(void)
 /* ---- mem: amdgpu and i915 records, the file's layouts ---- */
 
 /* amdgpu_bo_move with its placements first, as a kernel could lay it out:
- * the file's layout, not this build's, must decode it */
-static const char fmt_mem_bo_create[] =
-	"name: amdgpu_bo_create\nID: 1601\nformat:\n" FMT_COMMON
-	"\tfield:struct amdgpu_bo * bo;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:u32 pages;\toffset:16;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 type;\toffset:20;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 prefer;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 allow;\toffset:28;\tsize:4;\tsigned:0;\n"
-	"\tfield:u32 visible;\toffset:32;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n";
+ * the file's layout, not this build's, must decode it; the others as
+ * Debian 6.1 has them (mem_formats.h) */
 static const char fmt_mem_bo_move[] =
 	"name: amdgpu_bo_move\nID: 1602\nformat:\n" FMT_COMMON
 	"\tfield:u32 new_placement;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:u32 old_placement;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:struct amdgpu_bo * bo;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 bo_size;\toffset:24;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
-static const char fmt_mem_i915_create[] =
-	"name: i915_gem_object_create\nID: 1603\nformat:\n" FMT_COMMON
-	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:u64 size;\toffset:16;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
-static const char fmt_mem_i915_destroy[] =
-	"name: i915_gem_object_destroy\nID: 1604\nformat:\n" FMT_COMMON
-	"\tfield:struct drm_i915_gem_object * obj;\toffset:8;\tsize:8;\tsigned:0;\n\nprint fmt: \"\"\n";
 
 static struct xp_rawtp_layout ML;	/* the recording machine's mem layouts */
 
 static void mem_layouts(void)
 {
 	xp_rawtp_layout_init(&ML, xp_mem_events, XP_MEM_NEV);
-	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_AMD_BO_CREATE, fmt_mem_bo_create));
+	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_AMD_BO_CREATE, fmt_bo_create));
 	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_AMD_BO_MOVE, fmt_mem_bo_move));
-	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_I915_CREATE, fmt_mem_i915_create));
-	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_I915_DESTROY, fmt_mem_i915_destroy));
+	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_I915_CREATE, fmt_i915_create));
+	CHECK(!xp_rawtp_layout_parse(&ML, XP_MEM_I915_DESTROY, fmt_i915_destroy));
 }
 
 /* 4 amdgpu BOs (344 pages, one VRAM request placed in GTT), 3 moves
