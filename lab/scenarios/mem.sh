@@ -50,6 +50,15 @@ grep '^note:\|^mem:' $S/attach.txt
 for m in $drivers; do
 	check "text names the $m sections' attribution" grep -q "^$m .*\[.*per" $S/attach.txt
 done
+# record attaches the same events and the file reports them as mem did
+xputrace record -o $S/mem.xpt -d 1 mem 2>$S/rec.err; rc=$?
+expect_eq "record mem exit status" 0 $rc
+xputrace report $S/mem.xpt mem --json >$S/rep.json 2>$S/rep.err
+expect_eq "report of the mem recording: exit status" 0 $?
+for m in amdgpu i915 xe; do
+	expect_eq "report: $m events present as mem attached them" \
+		"$(jget $S/attach.json $m.events_present)" "$(jget $S/rep.json $m.events_present)"
+done
 
 group formats
 load memdouble || finish

@@ -197,6 +197,30 @@ static void add_cap(struct record_run *r, const char *name)
 }
 
 /*
+ * A capability opened on the shared ring buffer: the first one opened owns
+ * the buffer, the others' objects (more_obj[slot]) are polled too. Its
+ * tracefs layouts and its name go into the file. 0, or 1 after the error.
+ */
+static int join_cap(struct record_run *r, const char *cap, uint16_t rectype,
+		    const struct xp_rawtp_layout *l, struct bpf_object *obj, struct bpf_map *events,
+		    struct bpf_map *drops, int slot)
+{
+	int err;
+
+	if (!r->share.events) {
+		r->share.events = events;
+		r->share.drops = drops;
+		r->obj = obj;
+	} else {
+		r->more_obj[slot] = obj;
+	}
+	if ((err = xp_trace_meta_add_layout(r->meta, rectype, l)))
+		return xp_fail(1, "record: %s", strerror(-err));
+	add_cap(r, cap);
+	return 0;
+}
+
+/*
  * Opens every capability asked for, in one ring buffer: the first one
  * opened owns it, the later ones write into it. Returns an exit status.
  */
@@ -228,16 +252,9 @@ static int open_caps(struct record_run *r)
 		if (err)
 			return xp_fail(1, "record: sched: %s%s%s", why, err == -EPERM ? ": " : "",
 				       err == -EPERM ? xp_bpf_error_hint(err) : "");
-		if (!r->share.events) {
-			r->share.events = xp_sched_live_events(r->sched);
-			r->share.drops = xp_sched_live_drops(r->sched);
-			r->obj = xp_sched_live_object(r->sched);
-		} else {
-			r->more_obj[0] = xp_sched_live_object(r->sched);
-		}
-		if ((err = xp_trace_meta_add_layout(r->meta, XP_REC_SCHED, r->sched_l)))
-			return xp_fail(1, "record: %s", strerror(-err));
-		add_cap(r, "sched");
+		if ((err = join_cap(r, "sched", XP_REC_SCHED, r->sched_l, xp_sched_live_object(r->sched),
+				    xp_sched_live_events(r->sched), xp_sched_live_drops(r->sched), 0)))
+			return err;
 	}
 	if (caps & CAP_VBLANK) {
 		if (!(r->vbl_l = calloc(1, sizeof(*r->vbl_l))))
@@ -250,16 +267,9 @@ static int open_caps(struct record_run *r)
 		if (err)
 			return xp_fail(1, "record: vblank: %s%s%s", why, err == -EPERM ? ": " : "",
 				       err == -EPERM ? xp_bpf_error_hint(err) : "");
-		if (!r->share.events) {
-			r->share.events = xp_rawtp_live_events(r->vblank);
-			r->share.drops = xp_rawtp_live_drops(r->vblank);
-			r->obj = xp_rawtp_live_object(r->vblank);
-		} else {
-			r->more_obj[1] = xp_rawtp_live_object(r->vblank);
-		}
-		if ((err = xp_trace_meta_add_layout(r->meta, XP_REC_VBLANK, r->vbl_l)))
-			return xp_fail(1, "record: %s", strerror(-err));
-		add_cap(r, "vblank");
+		if ((err = join_cap(r, "vblank", XP_REC_VBLANK, r->vbl_l, xp_rawtp_live_object(r->vblank),
+				    xp_rawtp_live_events(r->vblank), xp_rawtp_live_drops(r->vblank), 1)))
+			return err;
 	}
 	if (caps & CAP_MEM) {
 		if (!(r->mem_l = calloc(1, sizeof(*r->mem_l))))
@@ -276,16 +286,9 @@ static int open_caps(struct record_run *r)
 			return xp_fail(1, "record: mem: %s%s%s", why,
 				       err == -EPERM || err == -EACCES ? ": " : "",
 				       err == -EPERM || err == -EACCES ? xp_bpf_error_hint(err) : "");
-		if (!r->share.events) {
-			r->share.events = xp_rawtp_live_events(r->mem);
-			r->share.drops = xp_rawtp_live_drops(r->mem);
-			r->obj = xp_rawtp_live_object(r->mem);
-		} else {
-			r->more_obj[2] = xp_rawtp_live_object(r->mem);
-		}
-		if ((err = xp_trace_meta_add_layout(r->meta, XP_REC_MEM, r->mem_l)))
-			return xp_fail(1, "record: %s", strerror(-err));
-		add_cap(r, "mem");
+		if ((err = join_cap(r, "mem", XP_REC_MEM, r->mem_l, xp_rawtp_live_object(r->mem),
+				    xp_rawtp_live_events(r->mem), xp_rawtp_live_drops(r->mem), 2)))
+			return err;
 	}
 	return 0;
 }
