@@ -29,12 +29,20 @@ crtc_vs_kernel() {
 }
 
 group keeps_up
-trace_on drm:drm_vblank_event
-start_xp /tmp/a.json vblank --json || finish
-vblstall $DEV frames=120 >/tmp/a.txt; rc=$?
-stop_xp
-expect_eq "xputrace exit status" 0 $?
-trace_off
+# "Keeping up" is the test's premise, not xputrace's doing: with one emulated
+# CPU a host stall can make the program miss a frame. Up to three windows are
+# measured, until one where the program saw no gap; every check below then
+# holds for that window (or, after three, for the last).
+for window in 1 2 3; do
+	trace_on drm:drm_vblank_event
+	start_xp /tmp/a.json vblank --json || finish
+	vblstall $DEV frames=120 >/tmp/a.txt; rc=$?
+	stop_xp; xrc=$?
+	trace_off
+	[ "$(val /tmp/a.txt missed)" = 0 ] && break
+	say "window $window: the program itself missed $(val /tmp/a.txt missed) frames (the host stalled); measuring again"
+done
+expect_eq "xputrace exit status" 0 $xrc
 expect_eq "vblstall status" 0 $rc
 cat /tmp/a.txt
 P=$(val /tmp/a.txt pid) CI=$(val /tmp/a.txt crtc_index) MODE=$(val /tmp/a.txt refresh_mhz)
