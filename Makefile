@@ -32,7 +32,7 @@ SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/skel/%.skel.h,$(BPF_SRCS))
 # The analysis core and the sinks do not link libbpf: they are tested alone.
 CORE_SRCS := $(wildcard src/core/*.c) $(wildcard src/sinks/*.c)
 CORE_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(CORE_SRCS))
-APP_SRCS  := src/main.c $(wildcard src/live/*.c) $(wildcard src/cmd/*.c)
+APP_SRCS  := src/main.c $(wildcard src/caps/*.c) $(wildcard src/live/*.c) $(wildcard src/cmd/*.c)
 APP_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(APP_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

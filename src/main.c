@@ -1,67 +1,44 @@
 /* xputrace: observe the kernel drivers of GPUs and NPUs. */
-#include <errno.h>
-#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "caps/cap.h"
 #include "cmd/cmds.h"
+#include "cmd/live.h"
+#include "live/session.h"
 
-#ifndef XP_VERSION
-#define XP_VERSION "0.1.0"
-#endif
-
-struct cmd {
+/* The verbs that are not capabilities; every runnable capability is a verb too. */
+static const struct verb {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
+	bool traces;	/* polls the kernel until a signal or -d ends it */
+} verbs[] = {
+	{ "doctor", cmd_doctor, "what this machine can trace, and why not", false },
+	{ "record", cmd_record, "write what capabilities trace into a trace file", true },
+	{ "report", cmd_report, "the summaries of a live run, from a trace file", false },
+	{ "export", cmd_export, "a trace file as Perfetto / Chrome trace-event JSON", false },
 };
-
-static const struct cmd cmds[] = {
-	{ "doctor", cmd_doctor, "what this machine can trace, and why not" },
-	{ "ioctl", cmd_ioctl, "ioctls on GPU/NPU device nodes: named, counted, timed" },
-	{ "sched", cmd_sched, "DRM GPU scheduler jobs: queue delay, run time, per ring and process" },
-	{ "vblank", cmd_vblank, "frame timing per CRTC: refresh rate, missed vblanks, late events" },
-	{ "mem", cmd_mem, "amdgpu/i915/xe buffers: placement, moves, submits, leaks" },
-	{ "record", cmd_record, "write what a capability traces into a trace file" },
-	{ "report", cmd_report, "the summaries of a live run, from a trace file" },
-	{ "export", cmd_export, "a trace file as Perfetto / Chrome trace-event JSON" },
-};
-
-int xp_fail(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("xputrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return status;
-}
-
-int xp_finish_stdout(int status)
-{
-	if (fflush(stdout) || ferror(stdout)) {
-		int e = errno;
-
-		fprintf(stderr, "xputrace: writing the output failed: %s\n", strerror(e));
-		return status ? status : 1;
-	}
-	return status;
-}
+#define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: xputrace COMMAND [OPTIONS]\n\nCommands:\n");
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(f, "  %-8s %s\n", verbs[0].name, verbs[0].summary);
+	for (size_t i = 0; i < xp_ncaps; i++)
+		if (xp_cap_runs(xp_caps[i]))
+			fprintf(f, "  %-8s %s\n", xp_caps[i]->name, xp_caps[i]->summary);
+	for (size_t i = 1; i < NVERBS; i++)
+		fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\n'xputrace COMMAND --help' describes a command. Commands may be abbreviated.\n");
 }
 
 int main(int argc, char **argv)
 {
-	const struct cmd *match = NULL;
+	const struct verb *verb = NULL;
+	const struct xp_cap *cap = NULL;
+	int matches = 0;
 	size_t n;
 
 	if (argc < 2) {
@@ -76,19 +53,31 @@ int main(int argc, char **argv)
 		printf("xputrace %s\n", XP_VERSION);
 		return xp_finish_stdout(0);
 	}
+	/* an exact name, else the one command it abbreviates */
 	n = strlen(argv[1]);
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (strncmp(cmds[i].name, argv[1], n))
+	for (size_t i = 0; i < NVERBS + xp_ncaps; i++) {
+		const char *name = i < NVERBS ? verbs[i].name : xp_caps[i - NVERBS]->name;
+
+		if ((i >= NVERBS && !xp_cap_runs(xp_caps[i - NVERBS])) || strncmp(name, argv[1], n))
 			continue;
-		if (strlen(cmds[i].name) == n) {
-			match = &cmds[i];
+		if (strlen(name) == n || !matches++) {
+			verb = i < NVERBS ? &verbs[i] : NULL;
+			cap = i < NVERBS ? NULL : xp_caps[i - NVERBS];
+		}
+		if (strlen(name) == n) {
+			matches = 1;
 			break;
 		}
-		if (match)
-			return xp_fail(2, "'%s' is ambiguous; see 'xputrace --help'", argv[1]);
-		match = &cmds[i];
 	}
-	if (!match)
+	if (matches > 1)
+		return xp_fail(2, "'%s' is ambiguous; see 'xputrace --help'", argv[1]);
+	if (!matches)
 		return xp_fail(2, "unknown command '%s'; see 'xputrace --help'", argv[1]);
-	return match->fn(argc - 1, argv + 1);
+	/*
+	 * Tracing verbs catch SIGINT/SIGTERM from the first moment, so an early
+	 * one still ends with a (possibly empty) summary; the others die of it.
+	 */
+	if (!verb || verb->traces)
+		xp_signals_install();
+	return verb ? verb->fn(argc - 1, argv + 1) : xp_cmd_live(cap, argc - 1, argv + 1);
 }

@@ -1,23 +1,17 @@
-/* The verbs. Each returns the process exit status: 0 ok, 1 failed, 2 bad usage. */
+/* The verbs that are not capabilities, and what the file verbs share.
+ * Each returns the process exit status: 0 ok, 1 failed, 2 bad usage. */
 #ifndef XP_CMD_CMDS_H
 #define XP_CMD_CMDS_H
 
 #include <stdbool.h>
+#include "caps/cap.h"
+#include "core/msg.h"
 #include "core/tracefile.h"
 
 int cmd_doctor(int argc, char **argv);
-int cmd_ioctl(int argc, char **argv);
-int cmd_sched(int argc, char **argv);
-int cmd_vblank(int argc, char **argv);
-int cmd_mem(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
-
-/* Prints "xputrace: <msg>" on stderr; returns `status`. */
-int xp_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Flushes and checks stdout: a failed write is an error, not a silent loss. */
-int xp_finish_stdout(int status);
 
 /*
  * Reads a trace file for `verb` (report, export): `on_open` (may be NULL)
@@ -34,5 +28,14 @@ int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader
 int xp_report_file(const char *path, const char *view, bool json, bool hist, bool info);
 /* Whether the file recorded a capability ("ioctl"). */
 bool xp_trace_has_cap(const struct xp_trace_reader *r, const char *cap);
+/*
+ * An instance of `cap` fed from the file `r` is reading: its layouts from
+ * the file, the recording's filters, devices, page size and start time.
+ * 0; -ENOENT when the file carries no layouts for it; -errno.
+ */
+int xp_cap_inst_from_file(struct xp_cap_inst *ci, const struct xp_cap *cap,
+			  struct xp_cap_env *env, const struct xp_trace_reader *r);
+/* "xputrace: VERB: N records could not be decoded", unless the summary says it. */
+void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci);
 
 #endif

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "caps/cap.h"
 #include "cmd/cmds.h"
 #include "core/devices.h"
 #include "live/features.h"
@@ -32,7 +33,7 @@ static const char *const modules[] = {
 
 struct capability {
 	const char *name;
-	const char *command;	/* NULL: not in this build yet */
+	bool built;		/* false: planned, not in this build yet */
 	bool ok;
 	char why[200];
 };
@@ -50,7 +51,7 @@ struct doctor {
 	struct xp_devices devs;
 	bool module_loaded[NMODULES];
 	int group_events[NGROUPS];	/* -1: unknown (no tracefs) */
-	struct capability caps[10];
+	struct capability caps[16];
 	int ncaps;
 };
 
@@ -100,69 +101,27 @@ static int count_module_btf(void)
 	return n;
 }
 
-static struct capability *cap(struct doctor *d, const char *name, const char *command)
-{
-	struct capability *c = &d->caps[d->ncaps++];
+/* What the capabilities' checks may ask about what examine() found. */
+static struct doctor *doc;
 
-	c->name = name;
-	c->command = command;
-	c->ok = false;
-	c->why[0] = '\0';
-	return c;
-}
+static bool doc_module(const char *m) { return module_on(doc, m); }
+static int doc_group(const char *g) { return group_n(doc, g); }
 
 static void judge(struct doctor *d)
 {
-	bool tp_ok = d->at[XP_AT_TRACEPOINT].ok, kp = d->at[XP_AT_KPROBE].ok;
-	bool sys_hook = d->at[XP_AT_TP_BTF].ok || d->at[XP_AT_RAW_TP].ok;
-	struct capability *c;
+	struct xp_doctor_env env = {
+		.at = d->at, .module_loaded = doc_module, .group_events = doc_group,
+		.event_exists = xp_tracefs_event_exists,
+	};
 
-	c = cap(d, "ioctl", "xputrace ioctl");
-	c->ok = sys_hook;
-	snprintf(c->why, sizeof(c->why), sys_hook ? "GPU ioctls from the sys_enter/sys_exit hooks (%s)"
-						  : "neither tp_btf nor raw_tp attaches here",
-		 d->at[XP_AT_TP_BTF].ok ? "tp_btf" : "raw_tp");
+	doc = d;
+	for (size_t i = 0; i < xp_ncaps && d->ncaps < (int)(sizeof(d->caps) / sizeof(d->caps[0])); i++) {
+		struct capability *c = &d->caps[d->ncaps++];
 
-	c = cap(d, "sched", "xputrace sched");
-	c->ok = tp_ok && group_n(d, "gpu_scheduler") > 0;
-	snprintf(c->why, sizeof(c->why), "%s",
-		 c->ok ? "gpu_scheduler events present"
-		 : !tp_ok ? "classic tracepoints do not attach here"
-			  : "no gpu_scheduler events: no driver using the DRM GPU scheduler is loaded");
-
-	c = cap(d, "vblank", "xputrace vblank");
-	c->ok = tp_ok && xp_tracefs_event_exists("drm", "drm_vblank_event");
-	snprintf(c->why, sizeof(c->why), "%s",
-		 c->ok ? "drm vblank events present" : "no drm vblank events: the drm module is not loaded");
-
-	c = cap(d, "mem", "xputrace mem");
-	c->ok = tp_ok && (group_n(d, "amdgpu") > 0 || group_n(d, "i915") > 0 || group_n(d, "xe") > 0);
-	snprintf(c->why, sizeof(c->why), "%s",
-		 c->ok ? "amdgpu, i915 or xe events present" : "no amdgpu, i915 or xe events: none of those drivers is loaded");
-
-	c = cap(d, "nvidia", NULL);
-	c->ok = kp && module_on(d, "nvidia");
-	snprintf(c->why, sizeof(c->why), "%s",
-		 c->ok ? "kprobes on nvidia.ko"
-		 : !kp ? "kprobes unavailable; ioctls to /dev/nvidia* are still traced by 'ioctl'"
-		       : "the nvidia module is not loaded");
-
-	c = cap(d, "npu", NULL);
-	c->ok = d->at[XP_AT_KPROBE_MULTI].ok && module_on(d, "intel_vpu");
-	snprintf(c->why, sizeof(c->why), "%s",
-		 c->ok ? "kprobe.multi on intel_vpu"
-		 : !d->at[XP_AT_KPROBE_MULTI].ok ? "kprobe.multi unavailable"
-						 : "the intel_vpu module is not loaded");
-
-	c = cap(d, "uprobes", NULL);
-	c->ok = d->at[XP_AT_UPROBE].ok;
-	snprintf(c->why, sizeof(c->why), "%s",
-		 c->ok ? "uprobes on user runtimes (libcuda, Level Zero, libdrm)" : d->at[XP_AT_UPROBE].why);
-
-	c = cap(d, "iommu-latency", NULL);
-	c->ok = tp_ok && group_n(d, "iommu") > 0;
-	snprintf(c->why, sizeof(c->why), "%s",
-		 c->ok ? "iommu events present" : "no iommu events");
+		c->name = xp_caps[i]->name;
+		c->built = xp_cap_runs(xp_caps[i]);
+		c->ok = xp_caps[i]->available(&env, c->why, sizeof(c->why));
+	}
 }
 
 static void examine(struct doctor *d)
@@ -230,7 +189,7 @@ static void print_text(const struct doctor *d)
 	printf("\nCapabilities on this machine\n");
 	for (int i = 0; i < d->ncaps; i++)
 		printf("  %-14s %-4s %s%s\n", d->caps[i].name, d->caps[i].ok ? "yes" : "no", d->caps[i].why,
-		       d->caps[i].command ? "" : " [not in this build yet]");
+		       d->caps[i].built ? "" : " [not in this build yet]");
 }
 
 static void print_json(const struct doctor *d)
@@ -315,7 +274,7 @@ static void print_json(const struct doctor *d)
 		xp_json_begin_obj(&j);
 		xp_json_kbool(&j, "available", d->caps[i].ok);
 		xp_json_kstr(&j, "reason", d->caps[i].why);
-		xp_json_kbool(&j, "in_this_build", d->caps[i].command != NULL);
+		xp_json_kbool(&j, "in_this_build", d->caps[i].built);
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_obj(&j);

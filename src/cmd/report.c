@@ -7,15 +7,8 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
-#include "core/ioctl_stats.h"
-#include "core/mem_stats.h"
-#include "core/sched_stats.h"
+#include "cmd/live.h"
 #include "core/tracefile.h"
-#include "core/vblank_stats.h"
-#include "sinks/ioctl_report.h"
-#include "sinks/mem_report.h"
-#include "sinks/sched_report.h"
-#include "sinks/vblank_report.h"
 
 int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader *r,
 		      int (*on_open)(void *ctx, const struct xp_trace_reader *r),
@@ -54,21 +47,44 @@ bool xp_trace_has_cap(const struct xp_trace_reader *r, const char *cap)
 	return false;
 }
 
-static void help(FILE *f)
+int xp_cap_inst_from_file(struct xp_cap_inst *ci, const struct xp_cap *cap,
+			  struct xp_cap_env *env, const struct xp_trace_reader *r)
 {
-	fprintf(f,
+	const struct xp_trace_meta *m = &r->meta;
+	int err;
+
+	env->live = false;
+	env->filt.pid = m->filter_pid;
+	env->filt.comm = m->filter_comm[0] ? m->filter_comm : NULL;
+	env->filt.cgroup_id = m->filter_cgroup;
+	env->devs = &m->devs;
+	/* the recording host's page size; files from before it was kept: this machine's */
+	env->page_size = m->page_size ? m->page_size : (uint32_t)sysconf(_SC_PAGESIZE);
+	env->t0 = m->start_ns;
+	if ((err = xp_cap_inst_new(ci, cap, env)))
+		return err;
+	if (ci->layout && !xp_trace_meta_layout(m, cap->rectype, ci->layout))
+		return -ENOENT;
+	return cap->init(ci);
+}
+
+static void help(const void *ctx)
+{
+	char names[128];
+
+	(void)ctx;
+	printf(
 "Usage: xputrace report FILE [OPTIONS] [VIEW]\n"
 "\n"
 "Reads a trace file written by 'xputrace record' and prints what the live\n"
 "command prints: the same analysis, the same text and JSON. Devices are\n"
 "named, and tracepoint records decoded, from what the file says about the\n"
-"recording machine, so it reads the same on another machine. Views: ioctl,\n"
-"sched, vblank, mem (default: the file's first capability). Shares of wall\n"
-"time are shares of the recording's duration; sched applies the recording's\n"
-"process filters after joining each job, as 'xputrace sched' does (mem's were\n"
-"applied in the kernel while recording, as 'xputrace mem' applies them). A file\n"
-"cut short (the recorder was killed) is read up to its last whole block,\n"
-"with a warning; a damaged or foreign file is refused.\n"
+"recording machine, so it reads the same on another machine. Views: %s\n"
+"(default: the file's first capability). Shares of wall time are shares of\n"
+"the recording's duration; the recording's process filters apply as the\n"
+"live command applies them. A file cut short (the recorder was killed) is\n"
+"read up to its last whole block, with a warning; a damaged or foreign file\n"
+"is refused.\n"
 "\n"
 "Options:\n"
 "  -j, --json      the summary as one JSON document\n"
@@ -80,161 +96,70 @@ static void help(FILE *f)
 "  xputrace report gpu.xpt\n"
 "  xputrace report gpu.xpt --json ioctl\n"
 "  xputrace report gpu.xpt sched\n"
-"  xputrace report mem.xpt mem --json\n");
+"  xputrace report mem.xpt mem --json\n", xp_cap_names(names, sizeof(names)));
 }
 
 struct report_ctx {
 	const char *view;		/* the capability analysed */
 	const char *path;
-	struct xp_ioctl_table table;
-	struct xp_rawtp_layout *layout;	/* sched, vblank, mem: the file's layouts */
-	struct xp_sched_state *sched;
-	struct xp_vbl_state *vbl;
-	struct xp_mem_state *mem;
-	bool mem_filtered;		/* the recording had process filters */
-	uint64_t undecodable;
+	struct xp_cap_env env;
+	struct xp_cap_inst ci;
+	bool have_ci;
 };
 
 /* The analysis starts once the file's capabilities and layouts are known. */
 static int on_open(void *ctx, const struct xp_trace_reader *r)
 {
 	struct report_ctx *c = ctx;
+	const struct xp_cap *cap;
 	int err;
 
 	if (!c->view && r->meta.ncaps)
 		c->view = r->meta.caps[0];
-	if (!c->view || !xp_trace_has_cap(r, c->view)) {
+	cap = c->view ? xp_cap_find(c->view) : NULL;
+	if (!cap || !xp_trace_has_cap(r, c->view)) {
 		xp_fail(1, "report: %s has no %s capture", c->path, c->view ? c->view : "known");
 		return -ECANCELED;
 	}
-	if (!strcmp(c->view, "ioctl"))
-		return 0;
-	if (!(c->layout = calloc(1, sizeof(*c->layout))))
-		return -ENOMEM;
-	if (!strcmp(c->view, "sched")) {
-		xp_rawtp_layout_init(c->layout, xp_sched_events, XP_TP_SCHED_MAX);
-		xp_trace_meta_layout(&r->meta, XP_REC_SCHED, c->layout);
-		if (!(c->sched = calloc(1, sizeof(*c->sched))))
-			return -ENOMEM;
-		if ((err = xp_sched_init(c->sched, 0, 0)))
-			return err;
-		/* the recording's filters, after the join, as the live command applies them */
-		c->sched->filt.pid = r->meta.filter_pid;
-		c->sched->filt.comm = r->meta.filter_comm[0] ? r->meta.filter_comm : NULL;
-		c->sched->last_expire = r->meta.start_ns;
-	} else if (!strcmp(c->view, "mem")) {
-		xp_rawtp_layout_init(c->layout, xp_mem_events, XP_MEM_NEV);
-		xp_trace_meta_layout(&r->meta, XP_REC_MEM, c->layout);
-		if (!(c->mem = calloc(1, sizeof(*c->mem))))
-			return -ENOMEM;
-		/* the recording host's page size; files from before it was kept: this machine's */
-		if ((err = xp_mem_init(c->mem, r->meta.page_size ? r->meta.page_size
-								 : (uint32_t)sysconf(_SC_PAGESIZE)))) {
-			free(c->mem);
-			c->mem = NULL;
-			return err;
-		}
-		c->mem_filtered = r->meta.filter_pid || r->meta.filter_comm[0] || r->meta.filter_cgroup;
-	} else {
-		xp_rawtp_layout_init(c->layout, xp_vbl_events, XP_VBL_NEV);
-		xp_trace_meta_layout(&r->meta, XP_REC_VBLANK, c->layout);
-		if (!(c->vbl = calloc(1, sizeof(*c->vbl))))
-			return -ENOMEM;
-		xp_vbl_init(c->vbl, 1000000);	/* the live command's default --late-ms */
-	}
-	if (!c->layout->npresent) {
+	c->have_ci = true;
+	err = xp_cap_inst_from_file(&c->ci, cap, &c->env, r);
+	if (err == -ENOENT) {
 		xp_fail(1, "report: %s carries no tracepoint layouts for %s", c->path, c->view);
 		return -ECANCELED;
 	}
-	return 0;
+	return err;
 }
 
 static int on_record(void *ctx, const struct xp_rec_hdr *h)
 {
 	struct report_ctx *c = ctx;
-	struct xp_vbl_event ev;
-	int err;
 
-	if (c->sched && h->type == XP_REC_SCHED) {
-		err = xp_sched_feed(c->sched, c->layout, (const struct xp_rawtp_rec *)h);
-		if (err == -ENOENT || err == -EBADMSG) {
-			c->undecodable++;
-			err = 0;
-		}
-		return err;
-	}
-	if (c->vbl && h->type == XP_REC_VBLANK) {
-		if (xp_vbl_decode(c->layout, (const struct xp_rawtp_rec *)h, &ev))
-			c->undecodable++;
-		else
-			xp_vbl_add(c->vbl, &ev);
+	if (h->type != c->ci.cap->rectype)
 		return 0;
-	}
-	if (c->mem && h->type == XP_REC_MEM) {
-		/* as the live command: a record it cannot decode is counted, not fatal */
-		if (h->size < sizeof(struct xp_rawtp_rec) ||
-		    xp_mem_add(c->mem, c->layout, (const struct xp_rawtp_rec *)h))
-			c->undecodable++;
-		return 0;
-	}
-	if (!c->sched && !c->vbl && !c->mem && h->type == XP_REC_IOCTL)
-		return xp_ioctl_table_add_rec(&c->table, (const struct xp_ioctl_rec *)h);
-	return 0;
+	return c->ci.cap->feed(&c->ci, h);
 }
 
 static void report_summary(struct report_ctx *c, const struct xp_trace_reader *r, bool json,
 			   bool hist)
 {
+	const struct xp_cap *cap = c->ci.cap;
 	/* what the live run said, from what the file says about it */
 	struct xp_run_info ri = {
-		.command = c->view,
+		.command = cap->name,
 		.source = c->path,
-		.mode = c->sched || c->vbl || c->mem ? "summary" : "stream",
-		.hook = r->meta.hook[0] ? r->meta.hook : NULL,
+		/* the file holds every event, not the kernel's aggregates */
+		.mode = cap->flags & XP_CAP_KERNEL_AGG ? "stream" : "summary",
+		.hook = cap->file_hook ? cap->file_hook : r->meta.hook[0] ? r->meta.hook : NULL,
 		.duration_s = xp_trace_duration(r),
+	};
+	struct xp_cap_report rep = {
+		.ri = &ri, .json = json, .hist = hist, .final = true,
+		.now = r->meta.start_ns + (uint64_t)(ri.duration_s * 1e9 + 0.5),
 	};
 
 	memcpy(ri.drops, r->stats.drops, sizeof(r->stats.drops));
-	if (c->sched) {
-		struct xp_sched_report rep = {
-			.st = c->sched, .layout = c->layout, .ri = &ri, .hist = hist,
-			.now = r->meta.start_ns + (uint64_t)(ri.duration_s * 1e9 + 0.5),
-		};
-
-		ri.hook = "tracepoint";
-		xp_sched_finish(c->sched, rep.now);	/* what is still open never completed here */
-		if (json)
-			xp_sched_report_json(stdout, &rep);
-		else
-			xp_sched_report_text(stdout, &rep);
-	} else if (c->vbl) {
-		struct xp_vbl_report rep = { .st = c->vbl, .layout = c->layout, .ri = &ri, .hist = hist };
-
-		ri.hook = "tracepoint";
-		xp_vbl_finish(c->vbl);
-		if (json)
-			xp_vbl_report_json(stdout, &rep);
-		else
-			xp_vbl_report_text(stdout, &rep);
-	} else if (c->mem) {
-		struct xp_mem_report rep = {
-			.st = c->mem, .layout = c->layout, .ri = &ri, .hist = hist,
-			.filtered = c->mem_filtered, .undecodable = c->undecodable,
-		};
-
-		ri.hook = "tracepoint";
-		if (json)
-			xp_mem_report_json(stdout, &rep);
-		else
-			xp_mem_report_text(stdout, &rep);
-	} else if (json) {
-		xp_ioctl_report_json(stdout, &c->table, &r->meta.devs, &ri);
-	} else {
-		xp_ioctl_report_text(stdout, &c->table, &r->meta.devs, &ri, hist);
-	}
-	if (c->undecodable && !c->mem)	/* mem's summary says it, as live */
-		fprintf(stderr, "xputrace: report: %llu %s records could not be decoded\n",
-			(unsigned long long)c->undecodable, c->view);
+	cap->report(&c->ci, stdout, &rep);
+	xp_say_undecodable("report", &c->ci);
 }
 
 static void print_info(const char *path, const struct xp_trace_reader *r, bool json)
@@ -316,52 +241,48 @@ int xp_report_file(const char *path, const char *view, bool json, bool hist, boo
 	memset(&c, 0, sizeof(c));
 	c.view = view;
 	c.path = path;
-	xp_ioctl_table_init(&c.table);
+	c.env = (struct xp_cap_env){ .verb = "report", .out = XP_OUT_SUMMARY, .f = stdout };
 	status = xp_cmd_read_trace("report", path, r, info ? NULL : on_open, on_record, &c);
-	if (status)
-		goto out;
-	if (info)
-		print_info(path, r, json);
-	else
-		report_summary(&c, r, json, hist);
-out:
-	xp_ioctl_table_free(&c.table);
-	if (c.sched)
-		xp_sched_free(c.sched);
-	free(c.sched);
-	free(c.vbl);
-	if (c.mem)
-		xp_mem_free(c.mem);
-	free(c.mem);
-	free(c.layout);
+	if (!status) {
+		if (info)
+			print_info(path, r, json);
+		else
+			report_summary(&c, r, json, hist);
+	}
+	if (c.have_ci)
+		xp_cap_inst_free(&c.ci);
 	free(r);
 	return status;
 }
 
+struct report_opts {
+	bool info;
+};
+
+static int report_opt(void *ctx, int i, const char *arg)
+{
+	(void)i;
+	(void)arg;
+	((struct report_opts *)ctx)->info = true;
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_NOHIST = 256, OPT_INFO };
-	static const struct option lo[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-hist", no_argument, NULL, OPT_NOHIST },
-		{ "info", no_argument, NULL, OPT_INFO },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	static const struct xp_cap_opt opts[] = {
+		{ "info", 0, NULL, "what the file says about the recording" },
+		{ NULL },
 	};
-	bool json = false, hist = true, info = false;
+	struct report_opts ro = { 0 };
+	struct xp_optset set = { opts, report_opt, &ro };
+	struct xp_live_opts lo = { 0 };
 	const char *path = NULL, *view = NULL;
-	int ch;
+	char names[128];
+	int status;
 
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":jh", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'j': json = true; break;
-		case OPT_NOHIST: hist = false; break;
-		case OPT_INFO: info = true; break;
-		case 'h': help(stdout); return xp_finish_stdout(0);
-		default: return xp_fail(2, "report: unknown option '%s'; see 'xputrace report --help'", argv[optind - 1]);
-		}
-	}
+	status = xp_opts_parse("report", argc, argv, XP_O_JSON | XP_O_NOHIST, &lo, &set, 1, help, NULL);
+	if (status)
+		return status < 0 ? xp_finish_stdout(0) : status;
 	for (; optind < argc; optind++) {
 		if (!path)
 			path = argv[optind];
@@ -372,10 +293,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!path)
 		return xp_fail(2, "report: which trace file? see 'xputrace report --help'");
-	if (view && strcmp(view, "ioctl") && strcmp(view, "sched") && strcmp(view, "vblank") &&
-	    strcmp(view, "mem"))
-		return xp_fail(2, "report: unknown view '%s' (this build reports: ioctl, sched, vblank, mem)",
-			       view);
-
-	return xp_finish_stdout(xp_report_file(path, view, json, hist, info));
+	if (view && !xp_cap_find(view))
+		return xp_fail(2, "report: unknown view '%s' (this build reports: %s)", view,
+			       xp_cap_names(names, sizeof(names)));
+	return xp_finish_stdout(xp_report_file(path, view, lo.json, lo.hist, ro.info));
 }

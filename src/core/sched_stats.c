@@ -5,21 +5,27 @@
 
 #include "core/sched_stats.h"
 
-/* No kernel-side process filter: run and done fire in the scheduler's worker
- * or an interrupt, so the filters apply after the join (see the header). */
+/*
+ * Run and done fire in the scheduler's worker or an interrupt, so the pid and
+ * comm filters apply after the join (see the header). The queue events fire
+ * in the submitting process (drm_sched_entity_push_job, from its submit
+ * ioctl): only they are marked proc_ctx, for the kernel-side cgroup filter.
+ */
 #define EV(n) { "gpu_scheduler", n, { "name", NULL }, false }
+#define EVP(n) { "gpu_scheduler", n, { "name", NULL }, true }
 const struct xp_rawtp_event xp_sched_events[XP_TP_SCHED_MAX] = {
-	[XP_TP_DRM_SCHED_JOB] = EV("drm_sched_job"),
+	[XP_TP_DRM_SCHED_JOB] = EVP("drm_sched_job"),
 	[XP_TP_DRM_RUN_JOB] = EV("drm_run_job"),
 	[XP_TP_DRM_SCHED_PROCESS_JOB] = EV("drm_sched_process_job"),
 	[XP_TP_DRM_SCHED_JOB_WAIT_DEP] = EV("drm_sched_job_wait_dep"),
-	[XP_TP_DRM_SCHED_JOB_QUEUE] = EV("drm_sched_job_queue"),
+	[XP_TP_DRM_SCHED_JOB_QUEUE] = EVP("drm_sched_job_queue"),
 	[XP_TP_DRM_SCHED_JOB_RUN] = EV("drm_sched_job_run"),
 	[XP_TP_DRM_SCHED_JOB_DONE] = EV("drm_sched_job_done"),
 	[XP_TP_DRM_SCHED_JOB_ADD_DEP] = EV("drm_sched_job_add_dep"),
 	[XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE] = EV("drm_sched_job_unschedulable"),
 };
 #undef EV
+#undef EVP
 
 const char *xp_sched_tp_name(int tp)
 {
@@ -397,7 +403,7 @@ static bool match(const struct xp_sched_state *s, const struct xp_sched_job *j)
 {
 	if (s->filt.ring && (j->ring < 0 || strcmp(s->rings[j->ring].name, s->filt.ring)))
 		return false;
-	if (!s->filt.pid && !s->filt.comm)
+	if (!s->filt.pid && !s->filt.comm && !s->filt.cgroup)
 		return true;
 	if (!(j->flags & J_PROC))
 		return false;

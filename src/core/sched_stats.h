@@ -163,6 +163,8 @@ struct xp_sched_filter {
 	uint32_t pid;			/* 0: all */
 	const char *comm;		/* NULL: all */
 	const char *ring;		/* NULL: all */
+	bool cgroup;			/* the kernel kept only one cgroup's queue events:
+					 * jobs not seen queued are another cgroup's */
 };
 
 struct xp_sched_job;

@@ -220,15 +220,38 @@ static void on_queued(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	memcpy(p->comm, ev->comm, XP_COMM_LEN);
 }
 
+/* Whether a delivery to (file, crtc) is known to be for a process that queued on it. */
+static bool requested(const struct xp_vbl_state *s, uint64_t file, int32_t crtc)
+{
+	for (int i = 0; i < s->npending; i++)
+		if (s->pending[i].file == file && s->pending[i].crtc == crtc)
+			return true;
+	for (int i = 0; i < s->nclients; i++)
+		if (s->clients[i].file == file && s->clients[i].crtc == crtc && s->clients[i].pid)
+			return true;
+	return false;
+}
+
 static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
-	struct xp_vbl_crtc *c = crtc_of(s, ev->crtc);
-	struct xp_vbl_client *cl = client_of(s, ev->file, ev->crtc);
+	struct xp_vbl_crtc *c;
+	struct xp_vbl_client *cl;
 	struct xp_vbl_delivery d = { .ts = ev->ts, .file = ev->file, .crtc = ev->crtc,
 				     .seq = ev->seq, .req_seq = ev->seq };
 	int match = -1;
 	uint64_t vt;
 
+	/*
+	 * With process filters the kernel kept only the chosen processes'
+	 * requests: a delivery to a file none of them queued on is another
+	 * process's (or a page flip's), not one of theirs.
+	 */
+	if (s->proc_filter && !requested(s, ev->file, ev->crtc)) {
+		s->filtered++;
+		return;
+	}
+	c = crtc_of(s, ev->crtc);
+	cl = client_of(s, ev->file, ev->crtc);
 	/* exact (file, crtc, seq), else the oldest earlier request of that file and CRTC */
 	for (int i = 0; i < s->npending; i++) {
 		const struct xp_vbl_pending *p = &s->pending[i];
@@ -345,7 +368,7 @@ void xp_vbl_reset(struct xp_vbl_state *s)
 		memset(&c->lateness, 0, sizeof(c->lateness));
 		memset(&c->frame, 0, sizeof(c->frame));
 	}
-	s->events = s->overflow = s->unknown_lateness = 0;
+	s->events = s->overflow = s->unknown_lateness = s->filtered = 0;
 	s->first_ts = s->last_ts = 0;
 }
 

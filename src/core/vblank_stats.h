@@ -136,6 +136,8 @@ struct xp_vbl_state {
 	int nparked;
 	/* totals */
 	uint64_t events, overflow, unknown_lateness;
+	bool proc_filter;		/* the kernel kept only some processes' requests */
+	uint64_t filtered;		/* deliveries to files none of them queued on */
 	uint64_t first_ts, last_ts;
 	void (*on_delivery)(void *ctx, const struct xp_vbl_delivery *d);
 	void *cb_ctx;

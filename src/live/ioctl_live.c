@@ -6,13 +6,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "live/capture.h"
+#include "core/ioctl_stats.h"
+#include "live/kside.h"
 #include "ioctl.skel.h"
-
-struct xp_ioctl_live {
-	struct ioctl_bpf *skel;
-	const char *hook;
-};
 
 int xp_cgroup_id(const char *path, uint64_t *id)
 {
@@ -43,58 +39,65 @@ static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
 	return 0;
 }
 
-int xp_ioctl_live_open(struct xp_ioctl_live **out, const struct xp_filters *f,
-		       const struct xp_devices *d, bool aggregate)
+static void skel_detach(void *skel) { ioctl_bpf__detach(skel); }
+static void skel_destroy(void *skel) { ioctl_bpf__destroy(skel); }
+
+int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
+		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share)
 {
 	static const char *const hooks[] = { "tp_btf", "raw_tp" };
-	struct xp_ioctl_live *l = calloc(1, sizeof(*l));
-	int err = -ENOENT;
-
-	if (!l)
-		return -ENOMEM;
 	const char *force = getenv("XPUTRACE_IOCTL_HOOK");	/* tests take the raw_tp path */
+	struct ioctl_bpf *skel = NULL;
+	struct xp_kside *k;
+	char why[128];
+	int err = -ENOENT, h;
 
 	/* tp_btf where the kernel has it, raw_tp otherwise: same programs, other hook */
-	for (int h = force && !strcmp(force, "raw_tp"); h < 2; h++) {
-		l->skel = ioctl_bpf__open();
-		if (!l->skel) {
+	for (h = force && !strcmp(force, "raw_tp"); h < 2; h++) {
+		skel = ioctl_bpf__open();
+		if (!skel) {
 			err = -errno;
 			break;
 		}
-		bpf_program__set_autoload(l->skel->progs.ioctl_enter_btf, h == 0);
-		bpf_program__set_autoload(l->skel->progs.ioctl_exit_btf, h == 0);
-		bpf_program__set_autoload(l->skel->progs.ioctl_enter_raw, h == 1);
-		bpf_program__set_autoload(l->skel->progs.ioctl_exit_raw, h == 1);
-		bpf_map__set_autocreate(l->skel->maps.task_start, h == 0);
-		XP_APPLY_FILTERS(l->skel, f);
-		l->skel->rodata->aggregate = aggregate;
-		l->skel->rodata->have_devs = d->nextra > 0;
-		err = ioctl_bpf__load(l->skel);
-		if (!err) {
-			l->hook = hooks[h];
+		bpf_program__set_autoload(skel->progs.ioctl_enter_btf, h == 0);
+		bpf_program__set_autoload(skel->progs.ioctl_exit_btf, h == 0);
+		bpf_program__set_autoload(skel->progs.ioctl_enter_raw, h == 1);
+		bpf_program__set_autoload(skel->progs.ioctl_exit_raw, h == 1);
+		bpf_map__set_autocreate(skel->maps.task_start, h == 0);
+		XP_APPLY_FILTERS(skel, f);
+		skel->rodata->aggregate = aggregate;
+		skel->rodata->have_devs = d->nextra > 0;
+		err = xp_live_share_maps(share, skel->maps.events, skel->maps.drops, why, sizeof(why));
+		if (!err)
+			err = ioctl_bpf__load(skel);
+		if (!err)
 			break;
-		}
-		ioctl_bpf__destroy(l->skel);
-		l->skel = NULL;
+		ioctl_bpf__destroy(skel);
+		skel = NULL;
 		if (err == -EPERM)
 			break;	/* no privilege: the other hook will not help */
 	}
+	if (err)
+		return err;
+	if (!(k = xp_kside_new(skel, skel_destroy))) {
+		ioctl_bpf__destroy(skel);
+		return -ENOMEM;
+	}
+	k->skel_detach = skel_detach;
+	k->obj = skel->obj;
+	k->events = skel->maps.events;
+	k->drops = skel->maps.drops;
+	k->hook = hooks[h];
+	err = fill_device_maps(skel, d);
 	if (!err)
-		err = fill_device_maps(l->skel, d);
-	if (!err)
-		err = ioctl_bpf__attach(l->skel);
+		err = ioctl_bpf__attach(skel);
 	if (err) {
-		xp_ioctl_live_close(l);
+		xp_kside_close(k);
 		return err;
 	}
-	*out = l;
+	*out = k;
 	return 0;
 }
-
-const char *xp_ioctl_live_hook(const struct xp_ioctl_live *l) { return l->hook; }
-struct bpf_map *xp_ioctl_live_events(const struct xp_ioctl_live *l) { return l->skel->maps.events; }
-struct bpf_map *xp_ioctl_live_drops(const struct xp_ioctl_live *l) { return l->skel->maps.drops; }
-struct bpf_object *xp_ioctl_live_object(const struct xp_ioctl_live *l) { return l->skel->obj; }
 
 /* lookup-and-delete, or lookup then delete where the kernel lacks it (before 5.14) */
 static int take(int fd, const void *key, void *val)
@@ -106,9 +109,10 @@ static int take(int fd, const void *key, void *val)
 	return 0;
 }
 
-int xp_ioctl_live_drain(struct xp_ioctl_live *l, struct xp_ioctl_table *t)
+int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t)
 {
-	int sfd = bpf_map__fd(l->skel->maps.stats), efd = bpf_map__fd(l->skel->maps.errs);
+	struct ioctl_bpf *skel = ks->skel;
+	int sfd = bpf_map__fd(skel->maps.stats), efd = bpf_map__fd(skel->maps.errs);
 	struct xp_ioctl_val *v = malloc(sizeof(*v));
 	struct xp_ioctl_err_key ek;
 	struct xp_ioctl_key k;
@@ -130,12 +134,4 @@ int xp_ioctl_live_drain(struct xp_ioctl_live *l, struct xp_ioctl_table *t)
 			err = xp_ioctl_table_add_errno(t, &ek.k, ek.err, n);
 	free(v);
 	return err;
-}
-
-void xp_ioctl_live_close(struct xp_ioctl_live *l)
-{
-	if (!l)
-		return;
-	ioctl_bpf__destroy(l->skel);
-	free(l);
 }

@@ -32,7 +32,7 @@ struct xp_session {
 	uint64_t t_interval_ns;
 	uint64_t records, bad_records;
 	struct bpf_object *obj;		/* set by the command: its programs' misses count as drops */
-	struct bpf_object *more_obj[3];	/* others writing into the same ring buffer (record) */
+	struct bpf_object *more_obj[7];	/* others writing into the same ring buffer (record) */
 	uint64_t shown_drops[XP_DROP_ALL];	/* already reported by earlier intervals */
 	int cb_err;
 };

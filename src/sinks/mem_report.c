@@ -672,31 +672,11 @@ void xp_mem_stream_text(FILE *f, const struct xp_rawtp_layout *l, const struct x
 	fputc('\n', f);
 }
 
-void xp_mem_stream_json(struct xp_json *j, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
-			uint64_t t0)
+void xp_mem_json_fields(struct xp_json *j, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r)
 {
-	const struct xp_tp_format *fmt;
+	const struct xp_tp_format *fmt = &l->fmt[r->ev];
 	char str[XP_RAWTP_STR];
 
-	if (r->ev >= l->n)
-		return;
-	fmt = &l->fmt[r->ev];
-	xp_json_begin_obj(j);
-	xp_json_ku64(j, "t_ns", r->hdr.ts_ns > t0 ? r->hdr.ts_ns - t0 : 0);
-	xp_json_kstr(j, "event", l->ev[r->ev].name);
-	xp_json_kstr(j, "group", l->group[r->ev]);
-	if (l->ev[r->ev].proc_ctx) {
-		char comm[XP_COMM_LEN + 1];
-
-		memcpy(comm, r->comm, XP_COMM_LEN);
-		comm[XP_COMM_LEN] = '\0';
-		xp_json_ku64(j, "pid", r->hdr.pid);
-		xp_json_kstr(j, "comm", comm);
-	} else {
-		xp_json_key(j, "pid");
-		xp_json_null(j);
-	}
-	xp_json_key(j, "fields");
 	xp_json_begin_obj(j);
 	for (int i = 0; i < fmt->nfields; i++) {
 		const struct xp_tp_field *fl = &fmt->fields[i];
@@ -718,6 +698,30 @@ void xp_mem_stream_json(struct xp_json *j, const struct xp_rawtp_layout *l, cons
 			xp_json_ku64(j, fl->name, v);
 	}
 	xp_json_end_obj(j);
+}
+
+void xp_mem_stream_json(struct xp_json *j, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
+			uint64_t t0)
+{
+	if (r->ev >= l->n)
+		return;
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "t_ns", r->hdr.ts_ns > t0 ? r->hdr.ts_ns - t0 : 0);
+	xp_json_kstr(j, "event", l->ev[r->ev].name);
+	xp_json_kstr(j, "group", l->group[r->ev]);
+	if (l->ev[r->ev].proc_ctx) {
+		char comm[XP_COMM_LEN + 1];
+
+		memcpy(comm, r->comm, XP_COMM_LEN);
+		comm[XP_COMM_LEN] = '\0';
+		xp_json_ku64(j, "pid", r->hdr.pid);
+		xp_json_kstr(j, "comm", comm);
+	} else {
+		xp_json_key(j, "pid");
+		xp_json_null(j);
+	}
+	xp_json_key(j, "fields");
+	xp_mem_json_fields(j, l, r);
 	xp_json_end_obj(j);
 	xp_json_finish(j);
 }

@@ -26,5 +26,8 @@ void xp_mem_stream_text(FILE *f, const struct xp_rawtp_layout *l, const struct x
 			uint64_t t0);
 void xp_mem_stream_json(struct xp_json *j, const struct xp_rawtp_layout *l,
 			const struct xp_rawtp_rec *r, uint64_t t0);
+/* A record's fields, decoded by name, as one JSON object (r->ev < l->n). */
+void xp_mem_json_fields(struct xp_json *j, const struct xp_rawtp_layout *l,
+			const struct xp_rawtp_rec *r);
 
 #endif

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "sinks/ioctl_report.h"
+#include "sinks/mem_report.h"
 #include "sinks/perfetto.h"
 #include "sinks/text.h"
 
@@ -248,6 +249,31 @@ void xp_perfetto_vblank(struct xp_perfetto *p, const struct xp_vbl_event *ev)
 		xp_json_ku64(&p->j, "pid", ev->pid);
 		xp_json_kstr(&p->j, "comm", ev->comm);
 	}
+	xp_perfetto_slice_end(p);
+}
+
+void xp_perfetto_mem(struct xp_perfetto *p, const struct xp_rawtp_layout *l,
+		     const struct xp_rawtp_rec *r)
+{
+	char comm[XP_COMM_LEN + 1];
+	uint32_t pid = r->hdr.pid, tid = r->hdr.tid;
+	int drv;
+
+	if (r->ev >= l->n)
+		return;
+	if (l->ev[r->ev].proc_ctx) {
+		memcpy(comm, r->comm, XP_COMM_LEN);
+		comm[XP_COMM_LEN] = '\0';
+		xp_perfetto_name(p, pid, pid, comm);
+		xp_perfetto_name(p, pid, tid, comm);
+	} else {
+		/* interrupts, workers, reclaim: the driver's track, not the CPU's task */
+		drv = !strcmp(l->ev[r->ev].group, "amdgpu") ? 0 : !strcmp(l->ev[r->ev].group, "i915") ? 1 : 2;
+		xp_perfetto_track(p, "GPU memory", (uint32_t)drv, l->ev[r->ev].group, &pid, &tid);
+	}
+	xp_perfetto_instant_begin(p, pid, tid, "mem", l->ev[r->ev].name, r->hdr.ts_ns);
+	xp_json_key(&p->j, "fields");
+	xp_mem_json_fields(&p->j, l, r);
 	xp_perfetto_slice_end(p);
 }
 

@@ -91,6 +91,14 @@ void xp_perfetto_sched_job(struct xp_perfetto *p, const struct xp_sched_job_info
 /* A vblank event: an instant on its CRTC's track (vblanks, deliveries, requests). */
 void xp_perfetto_vblank(struct xp_perfetto *p, const struct xp_vbl_event *ev);
 
+/*
+ * A buffer memory or submission event (mem): an instant on the thread it
+ * fired in when that is the causing process, else on its driver's track
+ * ("GPU memory"), with its decoded fields as args.
+ */
+void xp_perfetto_mem(struct xp_perfetto *p, const struct xp_rawtp_layout *l,
+		     const struct xp_rawtp_rec *r);
+
 /* An ioctl as a slice on its thread, named as the reports name it. */
 void xp_perfetto_ioctl(struct xp_perfetto *p, const struct xp_ioctl_rec *r,
 		       const struct xp_devices *d);

@@ -39,6 +39,9 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 			fprintf(f, "note: this kernel has no drm/%s event\n", r->layout->ev[i].name);
 	if (s->overflow)
 		fprintf(f, "note: %" PRIu64 " events past the tracked CRTCs/clients/requests\n", s->overflow);
+	if (s->proc_filter)
+		fprintf(f, "process filter: %" PRIu64 " deliveries to files the chosen processes did not queue on "
+			   "left out\n", s->filtered);
 	if (!s->ncrtcs) {
 		fprintf(f, "no vblank events\n");
 		return;
@@ -132,6 +135,8 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		xp_json_kbool(&j, r->layout->ev[i].name, r->layout->present[i]);
 	xp_json_end_obj(&j);
 	xp_json_ku64(&j, "overflow", s->overflow);
+	if (s->proc_filter)
+		xp_json_ku64(&j, "filtered_deliveries", s->filtered);
 	xp_json_ku64(&j, "lateness_unknown", s->unknown_lateness);
 	xp_json_key(&j, "crtcs");
 	xp_json_begin_arr(&j);

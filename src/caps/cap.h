@@ -1,0 +1,177 @@
+/*
+ * The capability contract. A capability is one thing xputrace traces (GPU
+ * ioctls, scheduler jobs, vblanks, buffer memory, ...), described once by a
+ * struct xp_cap: its name and help, the options it adds, what doctor checks
+ * for it, how it opens its kernel side, how it decodes and aggregates
+ * records, and how it prints them. `main`, the top-level help, the live
+ * runner, `record`, `report`, `export` and `doctor` walk the table
+ * (src/caps/table.c) and name no capability; a new capability is its own
+ * files plus one row there (see "Adding a capability" in src/caps/README.md).
+ *
+ * The same instance type runs live and on a trace file: only where the
+ * records come from differs, so a file reports what the live run printed.
+ */
+#ifndef XP_CAPS_CAP_H
+#define XP_CAPS_CAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/devices.h"
+#include "core/rawtp.h"
+#include "shared/record.h"
+#include "sinks/json.h"
+#include "sinks/report.h"
+
+struct xp_kside;		/* a kernel side, src/live/kside.h */
+struct xp_live_share;		/* a ring buffer to write into, src/live/kside.h */
+struct xp_perfetto;		/* src/sinks/perfetto.h */
+struct xp_feature;		/* src/live/features.h */
+
+/* The process filters every tracing verb takes (-p, -c, -G). */
+struct xp_filters {
+	uint32_t pid;		/* 0: all */
+	const char *comm;	/* NULL: all */
+	uint64_t cgroup_id;	/* 0: all */
+};
+
+/* What the records are turned into as they arrive. */
+enum xp_cap_out {
+	XP_OUT_SUMMARY,		/* aggregate only: the summary at the end (or per interval) */
+	XP_OUT_STREAM,		/* also one line (or JSON object) per event */
+	XP_OUT_PERFETTO,	/* trace events for the Perfetto export */
+};
+
+/* Where an instance runs: the same for a live run and a trace file. */
+struct xp_cap_env {
+	const char *verb;		/* for messages: "sched", "report", ... */
+	bool live;			/* false: records come from a trace file */
+	enum xp_cap_out out;
+	bool json;			/* stream as JSON objects (XP_OUT_STREAM) */
+	FILE *f;			/* where stream lines go */
+	struct xp_json *stream_json;	/* the JSON stream writer on f */
+	struct xp_perfetto *pf;		/* XP_OUT_PERFETTO */
+	struct xp_filters filt;		/* the run's (live) or the recording's (file) */
+	const struct xp_devices *devs;	/* device names: this machine's, or the file's */
+	uint32_t page_size;		/* the recording host's */
+	uint64_t t0;			/* the time shown as 0 in stream lines */
+};
+
+/* One capability in one run. */
+struct xp_cap_inst {
+	const struct xp_cap *cap;
+	const struct xp_cap_env *env;
+	void *opts;			/* cap->opts_size bytes, set by cap->opts_init and cap->opt */
+	struct xp_rawtp_layout *layout;	/* tracepoint capabilities: from tracefs or the file */
+	void *st;			/* the analysis state (cap->init) */
+	struct xp_kside *k;		/* the kernel side (live only) */
+	uint64_t undecodable;		/* records the analysis could not decode, this interval */
+	int out_err;			/* a failed write of a stream line (-EIO) */
+};
+
+/* What the kernel side is opened with. */
+struct xp_open_args {
+	const struct xp_filters *f;
+	const struct xp_devices *devs;
+	bool aggregate;				/* summary only: count in the kernel where it can */
+	const struct xp_live_share *share;	/* NULL, or the ring buffer to write into */
+};
+
+/* One summary: of an interval, or the final one. */
+struct xp_cap_report {
+	const struct xp_run_info *ri;
+	bool json, hist;
+	bool final;		/* the run ended: what is still open never completed */
+	uint64_t now;		/* the records' clock at this report */
+};
+
+/* An option a capability adds to the common ones (see src/cmd/live.c). */
+struct xp_cap_opt {
+	const char *name;	/* long name */
+	int short_name;		/* 0: none */
+	const char *arg;	/* the value's name in --help; NULL: takes no value */
+	const char *help;	/* '\n' starts a continuation line */
+};
+
+/* What doctor found, for a capability's `available` check. */
+struct xp_doctor_env {
+	const struct xp_feature *at;		/* XP_AT_MAX attach types, each tried */
+	bool (*module_loaded)(const char *name);
+	int (*group_events)(const char *group);	/* events in a tracefs group, -1 unknown */
+	bool (*event_exists)(const char *group, const char *event);
+};
+
+enum {
+	XP_CAP_DEVICES = 1 << 0,	/* traces device nodes: takes --device, warns when none */
+	XP_CAP_RECORD_DEFAULT = 1 << 1,	/* what `record` records when no capability is named */
+	XP_CAP_KERNEL_AGG = 1 << 2,	/* aggregates in the kernel in summary mode */
+	XP_CAP_SAYS_UNDECODABLE = 1 << 3, /* its summary counts undecodable records itself */
+};
+
+struct xp_cap {
+	const char *name;
+	const char *summary;	/* one line: top-level help, doctor */
+	const char *about;	/* --help: what it traces, after the usage line */
+	const char *examples;	/* --help: the examples block */
+	unsigned int flags;
+
+	/* doctor: can it run here? `why` says what it uses, or why not */
+	bool (*available)(const struct xp_doctor_env *d, char *why, size_t len);
+
+	/* Rows without `open` are planned: doctor lists them, nothing runs them. */
+	uint16_t rectype;			/* the records it writes (enum xp_rec_type) */
+	const struct xp_rawtp_event *events;	/* tracepoint layouts it needs; NULL: none */
+	int nev;
+
+	const struct xp_cap_opt *opts;		/* its own options, ending with { NULL } */
+	size_t opts_size;
+	void (*opts_init)(void *opts);
+	/* option `i` of `opts` with its value: 0, or exit status 2 after the one-line error */
+	int (*opt)(void *opts, int i, const char *arg);
+
+	/*
+	 * Live: opens, loads and attaches the kernel side into ci->k, parsing the
+	 * layouts into ci->layout first where it has events. -ENOENT: this kernel
+	 * lacks the events (then `no_events` says so); else `why` says what failed.
+	 */
+	int (*open)(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len);
+	/* The one-line error when the kernel lacks the events (after -ENOENT). */
+	void (*no_events)(const struct xp_cap_inst *ci, char *msg, size_t len);
+	/* What "Tracing ..." says it traces, e.g. "GPU ioctls (tp_btf)". */
+	void (*describe)(const struct xp_cap_inst *ci, char *buf, size_t len);
+
+	/* The analysis, live and from a file alike: ci->env, ci->opts, ci->layout are set. */
+	int (*init)(struct xp_cap_inst *ci);
+	void (*free)(struct xp_cap_inst *ci);
+	/* One record of cap->rectype: aggregate, and stream or export it per ci->env->out. */
+	int (*feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
+	/* Live summary mode: moves what the kernel aggregated into the state. */
+	int (*drain)(struct xp_cap_inst *ci);
+	void (*stream_header)(FILE *f);
+	void (*report)(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r);
+	/* A new interval: counters to zero, what is still open kept. */
+	void (*reset)(struct xp_cap_inst *ci, uint64_t now);
+	/* From a file: the hook to report (NULL: the one the file names). */
+	const char *file_hook;
+};
+
+/* The table: every capability, in the order help, record and doctor list them. */
+extern const struct xp_cap *const xp_caps[];
+extern const size_t xp_ncaps;
+
+/* By exact name; NULL when there is none or it is only planned. */
+const struct xp_cap *xp_cap_find(const char *name);
+static inline bool xp_cap_runs(const struct xp_cap *c) { return c->open != NULL; }
+/* "ioctl, sched, vblank, mem": the capabilities this build runs. */
+const char *xp_cap_names(char *buf, size_t len);
+
+/*
+ * An instance ready to be fed: layout (tracepoint capabilities), options
+ * (defaults), nothing opened or initialized. Free with xp_cap_inst_free.
+ */
+int xp_cap_inst_new(struct xp_cap_inst *ci, const struct xp_cap *cap, const struct xp_cap_env *env);
+void xp_cap_inst_free(struct xp_cap_inst *ci);
+
+#endif

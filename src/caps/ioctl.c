@@ -1,0 +1,120 @@
+/* The ioctl capability: ioctls on GPU/NPU device nodes, named, counted, timed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "caps/cap.h"
+#include "core/ioctl_stats.h"
+#include "live/features.h"
+#include "live/kside.h"
+#include "sinks/ioctl_report.h"
+#include "sinks/perfetto.h"
+
+static bool available(const struct xp_doctor_env *d, char *why, size_t len)
+{
+	bool btf = d->at[XP_AT_TP_BTF].ok, ok = btf || d->at[XP_AT_RAW_TP].ok;
+
+	snprintf(why, len, ok ? "GPU ioctls from the sys_enter/sys_exit hooks (%s)"
+			      : "neither tp_btf nor raw_tp attaches here", btf ? "tp_btf" : "raw_tp");
+	return ok;
+}
+
+static int open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
+{
+	int err = xp_ioctl_live_open(&ci->k, a->f, a->devs, a->aggregate, a->share);
+
+	if (err)
+		snprintf(why, len, "cannot trace sys_enter/sys_exit");
+	return err;
+}
+
+static void describe(const struct xp_cap_inst *ci, char *buf, size_t len)
+{
+	snprintf(buf, len, "GPU ioctls (%s)", ci->k->hook);
+}
+
+static int init(struct xp_cap_inst *ci)
+{
+	struct xp_ioctl_table *t = malloc(sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	xp_ioctl_table_init(t);
+	ci->st = t;
+	return 0;
+}
+
+static void free_st(struct xp_cap_inst *ci)
+{
+	xp_ioctl_table_free(ci->st);
+	free(ci->st);
+}
+
+static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	const struct xp_ioctl_rec *rec = (const void *)h;
+	const struct xp_cap_env *e = ci->env;
+
+	if (h->size < sizeof(*rec))
+		return ci->undecodable++, 0;
+	if (e->out == XP_OUT_PERFETTO) {
+		xp_perfetto_ioctl(e->pf, rec, e->devs);
+		return 0;
+	}
+	if (e->out == XP_OUT_STREAM) {
+		if (e->json)
+			xp_ioctl_stream_json(e->stream_json, rec, e->devs, e->t0);
+		else
+			xp_ioctl_stream_text(e->f, rec, e->devs, e->t0);
+		if (ferror(e->f))
+			return -EIO;
+	}
+	return xp_ioctl_table_add_rec(ci->st, rec);
+}
+
+static int drain(struct xp_cap_inst *ci)
+{
+	return xp_ioctl_live_drain(ci->k, ci->st);
+}
+
+static void report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
+{
+	if (r->json)
+		xp_ioctl_report_json(f, ci->st, ci->env->devs, r->ri);
+	else
+		xp_ioctl_report_text(f, ci->st, ci->env->devs, r->ri, r->hist);
+}
+
+static void reset(struct xp_cap_inst *ci, uint64_t now)
+{
+	(void)now;
+	xp_ioctl_table_reset(ci->st);
+}
+
+const struct xp_cap xp_cap_ioctl = {
+	.name = "ioctl",
+	.summary = "ioctls on GPU/NPU device nodes: named, counted, timed",
+	.about =
+"Traces ioctl() on GPU and NPU device nodes (DRM /dev/dri/*, DRM accel\n"
+"/dev/accel/*, /dev/nvidia*, /dev/kfd), chosen in the kernel by the device\n"
+"number of the file. Names each call (DRM core and driver ioctls, NVIDIA\n"
+"escapes) and prints, per process and per ioctl, calls, errors by errno,\n"
+"p50/p99/max latency and a log2 latency histogram. The summary is counted\n"
+"in the kernel; --stream prints each call as it completes.\n",
+	.examples =
+"  xputrace ioctl -d 10                     every GPU ioctl for 10 s\n"
+"  xputrace ioctl --stream -p 1234          calls of one process as they happen\n"
+"  xputrace ioctl --device /dev/null -j     trace another node, JSON summary\n",
+	.flags = XP_CAP_DEVICES | XP_CAP_RECORD_DEFAULT | XP_CAP_KERNEL_AGG,
+	.available = available,
+	.rectype = XP_REC_IOCTL,
+	.open = open_k,
+	.describe = describe,
+	.init = init,
+	.free = free_st,
+	.feed = feed,
+	.drain = drain,
+	.stream_header = xp_ioctl_stream_header,
+	.report = report,
+	.reset = reset,
+};

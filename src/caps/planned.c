@@ -1,0 +1,69 @@
+/*
+ * Capabilities planned but not in this build: rows with a doctor check only,
+ * so `doctor` says what this machine would offer them. Each becomes a real
+ * row (its own file, with open/init/feed/report) when it is built.
+ */
+#include <stdio.h>
+
+#include "caps/cap.h"
+#include "live/features.h"
+
+static bool nvidia_available(const struct xp_doctor_env *d, char *why, size_t len)
+{
+	bool kp = d->at[XP_AT_KPROBE].ok, ok = kp && d->module_loaded("nvidia");
+
+	snprintf(why, len, "%s", ok ? "kprobes on nvidia.ko"
+				 : !kp ? "kprobes unavailable; ioctls to /dev/nvidia* are still traced by 'ioctl'"
+				       : "the nvidia module is not loaded");
+	return ok;
+}
+
+static bool npu_available(const struct xp_doctor_env *d, char *why, size_t len)
+{
+	bool km = d->at[XP_AT_KPROBE_MULTI].ok, ok = km && d->module_loaded("intel_vpu");
+
+	snprintf(why, len, "%s", ok ? "kprobe.multi on intel_vpu"
+				 : !km ? "kprobe.multi unavailable" : "the intel_vpu module is not loaded");
+	return ok;
+}
+
+static bool uprobes_available(const struct xp_doctor_env *d, char *why, size_t len)
+{
+	bool ok = d->at[XP_AT_UPROBE].ok;
+
+	snprintf(why, len, "%s", ok ? "uprobes on user runtimes (libcuda, Level Zero, libdrm)"
+				 : d->at[XP_AT_UPROBE].why);
+	return ok;
+}
+
+static bool iommu_available(const struct xp_doctor_env *d, char *why, size_t len)
+{
+	bool ok = d->at[XP_AT_TRACEPOINT].ok && d->group_events("iommu") > 0;
+
+	snprintf(why, len, "%s", ok ? "iommu events present" : "no iommu events");
+	return ok;
+}
+
+const struct xp_cap xp_cap_nvidia = {
+	.name = "nvidia",
+	.summary = "the NVIDIA driver from the inside: kprobes on nvidia.ko, Xid errors",
+	.available = nvidia_available,
+};
+
+const struct xp_cap xp_cap_npu = {
+	.name = "npu",
+	.summary = "Intel and AMD NPU drivers: every ivpu_* call, IPC, jobs",
+	.available = npu_available,
+};
+
+const struct xp_cap xp_cap_uprobes = {
+	.name = "uprobes",
+	.summary = "user runtimes (libcuda, Level Zero, libdrm) joined with the kernel",
+	.available = uprobes_available,
+};
+
+const struct xp_cap xp_cap_iommu = {
+	.name = "iommu-latency",
+	.summary = "IO page fault latency per device and PASID",
+	.available = iommu_available,
+};

@@ -1,0 +1,184 @@
+/* The vblank capability: frame timing per CRTC and per client from the drm vblank events. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "caps/cap.h"
+#include "core/msg.h"
+#include "core/parse.h"
+#include "core/vblank_stats.h"
+#include "live/features.h"
+#include "live/kside.h"
+#include "sinks/perfetto.h"
+#include "sinks/vblank_report.h"
+
+struct vblank_opts {
+	uint64_t late_ns;
+};
+
+static const struct xp_cap_opt opts[] = {
+	{ "late-ms", 0, "MS", "a delivery later than this is late (default 1)" },
+	{ NULL },
+};
+
+static void opts_init(void *p)
+{
+	((struct vblank_opts *)p)->late_ns = 1000000;
+}
+
+static int opt(void *p, int i, const char *arg)
+{
+	double ms;
+
+	(void)i;
+	/* same grammar as seconds: a positive decimal number */
+	if (xp_parse_seconds(arg, &ms) || ms > 10000)
+		return xp_fail(2, "vblank: --late-ms wants milliseconds from 0.001 to 10000, not '%s'", arg);
+	((struct vblank_opts *)p)->late_ns = (uint64_t)(ms * 1e6 + 0.5);
+	return 0;
+}
+
+static bool available(const struct xp_doctor_env *d, char *why, size_t len)
+{
+	bool ok = d->at[XP_AT_TRACEPOINT].ok && d->event_exists("drm", "drm_vblank_event");
+
+	snprintf(why, len, "%s", ok ? "drm vblank events present"
+				 : "no drm vblank events: the drm module is not loaded");
+	return ok;
+}
+
+static int open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
+{
+	char cards[128];
+	int n, err = xp_tp_open(&ci->k, ci->layout, XP_REC_VBLANK, a->f, a->share, why, len);
+
+	if (!err && (n = xp_display_devices("", cards, sizeof(cards))) > 1)
+		fprintf(stderr, "note: %d display devices (%s); the vblank events name only the "
+				"CRTC index, so each CRTC row adds up that index on all of them\n", n, cards);
+	return err;
+}
+
+static void no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
+{
+	(void)ci;
+	snprintf(msg, len, "this kernel has no drm vblank events (the drm module is not loaded); "
+			   "see 'xputrace doctor'");
+}
+
+static void describe(const struct xp_cap_inst *ci, char *buf, size_t len)
+{
+	snprintf(buf, len, "vblanks (%d drm events)", ci->layout->npresent);
+}
+
+static void on_delivery(void *ctx, const struct xp_vbl_delivery *d)
+{
+	struct xp_cap_inst *ci = ctx;
+	const struct xp_cap_env *e = ci->env;
+
+	if (e->json)
+		xp_vbl_stream_json(e->stream_json, d, e->t0);
+	else
+		xp_vbl_stream_text(e->f, d, e->t0);
+	if (ferror(e->f))
+		ci->out_err = -EIO;
+}
+
+static int init(struct xp_cap_inst *ci)
+{
+	const struct vblank_opts *o = ci->opts;
+	struct xp_vbl_state *s = calloc(1, sizeof(*s));	/* large */
+
+	if (!s)
+		return -ENOMEM;
+	xp_vbl_init(s, o->late_ns);
+	s->proc_filter = ci->env->filt.pid || ci->env->filt.comm || ci->env->filt.cgroup_id;
+	if (ci->env->out == XP_OUT_STREAM) {
+		s->on_delivery = on_delivery;
+		s->cb_ctx = ci;
+	}
+	ci->st = s;
+	return 0;
+}
+
+static void free_st(struct xp_cap_inst *ci)
+{
+	free(ci->st);
+}
+
+static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	struct xp_vbl_event ev;
+
+	if (xp_vbl_decode(ci->layout, (const struct xp_rawtp_rec *)h, &ev)) {
+		ci->undecodable++;
+		return 0;
+	}
+	if (ci->env->out == XP_OUT_PERFETTO)
+		xp_perfetto_vblank(ci->env->pf, &ev);
+	else
+		xp_vbl_add(ci->st, &ev);
+	return ci->out_err;
+}
+
+static void report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
+{
+	struct xp_vbl_report rep = { .st = ci->st, .layout = ci->layout, .ri = r->ri, .hist = r->hist };
+
+	if (r->final)
+		xp_vbl_finish(ci->st);
+	if (r->json)
+		xp_vbl_report_json(f, &rep);
+	else
+		xp_vbl_report_text(f, &rep);
+}
+
+static void reset(struct xp_cap_inst *ci, uint64_t now)
+{
+	(void)now;
+	xp_vbl_reset(ci->st);
+}
+
+const struct xp_cap xp_cap_vblank = {
+	.name = "vblank",
+	.summary = "frame timing per CRTC: refresh rate, missed vblanks, late events",
+	.about =
+"Frame timing from the DRM vblank tracepoints (drm_vblank_event, _queued,\n"
+"_delivered; their layouts are read from the running kernel at start-up).\n"
+"Per CRTC: the measured refresh rate, the vblank interval's jitter (stddev,\n"
+"p99, max), and missed vblanks (sequence numbers skipped between handled\n"
+"vblanks; a silence of 1 s or more is counted as an idle gap: the interrupt\n"
+"was off because nobody waited). Per client (DRM file and CRTC, named by the\n"
+"process that queued wait-vblank requests on it): requests, deliveries, the\n"
+"queued -> delivered latency, frames missed (sequence numbers skipped between\n"
+"two deliveries), and late deliveries: delivered more than --late-ms after the\n"
+"timestamp of the vblank requested, or on a later vblank than requested.\n"
+"Deliveries fire in the vblank interrupt: a file that never queued a request\n"
+"(page flips, atomic commits) cannot be named and shows as (unknown). The\n"
+"process filters apply to the requests (queued in the process); with one,\n"
+"only deliveries to files the chosen processes queued on are counted per\n"
+"client. The vblank events carry a CRTC index and no device: with several\n"
+"display devices, a CRTC row adds up that index on all of them (said at\n"
+"start-up).\n",
+	.examples =
+"  xputrace vblank -d 10                 refresh, misses and latency for 10 s\n"
+"  xputrace vblank --stream --late-ms 2  every delivery, late ones flagged\n"
+"  xputrace vblank -i 1 -j               a JSON summary per second\n",
+	.available = available,
+	.rectype = XP_REC_VBLANK,
+	.events = xp_vbl_events,
+	.nev = XP_VBL_NEV,
+	.opts = opts,
+	.opts_size = sizeof(struct vblank_opts),
+	.opts_init = opts_init,
+	.opt = opt,
+	.open = open_k,
+	.no_events = no_events,
+	.describe = describe,
+	.init = init,
+	.free = free_st,
+	.feed = feed,
+	.stream_header = xp_vbl_stream_header,
+	.report = report,
+	.reset = reset,
+	.file_hook = "tracepoint",
+};

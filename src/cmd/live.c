@@ -1,0 +1,397 @@
+/* The common options, their help, the targets, and the live runner of every tracing verb. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "cmd/live.h"
+#include "core/msg.h"
+#include "core/parse.h"
+#include "live/kside.h"
+#include "live/session.h"
+
+static const struct {
+	unsigned int bit;
+	struct xp_cap_opt o;
+} common_opts[] = {
+	{ XP_O_DURATION, { "duration", 'd', "SECONDS", "stop after SECONDS (default: until Ctrl-C)" } },
+	{ XP_O_INTERVAL, { "interval", 'i', "SECONDS", "print and reset the summary every SECONDS" } },
+	{ XP_O_STREAM, { "stream", 0, NULL, "print each event as it is settled" } },
+	{ XP_O_JSON, { "json", 'j', NULL, "JSON: the summary as one document (with --stream,\n"
+					  "one object per event, then the summary)" } },
+	{ XP_O_DEVICE, { "device", 0, "PATH", "also trace this character device node (repeatable)" } },
+	{ XP_O_PID, { "pid", 'p', "PID", "only this process" } },
+	{ XP_O_COMM, { "comm", 'c', "NAME", "only threads with this name" } },
+	{ XP_O_CGROUP, { "cgroup", 'G', "PATH", "only tasks in this cgroup v2 directory" } },
+	{ XP_O_NOHIST, { "no-hist", 0, NULL, "no histograms in the text summary" } },
+	{ XP_O_VERBOSE, { "verbose", 'v', NULL, "show libbpf's messages" } },
+};
+#define NCOMMON (int)(sizeof(common_opts) / sizeof(common_opts[0]))
+
+enum { VAL_COMMON = 1000, VAL_SET = 2000, SET_STRIDE = 100 };
+
+static void help_line(FILE *f, const struct xp_cap_opt *o)
+{
+	char left[48];
+	const char *h = o->help, *nl;
+
+	snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	if (o->short_name)
+		fprintf(f, "  -%c, %-21s", o->short_name, left);
+	else
+		fprintf(f, "      %-21s", left);
+	if (strlen(left) >= 21)	/* no room for a space: the text on the next line */
+		fprintf(f, "\n%27s", "");
+	while ((nl = strchr(h, '\n'))) {
+		fprintf(f, "%.*s\n%27s", (int)(nl - h), h, "");
+		h = nl + 1;
+	}
+	fprintf(f, "%s\n", h);
+}
+
+void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts)
+{
+	for (int i = 0; i < NCOMMON; i++)
+		if (common & common_opts[i].bit)
+			help_line(f, &common_opts[i].o);
+	for (int i = 0; opts && opts[i].name; i++)
+		help_line(f, &opts[i]);
+	fprintf(f, "  -h, --help               this text\n");
+}
+
+/* The option as the user wrote it, for errors: "-x" inside a bundle, else the word. */
+static void opt_word(char **argv, char *buf, size_t len)
+{
+	const char *w = argv[optind - 1];
+
+	if (optopt > 0 && optopt < 256 && strncmp(w, "--", 2))
+		snprintf(buf, len, "-%c", optopt);
+	else
+		snprintf(buf, len, "%s", w);
+}
+
+static int common_opt(struct xp_live_opts *o, const char *verb, unsigned int bit, const char *arg)
+{
+	uint64_t v;
+
+	switch (bit) {
+	case XP_O_DURATION:
+		if (xp_parse_seconds(arg, &o->duration_s))
+			return xp_fail(2, "%s: --duration wants a positive number of seconds, not '%s'", verb, arg);
+		return 0;
+	case XP_O_INTERVAL:
+		/* shorter than this, printing is all the tool would do */
+		if (xp_parse_seconds(arg, &o->interval_s) || o->interval_s < 0.01)
+			return xp_fail(2, "%s: --interval wants seconds from 0.01 up, not '%s'", verb, arg);
+		return 0;
+	case XP_O_STREAM: o->stream = true; return 0;
+	case XP_O_JSON: o->json = true; return 0;
+	case XP_O_VERBOSE: o->verbose = true; return 0;
+	case XP_O_NOHIST: o->hist = false; return 0;
+	case XP_O_DEVICE:
+		if (o->ndevices >= (int)(sizeof(o->devices) / sizeof(o->devices[0])))
+			return xp_fail(2, "%s: too many --device options", verb);
+		o->devices[o->ndevices++] = arg;
+		return 0;
+	case XP_O_PID:
+		if (xp_parse_u64(arg, 1, 0x7fffffff, &v))
+			return xp_fail(2, "%s: --pid wants a process id, not '%s'", verb, arg);
+		o->f.pid = (uint32_t)v;
+		return 0;
+	case XP_O_COMM:
+		if (!*arg)
+			return xp_fail(2, "%s: --comm wants a task name, not ''", verb);
+		if (strlen(arg) >= XP_COMM_LEN)
+			return xp_fail(2, "%s: --comm '%s' is longer than a task name (15 characters)", verb, arg);
+		o->f.comm = arg;
+		return 0;
+	case XP_O_CGROUP:
+		if (!*arg)
+			return xp_fail(2, "%s: --cgroup wants a cgroup v2 directory, not ''", verb);
+		o->cgroup = arg;
+		return 0;
+	}
+	return xp_fail(2, "%s: internal error: option %u", verb, bit);
+}
+
+int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
+		  struct xp_live_opts *lo, const struct xp_optset *sets, int nsets,
+		  void (*help)(const void *ctx), const void *help_ctx)
+{
+	struct option longs[64];
+	char shorts[96] = ":", word[64];
+	int n = 0, ns = 1, c;
+
+	lo->hist = true;
+#define ADD(o, val)                                                                       \
+	do {                                                                              \
+		longs[n++] = (struct option){ (o)->name, (o)->arg ? required_argument : no_argument, \
+					      NULL, (o)->short_name ? (o)->short_name : (val) }; \
+		if ((o)->short_name) {                                                    \
+			shorts[ns++] = (char)(o)->short_name;                             \
+			if ((o)->arg)                                                     \
+				shorts[ns++] = ':';                                       \
+		}                                                                         \
+	} while (0)
+	for (int i = 0; i < NCOMMON; i++)
+		if (common & common_opts[i].bit)
+			ADD(&common_opts[i].o, VAL_COMMON + i);
+	for (int s = 0; s < nsets; s++)
+		for (int i = 0; sets[s].opts && sets[s].opts[i].name; i++)
+			if (n < 60 && ns < 90)
+				ADD(&sets[s].opts[i], VAL_SET + s * SET_STRIDE + i);
+#undef ADD
+	longs[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longs[n] = (struct option){ 0 };
+	shorts[ns++] = 'h';
+	shorts[ns] = '\0';
+
+	opterr = 0;
+	optind = 0;	/* a fresh scan of this argv */
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		int set = -1, idx = -1, err;
+
+		if (c == 'h') {
+			help(help_ctx);
+			return -1;
+		}
+		if (c == ':' || c == '?') {
+			opt_word(argv, word, sizeof(word));
+			if (c == ':')
+				return xp_fail(2, "%s: %s needs a value", verb, word);
+			return xp_fail(2, "%s: unknown option '%s'; see 'xputrace %s --help'", verb, word, verb);
+		}
+		if (c >= VAL_SET) {
+			set = (c - VAL_SET) / SET_STRIDE;
+			idx = (c - VAL_SET) % SET_STRIDE;
+		} else if (c >= VAL_COMMON) {
+			idx = c - VAL_COMMON;
+		} else {
+			/* a short option: the common one or a set's with that letter */
+			for (int i = 0; idx < 0 && i < NCOMMON; i++)
+				if ((common & common_opts[i].bit) && common_opts[i].o.short_name == c)
+					idx = i;
+			for (int s = 0; idx < 0 && s < nsets; s++)
+				for (int i = 0; idx < 0 && sets[s].opts && sets[s].opts[i].name; i++)
+					if (sets[s].opts[i].short_name == c) {
+						set = s;
+						idx = i;
+					}
+		}
+		if (idx < 0)
+			return xp_fail(2, "%s: unknown option '-%c'", verb, c);
+		if (set < 0)
+			err = common_opt(lo, verb, common_opts[idx].bit, optarg);
+		else
+			err = sets[set].fn(sets[set].ctx, idx, optarg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int xp_live_targets(struct xp_live_opts *o, const char *verb, struct xp_devices *d)
+{
+	int err = xp_devices_scan(d, "");
+
+	if (err)
+		return xp_fail(1, "%s: reading /proc/devices: %s", verb, strerror(-err));
+	for (int i = 0; i < o->ndevices; i++) {
+		err = xp_devices_add_path(d, "", o->devices[i]);
+		if (err)
+			return xp_fail(2, "%s: --device %s: %s", verb, o->devices[i],
+				       err == -ENOTTY ? "not a character device" : strerror(-err));
+	}
+	if (o->cgroup && (err = xp_cgroup_id(o->cgroup, &o->f.cgroup_id)))
+		return xp_fail(2, "%s: --cgroup %s: %s", verb, o->cgroup,
+			       err == -ENOTDIR ? "not a cgroup directory" : strerror(-err));
+	return 0;
+}
+
+void xp_warn_no_devices(const char *verb, const struct xp_devices *d)
+{
+	if (!d->nmajors && !d->nextra)
+		fprintf(stderr, "xputrace: %s: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
+				"nothing to trace unless --device names a node\n", verb);
+}
+
+int xp_open_failed(const char *verb, const struct xp_cap_inst *ci, int err, const char *why)
+{
+	char msg[320];
+	bool priv = err == -EPERM || err == -EACCES;
+
+	if (err == -ENOENT && !why[0] && ci->cap->no_events) {
+		ci->cap->no_events(ci, msg, sizeof(msg));
+		return xp_fail(1, "%s: %s", verb, msg);
+	}
+	if (!why[0])
+		return xp_fail(1, "%s: %s: %s", verb, ci->cap->name, xp_bpf_error_hint(err));
+	/* `why` names the step and errno; privileges get the advice */
+	return xp_fail(1, "%s: %s%s%s", verb, why, priv ? ": " : "", priv ? xp_bpf_error_hint(err) : "");
+}
+
+/* ---- the live runner ---- */
+
+struct live_run {
+	const struct xp_cap *cap;
+	struct xp_live_opts o;
+	struct xp_devices devs;
+	struct xp_cap_env env;
+	struct xp_cap_inst ci;
+	struct xp_session sess;
+	struct xp_json sj;
+	uint64_t intervals;
+};
+
+static void help_cap(const void *ctx)
+{
+	const struct xp_cap *cap = ctx;
+
+	printf("Usage: xputrace %s [OPTIONS]\n\n%s\nOptions:\n", cap->name, cap->about);
+	xp_opts_help(stdout, XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0), cap->opts);
+	printf("\nExamples:\n%s", cap->examples);
+}
+
+void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci)
+{
+	if (!ci->undecodable || (ci->cap->flags & XP_CAP_SAYS_UNDECODABLE))
+		return;
+	if (strcmp(verb, ci->cap->name))
+		fprintf(stderr, "xputrace: %s: %llu %s records could not be decoded\n", verb,
+			(unsigned long long)ci->undecodable, ci->cap->name);
+	else
+		fprintf(stderr, "xputrace: %s: %llu records could not be decoded\n", verb,
+			(unsigned long long)ci->undecodable);
+}
+
+static int on_record(void *ctx, const struct xp_rec_hdr *h)
+{
+	struct live_run *r = ctx;
+
+	if (h->type != r->cap->rectype)
+		return 0;
+	return r->cap->feed(&r->ci, h);
+}
+
+static int live_report(struct live_run *r, uint64_t interval, bool final)
+{
+	const struct xp_cap *cap = r->cap;
+	struct xp_run_info ri = {
+		.command = cap->name,
+		.source = "live",
+		.mode = r->o.stream ? "stream" : "summary",
+		.hook = r->ci.k->hook,
+		.duration_s = xp_session_elapsed(&r->sess, interval != 0),
+		.interval = interval,
+	};
+	struct xp_cap_report rep = { .ri = &ri, .json = r->o.json, .hist = r->o.hist, .final = final };
+	int err;
+
+	if (!r->o.stream && cap->drain && (err = cap->drain(&r->ci)))
+		return err;
+	rep.now = xp_now_ns();
+	xp_session_drops_for(&r->sess, ri.drops, interval != 0);
+	cap->report(&r->ci, stdout, &rep);
+	xp_say_undecodable(cap->name, &r->ci);
+	fflush(stdout);
+	cap->reset(&r->ci, rep.now);
+	r->ci.undecodable = 0;
+	return ferror(stdout) ? -EIO : 0;
+}
+
+static int on_interval(void *ctx, uint64_t n)
+{
+	struct live_run *r = ctx;
+
+	r->intervals = n;
+	return live_report(r, n, false);
+}
+
+static int run(struct live_run *r, int argc, char **argv)
+{
+	const struct xp_cap *cap = r->cap;
+	const char *verb = cap->name;
+	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts };
+	struct xp_open_args oa;
+	char why[256] = "", what[160];
+	int err, status;
+
+	status = xp_opts_parse(verb, argc, argv, XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0),
+			       &r->o, &set, cap->opts ? 1 : 0, help_cap, cap);
+	if (status)
+		return status < 0 ? xp_finish_stdout(0) : status;
+	if (optind < argc)
+		return xp_fail(2, "%s: unexpected argument '%s'", verb, argv[optind]);
+	xp_libbpf_quiet(r->o.verbose);
+	if ((status = xp_live_targets(&r->o, verb, &r->devs)))
+		return status;
+
+	r->env = (struct xp_cap_env){
+		.verb = verb, .live = true, .out = r->o.stream ? XP_OUT_STREAM : XP_OUT_SUMMARY,
+		.json = r->o.json, .f = stdout, .stream_json = &r->sj, .filt = r->o.f,
+		.devs = &r->devs, .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
+	};
+	oa = (struct xp_open_args){ .f = &r->o.f, .devs = &r->devs, .aggregate = !r->o.stream };
+	if ((err = cap->open(&r->ci, &oa, why, sizeof(why))))
+		return xp_open_failed(verb, &r->ci, err, why);
+	if (cap->flags & XP_CAP_DEVICES)
+		xp_warn_no_devices(verb, &r->devs);
+
+	r->sess.duration_s = r->o.duration_s;
+	r->sess.interval_s = r->o.interval_s;
+	r->sess.on_record = on_record;
+	r->sess.on_interval = on_interval;
+	r->sess.ctx = r;
+	r->sess.obj = r->ci.k->obj;
+	if ((err = xp_session_open(&r->sess, r->ci.k->events, r->ci.k->drops)))
+		return xp_fail(1, "%s: cannot read the ring buffer: %s", verb, strerror(-err));
+	r->env.t0 = r->sess.t_start_ns;
+	if ((err = cap->init(&r->ci)))
+		return xp_fail(1, "%s: %s", verb, strerror(-err));
+	xp_json_init(&r->sj, stdout, false);
+	xp_signals_install();
+	if (r->o.stream && !r->o.json && cap->stream_header)
+		cap->stream_header(stdout);
+	/* on stderr, so it never mixes with a JSON document; tests wait for it */
+	cap->describe(&r->ci, what, sizeof(what));
+	if (r->o.duration_s)
+		fprintf(stderr, "Tracing %s for %g s.\n", what, r->o.duration_s);
+	else
+		fprintf(stderr, "Tracing %s... Ctrl-C to end.\n", what);
+	err = xp_session_run(&r->sess);
+	/* whatever ended the run, the summary of what was captured is written */
+	{
+		int rerr = live_report(r, r->o.interval_s ? r->intervals + 1 : 0, true);
+
+		if (!err)
+			err = rerr;
+	}
+	if (err == -EIO)
+		return 1;
+	if (err)
+		return xp_fail(1, "%s: %s", verb, strerror(-err));
+	return 0;
+}
+
+int xp_cmd_live(const struct xp_cap *cap, int argc, char **argv)
+{
+	struct live_run *r = calloc(1, sizeof(*r));
+	int status;
+
+	if (!r)
+		return xp_fail(1, "%s: out of memory", cap->name);
+	r->cap = cap;
+	if (xp_cap_inst_new(&r->ci, cap, &r->env)) {
+		free(r);
+		return xp_fail(1, "%s: out of memory", cap->name);
+	}
+	status = run(r, argc, argv);
+	xp_session_close(&r->sess);
+	xp_kside_close(r->ci.k);
+	xp_cap_inst_free(&r->ci);
+	free(r);
+	return xp_finish_stdout(status);
+}

@@ -1,0 +1,74 @@
+/*
+ * What the tracing verbs share: the common options, parsed one way, the
+ * help they print, the device and cgroup targets, and the one live runner
+ * that every capability's verb is (`xputrace ioctl`, `sched`, ...).
+ */
+#ifndef XP_CMD_LIVE_H
+#define XP_CMD_LIVE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "caps/cap.h"
+#include "core/devices.h"
+
+/* The common options, by bit: a verb takes the ones it names. */
+enum {
+	XP_O_DURATION = 1 << 0,	/* -d SECONDS */
+	XP_O_INTERVAL = 1 << 1,	/* -i SECONDS */
+	XP_O_STREAM = 1 << 2,	/* --stream */
+	XP_O_JSON = 1 << 3,	/* -j */
+	XP_O_PID = 1 << 4,	/* -p PID */
+	XP_O_COMM = 1 << 5,	/* -c NAME */
+	XP_O_CGROUP = 1 << 6,	/* -G PATH */
+	XP_O_DEVICE = 1 << 7,	/* --device PATH */
+	XP_O_NOHIST = 1 << 8,	/* --no-hist */
+	XP_O_VERBOSE = 1 << 9,	/* -v */
+	XP_O_FILTERS = XP_O_PID | XP_O_COMM | XP_O_CGROUP,
+	XP_O_TRACE = XP_O_DURATION | XP_O_INTERVAL | XP_O_STREAM | XP_O_JSON | XP_O_FILTERS |
+		     XP_O_NOHIST | XP_O_VERBOSE,
+};
+
+struct xp_live_opts {
+	double duration_s;	/* -d: 0 until a signal */
+	double interval_s;	/* -i: 0 no periodic output */
+	bool json, stream, verbose, hist;
+	struct xp_filters f;	/* -p, -c; --cgroup resolved by xp_live_targets */
+	const char *cgroup;
+	const char *devices[64];	/* --device */
+	int ndevices;
+};
+
+/* A verb's or a capability's own options, and what takes them. */
+struct xp_optset {
+	const struct xp_cap_opt *opts;	/* ending with { NULL } */
+	int (*fn)(void *ctx, int i, const char *arg);	/* 0, or status 2 after the error */
+	void *ctx;
+};
+
+/*
+ * Parses argv[1..] (argv[0] is the verb): the common options in `common`,
+ * then those of `sets`. -h/--help calls help(help_ctx) and returns -1.
+ * Returns 0 (argv[optind..] are the operands), -1 after help, or exit
+ * status 2 after a one-line usage error.
+ */
+int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
+		  struct xp_live_opts *lo, const struct xp_optset *sets, int nsets,
+		  void (*help)(const void *ctx), const void *help_ctx);
+/* The --help lines of the common options in `common`, then of `opts` (may be NULL). */
+void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts);
+
+/*
+ * Finds the GPU/NPU majors and nodes, adds the --device nodes, resolves
+ * --cgroup. Returns 0, or the exit status after a one-line error.
+ */
+int xp_live_targets(struct xp_live_opts *o, const char *verb, struct xp_devices *d);
+/* Says on stderr when nothing would be traced: no GPU majors and no --device. */
+void xp_warn_no_devices(const char *verb, const struct xp_devices *d);
+
+/* The one-line error for a kernel side that did not open (`why` from cap->open). */
+int xp_open_failed(const char *verb, const struct xp_cap_inst *ci, int err, const char *why);
+
+/* `xputrace CAP`: the live runner, the same for every capability. */
+int xp_cmd_live(const struct xp_cap *cap, int argc, char **argv);
+
+#endif

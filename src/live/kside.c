@@ -1,0 +1,172 @@
+/* The generic kernel side: links, sharing a ring buffer, the raw-tracepoint
+ * steps, and the tracepoint capabilities' generic program family. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "live/kside.h"
+#include "live/tracefs.h"
+#include "tp.skel.h"
+
+struct xp_kside *xp_kside_new(void *skel, void (*destroy)(void *skel))
+{
+	struct xp_kside *k = calloc(1, sizeof(*k));
+
+	if (k) {
+		k->skel = skel;
+		k->skel_destroy = destroy;
+	}
+	return k;
+}
+
+void xp_kside_detach(struct xp_kside *k)
+{
+	if (!k)
+		return;
+	for (int i = 0; i < XP_KSIDE_LINKS; i++) {
+		bpf_link__destroy(k->links[i]);
+		k->links[i] = NULL;
+	}
+	if (k->skel && k->skel_detach)
+		k->skel_detach(k->skel);
+}
+
+void xp_kside_close(struct xp_kside *k)
+{
+	if (!k)
+		return;
+	xp_kside_detach(k);
+	if (k->skel && k->skel_destroy)
+		k->skel_destroy(k->skel);
+	free(k);
+}
+
+int xp_live_share_maps(const struct xp_live_share *s, struct bpf_map *events,
+		       struct bpf_map *drops, char *why, size_t whylen)
+{
+	int err;
+
+	if (!s || !s->events || !s->drops)
+		return 0;
+	err = bpf_map__reuse_fd(events, bpf_map__fd(s->events));
+	if (!err)
+		err = bpf_map__reuse_fd(drops, bpf_map__fd(s->drops));
+	if (err)
+		snprintf(why, whylen, "sharing the ring buffer: %s", strerror(-err));
+	return err;
+}
+
+static struct bpf_program *prog(struct bpf_object *obj, const char *prefix, int i)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "xp_%s_%d", prefix, i);
+	return bpf_object__find_program_by_name(obj, name);
+}
+
+int xp_rawtp_live_prepare(struct bpf_object *obj, const char *prefix,
+			  const struct xp_rawtp_layout *l, struct xp_rawtp_cfg *cfg, bool filter,
+			  char *why, size_t whylen)
+{
+	struct xp_rawtp_cfg tmp[XP_RAWTP_MAX_EV];
+	struct bpf_program *p;
+
+	xp_rawtp_cfg_fill(l, tmp);
+	/* only events in the causing process's context can be filtered by process */
+	for (int i = 0; filter && i < l->n; i++)
+		tmp[i].filter = l->ev[i].proc_ctx;
+	memcpy(cfg, tmp, sizeof(tmp));
+	for (int i = 0; i < XP_RAWTP_MAX_EV; i++) {
+		p = prog(obj, prefix, i);
+		if (!p && i < l->n) {
+			snprintf(why, whylen, "BPF program xp_%s_%d (%s) is missing", prefix, i,
+				 l->ev[i].name);
+			return -ENOENT;
+		}
+		if (p)
+			bpf_program__set_autoload(p, i < l->n && l->present[i]);
+	}
+	return 0;
+}
+
+int xp_rawtp_live_attach(struct xp_kside *k, const char *prefix, const struct xp_rawtp_layout *l,
+			 char *why, size_t whylen)
+{
+	/*
+	 * Last event first: the tables list a capability's events from start to
+	 * end (queue, run, done; queued, delivered; create, destroy), so the end
+	 * of anything seen starting is already watched. The other order loses
+	 * the completions of jobs that start and end while attaching.
+	 */
+	for (int i = l->n - 1; i >= 0; i--) {
+		if (!l->present[i])
+			continue;
+		k->links[i] = bpf_program__attach_tracepoint(prog(k->obj, prefix, i), l->group[i],
+							     l->ev[i].name);
+		if (!k->links[i]) {
+			int err = -errno;
+
+			snprintf(why, whylen, "attaching to %s/%s: %s", l->group[i], l->ev[i].name,
+				 strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int xp_rawtp_live_layouts(struct xp_rawtp_layout *l, char *why, size_t whylen)
+{
+	bool mounted;
+	const char *tfs = xp_tracefs(why, whylen, &mounted);
+	int n;
+
+	if (!tfs)
+		return -ENODEV;
+	n = xp_rawtp_layout_load(l, tfs, why, whylen);
+	return n ? n : -ENOENT;
+}
+
+static void tp_destroy(void *skel) { tp_bpf__destroy(skel); }
+
+int xp_tp_open(struct xp_kside **out, struct xp_rawtp_layout *l, uint16_t rectype,
+	       const struct xp_filters *f, const struct xp_live_share *share, char *why,
+	       size_t whylen)
+{
+	struct tp_bpf *skel;
+	struct xp_kside *k;
+	int err = xp_rawtp_live_layouts(l, why, whylen);
+
+	if (err < 0)
+		return err;
+	if (!(skel = tp_bpf__open())) {
+		err = -errno;
+		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
+		return err;
+	}
+	if (!(k = xp_kside_new(skel, tp_destroy))) {
+		tp_bpf__destroy(skel);
+		return -ENOMEM;
+	}
+	k->obj = skel->obj;
+	k->events = skel->maps.events;
+	k->drops = skel->maps.drops;
+	k->hook = "tracepoint";
+	XP_APPLY_FILTERS(skel, f);
+	skel->rodata->xp_tp_rectype = rectype;
+	err = xp_rawtp_live_prepare(k->obj, "tp", l, (struct xp_rawtp_cfg *)skel->rodata->xp_rawtp_cfg,
+				    true, why, whylen);
+	if (!err)
+		err = xp_live_share_maps(share, k->events, k->drops, why, whylen);
+	if (!err && (err = tp_bpf__load(skel)))
+		snprintf(why, whylen, "loading the BPF programs: %s", strerror(-err));
+	if (!err)
+		err = xp_rawtp_live_attach(k, "tp", l, why, whylen);
+	if (err) {
+		xp_kside_close(k);
+		return err;
+	}
+	*out = k;
+	return 0;
+}

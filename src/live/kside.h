@@ -1,0 +1,102 @@
+/*
+ * A capability's kernel side, one type for all of them: the BPF object, its
+ * ring buffer and drop counters, the links that attach it, and how to
+ * destroy its skeleton. Capabilities open it their own way (its file in src/caps)
+ * and everything after that (polling, drops, detach, close) is generic.
+ */
+#ifndef XP_LIVE_KSIDE_H
+#define XP_LIVE_KSIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <bpf/libbpf.h>
+#include "caps/cap.h"
+#include "core/rawtp.h"
+
+#define XP_KSIDE_LINKS (XP_RAWTP_MAX_EV + 1)
+
+struct xp_kside {
+	struct bpf_object *obj;		/* its programs' skipped runs count as drops */
+	struct bpf_map *events, *drops;	/* its own, or the shared ones it writes into */
+	const char *hook;		/* "tp_btf", "tracepoint", "tracepoint+raw_tp", ... */
+	struct bpf_link *links[XP_KSIDE_LINKS];	/* attached one by one */
+	void *skel;
+	void (*skel_detach)(void *skel);	/* attached by the skeleton: its detach */
+	void (*skel_destroy)(void *skel);
+};
+
+/*
+ * Several capabilities into one ring buffer (record): a skeleton opened with
+ * a share writes into the first one's `events` and `drops` maps instead of
+ * its own (bpf_map__reuse_fd between open and load; the map definitions are
+ * the same, src/bpf/common.bpf.h), so one reader sees every record in
+ * reservation order and one drops map counts every loss.
+ */
+struct xp_live_share {
+	struct bpf_map *events, *drops;	/* of a skeleton already loaded */
+};
+int xp_live_share_maps(const struct xp_live_share *s, struct bpf_map *events,
+		       struct bpf_map *drops, char *why, size_t whylen);
+
+/* Sets the filter globals every kernel-side program has (src/bpf/common.bpf.h). */
+#define XP_APPLY_FILTERS(skel, f)                                                        \
+	do {                                                                             \
+		(skel)->rodata->self_tgid = (uint32_t)getpid();                          \
+		(skel)->rodata->filter_tgid = (f)->pid;                                  \
+		(skel)->rodata->filter_cgid = (f)->cgroup_id;                            \
+		if ((f)->comm) {                                                         \
+			(skel)->rodata->filter_comm_on = 1;                              \
+			strncpy((char *)(skel)->rodata->filter_comm, (f)->comm,          \
+				sizeof((skel)->rodata->filter_comm) - 1);                \
+		}                                                                        \
+	} while (0)
+
+/* A new, empty kernel side owning `skel`. NULL when out of memory. */
+struct xp_kside *xp_kside_new(void *skel, void (*destroy)(void *skel));
+/* Stops the programs writing (links gone); the maps stay readable. */
+void xp_kside_detach(struct xp_kside *k);
+void xp_kside_close(struct xp_kside *k);
+
+/*
+ * Tracepoint capabilities without a kernel side of their own (the generic
+ * program family, src/bpf/tp.bpf.c): parses the formats of the events of
+ * `l` (initialized with the capability's table, groups possibly redirected)
+ * from tracefs, loads one program per present event writing `rectype`
+ * records, attaches them. The filters apply to the events whose table entry
+ * says proc_ctx. -ENOENT: none of the events exists.
+ */
+int xp_tp_open(struct xp_kside **out, struct xp_rawtp_layout *l, uint16_t rectype,
+	       const struct xp_filters *f, const struct xp_live_share *share, char *why,
+	       size_t whylen);
+
+/*
+ * The steps of any raw-tracepoint skeleton (programs named xp_<prefix>_<i>):
+ * between open and load, autoload the present events' programs and fill the
+ * per-event settings `cfg` (the skeleton's xp_rawtp_cfg), with the filters
+ * on for process-context events when `filter`; after load, attach every
+ * present event, last first.
+ */
+int xp_rawtp_live_prepare(struct bpf_object *obj, const char *prefix,
+			  const struct xp_rawtp_layout *l, struct xp_rawtp_cfg *cfg, bool filter,
+			  char *why, size_t whylen);
+int xp_rawtp_live_attach(struct xp_kside *k, const char *prefix, const struct xp_rawtp_layout *l,
+			 char *why, size_t whylen);
+/* The layouts of `l`'s events from tracefs: the number present, -ENOENT for none. */
+int xp_rawtp_live_layouts(struct xp_rawtp_layout *l, char *why, size_t whylen);
+
+/* The ioctl capability's kernel side: tp_btf, else raw_tp (src/bpf/ioctl.bpf.c). */
+int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
+		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share);
+struct xp_ioctl_table;
+/* Moves what the kernel aggregated into `t` (each map entry taken atomically). */
+int xp_ioctl_live_drain(struct xp_kside *k, struct xp_ioctl_table *t);
+
+/* The sched capability's kernel side (gpu_scheduler events, both generations). */
+int xp_sched_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
+		       const struct xp_filters *f, const struct xp_live_share *share, char *why,
+		       size_t whylen);
+
+/* Resolves --cgroup PATH to the cgroup v2 id; -ENOTDIR when it is no directory. */
+int xp_cgroup_id(const char *path, uint64_t *id);
+
+#endif
