@@ -66,14 +66,6 @@ int xp_rawtp_layout_parse(struct xp_rawtp_layout *l, int i, const char *text)
 	return err;
 }
 
-bool xp_rawtp_group_present(const struct xp_rawtp_layout *l, const char *group)
-{
-	for (int i = 0; i < l->n; i++)
-		if (l->present[i] && !strcmp(l->ev[i].group, group))
-			return true;
-	return false;
-}
-
 void xp_rawtp_cfg_fill(const struct xp_rawtp_layout *l, struct xp_rawtp_cfg cfg[XP_RAWTP_MAX_EV])
 {
 	for (int i = 0; i < XP_RAWTP_MAX_EV; i++) {
@@ -109,11 +101,6 @@ int xp_rawtp_u64(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r, 
 	if (!f)
 		return -ENOENT;
 	return xp_tp_read_u64(f, r->raw, len, v) ? -EBADMSG : 0;
-}
-
-bool xp_rawtp_has(const struct xp_rawtp_layout *l, int i, const char *name)
-{
-	return i >= 0 && i < l->n && l->present[i] && xp_tp_field(&l->fmt[i], name);
 }
 
 const char *xp_rawtp_rec_str(const struct xp_rawtp_rec *r, int i, char *buf, size_t len)

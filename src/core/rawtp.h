@@ -46,16 +46,12 @@ int xp_rawtp_set_group(struct xp_rawtp_layout *l, const char *group, const char 
 int xp_rawtp_layout_load(struct xp_rawtp_layout *l, const char *tracefs, char *why, size_t whylen);
 /* Sets event `i`'s layout from a format file's text (trace files, tests). */
 int xp_rawtp_layout_parse(struct xp_rawtp_layout *l, int i, const char *text);
-/* Whether any event of `group` (as named in the table) is present. */
-bool xp_rawtp_group_present(const struct xp_rawtp_layout *l, const char *group);
 /* The kernel side's per-event settings (raw bytes to copy, string offsets). */
 void xp_rawtp_cfg_fill(const struct xp_rawtp_layout *l, struct xp_rawtp_cfg cfg[XP_RAWTP_MAX_EV]);
 
 /* Field `name` of a record: -ENOENT when the layout has no such field, -EBADMSG when cut off. */
 int xp_rawtp_u64(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r, const char *name,
 		 uint64_t *v);
-/* Whether event `i`'s layout has field `name`. */
-bool xp_rawtp_has(const struct xp_rawtp_layout *l, int i, const char *name);
 /* String i of a record, NUL-terminated into buf. */
 const char *xp_rawtp_rec_str(const struct xp_rawtp_rec *r, int i, char *buf, size_t len);
 
