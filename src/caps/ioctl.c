@@ -10,7 +10,7 @@
 #include "sinks/ioctl_report.h"
 #include "sinks/perfetto.h"
 
-static bool available(const struct xp_doctor_env *d, char *why, size_t len)
+static bool io_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool btf = d->at[XP_AT_TP_BTF].ok, ok = btf || d->at[XP_AT_RAW_TP].ok;
 
@@ -19,7 +19,7 @@ static bool available(const struct xp_doctor_env *d, char *why, size_t len)
 	return ok;
 }
 
-static int open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
+static int io_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
 {
 	int err = xp_ioctl_live_open(&ci->k, a->f, a->devs, a->aggregate, a->share);
 
@@ -28,12 +28,12 @@ static int open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *wh
 	return err;
 }
 
-static void describe(const struct xp_cap_inst *ci, char *buf, size_t len)
+static void io_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
 	snprintf(buf, len, "GPU ioctls (%s)", ci->k->hook);
 }
 
-static int init(struct xp_cap_inst *ci)
+static int io_init(struct xp_cap_inst *ci)
 {
 	struct xp_ioctl_table *t = malloc(sizeof(*t));
 
@@ -44,13 +44,13 @@ static int init(struct xp_cap_inst *ci)
 	return 0;
 }
 
-static void free_st(struct xp_cap_inst *ci)
+static void io_free_st(struct xp_cap_inst *ci)
 {
 	xp_ioctl_table_free(ci->st);
 	free(ci->st);
 }
 
-static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+static int io_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
 	const struct xp_ioctl_rec *rec = (const void *)h;
 	const struct xp_cap_env *e = ci->env;
@@ -72,12 +72,12 @@ static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return xp_ioctl_table_add_rec(ci->st, rec);
 }
 
-static int drain(struct xp_cap_inst *ci)
+static int io_drain(struct xp_cap_inst *ci)
 {
 	return xp_ioctl_live_drain(ci->k, ci->st);
 }
 
-static void report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
+static void io_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	if (r->json)
 		xp_ioctl_report_json(f, ci->st, ci->env->devs, r->ri);
@@ -85,7 +85,7 @@ static void report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *
 		xp_ioctl_report_text(f, ci->st, ci->env->devs, r->ri, r->hist);
 }
 
-static void reset(struct xp_cap_inst *ci, uint64_t now)
+static void io_reset(struct xp_cap_inst *ci, uint64_t now)
 {
 	(void)now;
 	xp_ioctl_table_reset(ci->st);
@@ -106,15 +106,8 @@ const struct xp_cap xp_cap_ioctl = {
 "  xputrace ioctl --stream -p 1234          calls of one process as they happen\n"
 "  xputrace ioctl --device /dev/null -j     trace another node, JSON summary\n",
 	.flags = XP_CAP_DEVICES | XP_CAP_RECORD_DEFAULT | XP_CAP_KERNEL_AGG,
-	.available = available,
 	.rectype = XP_REC_IOCTL,
-	.open = open_k,
-	.describe = describe,
-	.init = init,
-	.free = free_st,
-	.feed = feed,
-	.drain = drain,
-	.stream_header = xp_ioctl_stream_header,
-	.report = report,
-	.reset = reset,
+	.available = io_available, .open = io_open_k, .describe = io_describe,
+	.init = io_init, .free = io_free_st, .feed = io_feed, .drain = io_drain, .stream_header = xp_ioctl_stream_header,
+	.report = io_report, .reset = io_reset,
 };

@@ -25,7 +25,7 @@ static const struct xp_cap_opt opts[] = {
 	{ NULL },
 };
 
-static int opt(void *p, int i, const char *arg)
+static int mm_opt(void *p, int i, const char *arg)
 {
 	struct mem_opts *o = p;
 	const char *eq = strchr(arg, '=');
@@ -46,7 +46,7 @@ static int opt(void *p, int i, const char *arg)
 	return 0;
 }
 
-static bool available(const struct xp_doctor_env *d, char *why, size_t len)
+static bool mm_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool ok = d->at[XP_AT_TRACEPOINT].ok &&
 		  (d->group_events("amdgpu") > 0 || d->group_events("i915") > 0 || d->group_events("xe") > 0);
@@ -56,7 +56,7 @@ static bool available(const struct xp_doctor_env *d, char *why, size_t len)
 	return ok;
 }
 
-static int open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
+static int mm_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
 {
 	const struct mem_opts *o = ci->opts;
 
@@ -65,7 +65,7 @@ static int open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *wh
 	return xp_tp_open(&ci->k, ci->layout, XP_REC_MEM, a->f, a->share, why, len);
 }
 
-static void no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
+static void mm_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
 {
 	const struct mem_opts *o = ci->opts;
 	char redirected[256] = "";
@@ -80,13 +80,13 @@ static void no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
 			   "loaded); see 'xputrace doctor'", redirected);
 }
 
-static void describe(const struct xp_cap_inst *ci, char *buf, size_t len)
+static void mm_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
 	snprintf(buf, len, "GPU memory and submissions (%d of %d events)", ci->layout->npresent,
 		 ci->layout->n);
 }
 
-static int init(struct xp_cap_inst *ci)
+static int mm_init(struct xp_cap_inst *ci)
 {
 	struct xp_mem_state *s = calloc(1, sizeof(*s));	/* large */
 	int err;
@@ -101,13 +101,13 @@ static int init(struct xp_cap_inst *ci)
 	return 0;
 }
 
-static void free_st(struct xp_cap_inst *ci)
+static void mm_free_st(struct xp_cap_inst *ci)
 {
 	xp_mem_free(ci->st);
 	free(ci->st);
 }
 
-static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+static int mm_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
 	const struct xp_rawtp_rec *rec = (const struct xp_rawtp_rec *)h;
 	const struct xp_cap_env *e = ci->env;
@@ -130,7 +130,7 @@ static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return 0;
 }
 
-static void report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
+static void mm_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	const struct xp_filters *fl = &ci->env->filt;
 	struct xp_mem_report rep = {
@@ -139,13 +139,10 @@ static void report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *
 		.undecodable = ci->undecodable,
 	};
 
-	if (r->json)
-		xp_mem_report_json(f, &rep);
-	else
-		xp_mem_report_text(f, &rep);
+	(r->json ? xp_mem_report_json : xp_mem_report_text)(f, &rep);
 }
 
-static void reset(struct xp_cap_inst *ci, uint64_t now)
+static void mm_reset(struct xp_cap_inst *ci, uint64_t now)
 {
 	(void)now;
 	xp_mem_reset(ci->st);
@@ -178,21 +175,9 @@ const struct xp_cap xp_cap_mem = {
 "  xputrace mem --stream -c Xorg      one application's events as they happen\n"
 "  xputrace mem -i 1 -j               a JSON summary per second\n",
 	.flags = XP_CAP_SAYS_UNDECODABLE,
-	.available = available,
-	.rectype = XP_REC_MEM,
-	.events = xp_mem_events,
-	.nev = XP_MEM_NEV,
-	.opts = opts,
-	.opts_size = sizeof(struct mem_opts),
-	.opt = opt,
-	.open = open_k,
-	.no_events = no_events,
-	.describe = describe,
-	.init = init,
-	.free = free_st,
-	.feed = feed,
-	.stream_header = xp_mem_stream_header,
-	.report = report,
-	.reset = reset,
-	.file_hook = "tracepoint",
+	.rectype = XP_REC_MEM, .events = xp_mem_events, .nev = XP_MEM_NEV,
+	.opts = opts, .opts_size = sizeof(struct mem_opts), .opt = mm_opt,
+	.available = mm_available, .open = mm_open_k, .no_events = mm_no_events, .describe = mm_describe,
+	.init = mm_init, .free = mm_free_st, .feed = mm_feed, .stream_header = xp_mem_stream_header,
+	.report = mm_report, .reset = mm_reset, .file_hook = "tracepoint",
 };

@@ -24,14 +24,14 @@ static const struct xp_cap_opt opts[] = {
 	{ NULL },
 };
 
-static void opts_init(void *p)
+static void sc_opts_init(void *p)
 {
 	struct sched_opts *o = p;
 
 	o->max_jobs = 16384;
 }
 
-static int opt(void *p, int i, const char *arg)
+static int sc_opt(void *p, int i, const char *arg)
 {
 	struct sched_opts *o = p;
 	uint64_t v;
@@ -48,7 +48,7 @@ static int opt(void *p, int i, const char *arg)
 	return 0;
 }
 
-static bool available(const struct xp_doctor_env *d, char *why, size_t len)
+static bool sc_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool tp = d->at[XP_AT_TRACEPOINT].ok, ok = tp && d->group_events("gpu_scheduler") > 0;
 
@@ -58,19 +58,19 @@ static bool available(const struct xp_doctor_env *d, char *why, size_t len)
 	return ok;
 }
 
-static int open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
+static int sc_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
 {
 	return xp_sched_live_open(&ci->k, ci->layout, a->f, a->share, why, len);
 }
 
-static void no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
+static void sc_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
 {
 	(void)ci;
 	snprintf(msg, len, "this kernel has no gpu_scheduler events (no driver using the DRM GPU "
 			   "scheduler is loaded); see 'xputrace doctor'");
 }
 
-static void describe(const struct xp_cap_inst *ci, char *buf, size_t len)
+static void sc_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
 	int nev, gen = xp_sched_layout_gen(ci->layout, &nev);
 
@@ -78,7 +78,7 @@ static void describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 		 gen == 2 ? "6.17+ events" : "6.16- events", ci->k->hook);
 }
 
-static void on_job(void *ctx, const struct xp_sched_job_info *j)
+static void sc_on_job(void *ctx, const struct xp_sched_job_info *j)
 {
 	struct xp_cap_inst *ci = ctx;
 	const struct xp_cap_env *e = ci->env;
@@ -95,7 +95,7 @@ static void on_job(void *ctx, const struct xp_sched_job_info *j)
 		ci->out_err = -EIO;
 }
 
-static int init(struct xp_cap_inst *ci)
+static int sc_init(struct xp_cap_inst *ci)
 {
 	const struct sched_opts *o = ci->opts;
 	struct xp_sched_state *s = calloc(1, sizeof(*s));
@@ -114,20 +114,20 @@ static int init(struct xp_cap_inst *ci)
 	s->filt.ring = o->ring;
 	s->last_expire = ci->env->t0;
 	if (ci->env->out != XP_OUT_SUMMARY) {
-		s->on_job = on_job;
+		s->on_job = sc_on_job;
 		s->cb_ctx = ci;
 	}
 	ci->st = s;
 	return 0;
 }
 
-static void free_st(struct xp_cap_inst *ci)
+static void sc_free_st(struct xp_cap_inst *ci)
 {
 	xp_sched_free(ci->st);
 	free(ci->st);
 }
 
-static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+static int sc_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
 	int err = xp_sched_feed(ci->st, ci->layout, (const struct xp_rawtp_rec *)h);
 
@@ -138,7 +138,7 @@ static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return err ? err : ci->out_err;
 }
 
-static void report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
+static void sc_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	struct xp_sched_report rep = {
 		.st = ci->st, .layout = ci->layout, .ri = r->ri, .hist = r->hist, .now = r->now,
@@ -146,13 +146,10 @@ static void report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *
 
 	if (r->final)
 		xp_sched_finish(ci->st, r->now);	/* what is still open never completed here */
-	if (r->json)
-		xp_sched_report_json(f, &rep);
-	else
-		xp_sched_report_text(f, &rep);
+	(r->json ? xp_sched_report_json : xp_sched_report_text)(f, &rep);
 }
 
-static void reset(struct xp_cap_inst *ci, uint64_t now)
+static void sc_reset(struct xp_cap_inst *ci, uint64_t now)
 {
 	xp_sched_reset(ci->st, now);
 }
@@ -177,22 +174,9 @@ const struct xp_cap xp_cap_sched = {
 "  xputrace sched -d 10                   every job for 10 s\n"
 "  xputrace sched --stream -c vkcube      one application's jobs as they finish\n"
 "  xputrace sched -i 1 -r gfx_0.0.0 -j    one ring, a JSON summary per second\n",
-	.available = available,
-	.rectype = XP_REC_SCHED,
-	.events = xp_sched_events,
-	.nev = XP_TP_SCHED_MAX,
-	.opts = opts,
-	.opts_size = sizeof(struct sched_opts),
-	.opts_init = opts_init,
-	.opt = opt,
-	.open = open_k,
-	.no_events = no_events,
-	.describe = describe,
-	.init = init,
-	.free = free_st,
-	.feed = feed,
-	.stream_header = xp_sched_stream_header,
-	.report = report,
-	.reset = reset,
-	.file_hook = "tracepoint",
+	.rectype = XP_REC_SCHED, .events = xp_sched_events, .nev = XP_TP_SCHED_MAX,
+	.opts = opts, .opts_size = sizeof(struct sched_opts), .opts_init = sc_opts_init, .opt = sc_opt,
+	.available = sc_available, .open = sc_open_k, .no_events = sc_no_events, .describe = sc_describe,
+	.init = sc_init, .free = sc_free_st, .feed = sc_feed, .stream_header = xp_sched_stream_header,
+	.report = sc_report, .reset = sc_reset, .file_hook = "tracepoint",
 };

@@ -21,12 +21,12 @@ static const struct xp_cap_opt opts[] = {
 	{ NULL },
 };
 
-static void opts_init(void *p)
+static void vb_opts_init(void *p)
 {
 	((struct vblank_opts *)p)->late_ns = 1000000;
 }
 
-static int opt(void *p, int i, const char *arg)
+static int vb_opt(void *p, int i, const char *arg)
 {
 	double ms;
 
@@ -38,7 +38,7 @@ static int opt(void *p, int i, const char *arg)
 	return 0;
 }
 
-static bool available(const struct xp_doctor_env *d, char *why, size_t len)
+static bool vb_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool ok = d->at[XP_AT_TRACEPOINT].ok && d->event_exists("drm", "drm_vblank_event");
 
@@ -47,7 +47,7 @@ static bool available(const struct xp_doctor_env *d, char *why, size_t len)
 	return ok;
 }
 
-static int open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
+static int vb_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
 {
 	char cards[128];
 	int n, err = xp_tp_open(&ci->k, ci->layout, XP_REC_VBLANK, a->f, a->share, why, len);
@@ -58,19 +58,19 @@ static int open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *wh
 	return err;
 }
 
-static void no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
+static void vb_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
 {
 	(void)ci;
 	snprintf(msg, len, "this kernel has no drm vblank events (the drm module is not loaded); "
 			   "see 'xputrace doctor'");
 }
 
-static void describe(const struct xp_cap_inst *ci, char *buf, size_t len)
+static void vb_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
 	snprintf(buf, len, "vblanks (%d drm events)", ci->layout->npresent);
 }
 
-static void on_delivery(void *ctx, const struct xp_vbl_delivery *d)
+static void vb_on_delivery(void *ctx, const struct xp_vbl_delivery *d)
 {
 	struct xp_cap_inst *ci = ctx;
 	const struct xp_cap_env *e = ci->env;
@@ -83,7 +83,7 @@ static void on_delivery(void *ctx, const struct xp_vbl_delivery *d)
 		ci->out_err = -EIO;
 }
 
-static int init(struct xp_cap_inst *ci)
+static int vb_init(struct xp_cap_inst *ci)
 {
 	const struct vblank_opts *o = ci->opts;
 	struct xp_vbl_state *s = calloc(1, sizeof(*s));	/* large */
@@ -93,19 +93,19 @@ static int init(struct xp_cap_inst *ci)
 	xp_vbl_init(s, o->late_ns);
 	s->proc_filter = ci->env->filt.pid || ci->env->filt.comm || ci->env->filt.cgroup_id;
 	if (ci->env->out == XP_OUT_STREAM) {
-		s->on_delivery = on_delivery;
+		s->on_delivery = vb_on_delivery;
 		s->cb_ctx = ci;
 	}
 	ci->st = s;
 	return 0;
 }
 
-static void free_st(struct xp_cap_inst *ci)
+static void vb_free_st(struct xp_cap_inst *ci)
 {
 	free(ci->st);
 }
 
-static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+static int vb_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
 	struct xp_vbl_event ev;
 
@@ -120,19 +120,16 @@ static int feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return ci->out_err;
 }
 
-static void report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
+static void vb_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	struct xp_vbl_report rep = { .st = ci->st, .layout = ci->layout, .ri = r->ri, .hist = r->hist };
 
 	if (r->final)
 		xp_vbl_finish(ci->st);
-	if (r->json)
-		xp_vbl_report_json(f, &rep);
-	else
-		xp_vbl_report_text(f, &rep);
+	(r->json ? xp_vbl_report_json : xp_vbl_report_text)(f, &rep);
 }
 
-static void reset(struct xp_cap_inst *ci, uint64_t now)
+static void vb_reset(struct xp_cap_inst *ci, uint64_t now)
 {
 	(void)now;
 	xp_vbl_reset(ci->st);
@@ -163,22 +160,9 @@ const struct xp_cap xp_cap_vblank = {
 "  xputrace vblank -d 10                 refresh, misses and latency for 10 s\n"
 "  xputrace vblank --stream --late-ms 2  every delivery, late ones flagged\n"
 "  xputrace vblank -i 1 -j               a JSON summary per second\n",
-	.available = available,
-	.rectype = XP_REC_VBLANK,
-	.events = xp_vbl_events,
-	.nev = XP_VBL_NEV,
-	.opts = opts,
-	.opts_size = sizeof(struct vblank_opts),
-	.opts_init = opts_init,
-	.opt = opt,
-	.open = open_k,
-	.no_events = no_events,
-	.describe = describe,
-	.init = init,
-	.free = free_st,
-	.feed = feed,
-	.stream_header = xp_vbl_stream_header,
-	.report = report,
-	.reset = reset,
-	.file_hook = "tracepoint",
+	.rectype = XP_REC_VBLANK, .events = xp_vbl_events, .nev = XP_VBL_NEV,
+	.opts = opts, .opts_size = sizeof(struct vblank_opts), .opts_init = vb_opts_init, .opt = vb_opt,
+	.available = vb_available, .open = vb_open_k, .no_events = vb_no_events, .describe = vb_describe,
+	.init = vb_init, .free = vb_free_st, .feed = vb_feed, .stream_header = xp_vbl_stream_header,
+	.report = vb_report, .reset = vb_reset, .file_hook = "tracepoint",
 };

@@ -134,7 +134,7 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 {
 	struct report_ctx *c = ctx;
 
-	if (h->type != c->ci.cap->rectype)
+	if (!c->ci.cap || h->type != c->ci.cap->rectype)	/* --info: no analysis */
 		return 0;
 	return c->ci.cap->feed(&c->ci, h);
 }

@@ -77,3 +77,22 @@ if "$XP" export --perfetto "$F" -o "$WORK/r.json" 2> "$WORK/err" &&
 else
 	fail "export of sched and vblank: $(head -c 200 "$WORK/err") $(printf '%s' "${msg:-}" | head -3 | tr '\n' ';')"
 fi
+# mem events are exported too: an instant per event, on the causing thread or
+# on the driver's track ("GPU memory"), with the decoded fields as args
+if [ -s "$MF" ] && "$XP" export --perfetto "$MF" -o "$WORK/m.json" 2> "$WORK/err" &&
+	python3 - "$WORK/m.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = [e for e in d["traceEvents"] if e.get("cat") == "mem"]
+assert len(ev) == 11, len(ev)
+assert all(e["ph"] == "i" and "fields" in e["args"] for e in ev), ev[:2]
+names = {e["name"] for e in ev}
+assert "amdgpu_bo_move" in names, names
+tracks = [e for e in d["traceEvents"] if e.get("ph") == "M" and e["args"].get("name") == "GPU memory"]
+assert tracks, "no GPU memory track"
+PY
+then
+	pass "export: every mem event an instant with its fields"
+else
+	fail "export of mem: $(head -c 200 "$WORK/err")"
+fi

@@ -59,6 +59,9 @@ for c in "${cmds[@]}"; do
 	fi
 	one_line "$c without DRM fails with one line" 1 "doctor" "$c" -d 1
 	one_line "$c --json without DRM fails with one line" 1 "doctor" "$c" -j -d 1
+	# every tracing verb takes the process filters (vblank refused them once)
+	one_line "$c takes -p/-c/-G: without DRM it fails for that, not for the flags" 1 "doctor" \
+		"$c" -p 1 -c x -G /sys/fs/cgroup -d 1
 done
 if [[ " ${cmds[*]} " == *" mem "* ]] && [ ! -d "$tfs/events/memtest_absent" ]; then
 	one_line "mem --group to a missing group fails with one line" 1 "doctor" mem --group amdgpu=memtest_absent -p 1 -d 1

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# What every verb shares because one runner and one option parser serve them
+# all: --help on stdout with status 0 (1 when stdout cannot be written), the
+# same one-line errors for the common flags, and the top-level help listing
+# exactly the capabilities that doctor says are in this build.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+
+if [ ! -x "$XP" ]; then
+	skip "verbs: $XP is not built"
+	exit 0
+fi
+caps=$("$XP" doctor --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(k for k, v in d["capabilities"].items() if v["in_this_build"]))')
+listed=$("$XP" --help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1}' | tr '\n' ' ')
+ok=1
+for c in $caps; do
+	case " $listed " in *" $c "*) ;; *) ok=0 ;; esac
+done
+if [ $ok -eq 1 ] && [ -n "$caps" ]; then
+	pass "verbs: the top-level help lists every capability in this build ($caps)"
+else
+	fail "verbs: help lists '$listed', doctor's capabilities in this build '$caps'"
+fi
+
+for v in doctor $caps record report export; do
+	"$XP" "$v" --help > "$WORK/h.out" 2> "$WORK/h.err"
+	rc=$?
+	"$XP" "$v" --help > /dev/full 2> "$WORK/full.err"
+	rcf=$?
+	if [ $rc -eq 0 ] && head -1 "$WORK/h.out" | grep -q "^Usage: xputrace $v" && [ ! -s "$WORK/h.err" ] &&
+		[ $rcf -eq 1 ] && grep -q "writing the output failed" "$WORK/full.err"; then
+		pass "verbs: $v --help (status 0; 1 when stdout is full)"
+	else
+		fail "verbs: $v --help: status $rc, to /dev/full $rcf: $(head -c 200 "$WORK/h.err" "$WORK/full.err")"
+	fi
+done
+
+# the common flags fail alike on every tracing verb, naming the flag as written
+for v in $caps; do
+	"$XP" "$v" -d > /dev/null 2> "$WORK/e1"; r1=$?
+	"$XP" "$v" -jx > /dev/null 2> "$WORK/e2"; r2=$?
+	"$XP" "$v" -c '' > /dev/null 2> "$WORK/e3"; r3=$?
+	"$XP" "$v" -i 0.0000001 > /dev/null 2> "$WORK/e4"; r4=$?
+	if [ "$r1 $r2 $r3 $r4" = "2 2 2 2" ] && grep -q "^xputrace: $v: -d needs a value$" "$WORK/e1" &&
+		grep -q "unknown option '-x'" "$WORK/e2" && grep -q -- "--comm wants a task name" "$WORK/e3" &&
+		grep -q -- "--interval wants seconds" "$WORK/e4"; then
+		pass "verbs: $v refuses a missing value, a bundled unknown flag, an empty comm, a tiny interval"
+	else
+		fail "verbs: $v bad flags: $r1 $r2 $r3 $r4: $(cat "$WORK/e1" "$WORK/e2" "$WORK/e3" "$WORK/e4" | head -c 400)"
+	fi
+done
