@@ -93,6 +93,7 @@ struct xp_cap_opt {
 	int short_name;		/* 0: none */
 	const char *arg;	/* the value's name in --help; NULL: takes no value */
 	const char *help;	/* '\n' starts a continuation line */
+	bool record;		/* changes what is traced: `record` takes it too */
 };
 
 /* What doctor found, for a capability's `available` check. */

@@ -21,7 +21,8 @@ struct mem_opts {
 };
 
 static const struct xp_cap_opt opts[] = {
-	{ "group", 0, "DRIVER=GROUP", "read DRIVER's events (amdgpu, i915, xe) from event\ngroup GROUP: a test module's events laid out alike" },
+	{ "group", 0, "DRIVER=GROUP", "read DRIVER's events (amdgpu, i915, xe) from event\ngroup GROUP: a test module's events laid out alike",
+	  .record = true },
 	{ NULL },
 };
 

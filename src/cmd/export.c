@@ -94,12 +94,12 @@ static int export_opt(void *ctx, int i, const char *arg)
 int cmd_export(int argc, char **argv)
 {
 	static const struct xp_cap_opt opts[] = {
-		{ "perfetto", 0, "FILE", "the trace file to read" },
-		{ "output", 'o', "OUT", "where to write the JSON ('-' for stdout)" },
+		{ "perfetto", 0, "FILE", "the trace file to read" , false },
+		{ "output", 'o', "OUT", "where to write the JSON ('-' for stdout)" , false },
 		{ NULL },
 	};
 	const char *paths[2] = { NULL, NULL };	/* in, out */
-	struct xp_optset set = { opts, export_opt, paths };
+	struct xp_optset set = { opts, export_opt, paths, false };
 	struct xp_live_opts lo = { 0 };
 	struct xp_trace_reader *r = NULL;
 	struct export_ctx *c;

@@ -17,17 +17,17 @@ static const struct {
 	unsigned int bit;
 	struct xp_cap_opt o;
 } common_opts[] = {
-	{ XP_O_DURATION, { "duration", 'd', "SECONDS", "stop after SECONDS (default: until Ctrl-C)" } },
-	{ XP_O_INTERVAL, { "interval", 'i', "SECONDS", "print and reset the summary every SECONDS" } },
-	{ XP_O_STREAM, { "stream", 0, NULL, "print each event as it is settled" } },
+	{ XP_O_DURATION, { "duration", 'd', "SECONDS", "stop after SECONDS (default: until Ctrl-C)" , false } },
+	{ XP_O_INTERVAL, { "interval", 'i', "SECONDS", "print and reset the summary every SECONDS" , false } },
+	{ XP_O_STREAM, { "stream", 0, NULL, "print each event as it is settled" , false } },
 	{ XP_O_JSON, { "json", 'j', NULL, "JSON: the summary as one document (with --stream,\n"
-					  "one object per event, then the summary)" } },
-	{ XP_O_DEVICE, { "device", 0, "PATH", "also trace this character device node (repeatable)" } },
-	{ XP_O_PID, { "pid", 'p', "PID", "only this process" } },
-	{ XP_O_COMM, { "comm", 'c', "NAME", "only threads with this name" } },
-	{ XP_O_CGROUP, { "cgroup", 'G', "PATH", "only tasks in this cgroup v2 directory" } },
-	{ XP_O_NOHIST, { "no-hist", 0, NULL, "no histograms in the text summary" } },
-	{ XP_O_VERBOSE, { "verbose", 'v', NULL, "show libbpf's messages" } },
+					  "one object per event, then the summary)" , false } },
+	{ XP_O_DEVICE, { "device", 0, "PATH", "also trace this character device node (repeatable)" , false } },
+	{ XP_O_PID, { "pid", 'p', "PID", "only this process" , false } },
+	{ XP_O_COMM, { "comm", 'c', "NAME", "only threads with this name" , false } },
+	{ XP_O_CGROUP, { "cgroup", 'G', "PATH", "only tasks in this cgroup v2 directory" , false } },
+	{ XP_O_NOHIST, { "no-hist", 0, NULL, "no histograms in the text summary" , false } },
+	{ XP_O_VERBOSE, { "verbose", 'v', NULL, "show libbpf's messages" , false } },
 };
 #define NCOMMON (int)(sizeof(common_opts) / sizeof(common_opts[0]))
 
@@ -54,9 +54,17 @@ static void help_line(FILE *f, const struct xp_cap_opt *o)
 
 void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts)
 {
-	for (int i = 0; i < NCOMMON; i++)
-		if (common & common_opts[i].bit)
-			help_line(f, &common_opts[i].o);
+	static const struct xp_cap_opt json_alone = {
+		"json", 'j', NULL, "the summaries as JSON, one document per capability", false
+	};
+
+	for (int i = 0; i < NCOMMON; i++) {
+		if (!(common & common_opts[i].bit))
+			continue;
+		/* without --stream, JSON is only the summary */
+		help_line(f, common_opts[i].bit == XP_O_JSON && !(common & XP_O_STREAM) ? &json_alone
+											 : &common_opts[i].o);
+	}
 	for (int i = 0; opts && opts[i].name; i++)
 		help_line(f, &opts[i]);
 	fprintf(f, "  -h, --help               this text\n");
@@ -141,7 +149,7 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 			ADD(&common_opts[i].o, VAL_COMMON + i);
 	for (int s = 0; s < nsets; s++)
 		for (int i = 0; sets[s].opts && sets[s].opts[i].name; i++)
-			if (n < 60 && ns < 90)
+			if (n < 60 && ns < 90 && (!sets[s].record_only || sets[s].opts[i].record))
 				ADD(&sets[s].opts[i], VAL_SET + s * SET_STRIDE + i);
 #undef ADD
 	longs[n++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -314,7 +322,7 @@ static int run(struct live_run *r, int argc, char **argv)
 {
 	const struct xp_cap *cap = r->cap;
 	const char *verb = cap->name;
-	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts };
+	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false };
 	struct xp_open_args oa;
 	char why[256] = "", what[160];
 	int err, status;

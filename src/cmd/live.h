@@ -43,6 +43,7 @@ struct xp_optset {
 	const struct xp_cap_opt *opts;	/* ending with { NULL } */
 	int (*fn)(void *ctx, int i, const char *arg);	/* 0, or status 2 after the error */
 	void *ctx;
+	bool record_only;	/* only the options that change what is traced */
 };
 
 /*

@@ -58,7 +58,8 @@ static void help(const void *ctx)
 	printf("Options of the capabilities:\n");
 	for (int i = 0; i < r->nci; i++)
 		for (int k = 0; r->ci[i].cap->opts && r->ci[i].cap->opts[k].name; k++)
-			printf("  %-8s --%s%s%s\n", r->ci[i].cap->name, r->ci[i].cap->opts[k].name,
+			if (r->ci[i].cap->opts[k].record)
+				printf("  %-8s --%s%s%s\n", r->ci[i].cap->name, r->ci[i].cap->opts[k].name,
 			       r->ci[i].cap->opts[k].arg ? " " : "",
 			       r->ci[i].cap->opts[k].arg ? r->ci[i].cap->opts[k].arg : "");
 	printf(
@@ -85,17 +86,18 @@ static int record_opt(void *ctx, int i, const char *arg)
 static int parse(int argc, char **argv, struct record_run *r)
 {
 	static const struct xp_cap_opt own[] = {
-		{ "output", 'o', "FILE", "" },
-		{ "summary", 0, NULL, "" },
+		{ "output", 'o', "FILE", "" , false },
+		{ "summary", 0, NULL, "" , false },
 		{ NULL },
 	};
-	struct xp_optset sets[1 + MAX_CAPS] = { { own, record_opt, r } };
+	struct xp_optset sets[1 + MAX_CAPS] = { { own, record_opt, r, false } };
 	int nsets = 1, status;
 	bool any = false;
 
 	for (int i = 0; i < r->nci; i++)
 		if (r->ci[i].cap->opts)
-			sets[nsets++] = (struct xp_optset){ r->ci[i].cap->opts, r->ci[i].cap->opt, r->ci[i].opts };
+			sets[nsets++] = (struct xp_optset){ r->ci[i].cap->opts, r->ci[i].cap->opt, r->ci[i].opts,
+							    .record_only = true };
 	status = xp_opts_parse("record", argc, argv,
 			       XP_O_DURATION | XP_O_JSON | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, &r->o,
 			       sets, nsets, help, r);

@@ -270,11 +270,11 @@ static int report_opt(void *ctx, int i, const char *arg)
 int cmd_report(int argc, char **argv)
 {
 	static const struct xp_cap_opt opts[] = {
-		{ "info", 0, NULL, "what the file says about the recording" },
+		{ "info", 0, NULL, "what the file says about the recording", false },
 		{ NULL },
 	};
 	struct report_opts ro = { 0 };
-	struct xp_optset set = { opts, report_opt, &ro };
+	struct xp_optset set = { opts, report_opt, &ro, false };
 	struct xp_live_opts lo = { 0 };
 	const char *path = NULL, *view = NULL;
 	char names[128];
