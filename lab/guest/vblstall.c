@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	unsigned int first = 0, prev = 0, crtc_index = 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: vblstall DEVICE frames=N [stall_at=K stall_ms=MS]\n");
+		fprintf(stderr, "usage: vblstall DEVICE frames=N [stall_at=K stall_ms=MS] [follower=1 [crtc=N]]\n");
 		return 2;
 	}
 	struct sched_param sp = { .sched_priority = 10 };
@@ -84,6 +84,16 @@ int main(int argc, char **argv)
 	fd = open(argv[1], O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		die(argv[1]);
+	/*
+	 * follower=1: another client of a display a master has lit; it only
+	 * waits for vblanks on CRTC index crtc=N (default 0), as a second
+	 * program on the same card does.
+	 */
+	if (arg(argc, argv, "follower", 0)) {
+		crtc_index = (unsigned int)arg(argc, argv, "crtc", 0);
+		printf("follower crtc_index %u\n", crtc_index);
+		goto wait;
+	}
 	if (xioctl(DRM_IOCTL_SET_MASTER, NULL))
 		die("SET_MASTER");
 	if (xioctl(DRM_IOCTL_MODE_GETRESOURCES, &res))
@@ -158,6 +168,7 @@ int main(int argc, char **argv)
 	       modes[0].hdisplay, modes[0].vdisplay, modes[0].clock, modes[0].htotal, modes[0].vtotal,
 	       (unsigned long long)modes[0].clock * 1000000ULL / ((unsigned long long)modes[0].htotal * modes[0].vtotal),
 	       crtc_index);
+wait:
 	for (unsigned long f = 0; f < frames; f++) {
 		union drm_wait_vblank vbl = { 0 };
 		struct pollfd p = { .fd = fd, .events = POLLIN };

@@ -93,4 +93,25 @@ stop_xp
 P=$(val /tmp/c.txt pid)
 expect_eq "stream lines for vblstall" 20 "$(grep -c " $P/vblstall " /tmp/s.txt)"
 head -5 /tmp/s.txt
+
+group filter
+# Two programs wait for vblanks at once on the same CRTC; -c keeps one's
+# requests in the kernel and counts the other's deliveries as left out, not
+# as (unknown). The other one (a copy named vbother) only follows the mode
+# vblstall set.
+cp "$(command -v vblstall)" /tmp/vbother
+start_xp /tmp/f.json vblank --json -c vblstall || finish
+vblstall $DEV frames=90 >/tmp/f.txt &
+VP=$!
+sleep 0.3
+/tmp/vbother $DEV frames=20 follower=1 crtc=$(val /tmp/a.txt crtc_index) >/tmp/o.txt; orc=$?
+wait $VP; rc=$?
+stop_xp; xrc=$?
+expect_eq "xputrace/vblstall/vbother status" "0 0 0" "$xrc $rc $orc"
+P=$(val /tmp/f.txt pid) O=$(val /tmp/o.txt pid)
+f() { jget /tmp/f.json "$1"; }
+expect_eq "requests of the chosen program" 90 "$(f "clients[pid=$P].requests")"
+expect_eq "deliveries to the chosen program" 90 "$(f "clients[pid=$P].delivered")"
+expect_eq "the other program is not a client" "" "$(f "clients[pid=$O].requests" 2>/dev/null)"
+check "its deliveries are counted as left out ($(f filtered_deliveries) >= 20)" [ "$(f filtered_deliveries)" -ge 20 ]
 finish
