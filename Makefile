@@ -39,6 +39,12 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/e2e/*.c) $(wildcard bench/*.c)
 HELPER_BINS := $(patsubst %.c,$(BUILD)/%,$(HELPER_SRCS))
+# The ioctl driver as a 32-bit program too (compat ioctls), where the
+# compiler has the multilib runtime (gcc-multilib); its test SKIPs otherwise.
+HAVE_M32 := $(shell echo 'int main(void){return 0;}' | $(CC) -m32 -x c - -o /dev/null 2>/dev/null && echo y)
+ifeq ($(HAVE_M32),y)
+HELPER_BINS += $(BUILD)/tests/e2e/ioctl_driver32
+endif
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -82,6 +88,10 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libxpcore.a
 $(BUILD)/tests/e2e/%: tests/e2e/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/tests/e2e/ioctl_driver32: tests/e2e/ioctl_driver.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -m32 -o $@ $<
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(@D)

@@ -7,12 +7,17 @@
  * allows it and as raw_tp otherwise (user space picks one pair before load).
  * They run for every syscall, so the first test is the syscall number; they
  * avoid the syscalls:sys_*_ioctl events, which need tracefs and cost more.
- * Only x86-64 native ioctl (nr 16) is traced; 32-bit compat calls are not.
+ * x86-64 native ioctl (nr 16) and the 32-bit compat one (i386 nr 54, from a
+ * task in 32-bit mode: the user CS is __USER32_CS; arguments in bx, cx, dx),
+ * which every 32-bit game under Wine/Proton makes. Native nr 54 is
+ * setsockopt, hence the CS test.
  */
 #include "bpf/common.bpf.h"
 #include "shared/ioctl.h"
 
 #define NR_ioctl 16
+#define NR_ia32_ioctl 54
+#define USER32_CS 0x23	/* arch/x86/include/asm/segment.h: GDT entry 4, RPL 3 */
 
 /* Modes, set before load. */
 const volatile __u8 aggregate = 1;	/* 1: count in maps below; 0: one record per call */
@@ -131,19 +136,25 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 	__u32 tid, dev;
 	int fd;
 
-	if (id != NR_ioctl)
+	if (id == NR_ioctl) {
+		fd = (int)XP_READ(btf, regs, di);
+		s.cmd = (__u32)XP_READ(btf, regs, si);
+		s.arg = XP_READ(btf, regs, dx);
+	} else if (id == NR_ia32_ioctl && XP_READ(btf, regs, cs) == USER32_CS) {
+		fd = (int)XP_READ(btf, regs, bx);
+		s.cmd = (__u32)XP_READ(btf, regs, cx);
+		s.arg = (__u32)XP_READ(btf, regs, dx);
+	} else {
 		return 0;
+	}
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (xp_filtered(pid_tgid >> 32))
 		return 0;
-	fd = (int)XP_READ(btf, regs, di);
 	dev = fd_to_chrdev(fd, btf);
 	if (!dev || !dev_traced(dev))
 		return 0;
 	s.fd = fd;
 	s.dev = dev;
-	s.cmd = (__u32)XP_READ(btf, regs, si);
-	s.arg = XP_READ(btf, regs, dx);
 	if (btf) {
 		struct start *t = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -225,11 +236,12 @@ static __always_inline void emit(const struct start *s, __u64 pid_tgid, __u64 la
 
 static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 {
+	unsigned long nr = XP_READ(btf, regs, orig_ax);
 	__u64 pid_tgid, lat;
 	struct start *s;
 	__u32 tid;
 
-	if (XP_READ(btf, regs, orig_ax) != NR_ioctl)
+	if (nr != NR_ioctl && (nr != NR_ia32_ioctl || XP_READ(btf, regs, cs) != USER32_CS))
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	tid = (__u32)pid_tgid;

@@ -17,11 +17,14 @@
 
 /* x86-64 register frame; sys_enter/sys_exit pass it as their first argument */
 struct pt_regs {
+	unsigned long bx;
+	unsigned long cx;
 	unsigned long di;
 	unsigned long si;
 	unsigned long dx;
 	unsigned long orig_ax;
 	unsigned long ax;
+	unsigned long cs;
 };
 
 struct inode {

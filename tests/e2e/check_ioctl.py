@@ -1,6 +1,7 @@
 """Checks an `xputrace ioctl` JSON summary against what ioctl_driver did.
 
-usage: check_ioctl.py SUMMARY.json DRIVER_PIDS.json SCALE [only=a|b] [stream=FILE]
+usage: check_ioctl.py SUMMARY.json DRIVER_PIDS.json SCALE [only=a|b] [stream=FILE] [bits=32]
+bits=32: the driver was built with -m32 (its unsigned long is 4 bytes).
 Prints nothing and exits 0 when everything matches; otherwise one line per
 mismatch and exit 1.
 """
@@ -9,14 +10,15 @@ import sys
 
 FIONBIO, FIOCLEX = 0x5421, 0x5451
 IOWR_X1 = (3 << 30) | (8 << 16) | (ord('x') << 8) | 1
+IOWR_X1_32 = (3 << 30) | (4 << 16) | (ord('x') << 8) | 1   # sizeof(unsigned long) in i386
 IOR_X2 = (2 << 30) | (4 << 16) | (ord('x') << 8) | 2
 
 
-def expected(scale):
+def expected(scale, bits=64):
     # per process: cmd -> (calls, {errno: count})
     return {
         "a": {FIONBIO: (120 * scale, {"EFAULT": 20 * scale}),
-              IOWR_X1: (50 * scale, {"ENOTTY": 50 * scale})},
+              IOWR_X1 if bits == 64 else IOWR_X1_32: (50 * scale, {"ENOTTY": 50 * scale})},
         "b": {IOR_X2: (30 * scale, {"ENOTTY": 30 * scale}),
               FIOCLEX: (7 * scale, {})},
     }
@@ -40,7 +42,7 @@ def main():
         return 1
     s = summaries[0]
     pids = json.load(open(pids_path))
-    want = expected(scale)
+    want = expected(scale, int(opts.get("bits", 64)))
     if opts.get("only"):
         want = {opts["only"]: want[opts["only"]]}
     if s.get("drops", {}).get("total") != 0:

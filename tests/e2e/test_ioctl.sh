@@ -152,3 +152,24 @@ if command -v setpriv >/dev/null; then
 else
 	skip "ioctl non-root: setpriv missing"
 fi
+
+# 7. 32-bit programs: the compat ioctl (i386 nr 54) traced and named like the
+# native one, on both hooks; native nr 54 (setsockopt) is not mistaken for it
+DRV32=$E2E_BIN/ioctl_driver32
+if [ ! -x "$DRV32" ]; then
+	skip "ioctl compat (32-bit): $DRV32 is not built (no gcc -m32: install gcc-multilib)"
+else
+	for hook in tp_btf raw_tp; do
+		XPUTRACE_IOCTL_HOOK=$hook start_tracer c32-$hook ioctl --device /dev/null --json || { fail "ioctl compat $hook: tracer did not start"; continue; }
+		"$DRV32" 2 > "$WORK/c32-$hook.pids"
+		# a 64-bit setsockopt (nr 54) on an fd that is the traced node's number
+		python3 -c 'import socket; s=socket.socket(); [s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1) for _ in range(100)]'
+		stop_tracer INT
+		if msg=$($CHECK "$WORK/c32-$hook.out" "$WORK/c32-$hook.pids" 2 bits=32 2>&1) &&
+			grep -q '"hook": *"'$hook'"' "$WORK/c32-$hook.out"; then
+			pass "ioctl compat (32-bit) calls counted exactly ($hook)"
+		else
+			fail "ioctl compat ($hook): $(echo "$msg" | head -3 | tr '\n' ';') $(head -c 200 "$WORK/c32-$hook.err")"
+		fi
+	done
+fi
