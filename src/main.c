@@ -1,4 +1,5 @@
 /* xputrace: observe the kernel drivers of GPUs and NPUs. */
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +42,8 @@ int main(int argc, char **argv)
 	int matches = 0;
 	size_t n;
 
+	/* a reader that goes away is a failed write (EPIPE), for every verb alike */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -57,7 +57,9 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 				return err;
 			break;
 		}
-	return ferror(c->p.j.f) ? -EIO : 0;
+	if (ferror(c->p.j.f))
+		return errno == EPIPE ? -EPIPE : -EIO;	/* EPIPE: the reader went away */
+	return 0;
 }
 
 /* The sink starts once the file's start time, devices and layouts are known. */

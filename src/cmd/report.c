@@ -26,7 +26,7 @@ int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader
 		err = xp_trace_reader_run(r, fn, ctx);
 	xp_trace_reader_close(r);
 	fclose(f);
-	if (err == -ECANCELED)	/* the callback said why */
+	if (err == -ECANCELED || err == -EPIPE)	/* the callback said why; the reader went away */
 		return 1;
 	if (err == -EIO && !r->error[0])
 		return xp_fail(1, "%s: %s: %s", verb, path, strerror(EIO));

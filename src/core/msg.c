@@ -23,7 +23,9 @@ int xp_finish_stdout(int status)
 	if (fflush(stdout) || ferror(stdout)) {
 		int e = errno;
 
-		fprintf(stderr, "xputrace: writing the output failed: %s\n", strerror(e));
+		/* the reader went away (| head): quietly, as SIGPIPE would, but with status 1 */
+		if (e != EPIPE)
+			fprintf(stderr, "xputrace: writing the output failed: %s\n", strerror(e));
 		return status ? status : 1;
 	}
 	return status;

@@ -53,3 +53,28 @@ for v in $caps; do
 		fail "verbs: $v bad flags: $r1 $r2 $r3 $r4: $(cat "$WORK/e1" "$WORK/e2" "$WORK/e3" "$WORK/e4" | head -c 400)"
 	fi
 done
+
+# A reader that goes away (| head) ends every verb alike: quietly, status 1
+# (never killed by SIGPIPE, never "success"), and a live run stops at once.
+why=$(bpf_unavailable)
+DRV=$E2E_BIN/ioctl_driver
+[ -x "$DRV" ] || why=${why:-"$DRV is not built"}
+if [ -n "$why" ]; then
+	skip "verbs: reader goes away: $why"
+else
+	( while :; do "$DRV" 1 > /dev/null; done ) &
+	LOOP=$!
+	t0=$(date +%s)
+	"$XP" ioctl --device /dev/null --stream -d 20 2> "$WORK/pipe.err" | head -1 > /dev/null
+	rc=${PIPESTATUS[0]} t1=$(date +%s)
+	"$XP" record -o "$WORK/p.xpt" --device /dev/null -d 1 2> /dev/null
+	"$XP" export --perfetto "$WORK/p.xpt" -o - 2> "$WORK/pipe2.err" | head -c 10 > /dev/null
+	rc2=${PIPESTATUS[0]}
+	kill $LOOP 2>/dev/null; wait $LOOP 2>/dev/null
+	if [ "$rc" -eq 1 ] && [ $((t1 - t0)) -le 5 ] && ! grep -v '^Tracing' "$WORK/pipe.err" | grep -q . &&
+		[ "$rc2" -eq 1 ] && [ ! -s "$WORK/pipe2.err" ]; then
+		pass "verbs: a reader that goes away ends ioctl --stream and export quietly with status 1"
+	else
+		fail "verbs: reader gone: ioctl status $rc after $((t1 - t0)) s, export status $rc2: $(cat "$WORK/pipe.err" "$WORK/pipe2.err" | head -c 300)"
+	fi
+fi
