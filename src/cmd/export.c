@@ -8,6 +8,9 @@
 
 #include "cmd/cmds.h"
 #include "cmd/live.h"
+#include <sys/stat.h>
+
+#include "core/outfile.h"
 #include "core/tracefile.h"
 #include "sinks/perfetto.h"
 
@@ -30,7 +33,9 @@ static void help(const void *ctx)
 "\n"
 "Options:\n"
 "      --perfetto FILE   the trace file to read\n"
-"  -o, --output OUT      where to write the JSON ('-' for stdout)\n"
+"  -o, --output OUT      where to write the JSON ('-' for stdout); written beside\n"
+"                        it and renamed into place only when complete\n"
+"      --force           write through a symbolic link at OUT\n"
 "  -h, --help            this text\n"
 "\n"
 "Example:\n"
@@ -89,18 +94,23 @@ static int on_open(void *ctx, const struct xp_trace_reader *r)
 
 static int export_opt(void *ctx, int i, const char *arg)
 {
-	((const char **)ctx)[i] = arg;	/* 0: --perfetto, 1: -o */
+	((const char **)ctx)[i] = arg ? arg : "";	/* 0: --perfetto, 1: -o, 2: --force */
 	return 0;
 }
 
 int cmd_export(int argc, char **argv)
 {
 	static const struct xp_cap_opt opts[] = {
-		{ "perfetto", 0, "FILE", "the trace file to read" , false },
-		{ "output", 'o', "OUT", "where to write the JSON ('-' for stdout)" , false },
+		{ "perfetto", 0, "FILE", "the trace file to read", false },
+		{ "output", 'o', "OUT", "where to write the JSON ('-' for stdout)", false },
+		{ "force", 0, NULL, "write through a symbolic link at OUT", false },
 		{ NULL },
 	};
-	const char *paths[2] = { NULL, NULL };	/* in, out */
+	const char *paths[3] = { NULL, NULL, NULL };	/* in, out, --force */
+	struct xp_outfile of;
+	struct stat sin, sout;
+	char why[256];
+	int err;
 	struct xp_optset set = { opts, export_opt, paths, false };
 	struct xp_live_opts lo = { 0 };
 	struct xp_trace_reader *r = NULL;
@@ -123,11 +133,17 @@ int cmd_export(int argc, char **argv)
 		return xp_fail(1, "export: out of memory");
 	}
 	c->env = (struct xp_cap_env){ .verb = "export", .out = XP_OUT_PERFETTO, .pf = &c->p };
-	c->f = strcmp(paths[1], "-") ? fopen(paths[1], "w") : stdout;
-	if (!c->f) {
-		status = xp_fail(1, "export: cannot create %s: %s", paths[1], strerror(errno));
+	/* the input is read whole before anything is renamed: never export over it */
+	if (!stat(paths[0], &sin) && !stat(paths[1], &sout) && sin.st_dev == sout.st_dev &&
+	    sin.st_ino == sout.st_ino) {
+		status = xp_fail(2, "export: -o %s is the trace file being read", paths[1]);
 		goto out;
 	}
+	if ((err = xp_out_open(&of, paths[1], paths[2] != NULL, why, sizeof(why)))) {
+		status = xp_fail(err == -EEXIST ? 2 : 1, "export: %s", why);
+		goto out;
+	}
+	c->f = of.f;
 	status = xp_cmd_read_trace("export", paths[0], r, on_open, on_record, c);
 	if (c->begun)
 		xp_perfetto_end(&c->p, &r->meta);
@@ -136,13 +152,12 @@ int cmd_export(int argc, char **argv)
 	if (undecodable)
 		fprintf(stderr, "xputrace: export: %llu records could not be decoded\n",
 			(unsigned long long)undecodable);
-	if (!status && (fflush(c->f) || ferror(c->f)))
-		status = xp_fail(1, "export: writing %s: %s", paths[1], strerror(errno));
-	if (c->f != stdout && fclose(c->f) && !status)
-		status = xp_fail(1, "export: writing %s: %s", paths[1], strerror(errno));
-	if (status && c->f != stdout)
-		unlink(paths[1]);	/* no half-written JSON left behind */
-	else if (!status)
+	/* renamed into place only when whole; a failure leaves OUT as it was */
+	if (status)
+		xp_out_abort(&of);
+	else if ((err = xp_out_commit(&of, why, sizeof(why))))
+		status = err == -EPIPE ? 1 : xp_fail(1, "export: %s", why);
+	if (!status)
 		fprintf(stderr, "Wrote %llu trace events (from %llu records) to %s\n",
 			(unsigned long long)c->p.events, (unsigned long long)r->records, paths[1]);
 out:

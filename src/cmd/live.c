@@ -17,17 +17,17 @@ static const struct {
 	unsigned int bit;
 	struct xp_cap_opt o;
 } common_opts[] = {
-	{ XP_O_DURATION, { "duration", 'd', "SECONDS", "stop after SECONDS (default: until Ctrl-C)" , false } },
-	{ XP_O_INTERVAL, { "interval", 'i', "SECONDS", "print and reset the summary every SECONDS" , false } },
-	{ XP_O_STREAM, { "stream", 0, NULL, "print each event as it is settled" , false } },
+	{ XP_O_DURATION, { "duration", 'd', "SECONDS", "stop after SECONDS (default: until Ctrl-C)", false } },
+	{ XP_O_INTERVAL, { "interval", 'i', "SECONDS", "print and reset the summary every SECONDS", false } },
+	{ XP_O_STREAM, { "stream", 0, NULL, "print each event as it is settled", false } },
 	{ XP_O_JSON, { "json", 'j', NULL, "JSON: the summary as one document (with --stream,\n"
-					  "one object per event, then the summary)" , false } },
-	{ XP_O_DEVICE, { "device", 0, "PATH", "also trace this character device node (repeatable)" , false } },
-	{ XP_O_PID, { "pid", 'p', "PID", "only this process" , false } },
-	{ XP_O_COMM, { "comm", 'c', "NAME", "only threads with this name" , false } },
-	{ XP_O_CGROUP, { "cgroup", 'G', "PATH", "only tasks in this cgroup v2 directory" , false } },
-	{ XP_O_NOHIST, { "no-hist", 0, NULL, "no histograms in the text summary" , false } },
-	{ XP_O_VERBOSE, { "verbose", 'v', NULL, "show libbpf's messages" , false } },
+					  "one object per event, then the summary)", false } },
+	{ XP_O_DEVICE, { "device", 0, "PATH", "also trace this character device node (repeatable)", false } },
+	{ XP_O_PID, { "pid", 'p', "PID", "only this process", false } },
+	{ XP_O_COMM, { "comm", 'c', "NAME", "only threads with this name", false } },
+	{ XP_O_CGROUP, { "cgroup", 'G', "PATH", "only tasks in this cgroup v2 directory", false } },
+	{ XP_O_NOHIST, { "no-hist", 0, NULL, "no histograms in the text summary", false } },
+	{ XP_O_VERBOSE, { "verbose", 'v', NULL, "show libbpf's messages", false } },
 };
 #define NCOMMON (int)(sizeof(common_opts) / sizeof(common_opts[0]))
 

@@ -9,6 +9,7 @@
 
 #include "cmd/cmds.h"
 #include "cmd/live.h"
+#include "core/outfile.h"
 #include "core/tracefile.h"
 #include "live/kside.h"
 #include "live/session.h"
@@ -18,7 +19,9 @@
 struct record_run {
 	struct xp_live_opts o;
 	const char *out;
-	bool summary;
+	bool summary, force;
+	struct xp_outfile of;
+	bool of_open;
 	struct xp_cap_env env;
 	struct xp_cap_inst ci[MAX_CAPS];	/* every runnable capability, table order */
 	bool want[MAX_CAPS];
@@ -44,7 +47,10 @@ static void help(const void *ctx)
 "('xputrace report', 'xputrace export'). Capabilities: %s\n"
 "(default: ioctl); several share one ring buffer. Drops are recorded in the\n"
 "file. On Ctrl-C, SIGTERM or the end of -d, what was captured is written\n"
-"out; a recorder that is killed leaves a file readable up to its last block.\n"
+"out. FILE is written beside its place (.FILE.XXXXXX) and renamed over it\n"
+"only at the end, so what was there before is never truncated or lost; a\n"
+"recorder that is killed leaves that file, readable up to its last block.\n"
+"'-' writes the trace to standard output.\n"
 "The process filters apply as the live commands apply them (in the kernel\n"
 "where the event fires in the process; sched's after joining each job, by\n"
 "'report'), and a capability's own options are taken as its verb takes them.\n"
@@ -52,7 +58,8 @@ static void help(const void *ctx)
 "Options:\n"
 "  -o, --output FILE        the trace file to write (required)\n"
 "      --summary            also print each capability's summary on stdout at the\n"
-"                           end, as 'report FILE CAPABILITY' prints it\n",
+"                           end, as 'report FILE CAPABILITY' prints it\n"
+"      --force              write through a symbolic link at FILE\n",
 	       xp_cap_names(names, sizeof(names)));
 	xp_opts_help(stdout, XP_O_DURATION | XP_O_JSON | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, NULL);
 	printf("Options of the capabilities:\n");
@@ -78,16 +85,19 @@ static int record_opt(void *ctx, int i, const char *arg)
 
 	if (i == 0)
 		r->out = arg;
-	else
+	else if (i == 1)
 		r->summary = true;
+	else
+		r->force = true;
 	return 0;
 }
 
 static int parse(int argc, char **argv, struct record_run *r)
 {
 	static const struct xp_cap_opt own[] = {
-		{ "output", 'o', "FILE", "" , false },
-		{ "summary", 0, NULL, "" , false },
+		{ "output", 'o', "FILE", "", false },
+		{ "summary", 0, NULL, "", false },
+		{ "force", 0, NULL, "", false },
 		{ NULL },
 	};
 	struct xp_optset sets[1 + MAX_CAPS] = { { own, record_opt, r, false } };
@@ -122,6 +132,10 @@ static int parse(int argc, char **argv, struct record_run *r)
 		r->want[i] = r->ci[i].cap->flags & XP_CAP_RECORD_DEFAULT;
 	if (!r->out)
 		return xp_fail(2, "record: -o FILE is required; see 'xputrace record --help'");
+	if (!*r->out)
+		return xp_fail(2, "record: -o wants a file name, not ''");
+	if (r->summary && !strcmp(r->out, "-"))
+		return xp_fail(2, "record: --summary reads the file written; with -o - there is none");
 	return 0;
 }
 
@@ -197,7 +211,8 @@ static int open_caps(struct record_run *r)
 static int record(struct record_run *r, int argc, char **argv)
 {
 	struct xp_trace_stats st;
-	int err, fd = -1, status;
+	char why[256];
+	int err, status;
 
 	for (size_t i = 0; i < xp_ncaps && r->nci < MAX_CAPS; i++)
 		if (xp_cap_runs(xp_caps[i]) && !xp_cap_inst_new(&r->ci[r->nci], xp_caps[i], &r->env))
@@ -216,14 +231,14 @@ static int record(struct record_run *r, int argc, char **argv)
 	if (r->o.f.comm)
 		snprintf(r->meta->filter_comm, sizeof(r->meta->filter_comm), "%s", r->o.f.comm);
 	r->meta->filter_cgroup = r->o.f.cgroup_id;
+	/* beside FILE, before any BPF: FILE itself changes only by the final rename */
+	if ((err = xp_out_open(&r->of, r->out, r->force, why, sizeof(why))))
+		return xp_fail(err == -EEXIST ? 2 : 1, "record: %s", why);
+	r->of_open = true;
 	if ((status = open_caps(r)))
-		return status;
-	/* created once tracing works: a failed start leaves FILE as it was */
-	fd = open(r->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return xp_fail(1, "record: cannot create %s: %s", r->out, strerror(errno));
+		goto out;
 	status = 1;
-	if ((err = xp_trace_writer_open(&r->w, fd, r->meta, 0))) {
+	if ((err = xp_trace_writer_open(&r->w, r->of.fd, r->meta, 0))) {
 		xp_fail(1, "record: writing %s: %s", r->out, strerror(-err));
 		goto out;
 	}
@@ -239,15 +254,14 @@ static int record(struct record_run *r, int argc, char **argv)
 	fprintf(stderr, "Tracing");	/* tests wait for this word */
 	for (int i = 0; i < r->meta->ncaps; i++)
 		fprintf(stderr, "%s %s", i ? "," : "", r->meta->caps[i]);
-	fprintf(stderr, " (%s) into %s... %s\n", r->meta->hook, r->out,
+	fprintf(stderr, " (%s) into %s%s%s%s... %s\n", r->meta->hook, r->out,
+		r->of.tmp[0] ? " (" : "", r->of.tmp, r->of.tmp[0] ? " until the end)" : "",
 		r->o.duration_s ? "" : "Ctrl-C to end.");
 	err = xp_session_run(&r->sess);
 	/* whatever ended the run, what was captured goes to the file */
 	stats_now(r, &st);
 	if (!r->write_err)
 		r->write_err = xp_trace_writer_finish(r->w, &st);
-	if (!r->write_err && fsync(fd) && errno != EINVAL)
-		r->write_err = -errno;
 	if (r->write_err) {
 		xp_fail(1, "record: writing %s: %s", r->out, strerror(-r->write_err));
 		goto out;
@@ -262,13 +276,20 @@ static int record(struct record_run *r, int argc, char **argv)
 		(unsigned long long)xp_trace_writer_bytes(r->w), r->out,
 		(unsigned long long)(st.drops[XP_DROP_RINGBUF] + st.drops[XP_DROP_MAP_FULL] +
 				     st.drops[XP_DROP_KERNEL_MISSED]));
+	r->of_open = false;
+	if ((err = xp_out_commit(&r->of, why, sizeof(why)))) {
+		xp_fail(1, "record: %s", why);
+		goto out;
+	}
 	status = 0;
 	/* each summary as report prints it: from the file just written */
 	for (int i = 0; r->summary && !status && i < r->meta->ncaps; i++)
 		status = xp_report_file(r->out, r->meta->caps[i], r->o.json, true, false);
 out:
-	if (close(fd) && !status)
-		status = xp_fail(1, "record: closing %s: %s", r->out, strerror(errno));
+	/* a failed recording is dropped; FILE stays as it was */
+	if (r->of_open)
+		xp_out_abort(&r->of);
+	r->of_open = false;
 	return status;
 }
 

@@ -33,6 +33,30 @@ if [ -x "$XP" ]; then
 	bad_input "export wants --perfetto" 2 "perfetto FILE is required" export -o "$WORK/x.json"
 	bad_input "export refuses a foreign file" 1 "not an xputrace trace file" export --perfetto tests/e2e/lib.sh -o "$WORK/x.json"
 	[ -e "$WORK/x.json" ] && fail "export leaves no output behind on failure" || pass "export leaves no output behind on failure"
+	# outputs never clobber: what -o names survives every failure, a symlink is
+	# refused, the input is never the output
+	G=tests/golden/data/mem.xpt
+	echo keep > "$WORK/k"
+	"$XP" export --perfetto "$WORK/nonexistent" -o "$WORK/k" 2> /dev/null
+	"$XP" export --perfetto tests/golden/data/flipped.xpt -o "$WORK/k" 2> /dev/null
+	ln -s "$WORK/k" "$WORK/lnk"
+	bad_input "export refuses a symlink at -o" 2 "symbolic link" export --perfetto $G -o "$WORK/lnk"
+	bad_input "record refuses a symlink at -o" 2 "symbolic link" record -o "$WORK/lnk" -d 1
+	cp $G "$WORK/in.xpt"
+	bad_input "export refuses to write over its input" 2 "is the trace file being read" export --perfetto "$WORK/in.xpt" -o "$WORK/in.xpt"
+	if [ "$(cat "$WORK/k")" = keep ] && cmp -s $G "$WORK/in.xpt" && [ "$(ls -A "$WORK" | grep -c '^\.')" -eq 0 ]; then
+		pass "failed exports leave the file at -o, a linked file and the input untouched, no temporary left"
+	else
+		fail "outputs clobbered: k='$(head -c 20 "$WORK/k")', input same: $(cmp -s $G "$WORK/in.xpt" && echo yes || echo no), $(ls -A "$WORK" | tr '\n' ' ')"
+	fi
+	"$XP" export --perfetto $G -o "$WORK/lnk" --force 2> /dev/null
+	(umask 077; "$XP" export --perfetto $G -o "$WORK/u.json" 2> /dev/null)
+	if [ -L "$WORK/lnk" ] && head -c 15 "$WORK/k" | grep -q traceEvents && [ "$(stat -c %a "$WORK/u.json")" = 600 ]; then
+		pass "export --force writes through a symlink; new files follow the umask"
+	else
+		fail "export --force/umask: $(ls -l "$WORK/lnk" "$WORK/u.json" 2>&1 | tr '\n' ' ')"
+	fi
+	rm -f "$WORK/k" "$WORK/lnk" "$WORK/in.xpt" "$WORK/u.json"
 else
 	skip "record bad input: $XP is not built"
 fi
@@ -122,16 +146,19 @@ else
 	fail "export: $(head -c 200 "$WORK/exp.err") $msg"
 fi
 
-# 4. a recorder killed with SIGKILL leaves a file readable to its last block
+# 4. a recorder killed with SIGKILL leaves what was at FILE untouched, and its
+# recording (the file beside it that it names at start) readable to its last block
+echo "precious" > "$WORK/kill.xpt"
 start_tracer kill record -o "$WORK/kill.xpt" --device /dev/null && "$DRV" 1 > "$WORK/kill.pids" &&
 	sleep 1.5 && kill -KILL $TRACER && wait $TRACER 2>/dev/null
-"$XP" report "$WORK/kill.xpt" --json > "$WORK/kill.json" 2> "$WORK/kill.err"
+part=$(sed -n 's/.* (\(.*\) until the end).*/\1/p' "$WORK/kill.err")
+"$XP" report "${part:-/nonexistent}" --json > "$WORK/kill.json" 2> "$WORK/kill.rerr"
 rc=$?
-if [ $rc -eq 0 ] && [ "$(wc -l < "$WORK/kill.err")" -eq 1 ] && grep -q "cut short" "$WORK/kill.err" &&
-	msg=$($CHECK "$WORK/kill.json" "$WORK/kill.pids" 1 2>&1); then
-	pass "report reads a killed recorder's file up to its last block"
+if [ "$(cat "$WORK/kill.xpt")" = precious ] && [ $rc -eq 0 ] && [ "$(wc -l < "$WORK/kill.rerr")" -eq 1 ] &&
+	grep -q "cut short" "$WORK/kill.rerr" && msg=$($CHECK "$WORK/kill.json" "$WORK/kill.pids" 1 2>&1); then
+	pass "a killed recorder leaves FILE as it was and its recording readable up to its last block"
 else
-	fail "report after SIGKILL: exit $rc: $(head -c 300 "$WORK/kill.err") $msg"
+	fail "report after SIGKILL: FILE '$(head -c 20 "$WORK/kill.xpt")', part '$part', exit $rc: $(head -c 300 "$WORK/kill.rerr") ${msg:-}"
 fi
 
 # 5. SIGTERM and the end of -d close the file properly (no warning)
@@ -166,4 +193,14 @@ if command -v setpriv >/dev/null; then
 	fi
 else
 	skip "record non-root: setpriv missing"
+fi
+
+# 5. '-' is standard output for record as for export (no file named "-")
+if [ -z "$(bpf_unavailable)" ]; then
+	(cd "$WORK" && "$XP" record -o - --device /dev/null -d 0.5 > so.xpt 2> so.err)
+	if [ ! -e "$WORK/-" ] && "$XP" report "$WORK/so.xpt" --info > /dev/null 2>&1; then
+		pass "record -o - writes the trace to standard output"
+	else
+		fail "record -o -: $(head -c 200 "$WORK/so.err"); file '-' exists: $([ -e "$WORK/-" ] && echo yes || echo no)"
+	fi
 fi
