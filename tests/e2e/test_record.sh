@@ -197,7 +197,8 @@ fi
 
 # 5. '-' is standard output for record as for export (no file named "-")
 if [ -z "$(bpf_unavailable)" ]; then
-	(cd "$WORK" && "$XP" record -o - --device /dev/null -d 0.5 > so.xpt 2> so.err)
+	XPA=$(readlink -f "$XP")
+	(cd "$WORK" && "$XPA" record -o - --device /dev/null -d 0.5 > so.xpt 2> so.err)
 	if [ ! -e "$WORK/-" ] && "$XP" report "$WORK/so.xpt" --info > /dev/null 2>&1; then
 		pass "record -o - writes the trace to standard output"
 	else
