@@ -275,6 +275,13 @@ void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci)
 			(unsigned long long)ci->undecodable);
 }
 
+void xp_say_unread(const char *verb, const struct xp_session *s)
+{
+	if (s->unread)
+		fprintf(stderr, "xputrace: %s: %llu records still queued at the end were not read (the "
+				"reading took over a second)\n", verb, (unsigned long long)s->unread);
+}
+
 static int on_record(void *ctx, const struct xp_rec_hdr *h)
 {
 	struct live_run *r = ctx;
@@ -370,6 +377,11 @@ static int run(struct live_run *r, int argc, char **argv)
 	else
 		fprintf(stderr, "Tracing %s... Ctrl-C to end.\n", what);
 	err = xp_session_run(&r->sess);
+	/* nothing new from here on; what is queued is read within a second */
+	xp_kside_detach(r->ci.k);
+	if (!err)
+		err = xp_session_drain(&r->sess, 1000000000ull);
+	xp_say_unread(cap->name, &r->sess);
 	/* whatever ended the run, the summary of what was captured is written */
 	{
 		int rerr = live_report(r, r->o.interval_s ? r->intervals + 1 : 0, true);

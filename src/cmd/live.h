@@ -69,6 +69,10 @@ void xp_warn_no_devices(const char *verb, const struct xp_devices *d);
 /* The one-line error for a kernel side that did not open (`why` from cap->open). */
 int xp_open_failed(const char *verb, const struct xp_cap_inst *ci, int err, const char *why);
 
+struct xp_session;
+/* Says on stderr how many records the end's drain left unread, if any. */
+void xp_say_unread(const char *verb, const struct xp_session *s);
+
 /* `xputrace CAP`: the live runner, the same for every capability. */
 int xp_cmd_live(const struct xp_cap *cap, int argc, char **argv);
 

@@ -258,6 +258,12 @@ static int record(struct record_run *r, int argc, char **argv)
 		r->of.tmp[0] ? " (" : "", r->of.tmp, r->of.tmp[0] ? " until the end)" : "",
 		r->o.duration_s ? "" : "Ctrl-C to end.");
 	err = xp_session_run(&r->sess);
+	/* nothing new from here on; what is queued is written within a second */
+	for (int i = 0; i < r->nci; i++)
+		xp_kside_detach(r->ci[i].k);
+	if (!err)
+		err = xp_session_drain(&r->sess, 1000000000ull);
+	xp_say_unread("record", &r->sess);
 	/* whatever ended the run, what was captured goes to the file */
 	stats_now(r, &st);
 	if (!r->write_err)

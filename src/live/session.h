@@ -11,7 +11,10 @@
 
 extern volatile sig_atomic_t xp_stop;
 
-/* SIGINT/SIGTERM end the session (its summary is still written); SIGPIPE is ignored. */
+/*
+ * SIGINT/SIGTERM end the session (its summary is still written); a second
+ * one exits at once (status 130); SIGPIPE is ignored.
+ */
 void xp_signals_install(void);
 
 /* libbpf's own messages: shown with -v only. */
@@ -27,10 +30,15 @@ struct xp_session {
 	void *ctx;
 	/* state */
 	struct ring_buffer *rb;
+	struct bpf_map *events_map;
+	uint64_t seen;			/* records read, for the stop test's pace */
+	uint64_t interval_due_ns;	/* -i: when the next interval is due, 0 none */
 	int drops_fd;
 	uint64_t t_start_ns;
 	uint64_t t_interval_ns;
 	uint64_t records, bad_records;
+	uint64_t unread;		/* left in the ring when the drain's time ran out */
+	uint64_t deadline_ns;		/* -d: the end, 0 none */
 	struct bpf_object *obj;		/* set by the command: its programs' misses count as drops */
 	struct bpf_object *more_obj[7];	/* others writing into the same ring buffer (record) */
 	uint64_t shown_drops[XP_DROP_ALL];	/* already reported by earlier intervals */
@@ -38,8 +46,18 @@ struct xp_session {
 };
 
 int xp_session_open(struct xp_session *s, struct bpf_map *events, struct bpf_map *drops);
-/* Reads until the duration ends or a signal arrives, then drains the ring. */
+/*
+ * Reads until the duration ends or a signal arrives. It returns within a
+ * poll period even while records keep arriving: the caller then detaches
+ * the programs (nothing new can come) and calls xp_session_drain.
+ */
 int xp_session_run(struct xp_session *s);
+/*
+ * Reads what is left in the ring after the programs are detached, for at
+ * most budget_ns; what is still there then is counted in s->unread (and said
+ * on stderr by the caller), not processed.
+ */
+int xp_session_drain(struct xp_session *s, uint64_t budget_ns);
 /*
  * Drops since the start, or with `interval` since the last interval (which
  * this call then closes), including the runs the kernel skipped.
