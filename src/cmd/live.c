@@ -215,7 +215,10 @@ int xp_live_targets(struct xp_live_opts *o, const char *verb, struct xp_devices 
 	}
 	if (o->cgroup && (err = xp_cgroup_id(o->cgroup, &o->f.cgroup_id)))
 		return xp_fail(2, "%s: --cgroup %s: %s", verb, o->cgroup,
-			       err == -ENOTDIR ? "not a cgroup directory" : strerror(-err));
+			       err == -ENOTDIR ? "not a directory"
+			       : err == -EMEDIUMTYPE ? "not a cgroup v2 directory (the cgroup2 file system, "
+						       "e.g. under /sys/fs/cgroup)"
+						     : strerror(-err));
 	return 0;
 }
 

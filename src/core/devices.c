@@ -6,10 +6,13 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "core/devices.h"
+
+#define XP_CGROUP2_MAGIC 0x63677270UL	/* CGROUP2_SUPER_MAGIC, include/uapi/linux/magic.h */
 #include "shared/ioctl.h"
 
 enum xp_dev_kind xp_major_kind(const char *name, int *traced)
@@ -276,4 +279,19 @@ int xp_display_devices(const char *root, char *names, size_t len)
 			snprintf(names + used, len - used, "%s%s", i ? ", " : "", seen[i]);
 	}
 	return n;
+}
+
+int xp_cgroup_id(const char *path, uint64_t *id)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (stat(path, &st) || statfs(path, &fs))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if ((unsigned long)fs.f_type != XP_CGROUP2_MAGIC)
+		return -EMEDIUMTYPE;
+	*id = st.st_ino;
+	return 0;
 }

@@ -68,4 +68,12 @@ struct xp_devdesc {
 };
 void xp_devices_describe(const struct xp_devices *d, uint32_t dev, struct xp_devdesc *out);
 
+/*
+ * Resolves --cgroup PATH to its cgroup v2 id (the directory's inode number,
+ * which bpf_get_current_cgroup_id returns). -ENOTDIR: not a directory;
+ * -EMEDIUMTYPE: a directory outside a cgroup2 file system (a cgroup v1
+ * hierarchy's ids mean nothing to the kernel side); -errno otherwise.
+ */
+int xp_cgroup_id(const char *path, uint64_t *id);
+
 #endif

@@ -10,19 +10,6 @@
 #include "live/kside.h"
 #include "ioctl.skel.h"
 
-int xp_cgroup_id(const char *path, uint64_t *id)
-{
-	struct stat st;
-
-	/* a cgroup v2 directory's inode number is its cgroup id */
-	if (stat(path, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	*id = st.st_ino;
-	return 0;
-}
-
 static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
 {
 	uint8_t on = 1;

@@ -96,7 +96,4 @@ int xp_sched_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
 		       const struct xp_filters *f, const struct xp_live_share *share, char *why,
 		       size_t whylen);
 
-/* Resolves --cgroup PATH to the cgroup v2 id; -ENOTDIR when it is no directory. */
-int xp_cgroup_id(const char *path, uint64_t *id);
-
 #endif

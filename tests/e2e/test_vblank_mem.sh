@@ -60,8 +60,9 @@ for c in "${cmds[@]}"; do
 	one_line "$c without DRM fails with one line" 1 "doctor" "$c" -d 1
 	one_line "$c --json without DRM fails with one line" 1 "doctor" "$c" -j -d 1
 	# every tracing verb takes the process filters (vblank refused them once)
-	one_line "$c takes -p/-c/-G: without DRM it fails for that, not for the flags" 1 "doctor" \
-		"$c" -p 1 -c x -G /sys/fs/cgroup -d 1
+	cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	one_line "$c takes -p/-c${cg:+/-G}: without DRM it fails for that, not for the flags" 1 "doctor" \
+		"$c" -p 1 -c x ${cg:+-G "$cg"} -d 1
 done
 if [[ " ${cmds[*]} " == *" mem "* ]] && [ ! -d "$tfs/events/memtest_absent" ]; then
 	one_line "mem --group to a missing group fails with one line" 1 "doctor" mem --group amdgpu=memtest_absent -p 1 -d 1

@@ -78,3 +78,16 @@ else
 		fail "verbs: reader gone: ioctl status $rc after $((t1 - t0)) s, export status $rc2: $(cat "$WORK/pipe.err" "$WORK/pipe2.err" | head -c 300)"
 	fi
 fi
+
+# --cgroup must name a cgroup v2 directory (any directory's inode was taken
+# as an id once: a silently empty trace)
+v1=$(awk '$3 == "cgroup" { print $2; exit }' /proc/mounts)
+for dir in /tmp $v1; do
+	"$XP" ioctl -G "$dir" -d 1 > /dev/null 2> "$WORK/cg.err"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q "not a cgroup v2 directory" "$WORK/cg.err" && [ "$(wc -l < "$WORK/cg.err")" -eq 1 ]; then
+		pass "verbs: --cgroup $dir is refused (not cgroup v2)"
+	else
+		fail "verbs: --cgroup $dir: status $rc: $(head -c 200 "$WORK/cg.err")"
+	fi
+done

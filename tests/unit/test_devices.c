@@ -501,8 +501,35 @@ static void test_scan_nodes(void)
 	free(d);
 }
 
+/* --cgroup: only a cgroup2 directory has ids the kernel side can compare. */
+static void test_cgroup_id(void)
+{
+	char line[512], mnt[256] = "";
+	FILE *m = fopen("/proc/mounts", "r");
+	uint64_t id = 0;
+	struct stat st;
+
+	CHECK(xp_cgroup_id("/tmp", &id) == -EMEDIUMTYPE);
+	CHECK(xp_cgroup_id("/proc/self/status", &id) == -ENOTDIR);
+	CHECK(xp_cgroup_id("/nonexistent", &id) == -ENOENT);
+	while (m && fgets(line, sizeof(line), m))
+		if (sscanf(line, "%*s %255s cgroup2", mnt) == 1 && strstr(line, " cgroup2 "))
+			break;
+		else
+			mnt[0] = '\0';
+	if (m)
+		fclose(m);
+	if (!mnt[0]) {
+		printf("SKIP test_cgroup_id (positive case): no cgroup2 file system mounted\n");
+		return;
+	}
+	CHECK(!xp_cgroup_id(mnt, &id));
+	CHECK(!stat(mnt, &st) && id == st.st_ino);
+}
+
 int main(void)
 {
+	RUN(test_cgroup_id);
 	RUN(test_major_kind);
 	RUN(test_parse_majors);
 	RUN(test_driver_from_sysfs);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include "sinks/ioctl_report.h"
 #include "sinks/json.h"
 #include "sinks/report.h"
 
@@ -443,8 +444,35 @@ static void test_broken_utf8(void)
 	CHECK_STR(text(), "[\"abcdefghijklmn\\ufffd\",\"caf\xc3\xa9\",\"\\ufffd\\ufffd\\ufffd\",\"\xf0\x9f\x9a\x80\"]");
 }
 
+/* A call that began before tracing did: its stream time is negative, never ~1.8e19. */
+static void test_stream_time_before_start(void)
+{
+	struct xp_ioctl_rec r = { .hdr = { .type = XP_REC_IOCTL, .size = sizeof(r), .ts_ns = 1000000000ull,
+					   .pid = 7, .tid = 7 },
+				  .lat_ns = 5000, .cmd = 0x5421, .dev = 0x300003 };
+	struct xp_devices d = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_json j;
+
+	memcpy(r.comm, "early", 6);
+	xp_ioctl_stream_text(f, &r, &d, 1002500000ull);	/* began 2.5 ms before t0 */
+	fflush(f);
+	CHECK(len && !strncmp(buf, "-0.002500 ", 10));
+	rewind(f);
+	len = 0;
+	xp_json_init(&j, f, false);
+	xp_ioctl_stream_json(&j, &r, &d, 1002500000ull);
+	fflush(f);
+	CHECK(strstr(buf, "\"ts_ns\":-2500000,") != NULL);
+	fclose(f);
+	free(buf);
+}
+
 int main(void)
 {
+	RUN(test_stream_time_before_start);
 	RUN(test_broken_utf8);
 	RUN(test_validator_can_fail);
 	RUN(test_scalars_top_level);
