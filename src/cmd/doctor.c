@@ -41,6 +41,7 @@ struct capability {
 struct doctor {
 	struct utsname uts;
 	bool root;
+	const char *missing;	/* capabilities tracing needs that we lack, "" none */
 	char lockdown[64];
 	bool btf_vmlinux;
 	int btf_modules;
@@ -128,6 +129,7 @@ static void examine(struct doctor *d)
 {
 	uname(&d->uts);
 	d->root = geteuid() == 0;
+	d->missing = xp_priv_missing();
 	read_lockdown(d->lockdown, sizeof(d->lockdown));
 	d->btf_vmlinux = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 	d->btf_modules = count_module_btf();
@@ -150,7 +152,14 @@ static void print_text(const struct doctor *d)
 	int n = 0;
 
 	printf("Kernel         %s %s\n", d->uts.release, d->uts.machine);
-	printf("Privileges     %s\n", d->root ? "root" : "not root: tracing needs root (or CAP_BPF with CAP_PERFMON)");
+	if (d->root)
+		printf("Privileges     root\n");
+	else if (!*d->missing)
+		printf("Privileges     CAP_BPF and CAP_PERFMON, not root: ioctl can trace; sched, vblank and mem "
+		       "read tracefs, which is root's\n");
+	else
+		printf("Privileges     not root, without %s: tracing needs root (or CAP_BPF with CAP_PERFMON)\n",
+		       d->missing);
 	printf("Lockdown       %s\n", d->lockdown);
 	printf("BTF            vmlinux %s; %d module%s with BTF\n", d->btf_vmlinux ? "yes" : "no (CO-RE cannot work)",
 	       d->btf_modules, d->btf_modules == 1 ? "" : "s");
@@ -206,6 +215,7 @@ static void print_json(const struct doctor *d)
 	xp_json_kstr(&j, "machine", d->uts.machine);
 	xp_json_end_obj(&j);
 	xp_json_kbool(&j, "root", d->root);
+	xp_json_kstr(&j, "missing_capabilities", d->missing);
 	xp_json_kstr(&j, "lockdown", d->lockdown);
 	xp_json_key(&j, "btf");
 	xp_json_begin_obj(&j);

@@ -273,12 +273,54 @@ void xp_session_close(struct xp_session *s)
 	s->rb = NULL;
 }
 
+/* Capability bits (include/uapi/linux/capability.h). */
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT 38
+#define CAP_BPF_BIT 39
+
+static uint64_t effective_caps(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	unsigned long long v = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+const char *xp_priv_missing(void)
+{
+	uint64_t c = effective_caps();
+	bool bpf = c >> CAP_BPF_BIT & 1, perfmon = c >> CAP_PERFMON_BIT & 1;
+
+	/* CAP_SYS_ADMIN covers both (and is all kernels before 5.8 knew) */
+	if (c >> CAP_SYS_ADMIN_BIT & 1 || (bpf && perfmon))
+		return "";
+	return !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" : !bpf ? "CAP_BPF" : "CAP_PERFMON";
+}
+
 const char *xp_bpf_error_hint(int err)
 {
-	if (err == -EPERM)
-		return "loading BPF programs needs root (or CAP_BPF with CAP_PERFMON)";
-	if (err == -EACCES)
-		return "the kernel's verifier rejected the program (run with -v for its log)";
+	static char buf[160];
+	const char *missing;
+
+	if (err == -EPERM || err == -EACCES) {
+		missing = xp_priv_missing();
+		if (*missing) {
+			snprintf(buf, sizeof(buf), "tracing needs root (or CAP_BPF with CAP_PERFMON); this process "
+						   "lacks %s", missing);
+			return buf;
+		}
+		if (err == -EACCES && geteuid())
+			return "tracefs is root's: reading the events' formats needs root";
+		if (err == -EACCES)
+			return "the kernel's verifier rejected the program (run with -v for its log)";
+		return "refused with every privilege held (kernel lockdown or a security module)";
+	}
 	if (err == -ENOENT || err == -ESRCH)
 		return "the kernel lacks the hook this needs";
 	if (err == -EINVAL)

@@ -71,7 +71,9 @@ void xp_session_close(struct xp_session *s);
 
 uint64_t xp_now_ns(void);	/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns */
 
-/* "needs root" style advice for a failed load or attach. */
+/* Advice for a failed load, attach or tracefs read: what is missing, said plainly. */
 const char *xp_bpf_error_hint(int err);
+/* The capabilities tracing needs that this process lacks ("" when none). */
+const char *xp_priv_missing(void);
 
 #endif

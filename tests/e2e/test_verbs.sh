@@ -91,3 +91,30 @@ for dir in /tmp $v1; do
 		fail "verbs: --cgroup $dir: status $rc: $(head -c 200 "$WORK/cg.err")"
 	fi
 done
+
+# Privilege messages say what is missing (no verifier is involved when the
+# process simply lacks the capabilities), and doctor knows capability runs
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv > /dev/null; then
+	skip "verbs: privilege messages: needs root and setpriv"
+else
+	nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	caps=(--inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon)
+	ok=1 out=""
+	for v in $("$XP" --help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1}'); do
+		case $v in doctor | record | report | export) continue ;; esac
+		"${nobody[@]}" "$XP" "$v" -d 1 > /dev/null 2> "$WORK/np.err"
+		rc=$?
+		if [ $rc -ne 1 ] || grep -q verifier "$WORK/np.err" || ! grep -q "lacks CAP_BPF and CAP_PERFMON" "$WORK/np.err"; then
+			ok=0 out="$out $v($rc): $(head -c 160 "$WORK/np.err")"
+		fi
+	done
+	[ $ok -eq 1 ] && pass "verbs: without privileges every tracing verb says which capabilities are missing" ||
+		fail "verbs: privilege messages:$out"
+	line=$("${nobody[@]}" "${caps[@]}" "$XP" doctor 2>&1 | grep '^Privileges')
+	miss=$("${nobody[@]}" "$XP" doctor --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["missing_capabilities"])')
+	if echo "$line" | grep -q "CAP_BPF and CAP_PERFMON, not root: ioctl can trace" && [ "$miss" = "CAP_BPF and CAP_PERFMON" ]; then
+		pass "verbs: doctor recognises a run with CAP_BPF and CAP_PERFMON, and says what a plain user lacks"
+	else
+		fail "verbs: doctor privileges: '$line' / '$miss'"
+	fi
+fi
