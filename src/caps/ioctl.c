@@ -5,6 +5,8 @@
 
 #include "caps/cap.h"
 #include "core/ioctl_stats.h"
+#include "core/msg.h"
+#include "core/parse.h"
 #include "live/features.h"
 #include "live/kside.h"
 #include "sinks/ioctl_report.h"
@@ -33,6 +35,28 @@ static void io_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 	snprintf(buf, len, "GPU ioctls (%s)", ci->k->hook);
 }
 
+struct ioctl_opts {
+	uint64_t max_keys;
+};
+
+static const struct xp_cap_opt opts[] = {
+	{ "max-keys", 0, "N", "process rows kept (default 4096); the calls of later\nprocesses are added up in (other) rows", false },
+	{ NULL },
+};
+
+static void io_opts_init(void *p)
+{
+	((struct ioctl_opts *)p)->max_keys = XP_IOCTL_DEFAULT_MAX_KEYS;
+}
+
+static int io_opt(void *p, int i, const char *arg)
+{
+	(void)i;
+	if (xp_parse_u64(arg, 16, 1u << 24, &((struct ioctl_opts *)p)->max_keys))
+		return xp_fail(2, "ioctl: --max-keys wants a number from 16 to 16777216, not '%s'", arg);
+	return 0;
+}
+
 static int io_init(struct xp_cap_inst *ci)
 {
 	struct xp_ioctl_table *t = malloc(sizeof(*t));
@@ -40,6 +64,7 @@ static int io_init(struct xp_cap_inst *ci)
 	if (!t)
 		return -ENOMEM;
 	xp_ioctl_table_init(t);
+	t->max_keys = ((const struct ioctl_opts *)ci->opts)->max_keys;
 	ci->st = t;
 	return 0;
 }
@@ -106,6 +131,7 @@ const struct xp_cap xp_cap_ioctl = {
 "  xputrace ioctl --stream -p 1234          calls of one process as they happen\n"
 "  xputrace ioctl --device /dev/null -j     trace another node, JSON summary\n",
 	.flags = XP_CAP_DEVICES | XP_CAP_RECORD_DEFAULT | XP_CAP_KERNEL_AGG,
+	.opts = opts, .opts_size = sizeof(struct ioctl_opts), .opts_init = io_opts_init, .opt = io_opt,
 	.rectype = XP_REC_IOCTL,
 	.available = io_available, .open = io_open_k, .describe = io_describe,
 	.init = io_init, .free = io_free_st, .feed = io_feed, .drain = io_drain, .stream_header = xp_ioctl_stream_header,

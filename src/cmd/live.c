@@ -320,6 +320,15 @@ static int live_report(struct live_run *r, uint64_t interval, bool final)
 	return ferror(stdout) ? -EIO : 0;
 }
 
+/* Summary mode: what the kernel counted moves to user space every second, so
+ * its maps never fill with processes long gone (the table bounds memory). */
+static int on_tick(void *ctx)
+{
+	struct live_run *r = ctx;
+
+	return r->cap->drain(&r->ci);
+}
+
 static int on_interval(void *ctx, uint64_t n)
 {
 	struct live_run *r = ctx;
@@ -362,6 +371,10 @@ static int run(struct live_run *r, int argc, char **argv)
 	r->sess.interval_s = r->o.interval_s;
 	r->sess.on_record = on_record;
 	r->sess.on_interval = on_interval;
+	if (!r->o.stream && cap->drain) {
+		r->sess.tick_s = 1.0;
+		r->sess.on_tick = on_tick;
+	}
 	r->sess.ctx = r;
 	r->sess.obj = r->ci.k->obj;
 	if ((err = xp_session_open(&r->sess, r->ci.k->events, r->ci.k->drops)))

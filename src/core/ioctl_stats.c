@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +9,7 @@
 void xp_ioctl_table_init(struct xp_ioctl_table *t)
 {
 	memset(t, 0, sizeof(*t));
+	t->max_keys = XP_IOCTL_DEFAULT_MAX_KEYS;
 }
 
 void xp_ioctl_table_reset(struct xp_ioctl_table *t)
@@ -16,13 +19,17 @@ void xp_ioctl_table_reset(struct xp_ioctl_table *t)
 		t->slots[i] = NULL;
 	}
 	t->n = 0;
+	t->folded_calls = 0;
 }
 
 void xp_ioctl_table_free(struct xp_ioctl_table *t)
 {
+	size_t max_keys = t->max_keys;
+
 	xp_ioctl_table_reset(t);
 	free(t->slots);
 	memset(t, 0, sizeof(*t));
+	t->max_keys = max_keys;
 }
 
 static size_t key_hash(const struct xp_ioctl_key *k)
@@ -62,8 +69,11 @@ static int grow(struct xp_ioctl_table *t)
 	return 0;
 }
 
-struct xp_ioctl_entry *xp_ioctl_table_get(struct xp_ioctl_table *t, const struct xp_ioctl_key *k)
+/* The row of key k; past max_keys, the (other) row of its device and command. */
+static struct xp_ioctl_entry *row(struct xp_ioctl_table *t, const struct xp_ioctl_key *k, bool *folded)
 {
+	struct xp_ioctl_key other = { .pid = XP_IOCTL_PID_OTHER, .dev = k->dev, .cmd = k->cmd };
+	struct xp_ioctl_entry *e;
 	size_t i;
 
 	if ((t->n + 1) * 2 > t->cap && grow(t))
@@ -74,7 +84,14 @@ struct xp_ioctl_entry *xp_ioctl_table_get(struct xp_ioctl_table *t, const struct
 			return t->slots[i];
 		i = (i + 1) & (t->cap - 1);
 	}
-	struct xp_ioctl_entry *e = calloc(1, sizeof(*e));
+	if (t->max_keys && t->n >= t->max_keys && k->pid != XP_IOCTL_PID_OTHER) {
+		*folded = true;
+		e = row(t, &other, folded);
+		if (e && !e->comm[0])
+			snprintf(e->comm, sizeof(e->comm), "(other)");
+		return e;
+	}
+	e = calloc(1, sizeof(*e));
 
 	if (!e)
 		return NULL;
@@ -84,6 +101,13 @@ struct xp_ioctl_entry *xp_ioctl_table_get(struct xp_ioctl_table *t, const struct
 	t->slots[i] = e;
 	t->n++;
 	return e;
+}
+
+struct xp_ioctl_entry *xp_ioctl_table_get(struct xp_ioctl_table *t, const struct xp_ioctl_key *k)
+{
+	bool folded = false;
+
+	return row(t, k, &folded);
 }
 
 /*
@@ -114,10 +138,12 @@ static void add_errno(struct xp_ioctl_entry *e, uint32_t err, uint64_t count)
 int xp_ioctl_table_add_rec(struct xp_ioctl_table *t, const struct xp_ioctl_rec *r)
 {
 	struct xp_ioctl_key k = { .pid = r->hdr.pid, .dev = r->dev, .cmd = r->cmd };
-	struct xp_ioctl_entry *e = xp_ioctl_table_get(t, &k);
+	bool folded = false;
+	struct xp_ioctl_entry *e = row(t, &k, &folded);
 
 	if (!e)
 		return -ENOMEM;
+	t->folded_calls += folded;
 	if (!e->comm[0])
 		memcpy(e->comm, r->comm, sizeof(e->comm));
 	e->comm[XP_COMM_LEN - 1] = '\0';
@@ -133,10 +159,13 @@ int xp_ioctl_table_add_rec(struct xp_ioctl_table *t, const struct xp_ioctl_rec *
 int xp_ioctl_table_add_val(struct xp_ioctl_table *t, const struct xp_ioctl_key *k,
 			   const struct xp_ioctl_val *v)
 {
-	struct xp_ioctl_entry *e = xp_ioctl_table_get(t, k);
+	bool folded = k->pid == XP_IOCTL_PID_OTHER;	/* the kernel folded these already */
+	struct xp_ioctl_entry *e = row(t, k, &folded);
 
 	if (!e)
 		return -ENOMEM;
+	if (folded)
+		t->folded_calls += v->calls;
 	if (!e->comm[0])
 		memcpy(e->comm, v->comm, sizeof(e->comm));
 	e->comm[XP_COMM_LEN - 1] = '\0';

@@ -23,12 +23,22 @@ struct xp_ioctl_entry {
 	int nerrnos;
 };
 
+/*
+ * Rows past max_keys are added up in "(other)" rows, one per device and
+ * command (pid XP_IOCTL_PID_OTHER): totals stay exact, only the per-process
+ * detail of the late comers is folded, and memory is bounded.
+ */
+#define XP_IOCTL_DEFAULT_MAX_KEYS 4096
+
 struct xp_ioctl_table {
 	struct xp_ioctl_entry **slots;	/* open addressing on the key */
 	size_t cap;
 	size_t n;
+	size_t max_keys;		/* rows of real processes kept; 0: no limit */
+	uint64_t folded_calls;		/* calls counted in (other) rows */
 };
 
+/* An empty table keeping XP_IOCTL_DEFAULT_MAX_KEYS process rows. */
 void xp_ioctl_table_init(struct xp_ioctl_table *t);
 void xp_ioctl_table_free(struct xp_ioctl_table *t);
 /* Forgets every entry (for --interval). */

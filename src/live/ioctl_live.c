@@ -1,5 +1,6 @@
 /* The ioctl capability's kernel side: load, fill the device maps, attach, drain. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,6 +26,8 @@ static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
 			return -errno;
 	return 0;
 }
+
+static int keep_other_row(struct ioctl_bpf *skel);
 
 static void skel_detach(void *skel) { ioctl_bpf__detach(skel); }
 static void skel_destroy(void *skel) { ioctl_bpf__destroy(skel); }
@@ -76,6 +79,8 @@ int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
 	k->drops = skel->maps.drops;
 	k->hook = hooks[h];
 	err = fill_device_maps(skel, d);
+	if (!err && aggregate)
+		err = keep_other_row(skel);
 	if (!err)
 		err = ioctl_bpf__attach(skel);
 	if (err) {
@@ -84,6 +89,22 @@ int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
 	}
 	*out = k;
 	return 0;
+}
+
+/* The row the kernel adds calls to when its map is full (ioctl.bpf.c). */
+static int keep_other_row(struct ioctl_bpf *skel)
+{
+	struct xp_ioctl_key k = { .pid = XP_IOCTL_PID_OTHER };
+	struct xp_ioctl_val *v = calloc(1, sizeof(*v));
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	snprintf(v->comm, sizeof(v->comm), "(other)");
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.stats), &k, v, BPF_NOEXIST) && errno != EEXIST)
+		err = -errno;
+	free(v);
+	return err;
 }
 
 /* lookup-and-delete, or lookup then delete where the kernel lacks it (before 5.14) */
@@ -114,11 +135,11 @@ int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t)
 	 * key is gone afterwards, so iteration restarts from the first key.
 	 */
 	while (!err && !bpf_map_get_next_key(sfd, NULL, &k))
-		if (!(err = take(sfd, &k, v)))
+		if (!(err = take(sfd, &k, v)) && v->calls)
 			err = xp_ioctl_table_add_val(t, &k, v);
 	while (!err && !bpf_map_get_next_key(efd, NULL, &ek))
 		if (!(err = take(efd, &ek, &n)))
 			err = xp_ioctl_table_add_errno(t, &ek.k, ek.err, n);
 	free(v);
-	return err;
+	return err ? err : keep_other_row(skel);
 }

@@ -151,6 +151,11 @@ int xp_session_run(struct xp_session *s)
 			s->t_interval_ns = now;
 			continue;
 		}
+		if (s->tick_s > 0 && s->on_tick && now >= s->next_tick_ns) {
+			s->next_tick_ns = now + (uint64_t)(s->tick_s * 1e9);
+			if (s->next_tick_ns != now && (err = s->on_tick(s->ctx)) < 0)
+				break;
+		}
 		err = ring_buffer__poll(s->rb, (int)wait_ms);
 		if (err < 0 && err != -EINTR)
 			break;

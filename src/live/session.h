@@ -27,12 +27,15 @@ struct xp_session {
 	int poll_ms;		/* reader wakes at least this often */
 	int (*on_record)(void *ctx, const struct xp_rec_hdr *h);
 	int (*on_interval)(void *ctx, uint64_t n);
+	double tick_s;		/* 0: none; else on_tick this often (kernel maps drained) */
+	int (*on_tick)(void *ctx);
 	void *ctx;
 	/* state */
 	struct ring_buffer *rb;
 	struct bpf_map *events_map;
 	uint64_t seen;			/* records read, for the stop test's pace */
 	uint64_t interval_due_ns;	/* -i: when the next interval is due, 0 none */
+	uint64_t next_tick_ns;
 	int drops_fd;
 	uint64_t t_start_ns;
 	uint64_t t_interval_ns;

@@ -28,6 +28,9 @@ struct xp_ioctl_rec {
 	char comm[XP_COMM_LEN];
 };
 
+/* The pid of the (other) rows: calls of processes past the rows kept (no real pid). */
+#define XP_IOCTL_PID_OTHER 0xffffffffu
+
 /* Summary mode aggregates in the kernel, keyed by process, device and command. */
 struct xp_ioctl_key {
 	__u32 pid;

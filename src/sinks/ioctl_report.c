@@ -26,7 +26,7 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 	for (size_t i = 0; i < t->n; i++) {
 		calls += v[i]->calls;
 		errors += v[i]->errors;
-		if (i == 0 || v[i]->key.pid != v[i - 1]->key.pid)
+		if ((i == 0 || v[i]->key.pid != v[i - 1]->key.pid) && v[i]->key.pid != XP_IOCTL_PID_OTHER)
 			nproc++;
 	}
 	if (ri->interval)
@@ -35,6 +35,9 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 		ri->duration_s, nproc, nproc == 1 ? "" : "es", (unsigned long long)calls,
 		calls == 1 ? "" : "s", (unsigned long long)errors, errors == 1 ? "" : "s");
 	xp_print_drops(f, ri->drops);
+	if (t->folded_calls)
+		fprintf(f, "note: more than %zu process rows: %llu calls of the later ones are added up in the "
+			   "(other) rows (--max-keys)\n", t->max_keys, (unsigned long long)t->folded_calls);
 	if (!t->n) {
 		fprintf(f, "no ioctls on traced devices\n");
 		free(v);
@@ -48,7 +51,10 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 
 		xp_devices_describe(d, e->key.dev, &dd);
 		xp_ioctl_name(dd.kind, dd.driver, e->key.cmd, name, sizeof(name));
-		fprintf(f, "%-8u %-16s %-18s %-36s %8llu %7llu %9s %9s %9s\n", e->key.pid, e->comm,
+		char pid[16];
+
+		snprintf(pid, sizeof(pid), e->key.pid == XP_IOCTL_PID_OTHER ? "-" : "%u", e->key.pid);
+		fprintf(f, "%-8s %-16s %-18s %-36s %8llu %7llu %9s %9s %9s\n", pid, e->comm,
 			dd.name, name, (unsigned long long)e->calls, (unsigned long long)e->errors,
 			xp_fmt_ns(xp_hist_percentile(&e->lat, 50), b1, sizeof(b1)),
 			xp_fmt_ns(xp_hist_percentile(&e->lat, 99), b2, sizeof(b2)),
@@ -66,7 +72,10 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 			const struct xp_ioctl_entry *e = v[i];
 
 			xp_ioctl_entry_name(d, e->key.dev, e->key.cmd, name, sizeof(name));
-			fprintf(f, "\n%u %s %s latency:\n", e->key.pid, e->comm, name);
+			if (e->key.pid == XP_IOCTL_PID_OTHER)
+				fprintf(f, "\n%s %s latency:\n", e->comm, name);
+			else
+				fprintf(f, "\n%u %s %s latency:\n", e->key.pid, e->comm, name);
 			xp_print_log2_hist(f, &e->lat, 2);
 		}
 	}
@@ -85,6 +94,10 @@ void xp_ioctl_report_json(FILE *f, const struct xp_ioctl_table *t, const struct 
 	xp_json_init(&j, f, false);
 	xp_json_begin_obj(&j);
 	xp_json_run_info(&j, ri);
+	if (t->folded_calls) {
+		xp_json_ku64(&j, "max_keys", t->max_keys);
+		xp_json_ku64(&j, "folded_calls", t->folded_calls);
+	}
 	xp_json_key(&j, "processes");
 	xp_json_begin_arr(&j);
 	for (size_t i = 0; i < t->n; i++) {
@@ -95,7 +108,12 @@ void xp_ioctl_report_json(FILE *f, const struct xp_ioctl_table *t, const struct 
 			if (i)
 				xp_json_end_arr(&j), xp_json_end_obj(&j);
 			xp_json_begin_obj(&j);
-			xp_json_ku64(&j, "pid", e->key.pid);
+			if (e->key.pid == XP_IOCTL_PID_OTHER) {
+				xp_json_key(&j, "pid");	/* the (other) rows: many processes */
+				xp_json_null(&j);
+			} else {
+				xp_json_ku64(&j, "pid", e->key.pid);
+			}
 			xp_json_kstr(&j, "comm", e->comm);
 			xp_json_key(&j, "ioctls");
 			xp_json_begin_arr(&j);

@@ -863,8 +863,58 @@ static void test_text_helpers(void)
 	CHECK_STR(memout, "");
 }
 
+/* 20,000 short-lived processes into a table of 1,000 rows: totals exact, memory bounded. */
+static void test_max_keys_folds_into_other(void)
+{
+	struct xp_ioctl_table t;
+	struct xp_ioctl_rec r = { .hdr = { .type = XP_REC_IOCTL, .size = sizeof(r) }, .lat_ns = 1000, .dev = 0xe200000 };
+	struct xp_ioctl_entry **v;
+	uint64_t calls = 0, errors = 0, other = 0;
+
+	xp_ioctl_table_init(&t);
+	CHECK_U64(t.max_keys, XP_IOCTL_DEFAULT_MAX_KEYS);
+	t.max_keys = 1000;
+	for (uint32_t pid = 100; pid < 20100; pid++) {
+		r.hdr.pid = r.hdr.tid = pid;
+		snprintf(r.comm, sizeof(r.comm), "p%u", pid);
+		r.cmd = 0xc0406400 + (pid % 3);
+		r.ret = pid % 7 ? 0 : -22;
+		CHECK(!xp_ioctl_table_add_rec(&t, &r));
+		CHECK(!xp_ioctl_table_add_rec(&t, &r));
+	}
+	CHECK(t.n <= 1000 + 3);			/* the rows kept, and one (other) row per command */
+	v = xp_ioctl_table_sorted(&t);
+	for (size_t i = 0; v && i < t.n; i++) {
+		calls += v[i]->calls;
+		errors += v[i]->errors;
+		if (v[i]->key.pid == XP_IOCTL_PID_OTHER) {
+			other += v[i]->calls;
+			CHECK_STR(v[i]->comm, "(other)");
+		}
+	}
+	CHECK_U64(calls, 40000);		/* every call counted, none lost */
+	CHECK_U64(errors, 2 * ((20100 - 1 - 98) / 7));
+	CHECK_U64(other, 2 * (20000 - 1000));
+	CHECK_U64(t.folded_calls, other);
+	CHECK(v && v[t.n - 1]->key.pid == XP_IOCTL_PID_OTHER);	/* sorted last */
+	free(v);
+	/* the kernel's folded row comes in as such */
+	xp_ioctl_table_reset(&t);
+	{
+		struct xp_ioctl_key k = { .pid = XP_IOCTL_PID_OTHER };
+		struct xp_ioctl_val *val = calloc(1, sizeof(*val));
+
+		val->calls = 5;
+		CHECK(!xp_ioctl_table_add_val(&t, &k, val));
+		CHECK_U64(t.folded_calls, 5);
+		free(val);
+	}
+	xp_ioctl_table_free(&t);
+}
+
 int main(void)
 {
+	RUN(test_max_keys_folds_into_other);
 	RUN(test_add_rec_counts);
 	RUN(test_errno_overflow);
 	RUN(test_kernel_path_equals_stream_path);
