@@ -741,50 +741,142 @@ static void counts_from_event(struct xp_sched_state *s, struct xp_sched_job *j,
 	}));
 }
 
+/* A queue event: the job's process, its place in the counts, the pending gauge. */
+static void on_queue(struct xp_sched_state *s, struct xp_sched_job *j, uint32_t idx,
+		     const struct xp_sched_event *ev)
+{
+	if (j->flags & J_QUEUED) {
+		s->duplicates++;
+		return;
+	}
+	j->flags |= J_QUEUED;
+	j->q_ts = ev->ts;
+	if (!(j->flags & J_PROC)) {
+		int p = proc_idx(s, ev);
+
+		j->flags |= J_PROC;
+		j->pid = ev->pid;
+		j->tid = ev->tid;
+		memcpy(j->comm, ev->comm, XP_COMM_LEN);
+		j->proc = p;
+		/* a run seen before its queue was counted without the process */
+		if (j->flags & J_RUNNING)
+			gauge(s, j, true, +1, j->run_ts);
+	}
+	if (ev->gen == 1)
+		set_fence(s, idx, ev->fence);
+	FOR_COUNTS(s, j, c, c->queued++);
+	counts_from_event(s, j, ev);
+	if (!(j->flags & J_RUN))
+		gauge(s, j, false, +1, ev->ts);
+	qdelay(s, j);
+}
+
+/* A run event: pending to in flight, and the job joins its ring's run list. */
+static void on_run(struct xp_sched_state *s, struct xp_sched_job *j, uint32_t idx,
+		   const struct xp_sched_event *ev)
+{
+	if (j->flags & J_RUN) {
+		s->duplicates++;
+		return;
+	}
+	gauge(s, j, false, -1, ev->ts);
+	j->flags |= J_RUN | J_RUNNING;
+	j->run_ts = ev->ts;
+	if (ev->gen == 1)
+		set_fence(s, idx, ev->fence);
+	FOR_COUNTS(s, j, c, c->run++);
+	gauge(s, j, true, +1, ev->ts);
+	if (!(j->flags & J_ONRUNLIST)) {
+		int rr = j->ring >= 0 ? j->ring : XP_SCHED_MAX_RINGS;
+
+		j->flags |= J_ONRUNLIST;
+		j->rprev = s->run_tail[rr];
+		j->rnext = 0;
+		if (s->run_tail[rr])
+			J(s, s->run_tail[rr])->rnext = idx;
+		else
+			s->run_head[rr] = idx;
+		s->run_tail[rr] = idx;
+	}
+	counts_from_event(s, j, ev);
+	qdelay(s, j);
+}
+
+/* A dependency: named by a traced job when it is one, its wait started. */
+static void on_dep(struct xp_sched_state *s, struct xp_sched_job *j, uint32_t idx,
+		   const struct xp_sched_event *ev)
+{
+	if (j->ndep < XP_SCHED_DEPS) {
+		struct xp_sched_dep *d = &j->dep[j->ndep++];
+		uint32_t dj;
+
+		*d = (struct xp_sched_dep){ .a = ev->gen == 1 ? ev->dep_fence : ev->dep_ctx,
+					    .b = ev->gen == 1 ? 0 : ev->dep_seqno,
+					    .ctx = ev->dep_ctx, .seqno = ev->dep_seqno, .ring = -1 };
+		dj = !d->a ? 0 : ev->gen == 1 ? find_fence(s, d->a) : find(s, 2, d->a, d->b);
+		if (dj && dj != idx) {
+			/* still open: its completion is yet to come */
+			d->since = ev->ts;
+			d->ring = J(s, dj)->ring;
+			d->pid = J(s, dj)->pid;
+		} else {
+			resolve_dep(s, ev->gen, d);	/* done recently, perhaps */
+		}
+	}
+	j->deps++;
+	if (ev->gen == 1 && !j->wait_ts && !(j->flags & J_RUN))
+		j->wait_ts = ev->ts;	/* 6.16-: taken by the scheduler, waited on until run */
+}
+
+/* A done event: the job it ends, and the earlier ones of its entity it implies. */
+static void on_done(struct xp_sched_state *s, uint64_t k1, uint64_t k2, const struct xp_sched_event *ev)
+{
+	uint32_t idx = ev->gen == 1 ? find_fence(s, ev->fence) : find(s, 2, k1, k2);
+
+	if (!idx) {
+		s->unmatched++;	/* queued before we started, or a duplicate */
+		return;
+	}
+	infer_earlier(s, idx, ev->ts);
+	end_job(s, idx, ev->ts, true);
+}
+
+/* 6.1 reuses a freed fence's address: a job still holding it lost its done. */
+static void fence_reused(struct xp_sched_state *s, uint32_t idx, const struct xp_sched_event *ev)
+{
+	uint32_t other = find_fence(s, ev->fence);
+
+	if (other && other != idx) {
+		/* its fence was freed, so it completed; only its done was lost */
+		bool ran = J(s, other)->flags & J_RUN;
+
+		J(s, other)->flags |= J_INFERRED;
+		end_job(s, other, ev->ts, ran);
+	}
+}
+
 int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
 {
-	uint64_t k1, k2;
-	uint32_t idx;
-	struct xp_sched_job *j;
 	int ring = ev->ring[0] ? ring_idx(s, ev->ring) : -1;
+	/* the job's key: ring and job id up to 6.16, fence context and seqno from 6.17 */
+	uint64_t k1 = ev->gen == 1 ? (ring >= 0 ? (uint64_t)ring : 0) : ev->ctx;
+	uint64_t k2 = ev->gen == 1 ? ev->job_id : ev->seqno;
+	struct xp_sched_job *j;
+	uint32_t idx;
 
 	s->events++;
 	if (!s->gen)
 		s->gen = ev->gen;
 	if (ev->ts > s->last_ts)
 		s->last_ts = ev->ts;
-	if (ev->gen == 1) {
-		k1 = ring >= 0 ? (uint64_t)ring : 0;
-		k2 = ev->job_id;
-	} else {
-		k1 = ev->ctx;
-		k2 = ev->seqno;
-	}
-
 	if (ev->kind == XP_SCHED_DONE) {
-		idx = ev->gen == 1 ? find_fence(s, ev->fence) : find(s, 2, k1, k2);
-		if (!idx) {
-			s->unmatched++;	/* queued before we started, or a duplicate */
-			return 0;
-		}
-		infer_earlier(s, idx, ev->ts);
-		end_job(s, idx, ev->ts, true);
+		on_done(s, k1, k2, ev);
 		return 0;
 	}
-
 	idx = find(s, ev->gen, k1, k2);
-	if (ev->gen == 1 && (ev->kind == XP_SCHED_QUEUE || ev->kind == XP_SCHED_RUN)) {
-		/* 6.1 reuses a freed fence's address: a job still holding it lost its done */
-		uint32_t other = find_fence(s, ev->fence);
-
-		if (other && other != idx) {
-			/* its fence was freed, so it completed; only its done was lost */
-			bool ran = J(s, other)->flags & J_RUN;
-
-			J(s, other)->flags |= J_INFERRED;
-			end_job(s, other, ev->ts, ran);
-		}
-	}
+	if (ev->gen == 1 && (ev->kind == XP_SCHED_QUEUE || ev->kind == XP_SCHED_RUN))
+		fence_reused(s, idx, ev);
 	if (!idx)
 		idx = create(s, ev->gen, k1, k2, ev->ts);
 	j = J(s, idx);
@@ -795,85 +887,10 @@ int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
 	}
 	if (!j->entity && (ev->kind == XP_SCHED_QUEUE || ev->kind == XP_SCHED_RUN))
 		j->entity = ev->gen == 1 ? ev->entity : ev->ctx;
-
 	switch (ev->kind) {
-	case XP_SCHED_QUEUE:
-		if (j->flags & J_QUEUED) {
-			s->duplicates++;
-			return 0;
-		}
-		j->flags |= J_QUEUED;
-		j->q_ts = ev->ts;
-		if (!(j->flags & J_PROC)) {
-			int p = proc_idx(s, ev);
-
-			j->flags |= J_PROC;
-			j->pid = ev->pid;
-			j->tid = ev->tid;
-			memcpy(j->comm, ev->comm, XP_COMM_LEN);
-			j->proc = p;
-			/* a run seen before its queue was counted without the process */
-			if (j->flags & J_RUNNING)
-				gauge(s, j, true, +1, j->run_ts);
-		}
-		if (ev->gen == 1)
-			set_fence(s, idx, ev->fence);
-		FOR_COUNTS(s, j, c, c->queued++);
-		counts_from_event(s, j, ev);
-		if (!(j->flags & J_RUN))
-			gauge(s, j, false, +1, ev->ts);
-		qdelay(s, j);
-		break;
-	case XP_SCHED_RUN:
-		if (j->flags & J_RUN) {
-			s->duplicates++;
-			return 0;
-		}
-		gauge(s, j, false, -1, ev->ts);
-		j->flags |= J_RUN | J_RUNNING;
-		j->run_ts = ev->ts;
-		if (ev->gen == 1)
-			set_fence(s, idx, ev->fence);
-		FOR_COUNTS(s, j, c, c->run++);
-		gauge(s, j, true, +1, ev->ts);
-		if (!(j->flags & J_ONRUNLIST)) {
-			int rr = j->ring >= 0 ? j->ring : XP_SCHED_MAX_RINGS;
-
-			j->flags |= J_ONRUNLIST;
-			j->rprev = s->run_tail[rr];
-			j->rnext = 0;
-			if (s->run_tail[rr])
-				J(s, s->run_tail[rr])->rnext = idx;
-			else
-				s->run_head[rr] = idx;
-			s->run_tail[rr] = idx;
-		}
-		counts_from_event(s, j, ev);
-		qdelay(s, j);
-		break;
-	case XP_SCHED_DEP:
-		if (j->ndep < XP_SCHED_DEPS) {
-			struct xp_sched_dep *d = &j->dep[j->ndep++];
-
-			uint32_t dj;
-
-			*d = (struct xp_sched_dep){ .a = ev->gen == 1 ? ev->dep_fence : ev->dep_ctx,
-						    .b = ev->gen == 1 ? 0 : ev->dep_seqno,
-						    .ctx = ev->dep_ctx, .seqno = ev->dep_seqno, .ring = -1 };
-			dj = !d->a ? 0 : ev->gen == 1 ? find_fence(s, d->a) : find(s, 2, d->a, d->b);
-			if (dj && dj != idx) {
-				/* still open: its completion is yet to come */
-				d->since = ev->ts;
-				d->ring = J(s, dj)->ring;
-				d->pid = J(s, dj)->pid;
-			} else {
-				resolve_dep(s, ev->gen, d);	/* done recently, perhaps */
-			}
-		}
-		j->deps++;
-		if (ev->gen == 1 && !j->wait_ts && !(j->flags & J_RUN))
-			j->wait_ts = ev->ts;	/* 6.16-: taken by the scheduler, waited on until run */
-		break;
+	case XP_SCHED_QUEUE: on_queue(s, j, idx, ev); break;
+	case XP_SCHED_RUN: on_run(s, j, idx, ev); break;
+	case XP_SCHED_DEP: on_dep(s, j, idx, ev); break;
 	case XP_SCHED_UNSCHED:
 		j->unsched++;
 		if (!j->wait_ts && !(j->flags & J_RUN))
