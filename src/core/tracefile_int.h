@@ -1,0 +1,61 @@
+/* What the trace file's writer (tracefile_write.c) and reader
+ * (tracefile_read.c) share; not part of the API (tracefile.h is). */
+#ifndef XP_CORE_TRACEFILE_INT_H
+#define XP_CORE_TRACEFILE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- little-endian fields --------------------------------------------- */
+
+static inline void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static inline void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)v); put16(p + 2, (uint16_t)(v >> 16)); }
+static inline void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
+static inline uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t get32(const uint8_t *p) { return get16(p) | (uint32_t)get16(p + 2) << 16; }
+static inline uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+/*
+ * Fuzzing builds do not check CRCs, or the fuzzer would never get past
+ * them to the parsers behind (the libFuzzer convention for this flag).
+ */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define CRC_MISMATCH(a, b) ((void)(a), (void)(b), false)
+#else
+#define CRC_MISMATCH(a, b) ((a) != (b))
+#endif
+
+static inline size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+/* A block kind's name, for messages. */
+const char *xp_tf_block_name(uint32_t kind);
+
+/* ---- record layouts: what each record type holds, stored in the file ---- */
+
+struct field {
+	const char *name;
+	uint16_t off, size;
+	uint8_t kind;
+};
+
+#define F(T, member, kind) { #member, offsetof(T, member), sizeof(((T *)0)->member), kind }
+#define HDR_FIELDS(T)                                                                      \
+	{ "type", offsetof(T, hdr.type), 2, XP_FIELD_UINT },                               \
+	{ "size", offsetof(T, hdr.size), 2, XP_FIELD_UINT },                               \
+	{ "cpu", offsetof(T, hdr.cpu), 4, XP_FIELD_UINT },                                 \
+	{ "ts_ns", offsetof(T, hdr.ts_ns), 8, XP_FIELD_UINT },                             \
+	{ "pid", offsetof(T, hdr.pid), 4, XP_FIELD_UINT },                                 \
+	{ "tid", offsetof(T, hdr.tid), 4, XP_FIELD_UINT }
+
+
+struct xp_tf_layout {
+	uint16_t type, size;
+	const char *name;
+	const struct field *fields;
+	size_t nfields;
+};
+extern const struct xp_tf_layout xp_tf_layouts[];
+extern const size_t xp_tf_nlayouts;
+
+#endif

@@ -1,0 +1,484 @@
+/* The trace file reader (`report`, `export`). The format is described in tracefile.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+
+#include "core/decode.h"
+#include "core/tracefile.h"
+#include "core/tracefile_int.h"
+#include "shared/ioctl.h"
+
+/* ---- reader ----------------------------------------------------------- */
+
+static int fail(struct xp_trace_reader *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct xp_trace_reader *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* Reads up to n bytes; returns how many (fewer only at the end of the file). */
+static size_t read_some(struct xp_trace_reader *r, void *p, size_t n)
+{
+	size_t got = fread(p, 1, n, r->f);
+
+	r->offset += got;
+	return got;
+}
+
+/*
+ * The next block into r->buf. Returns 1 with a whole, checked block; 0 at the
+ * end of the file (r->truncated when it ends inside a block); <0 on error.
+ */
+static int next_block(struct xp_trace_reader *r, uint32_t *kind, uint32_t *len, uint32_t *count)
+{
+	uint8_t h[XP_TF_BLOCK_HDR];
+	uint64_t at = r->offset;
+	size_t got, want;
+
+	got = read_some(r, h, sizeof(h));
+	if (ferror(r->f))
+		return fail(r, -EIO, "read error at offset %llu", (unsigned long long)r->offset);
+	if (got == 0)
+		return 0;
+	if (got < sizeof(h)) {
+		r->truncated = true;
+		return 0;
+	}
+	if (CRC_MISMATCH(xp_crc32(0, h, 16), get32(h + 16)) || get32(h + 20))
+		return fail(r, -EBADMSG, "corrupt trace file: the block header at offset %llu fails its check",
+			    (unsigned long long)at);
+	*kind = get32(h);
+	*len = get32(h + 4);
+	*count = get32(h + 8);
+	if (*len > XP_TF_MAX_BLOCK)
+		return fail(r, -EBADMSG, "corrupt trace file: block at offset %llu claims %u bytes (at most %u)",
+			    (unsigned long long)at, *len, XP_TF_MAX_BLOCK);
+	want = pad8(*len);
+	if (want > r->cap) {
+		uint8_t *p = realloc(r->buf, want);
+
+		if (!p)
+			return fail(r, -ENOMEM, "out of memory reading a %u-byte block", *len);
+		r->buf = p;
+		r->cap = want;
+	}
+	got = read_some(r, r->buf, want);
+	if (ferror(r->f))
+		return fail(r, -EIO, "read error at offset %llu", (unsigned long long)r->offset);
+	if (got < want) {
+		r->truncated = true;
+		return 0;
+	}
+	for (size_t i = *len; i < want; i++)
+		if (r->buf[i])
+			return fail(r, -EBADMSG, "corrupt trace file: %s block at offset %llu has non-zero padding",
+				    xp_tf_block_name(*kind), (unsigned long long)at);
+	if (CRC_MISMATCH(xp_crc32(0, r->buf, *len), get32(h + 12)))
+		return fail(r, -EBADMSG, "corrupt trace file: %s block at offset %llu fails its CRC check",
+			    xp_tf_block_name(*kind), (unsigned long long)at);
+	return 1;
+}
+
+static void copy_str(char *dst, size_t dstlen, const uint8_t *src, size_t n)
+{
+	if (n >= dstlen)
+		n = dstlen - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static enum xp_dev_kind kind_of(uint32_t k)
+{
+	return k <= XP_DEV_KFD ? (enum xp_dev_kind)k : XP_DEV_OTHER;
+}
+
+static int parse_meta(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count)
+{
+	struct xp_trace_meta *m = &r->meta;
+	struct xp_devices *d = &m->devs;
+	uint32_t pos = 0, n = 0;
+
+	while (pos < len) {
+		uint16_t tag, vl;
+		const uint8_t *v;
+		bool bad = false;
+
+		if (len - pos < 4)
+			return fail(r, -EBADMSG, "corrupt trace file: metadata entry %u is cut short", n);
+		tag = get16(p + pos);
+		vl = get16(p + pos + 2);
+		v = p + pos + 4;
+		if (vl > len - pos - 4)
+			return fail(r, -EBADMSG, "corrupt trace file: metadata entry %u overruns its block", n);
+		switch (tag) {
+		case XP_TAG_TOOL: copy_str(m->tool, sizeof(m->tool), v, vl); break;
+		case XP_TAG_KERNEL: copy_str(m->kernel, sizeof(m->kernel), v, vl); break;
+		case XP_TAG_HOSTNAME: copy_str(m->hostname, sizeof(m->hostname), v, vl); break;
+		case XP_TAG_CLOCK: copy_str(m->clock, sizeof(m->clock), v, vl); break;
+		case XP_TAG_HOOK: copy_str(m->hook, sizeof(m->hook), v, vl); break;
+		case XP_TAG_FILTER_COMM: copy_str(m->filter_comm, sizeof(m->filter_comm), v, vl); break;
+		case XP_TAG_CAPABILITY:
+			if (m->ncaps < XP_TF_MAX_CAPS)
+				copy_str(m->caps[m->ncaps++], sizeof(m->caps[0]), v, vl);
+			break;
+		case XP_TAG_WALL_OFFSET:
+			if (!(bad = vl != 8))
+				m->wall_offset_ns = (int64_t)get64(v);
+			break;
+		case XP_TAG_START:
+			if (!(bad = vl != 8))
+				m->start_ns = get64(v);
+			break;
+		case XP_TAG_FILTER_CGROUP:
+			if (!(bad = vl != 8))
+				m->filter_cgroup = get64(v);
+			break;
+		case XP_TAG_FILTER_PID:
+			if (!(bad = vl != 4))
+				m->filter_pid = get32(v);
+			break;
+		case XP_TAG_PAGE_SIZE:
+			if (!(bad = vl != 4))
+				m->page_size = get32(v);
+			break;
+		case XP_TAG_EXTRA_DEV:
+			if (!(bad = vl != 4) && d->nextra < 64)
+				d->extra[d->nextra++] = get32(v);
+			break;
+		case XP_TAG_MAJOR:
+			if (!(bad = vl != 8 + 32) && d->nmajors < XP_MAX_MAJORS) {
+				struct xp_major *mj = &d->majors[d->nmajors++];
+
+				mj->major = get32(v);
+				mj->kind = kind_of(get32(v + 4));
+				copy_str(mj->name, sizeof(mj->name), v + 8, 32);
+			}
+			break;
+		case XP_TAG_NODE:
+			if (!(bad = vl != 8 + 64 + 32) && d->nnodes < XP_MAX_DEVNODES) {
+				struct xp_devnode *nd = &d->nodes[d->nnodes++];
+
+				nd->dev = get32(v);
+				nd->kind = kind_of(get32(v + 4));
+				copy_str(nd->path, sizeof(nd->path), v + 8, 64);
+				copy_str(nd->driver, sizeof(nd->driver), v + 72, 32);
+			}
+			break;
+		default:
+			break;	/* a newer writer's entry */
+		}
+		if (bad)
+			return fail(r, -EBADMSG, "corrupt trace file: metadata entry %u (tag %u) has length %u",
+				    n, tag, vl);
+		pos += 4u + vl;
+		n++;
+	}
+	if (n != count)
+		return fail(r, -EBADMSG, "corrupt trace file: metadata has %u entries, its header says %u",
+			    n, count);
+	return 0;
+}
+
+/* A tracefs event layout entry ("GROUP/EVENT"): a new slot in r->meta.tpf. */
+static struct xp_trace_tpf *tpf_new(struct xp_trace_reader *r, uint16_t type, uint16_t size,
+				    uint16_t nf, const uint8_t *name, uint16_t nl, uint32_t n, int *err)
+{
+	struct xp_trace_meta *m = &r->meta;
+	const uint8_t *slash = memchr(name, '/', nl);
+	size_t gl = (size_t)(slash - name), el = nl - gl - 1;
+	struct xp_trace_tpf *t;
+
+	*err = 0;
+	if (m->ntpf >= XP_TF_MAX_TPF)
+		*err = fail(r, -EBADMSG, "corrupt trace file: more than %d tracefs layouts", XP_TF_MAX_TPF);
+	else if (nf > XP_TP_MAX_FIELDS)
+		*err = fail(r, -EBADMSG, "corrupt trace file: layout %u has %u fields (at most %d)", n, nf,
+			    XP_TP_MAX_FIELDS);
+	else if (!gl || !el || gl >= XP_TP_NAME_LEN || el >= XP_TP_NAME_LEN)
+		*err = fail(r, -EBADMSG, "corrupt trace file: layout %u has a bad event name", n);
+	if (*err)
+		return NULL;
+	t = realloc(m->tpf, (size_t)(m->ntpf + 1) * sizeof(*t));
+	if (!t) {
+		*err = fail(r, -ENOMEM, "out of memory reading the layouts");
+		return NULL;
+	}
+	m->tpf = t;
+	t = &m->tpf[m->ntpf++];
+	memset(t, 0, sizeof(*t));
+	t->rectype = type;
+	t->fmt.size = size;
+	memcpy(t->group, name, gl);
+	memcpy(t->fmt.name, slash + 1, el);
+	return t;
+}
+
+static int tpf_field(struct xp_trace_reader *r, struct xp_trace_tpf *t, uint16_t off, uint16_t size,
+		     uint8_t kind, const uint8_t *name, uint8_t fl, uint32_t n)
+{
+	struct xp_tp_field *x = &t->fmt.fields[t->fmt.nfields];
+
+	if (kind < XP_FIELD_UINT || kind > XP_FIELD_REL_LOC || kind == XP_FIELD_CHARS ||
+	    !fl || fl >= XP_TP_NAME_LEN)
+		return fail(r, -EBADMSG, "corrupt trace file: layout %u has a bad field", n);
+	memcpy(x->name, name, fl);
+	x->offset = off;
+	x->size = size;
+	x->is_signed = kind == XP_FIELD_INT;
+	x->data_loc = kind >= XP_FIELD_DATA_LOC;
+	x->rel_loc = kind == XP_FIELD_REL_LOC;
+	x->common = fl >= 7 && !memcmp(name, "common_", 7);
+	snprintf(x->type, sizeof(x->type), "%s",
+		 x->data_loc ? "__data_loc" : x->is_signed ? "int" : "unsigned");
+	t->fmt.nfields++;
+	return 0;
+}
+
+/*
+ * Checks the file's layout of each record type this build knows against
+ * its own, and keeps the tracefs event layouts the file carries.
+ */
+static int check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count)
+{
+	uint32_t pos = 0, n = 0;
+
+	while (pos < len) {
+		uint16_t type, size, nf, nl;
+		const struct xp_tf_layout *mine = NULL;
+		struct xp_trace_tpf *tpf = NULL;
+		bool seen[64] = { false };
+		int err;
+
+		if (len - pos < 8)
+			return fail(r, -EBADMSG, "corrupt trace file: layout %u is cut short", n);
+		type = get16(p + pos);
+		size = get16(p + pos + 2);
+		nf = get16(p + pos + 4);
+		nl = get16(p + pos + 6);
+		pos += 8;
+		if (nl > len - pos)
+			return fail(r, -EBADMSG, "corrupt trace file: layout %u overruns its block", n);
+		if (memchr(p + pos, '/', nl)) {
+			if (!(tpf = tpf_new(r, type, size, nf, p + pos, nl, n, &err)))
+				return err;
+		} else {
+			for (size_t i = 0; i < xp_tf_nlayouts; i++)
+				if (xp_tf_layouts[i].type == type)
+					mine = &xp_tf_layouts[i];
+		}
+		pos += nl;
+		if (mine && size < mine->size)
+			return fail(r, -EPROTO, "trace file has %s records of %u bytes; this xputrace reads %u",
+				    mine->name, size, mine->size);
+		for (uint16_t k = 0; k < nf; k++) {
+			uint16_t off, fsz;
+			uint8_t fl, kind;
+
+			if (len - pos < 6)
+				return fail(r, -EBADMSG, "corrupt trace file: layout %u is cut short", n);
+			off = get16(p + pos);
+			fsz = get16(p + pos + 2);
+			kind = p[pos + 4];
+			fl = p[pos + 5];
+			pos += 6;
+			if (fl > len - pos)
+				return fail(r, -EBADMSG, "corrupt trace file: layout %u overruns its block", n);
+			if (tpf && (err = tpf_field(r, tpf, off, fsz, kind, p + pos, fl, n)))
+				return err;
+			for (size_t i = 0; mine && i < mine->nfields && i < 64; i++) {
+				const struct field *f = &mine->fields[i];
+
+				if (strlen(f->name) != fl || memcmp(f->name, p + pos, fl))
+					continue;
+				if (f->off != off || f->size != fsz)
+					return fail(r, -EPROTO,
+						    "trace file has %s.%s at offset %u (%u bytes); this xputrace expects %u (%u bytes)",
+						    mine->name, f->name, off, fsz, f->off, f->size);
+				seen[i] = true;
+			}
+			pos += fl;
+		}
+		for (size_t i = 0; mine && i < mine->nfields && i < 64; i++)
+			if (!seen[i])
+				return fail(r, -EPROTO, "trace file's %s records lack the field %s",
+					    mine->name, mine->fields[i].name);
+		n++;
+	}
+	if (n != count)
+		return fail(r, -EBADMSG, "corrupt trace file: %u layouts, its header says %u", n, count);
+	return 0;
+}
+
+int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f)
+{
+	uint8_t fh[XP_TF_FILE_HDR];
+	uint32_t kind, len, count, hsize;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->f = f;
+	if (read_some(r, fh, sizeof(fh)) < sizeof(fh) || memcmp(fh, XP_TF_MAGIC, 8)) {
+		if (ferror(f))
+			return fail(r, -EIO, "read error");
+		return fail(r, -EPROTO, "not an xputrace trace file");
+	}
+	r->version_major = get16(fh + 8);
+	r->version_minor = get16(fh + 10);
+	hsize = get32(fh + 12);
+	if (r->version_major != XP_TF_VERSION_MAJOR)
+		return fail(r, -EPROTO, "trace file format %u.%u; this xputrace reads format %u.x",
+			    r->version_major, r->version_minor, XP_TF_VERSION_MAJOR);
+	if (hsize < XP_TF_FILE_HDR || hsize > 4096)
+		return fail(r, -EBADMSG, "corrupt trace file: header size %u", hsize);
+	for (uint32_t i = XP_TF_FILE_HDR; i < hsize; i++)
+		if (fgetc(f) == EOF)
+			return fail(r, -EBADMSG, "trace file ends inside its header");
+		else
+			r->offset++;
+	for (int want = XP_TF_META; want <= XP_TF_LAYOUT; want++) {
+		err = next_block(r, &kind, &len, &count);
+		if (err < 0)
+			return err;
+		if (err == 0)
+			return fail(r, -EBADMSG, "trace file ends before its %s block", xp_tf_block_name(want));
+		if (kind != (uint32_t)want)
+			return fail(r, -EBADMSG, "corrupt trace file: %s block where the %s block belongs",
+				    xp_tf_block_name(kind), xp_tf_block_name(want));
+		err = want == XP_TF_META ? parse_meta(r, r->buf, len, count)
+					 : check_layout(r, r->buf, len, count);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int parse_stats(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count,
+		       uint64_t at)
+{
+	if (count > 64 || len != 16 + 8 * count)
+		return fail(r, -EBADMSG, "corrupt trace file: stats block at offset %llu has %u bytes for %u counters",
+			    (unsigned long long)at, len, count);
+	r->stats.ts_ns = get64(p);
+	r->stats.records = get64(p + 8);
+	/* a whole block taken out passes every CRC: the running count does not */
+	if (r->stats.records != r->records + r->skipped)
+		return fail(r, -EBADMSG, "corrupt trace file: blocks are missing before offset %llu (%llu records written, %llu found)",
+			    (unsigned long long)at, (unsigned long long)r->stats.records,
+			    (unsigned long long)(r->records + r->skipped));
+	for (uint32_t i = 0; i < XP_DROP_ALL; i++)
+		r->stats.drops[i] = i < count ? get64(p + 16 + 8 * i) : 0;
+	return 0;
+}
+
+static int parse_events(struct xp_trace_reader *r, uint32_t len, uint32_t count, uint64_t at,
+			xp_trace_record_fn fn, void *ctx)
+{
+	uint32_t pos = 0, n = 0;
+
+	while (pos < len) {
+		const struct xp_rec_hdr *h;
+		uint16_t size;
+		int err;
+
+		if (len - pos < sizeof(*h))
+			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu is cut short",
+				    n, (unsigned long long)at);
+		size = get16(r->buf + pos + offsetof(struct xp_rec_hdr, size));
+		if (size < sizeof(*h) || size > len - pos)
+			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu has size %u",
+				    n, (unsigned long long)at, size);
+		/* pos is a multiple of 8 in a malloc'd buffer: the record is aligned */
+		h = xp_decode(r->buf + pos, size, &err);
+		if (h) {
+			r->records++;
+			if (h->ts_ns > r->last_ts_ns)
+				r->last_ts_ns = h->ts_ns;
+			if (fn && (err = fn(ctx, h)) < 0)
+				return err;
+		} else if (err == -ENOENT) {
+			r->skipped++;
+		} else {
+			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu is malformed (type %u, %u bytes)",
+				    n, (unsigned long long)at, get16(r->buf + pos), size);
+		}
+		n++;
+		if (pad8(size) >= len - pos)
+			break;
+		pos += (uint32_t)pad8(size);
+	}
+	if (n != count)
+		return fail(r, -EBADMSG, "corrupt trace file: block at offset %llu holds %u records, its header says %u",
+			    (unsigned long long)at, n, count);
+	return 0;
+}
+
+int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *ctx)
+{
+	uint32_t kind, len, count;
+	int err;
+
+	for (;;) {
+		uint64_t at = r->offset;
+
+		err = next_block(r, &kind, &len, &count);
+		if (err < 0)
+			return err;
+		if (err == 0)
+			break;
+		err = 0;
+		if (r->complete)
+			return fail(r, -EBADMSG, "corrupt trace file: a %s block at offset %llu follows the trailer",
+				    xp_tf_block_name(kind), (unsigned long long)at);
+		switch (kind) {
+		case XP_TF_EVENTS:
+			err = parse_events(r, len, count, at, fn, ctx);
+			break;
+		case XP_TF_STATS:
+		case XP_TF_TRAILER:
+			err = parse_stats(r, r->buf, len, count, at);
+			r->complete = kind == XP_TF_TRAILER;
+			break;
+		case XP_TF_META:
+		case XP_TF_LAYOUT:
+			err = fail(r, -EBADMSG, "corrupt trace file: a second %s block at offset %llu",
+				   xp_tf_block_name(kind), (unsigned long long)at);
+			break;
+		default:
+			break;	/* a newer writer's block: checked, then skipped */
+		}
+		if (err)
+			return err;
+	}
+	if (!r->complete) {
+		/* the recorder was killed: keep what was whole */
+		r->truncated = true;
+		snprintf(r->error, sizeof(r->error),
+			 "trace file is cut short (no trailer): read %llu records up to offset %llu; drops counted until then: %llu",
+			 (unsigned long long)r->records, (unsigned long long)r->offset,
+			 (unsigned long long)(r->stats.drops[XP_DROP_RINGBUF] + r->stats.drops[XP_DROP_MAP_FULL] +
+					      r->stats.drops[XP_DROP_KERNEL_MISSED]));
+	}
+	return 0;
+}
+
+void xp_trace_reader_close(struct xp_trace_reader *r)
+{
+	xp_trace_meta_free_layouts(&r->meta);
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = 0;
+}

@@ -1,0 +1,356 @@
+/* The trace file writer (`record`). The format is described in tracefile.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+
+#include "core/decode.h"
+#include "core/tracefile.h"
+#include "core/tracefile_int.h"
+#include "shared/ioctl.h"
+
+/* ---- a growing byte buffer (metadata and layout blocks only) ---------- */
+
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static uint8_t *bytes_add(struct bytes *b, size_t n)
+{
+	if (b->oom)
+		return NULL;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 1024;
+		uint8_t *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		if (!(p = realloc(b->p, cap))) {
+			b->oom = true;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+static void add_u8(struct bytes *b, uint8_t v) { uint8_t *p = bytes_add(b, 1); if (p) *p = v; }
+static void add_u16(struct bytes *b, uint16_t v) { uint8_t *p = bytes_add(b, 2); if (p) put16(p, v); }
+static void add_u32(struct bytes *b, uint32_t v) { uint8_t *p = bytes_add(b, 4); if (p) put32(p, v); }
+static void add_u64(struct bytes *b, uint64_t v) { uint8_t *p = bytes_add(b, 8); if (p) put64(p, v); }
+static void add_fixed(struct bytes *b, const char *s, size_t n)
+{
+	uint8_t *p = bytes_add(b, n);
+
+	if (p) {
+		memset(p, 0, n);
+		memcpy(p, s, strnlen(s, n));
+	}
+}
+
+static void tlv_str(struct bytes *b, uint32_t *count, uint16_t tag, const char *s)
+{
+	size_t n = strnlen(s, 255);
+
+	add_u16(b, tag);
+	add_u16(b, (uint16_t)n);
+	add_fixed(b, s, n);
+	(*count)++;
+}
+
+static void tlv_u64(struct bytes *b, uint32_t *count, uint16_t tag, uint64_t v)
+{
+	add_u16(b, tag);
+	add_u16(b, 8);
+	add_u64(b, v);
+	(*count)++;
+}
+
+static void tlv_u32(struct bytes *b, uint32_t *count, uint16_t tag, uint32_t v)
+{
+	add_u16(b, tag);
+	add_u16(b, 4);
+	add_u32(b, v);
+	(*count)++;
+}
+
+static uint32_t encode_meta(struct bytes *b, const struct xp_trace_meta *m)
+{
+	const struct xp_devices *d = &m->devs;
+	uint32_t n = 0;
+
+	tlv_str(b, &n, XP_TAG_TOOL, m->tool);
+	tlv_str(b, &n, XP_TAG_KERNEL, m->kernel);
+	tlv_str(b, &n, XP_TAG_HOSTNAME, m->hostname);
+	tlv_str(b, &n, XP_TAG_CLOCK, m->clock);
+	tlv_u64(b, &n, XP_TAG_WALL_OFFSET, (uint64_t)m->wall_offset_ns);
+	tlv_u64(b, &n, XP_TAG_START, m->start_ns);
+	if (m->page_size)
+		tlv_u32(b, &n, XP_TAG_PAGE_SIZE, m->page_size);
+	for (int i = 0; i < m->ncaps && i < XP_TF_MAX_CAPS; i++)
+		tlv_str(b, &n, XP_TAG_CAPABILITY, m->caps[i]);
+	if (m->hook[0])
+		tlv_str(b, &n, XP_TAG_HOOK, m->hook);
+	if (m->filter_pid)
+		tlv_u32(b, &n, XP_TAG_FILTER_PID, m->filter_pid);
+	if (m->filter_comm[0])
+		tlv_str(b, &n, XP_TAG_FILTER_COMM, m->filter_comm);
+	if (m->filter_cgroup)
+		tlv_u64(b, &n, XP_TAG_FILTER_CGROUP, m->filter_cgroup);
+	for (int i = 0; i < d->nmajors && i < XP_MAX_MAJORS; i++) {
+		add_u16(b, XP_TAG_MAJOR);
+		add_u16(b, 8 + 32);
+		add_u32(b, d->majors[i].major);
+		add_u32(b, d->majors[i].kind);
+		add_fixed(b, d->majors[i].name, 32);
+		n++;
+	}
+	for (int i = 0; i < d->nnodes && i < XP_MAX_DEVNODES; i++) {
+		add_u16(b, XP_TAG_NODE);
+		add_u16(b, 8 + 64 + 32);
+		add_u32(b, d->nodes[i].dev);
+		add_u32(b, d->nodes[i].kind);
+		add_fixed(b, d->nodes[i].path, 64);
+		add_fixed(b, d->nodes[i].driver, 32);
+		n++;
+	}
+	for (int i = 0; i < d->nextra && i < 64; i++)
+		tlv_u32(b, &n, XP_TAG_EXTRA_DEV, d->extra[i]);
+	return n;
+}
+
+static uint32_t encode_tpf(struct bytes *b, const struct xp_trace_tpf *t)
+{
+	const struct xp_tp_format *f = &t->fmt;
+	char name[2 * XP_TP_NAME_LEN + 2];
+	size_t nl = (size_t)snprintf(name, sizeof(name), "%s/%s", t->group, f->name);
+	int nf = f->nfields < XP_TP_MAX_FIELDS ? f->nfields : XP_TP_MAX_FIELDS;
+
+	add_u16(b, t->rectype);
+	add_u16(b, f->size);
+	add_u16(b, (uint16_t)nf);
+	add_u16(b, (uint16_t)nl);
+	add_fixed(b, name, nl);
+	for (int k = 0; k < nf; k++) {
+		const struct xp_tp_field *x = &f->fields[k];
+		size_t fl = strnlen(x->name, XP_TP_NAME_LEN - 1);
+
+		add_u16(b, x->offset);
+		add_u16(b, x->size);
+		add_u8(b, x->rel_loc ? XP_FIELD_REL_LOC : x->data_loc ? XP_FIELD_DATA_LOC
+			  : x->is_signed ? XP_FIELD_INT : XP_FIELD_UINT);
+		add_u8(b, (uint8_t)fl);
+		add_fixed(b, x->name, fl);
+	}
+	return 1;
+}
+
+static uint32_t encode_layouts(struct bytes *b, const struct xp_trace_meta *m)
+{
+	uint32_t n = xp_tf_nlayouts;
+
+	for (int i = 0; i < m->ntpf && i < XP_TF_MAX_TPF; i++)
+		n += encode_tpf(b, &m->tpf[i]);
+
+	for (size_t i = 0; i < xp_tf_nlayouts; i++) {
+		const struct xp_tf_layout *l = &xp_tf_layouts[i];
+		size_t nl = strlen(l->name);
+
+		add_u16(b, l->type);
+		add_u16(b, l->size);
+		add_u16(b, (uint16_t)l->nfields);
+		add_u16(b, (uint16_t)nl);
+		add_fixed(b, l->name, nl);
+		for (size_t k = 0; k < l->nfields; k++) {
+			const struct field *f = &l->fields[k];
+			size_t fl = strlen(f->name);
+
+			add_u16(b, f->off);
+			add_u16(b, f->size);
+			add_u8(b, f->kind);
+			add_u8(b, (uint8_t)fl);
+			add_fixed(b, f->name, fl);
+		}
+	}
+	return n;
+}
+/* ---- writer ----------------------------------------------------------- */
+
+struct xp_trace_writer {
+	int fd;
+	uint8_t *buf;
+	size_t cap, len;
+	uint32_t count;		/* records in buf */
+	uint64_t records, bytes, blocks;
+};
+
+static int write_all(int fd, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, iov, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+static int write_block(struct xp_trace_writer *w, uint32_t kind, const void *payload, size_t len,
+		       uint32_t count)
+{
+	static const uint8_t zeros[8];
+	uint8_t hdr[XP_TF_BLOCK_HDR];
+	struct iovec iov[3] = {
+		{ hdr, sizeof(hdr) },
+		{ (void *)payload, len },
+		{ (void *)zeros, pad8(len) - len },
+	};
+	int err;
+
+	put32(hdr, kind);
+	put32(hdr + 4, (uint32_t)len);
+	put32(hdr + 8, count);
+	put32(hdr + 12, xp_crc32(0, payload, len));
+	put32(hdr + 16, xp_crc32(0, hdr, 16));
+	put32(hdr + 20, 0);
+	/* one writev per block: a killed recorder leaves whole blocks and at most one cut */
+	if ((err = write_all(w->fd, iov, 3)))
+		return err;
+	w->bytes += sizeof(hdr) + pad8(len);
+	w->blocks++;
+	return 0;
+}
+
+static int flush_events(struct xp_trace_writer *w)
+{
+	int err;
+
+	if (!w->count)
+		return 0;
+	err = write_block(w, XP_TF_EVENTS, w->buf, w->len, w->count);
+	w->len = 0;
+	w->count = 0;
+	return err;
+}
+
+int xp_trace_writer_open(struct xp_trace_writer **out, int fd, const struct xp_trace_meta *m,
+			 size_t block_size)
+{
+	struct xp_trace_writer *w = calloc(1, sizeof(*w));
+	struct bytes meta = { 0 }, lay = { 0 };
+	uint8_t fh[XP_TF_FILE_HDR];
+	struct iovec iov = { fh, sizeof(fh) };
+	uint32_t nmeta, nlay;
+	int err;
+
+	if (!block_size)
+		block_size = XP_TF_DEFAULT_BLOCK;
+	/* room for the largest record hdr.size can describe */
+	if (block_size < 65536)
+		block_size = 65536;
+	if (block_size > XP_TF_MAX_BLOCK)
+		block_size = XP_TF_MAX_BLOCK;
+	if (!w || !(w->buf = malloc(block_size))) {
+		free(w);
+		return -ENOMEM;
+	}
+	w->fd = fd;
+	w->cap = block_size;
+	memcpy(fh, XP_TF_MAGIC, 8);
+	put16(fh + 8, XP_TF_VERSION_MAJOR);
+	put16(fh + 10, XP_TF_VERSION_MINOR);
+	put32(fh + 12, XP_TF_FILE_HDR);
+	nmeta = encode_meta(&meta, m);
+	nlay = encode_layouts(&lay, m);
+	err = meta.oom || lay.oom ? -ENOMEM : write_all(fd, &iov, 1);
+	if (!err) {
+		w->bytes = sizeof(fh);
+		err = write_block(w, XP_TF_META, meta.p, meta.len, nmeta);
+	}
+	if (!err)
+		err = write_block(w, XP_TF_LAYOUT, lay.p, lay.len, nlay);
+	free(meta.p);
+	free(lay.p);
+	if (err) {
+		xp_trace_writer_free(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+int xp_trace_writer_add(struct xp_trace_writer *w, const struct xp_rec_hdr *h)
+{
+	size_t n = pad8(h->size);
+	int err;
+
+	if (h->size < sizeof(*h))
+		return -EINVAL;
+	if (w->len + n > w->cap && (err = flush_events(w)))
+		return err;
+	memcpy(w->buf + w->len, h, h->size);
+	memset(w->buf + w->len + h->size, 0, n - h->size);
+	w->len += n;
+	w->count++;
+	w->records++;
+	return 0;
+}
+
+static int write_stats(struct xp_trace_writer *w, uint32_t kind, const struct xp_trace_stats *s)
+{
+	uint8_t p[16 + 8 * XP_DROP_ALL];
+	int err;
+
+	if ((err = flush_events(w)))
+		return err;
+	put64(p, s->ts_ns);
+	put64(p + 8, w->records);
+	for (int i = 0; i < XP_DROP_ALL; i++)
+		put64(p + 16 + 8 * i, s->drops[i]);
+	return write_block(w, kind, p, sizeof(p), XP_DROP_ALL);
+}
+
+int xp_trace_writer_stats(struct xp_trace_writer *w, const struct xp_trace_stats *s)
+{
+	return write_stats(w, XP_TF_STATS, s);
+}
+
+int xp_trace_writer_finish(struct xp_trace_writer *w, const struct xp_trace_stats *s)
+{
+	return write_stats(w, XP_TF_TRAILER, s);
+}
+
+void xp_trace_writer_free(struct xp_trace_writer *w)
+{
+	if (!w)
+		return;
+	free(w->buf);
+	free(w);
+}
+
+uint64_t xp_trace_writer_records(const struct xp_trace_writer *w) { return w->records; }
+uint64_t xp_trace_writer_bytes(const struct xp_trace_writer *w) { return w->bytes; }
+uint64_t xp_trace_writer_blocks(const struct xp_trace_writer *w) { return w->blocks; }
