@@ -106,10 +106,75 @@ static enum xp_dev_kind kind_of(uint32_t k)
 	return k <= XP_DEV_KFD ? (enum xp_dev_kind)k : XP_DEV_OTHER;
 }
 
+/* One metadata entry into m; false when its length does not fit its tag. */
+static bool meta_entry(struct xp_trace_meta *m, uint16_t tag, const uint8_t *v, uint16_t vl)
+{
+	struct xp_devices *d = &m->devs;
+	bool bad = false;
+
+	switch (tag) {
+	case XP_TAG_TOOL: copy_str(m->tool, sizeof(m->tool), v, vl); break;
+	case XP_TAG_KERNEL: copy_str(m->kernel, sizeof(m->kernel), v, vl); break;
+	case XP_TAG_HOSTNAME: copy_str(m->hostname, sizeof(m->hostname), v, vl); break;
+	case XP_TAG_CLOCK: copy_str(m->clock, sizeof(m->clock), v, vl); break;
+	case XP_TAG_HOOK: copy_str(m->hook, sizeof(m->hook), v, vl); break;
+	case XP_TAG_FILTER_COMM: copy_str(m->filter_comm, sizeof(m->filter_comm), v, vl); break;
+	case XP_TAG_CAPABILITY:
+		if (m->ncaps < XP_TF_MAX_CAPS)
+			copy_str(m->caps[m->ncaps++], sizeof(m->caps[0]), v, vl);
+		break;
+	case XP_TAG_WALL_OFFSET:
+		if (!(bad = vl != 8))
+			m->wall_offset_ns = (int64_t)get64(v);
+		break;
+	case XP_TAG_START:
+		if (!(bad = vl != 8))
+			m->start_ns = get64(v);
+		break;
+	case XP_TAG_FILTER_CGROUP:
+		if (!(bad = vl != 8))
+			m->filter_cgroup = get64(v);
+		break;
+	case XP_TAG_FILTER_PID:
+		if (!(bad = vl != 4))
+			m->filter_pid = get32(v);
+		break;
+	case XP_TAG_PAGE_SIZE:
+		if (!(bad = vl != 4))
+			m->page_size = get32(v);
+		break;
+	case XP_TAG_EXTRA_DEV:
+		if (!(bad = vl != 4) && d->nextra < 64)
+			d->extra[d->nextra++] = get32(v);
+		break;
+	case XP_TAG_MAJOR:
+		if (!(bad = vl != 8 + 32) && d->nmajors < XP_MAX_MAJORS) {
+			struct xp_major *mj = &d->majors[d->nmajors++];
+
+			mj->major = get32(v);
+			mj->kind = kind_of(get32(v + 4));
+			copy_str(mj->name, sizeof(mj->name), v + 8, 32);
+		}
+		break;
+	case XP_TAG_NODE:
+		if (!(bad = vl != 8 + 64 + 32) && d->nnodes < XP_MAX_DEVNODES) {
+			struct xp_devnode *nd = &d->nodes[d->nnodes++];
+
+			nd->dev = get32(v);
+			nd->kind = kind_of(get32(v + 4));
+			copy_str(nd->path, sizeof(nd->path), v + 8, 64);
+			copy_str(nd->driver, sizeof(nd->driver), v + 72, 32);
+		}
+		break;
+	default:
+		break;	/* a newer writer's entry */
+	}
+	return !bad;
+}
+
 static int parse_meta(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count)
 {
 	struct xp_trace_meta *m = &r->meta;
-	struct xp_devices *d = &m->devs;
 	uint32_t pos = 0, n = 0;
 
 	while (pos < len) {
@@ -124,63 +189,7 @@ static int parse_meta(struct xp_trace_reader *r, const uint8_t *p, uint32_t len,
 		v = p + pos + 4;
 		if (vl > len - pos - 4)
 			return fail(r, -EBADMSG, "corrupt trace file: metadata entry %u overruns its block", n);
-		switch (tag) {
-		case XP_TAG_TOOL: copy_str(m->tool, sizeof(m->tool), v, vl); break;
-		case XP_TAG_KERNEL: copy_str(m->kernel, sizeof(m->kernel), v, vl); break;
-		case XP_TAG_HOSTNAME: copy_str(m->hostname, sizeof(m->hostname), v, vl); break;
-		case XP_TAG_CLOCK: copy_str(m->clock, sizeof(m->clock), v, vl); break;
-		case XP_TAG_HOOK: copy_str(m->hook, sizeof(m->hook), v, vl); break;
-		case XP_TAG_FILTER_COMM: copy_str(m->filter_comm, sizeof(m->filter_comm), v, vl); break;
-		case XP_TAG_CAPABILITY:
-			if (m->ncaps < XP_TF_MAX_CAPS)
-				copy_str(m->caps[m->ncaps++], sizeof(m->caps[0]), v, vl);
-			break;
-		case XP_TAG_WALL_OFFSET:
-			if (!(bad = vl != 8))
-				m->wall_offset_ns = (int64_t)get64(v);
-			break;
-		case XP_TAG_START:
-			if (!(bad = vl != 8))
-				m->start_ns = get64(v);
-			break;
-		case XP_TAG_FILTER_CGROUP:
-			if (!(bad = vl != 8))
-				m->filter_cgroup = get64(v);
-			break;
-		case XP_TAG_FILTER_PID:
-			if (!(bad = vl != 4))
-				m->filter_pid = get32(v);
-			break;
-		case XP_TAG_PAGE_SIZE:
-			if (!(bad = vl != 4))
-				m->page_size = get32(v);
-			break;
-		case XP_TAG_EXTRA_DEV:
-			if (!(bad = vl != 4) && d->nextra < 64)
-				d->extra[d->nextra++] = get32(v);
-			break;
-		case XP_TAG_MAJOR:
-			if (!(bad = vl != 8 + 32) && d->nmajors < XP_MAX_MAJORS) {
-				struct xp_major *mj = &d->majors[d->nmajors++];
-
-				mj->major = get32(v);
-				mj->kind = kind_of(get32(v + 4));
-				copy_str(mj->name, sizeof(mj->name), v + 8, 32);
-			}
-			break;
-		case XP_TAG_NODE:
-			if (!(bad = vl != 8 + 64 + 32) && d->nnodes < XP_MAX_DEVNODES) {
-				struct xp_devnode *nd = &d->nodes[d->nnodes++];
-
-				nd->dev = get32(v);
-				nd->kind = kind_of(get32(v + 4));
-				copy_str(nd->path, sizeof(nd->path), v + 8, 64);
-				copy_str(nd->driver, sizeof(nd->driver), v + 72, 32);
-			}
-			break;
-		default:
-			break;	/* a newer writer's entry */
-		}
+		bad = !meta_entry(m, tag, v, vl);
 		if (bad)
 			return fail(r, -EBADMSG, "corrupt trace file: metadata entry %u (tag %u) has length %u",
 				    n, tag, vl);
