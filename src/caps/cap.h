@@ -68,7 +68,6 @@ struct xp_cap_inst {
 	void *st;			/* the analysis state (cap->init) */
 	struct xp_kside *k;		/* the kernel side (live only) */
 	uint64_t undecodable;		/* records the analysis could not decode, this interval */
-	int out_err;			/* a failed write of a stream line (-EIO) */
 };
 
 /* What the kernel side is opened with. */

@@ -91,8 +91,6 @@ static int io_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 			xp_ioctl_stream_json(e->stream_json, rec, e->devs, e->t0);
 		else
 			xp_ioctl_stream_text(e->f, rec, e->devs, e->t0);
-		if (ferror(e->f))
-			return -EIO;
 	}
 	return xp_ioctl_table_add_rec(ci->st, rec);
 }

@@ -125,8 +125,6 @@ static int mm_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 			xp_mem_stream_json(e->stream_json, ci->layout, rec, e->t0);
 		else
 			xp_mem_stream_text(e->f, ci->layout, rec, e->t0);
-		if (ferror(e->f))
-			return -EIO;
 	}
 	return 0;
 }

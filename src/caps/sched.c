@@ -87,12 +87,7 @@ static void sc_on_job(void *ctx, const struct xp_sched_job_info *j)
 		xp_perfetto_sched_job(e->pf, j);
 		return;
 	}
-	if (e->json)
-		xp_sched_stream_json(e->stream_json, j, e->t0);
-	else
-		xp_sched_stream_text(e->f, j, e->t0);
-	if (ferror(e->f))
-		ci->out_err = -EIO;
+	(void)(e->json ? xp_sched_stream_json(e->stream_json, j, e->t0) : xp_sched_stream_text(e->f, j, e->t0));
 }
 
 static int sc_init(struct xp_cap_inst *ci)
@@ -135,7 +130,7 @@ static int sc_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 		ci->undecodable++;
 		err = 0;
 	}
-	return err ? err : ci->out_err;
+	return err;
 }
 
 static void sc_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)

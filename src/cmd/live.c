@@ -289,9 +289,13 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 {
 	struct live_run *r = ctx;
 
+	int err;
+
 	if (h->type != r->cap->rectype)
 		return 0;
-	return r->cap->feed(&r->ci, h);
+	err = r->cap->feed(&r->ci, h);
+	/* a stream line that could not be written (a reader gone) ends the run */
+	return !err && r->o.stream && ferror(stdout) ? -EIO : err;
 }
 
 static int live_report(struct live_run *r, uint64_t interval, bool final)
