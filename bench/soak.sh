@@ -39,9 +39,17 @@ tmp, T, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = [l.split() for l in open(f"{tmp}/rss.txt").read().splitlines()[1:]]
 def col(i): return [int(r[i]) for r in rows if len(r) > i and r[i].isdigit()]
 def summ(path):
-    docs = [json.loads(l) for l in open(path) if l.strip().startswith("{")]
-    s = [d for d in docs if "processes" in d]
-    return s[-1] if s else {}
+    # the summary is the last line (--stream puts one object per call before it)
+    last = ""
+    with open(path) as f:
+        for l in f:
+            if l.strip():
+                last = l
+    try:
+        d = json.loads(last)
+    except ValueError:
+        return {}
+    return d if "processes" in d else {}
 sm, st, rp = summ(f"{tmp}/sum.json"), summ(f"{tmp}/stream.json"), summ(f"{tmp}/report.json")
 def calls(d): return sum(i["calls"] for p in d.get("processes", []) for i in p["ioctls"])
 procs = int(rows[-1][4]) if rows else 0
