@@ -7,7 +7,7 @@
  * before load, and attaches program xp_<cap>_<index> to its event by name.
  *
  *   #include "bpf/rawtp.bpf.h"
- *   XP_RAWTP_PROG(vblank, XP_REC_VBLANK, 0)   // -> program "xp_vblank_0"
+ *   XP_RAWTP_PROG(sched, XP_REC_SCHED, 0)   // -> program "xp_sched_0"  (or tp.bpf.c's slots)
  */
 #ifndef XP_BPF_RAWTP_H
 #define XP_BPF_RAWTP_H
