@@ -14,7 +14,8 @@ OUT=bench/RESULTS-soak.md
 [ "$(id -u)" -eq 0 ] || { echo "soak: needs root" >&2; exit 1; }
 [ -x "$XP" ] && [ -x "$DRV" ] || { echo "soak: run 'make xputrace helpers' first" >&2; exit 1; }
 tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+# the samples survive a failed summary: bench/soak-samples.txt
+trap 'kill $(jobs -p) 2>/dev/null; cp "$tmp/rss.txt" bench/soak-samples.txt 2>/dev/null; rm -rf "$tmp"' EXIT
 
 "$XP" ioctl --device /dev/null -j > "$tmp/sum.json" 2> "$tmp/sum.err" & S=$!
 "$XP" ioctl --device /dev/null --stream -j > "$tmp/stream.json" 2> "$tmp/stream.err" & M=$!
@@ -52,7 +53,7 @@ def summ(path):
     return d if "processes" in d else {}
 sm, st, rp = summ(f"{tmp}/sum.json"), summ(f"{tmp}/stream.json"), summ(f"{tmp}/report.json")
 def calls(d): return sum(i["calls"] for p in d.get("processes", []) for i in p["ioctls"])
-procs = int(rows[-1][4]) if rows else 0
+procs = max(col(4) or [0])
 rep_rss = open(f"{tmp}/report.rss").read().strip() or "0"
 size = os.path.getsize(f"{tmp}/soak.xpt") if os.path.exists(f"{tmp}/soak.xpt") else 0
 with open(out, "w") as f:
