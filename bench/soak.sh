@@ -60,8 +60,8 @@ with open(out, "w") as f:
     f.write(f"""# Soak: process churn plus an ioctl flood
 
 `bench/soak.sh` (SOAK_SECONDS={T}): short-lived processes doing 5 ioctls each on
-/dev/null, one after another, plus about 5,000 calls a second from a long-lived
-one, traced at once by `ioctl` (summary), `ioctl --stream -j` and `record`;
+/dev/null, one after another, plus about 5,000 calls a second in bursts of 500,
+traced at once by `ioctl` (summary), `ioctl --stream -j` and `record`;
 RSS sampled every second. Load average at the end: {open('/proc/loadavg').read().split()[0]}.
 
 | mode | peak RSS | RSS at 10% of the run | RSS at the end | calls | drops | (other) calls |
@@ -78,6 +78,8 @@ RSS sampled every second. Load average at the end: {open('/proc/loadavg').read()
     f.write(f"| report of the {size/1e6:.0f} MB file | {int(rep_rss)/1024:.1f} MB | | | {calls(rp)} | "
             f"{rp.get('drops', {}).get('total', '?')} | {rp.get('folded_calls', 0)} |\n")
     f.write(f"\nProcesses started by the churn: {procs}. The target is RSS under 32 MB in every mode;\n"
-            "process rows past --max-keys (4096) are added up in (other) rows, so totals stay exact.\n")
+            "process rows past --max-keys (4096) are added up in (other) rows, so totals stay exact.
+The three tracers are stopped together; the few hundred calls between their stops are
+why their totals differ slightly.\n")
 print(open(out).read())
 PY
