@@ -15,7 +15,7 @@ OUT=bench/RESULTS-soak.md
 [ -x "$XP" ] && [ -x "$DRV" ] || { echo "soak: run 'make xputrace helpers' first" >&2; exit 1; }
 tmp=$(mktemp -d)
 # the samples survive a failed summary: bench/soak-samples.txt
-trap 'kill $(jobs -p) 2>/dev/null; cp "$tmp/rss.txt" bench/soak-samples.txt 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; cp "$tmp/rss.txt" bench/soak-samples.txt 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 "$XP" ioctl --device /dev/null -j > "$tmp/sum.json" 2> "$tmp/sum.err" & S=$!
 "$XP" ioctl --device /dev/null --stream -j > "$tmp/stream.json" 2> "$tmp/stream.err" & M=$!
@@ -78,8 +78,8 @@ RSS sampled every second. Load average at the end: {open('/proc/loadavg').read()
     f.write(f"| report of the {size/1e6:.0f} MB file | {int(rep_rss)/1024:.1f} MB | | | {calls(rp)} | "
             f"{rp.get('drops', {}).get('total', '?')} | {rp.get('folded_calls', 0)} |\n")
     f.write(f"\nProcesses started by the churn: {procs}. The target is RSS under 32 MB in every mode;\n"
-            "process rows past --max-keys (4096) are added up in (other) rows, so totals stay exact.
-The three tracers are stopped together; the few hundred calls between their stops are
-why their totals differ slightly.\n")
+            "process rows past --max-keys (4096) are added up in (other) rows, so totals stay exact.\n"
+            "The three tracers are stopped together; the few hundred calls between their stops are\n"
+            "why their totals differ slightly.\n")
 print(open(out).read())
 PY
