@@ -46,7 +46,6 @@ enum xp_cap_out {
 
 /* Where an instance runs: the same for a live run and a trace file. */
 struct xp_cap_env {
-	const char *verb;		/* for messages: "sched", "report", ... */
 	bool live;			/* false: records come from a trace file */
 	enum xp_cap_out out;
 	bool json;			/* stream as JSON objects (XP_OUT_STREAM) */

@@ -132,7 +132,7 @@ int cmd_export(int argc, char **argv)
 		free(r);
 		return xp_fail(1, "export: out of memory");
 	}
-	c->env = (struct xp_cap_env){ .verb = "export", .out = XP_OUT_PERFETTO, .pf = &c->p };
+	c->env = (struct xp_cap_env){ .out = XP_OUT_PERFETTO, .pf = &c->p };
 	/* the input is read whole before anything is renamed: never export over it */
 	if (!stat(paths[0], &sin) && !stat(paths[1], &sout) && sin.st_dev == sout.st_dev &&
 	    sin.st_ino == sout.st_ino) {

@@ -361,7 +361,7 @@ static int run(struct live_run *r, int argc, char **argv)
 		return status;
 
 	r->env = (struct xp_cap_env){
-		.verb = verb, .live = true, .out = r->o.stream ? XP_OUT_STREAM : XP_OUT_SUMMARY,
+		.live = true, .out = r->o.stream ? XP_OUT_STREAM : XP_OUT_SUMMARY,
 		.json = r->o.json, .f = stdout, .stream_json = &r->sj, .filt = r->o.f,
 		.devs = &r->devs, .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
 	};

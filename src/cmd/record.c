@@ -306,7 +306,7 @@ int cmd_record(int argc, char **argv)
 
 	if (!r)
 		return xp_fail(1, "record: out of memory");
-	r->env = (struct xp_cap_env){ .verb = "record", .live = true, .out = XP_OUT_SUMMARY, .f = stdout };
+	r->env = (struct xp_cap_env){ .live = true, .out = XP_OUT_SUMMARY, .f = stdout };
 	status = record(r, argc, argv);
 	xp_session_close(&r->sess);
 	for (int i = r->nci - 1; i >= 0; i--) {

@@ -241,7 +241,7 @@ int xp_report_file(const char *path, const char *view, bool json, bool hist, boo
 	memset(&c, 0, sizeof(c));
 	c.view = view;
 	c.path = path;
-	c.env = (struct xp_cap_env){ .verb = "report", .out = XP_OUT_SUMMARY, .f = stdout };
+	c.env = (struct xp_cap_env){ .out = XP_OUT_SUMMARY, .f = stdout };
 	status = xp_cmd_read_trace("report", path, r, info ? NULL : on_open, on_record, &c);
 	if (!status) {
 		if (info)
