@@ -6,69 +6,106 @@
 #include "core/mem_stats.h"
 #include "core/mem_int.h"
 
-int xp_mem_i915(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r)
+/* One function per event (bind and unbind share one), each read alone;
+ * xp_mem_i915 only dispatches on the record's event. */
+
+static int i915_create(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r)
 {
-	uint64_t a = 0, b = 0, c = 0;
+	uint64_t a = 0, b = 0;
 	struct xp_mem_obj *o;
 	int p;
 
-	switch (r->ev) {
-	case XP_MEM_I915_CREATE:
-		if (F("obj", &a) || F("size", &b))
-			return -EBADMSG;
-		s->i915_creates++;
-		s->i915_create_bytes += b;
-		p = xp_mem_proc_of(s, r);
-		if (p >= 0) {
-			s->procs[p].i915_creates++;
-			s->procs[p].i915_create_bytes += b;
-			s->procs[p].i915_live_objs++;
-			s->procs[p].i915_live_bytes += b;
-		}
-		o = xp_mem_obj_find(s, a, true);
-		if (!o) {
-			s->overflow++;
-			return 0;
-		}
-		*o = (struct xp_mem_obj){ .obj = a, .size = b, .proc = p >= 0 ? p : XP_MEM_MAX_PROCS };
+	if (F("obj", &a) || F("size", &b))
+		return -EBADMSG;
+	s->i915_creates++;
+	s->i915_create_bytes += b;
+	p = xp_mem_proc_of(s, r);
+	if (p >= 0) {
+		s->procs[p].i915_creates++;
+		s->procs[p].i915_create_bytes += b;
+		s->procs[p].i915_live_objs++;
+		s->procs[p].i915_live_bytes += b;
+	}
+	o = xp_mem_obj_find(s, a, true);
+	if (!o) {
+		s->overflow++;
 		return 0;
-	case XP_MEM_I915_DESTROY:
-		if (F("obj", &a))
-			return -EBADMSG;
-		s->i915_destroys++;
-		o = xp_mem_obj_find(s, a, false);
-		if (!o) {
-			s->i915_destroy_untracked++;
-			return 0;
-		}
-		s->i915_destroy_bytes += o->size;
-		if (o->proc < XP_MEM_MAX_PROCS) {
-			s->procs[o->proc].i915_live_objs--;
-			s->procs[o->proc].i915_live_bytes -= o->size;
-		}
-		o->proc = -2;
+	}
+	*o = (struct xp_mem_obj){ .obj = a, .size = b, .proc = p >= 0 ? p : XP_MEM_MAX_PROCS };
+	return 0;
+}
+
+static int i915_destroy(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r)
+{
+	uint64_t a = 0;
+	struct xp_mem_obj *o;
+
+	if (F("obj", &a))
+		return -EBADMSG;
+	s->i915_destroys++;
+	o = xp_mem_obj_find(s, a, false);
+	if (!o) {
+		s->i915_destroy_untracked++;
 		return 0;
-	case XP_MEM_I915_BIND:
-	case XP_MEM_I915_UNBIND:
-		if (F("obj", &a) || F("size", &b))
-			return -EBADMSG;
-		o = xp_mem_obj_find(s, a, false);
-		if (r->ev == XP_MEM_I915_UNBIND) {
-			s->i915_unbinds++;
-			if (o)
-				o->unbound = 1;
-			return 0;
-		}
-		s->i915_binds++;
-		s->i915_bind_bytes += b;
-		/* bound again after an unbind while tracing: evicted and brought back */
-		if (o && o->unbound) {
-			s->i915_rebinds++;
-			o->unbound = 0;
-		}
+	}
+	s->i915_destroy_bytes += o->size;
+	if (o->proc < XP_MEM_MAX_PROCS) {
+		s->procs[o->proc].i915_live_objs--;
+		s->procs[o->proc].i915_live_bytes -= o->size;
+	}
+	o->proc = -2;
+	return 0;
+}
+
+static int i915_bind(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r)
+{
+	uint64_t a = 0, b = 0;
+	struct xp_mem_obj *o;
+
+	if (F("obj", &a) || F("size", &b))
+		return -EBADMSG;
+	o = xp_mem_obj_find(s, a, false);
+	if (r->ev == XP_MEM_I915_UNBIND) {
+		s->i915_unbinds++;
 		if (o)
-			o->bound_once = 1;
+			o->unbound = 1;
 		return 0;
+	}
+	s->i915_binds++;
+	s->i915_bind_bytes += b;
+	/* bound again after an unbind while tracing: evicted and brought back */
+	if (o && o->unbound) {
+		s->i915_rebinds++;
+		o->unbound = 0;
+	}
+	if (o)
+		o->bound_once = 1;
+	return 0;
+}
+
+static int i915_fault(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r)
+{
+	uint64_t b = 0, c = 0;
+	int p;
+
+	if (F("gtt", &b) || F("write", &c))
+		return -EBADMSG;
+	s->i915_faults[b != 0][c != 0]++;
+	p = xp_mem_proc_of(s, r);
+	if (p >= 0)
+		s->procs[p].i915_faults++;
+	return 0;
+}
+
+int xp_mem_i915(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r)
+{
+	uint64_t b = 0;
+
+	switch (r->ev) {
+	case XP_MEM_I915_CREATE: return i915_create(s, l, r);
+	case XP_MEM_I915_DESTROY: return i915_destroy(s, l, r);
+	case XP_MEM_I915_BIND:
+	case XP_MEM_I915_UNBIND: return i915_bind(s, l, r);
 	case XP_MEM_I915_EVICT:
 		s->i915_evicts++;
 		if (!F("size", &b))
@@ -81,14 +118,7 @@ int xp_mem_i915(struct xp_mem_state *s, const struct xp_rawtp_layout *l, const s
 		if (!F("target", &b))
 			s->i915_shrink_target += b;
 		return 0;
-	case XP_MEM_I915_FAULT:
-		if (F("gtt", &b) || F("write", &c))
-			return -EBADMSG;
-		s->i915_faults[b != 0][c != 0]++;
-		p = xp_mem_proc_of(s, r);
-		if (p >= 0)
-			s->procs[p].i915_faults++;
-		return 0;
+	case XP_MEM_I915_FAULT: return i915_fault(s, l, r);
 	}
 	return -ENOENT;
 }
