@@ -92,13 +92,74 @@ int xp_sched_done_cfg_fill(const struct xp_rawtp_layout *l, struct xp_sched_done
 	return tp;
 }
 
-/* ---- decoding ---- */
+/* ---- decoding: one record into one xp_sched_event ---- */
+
+/* gen 1 (up to Linux 6.16): a job is named by its finished fence's address and its id */
+static int decode_gen1(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r, int tp,
+			struct xp_sched_event *ev)
+{
+	int err = 0;
+
+	switch (tp) {
+	case XP_TP_DRM_SCHED_JOB:
+	case XP_TP_DRM_RUN_JOB:
+		ev->kind = tp == XP_TP_DRM_SCHED_JOB ? XP_SCHED_QUEUE : XP_SCHED_RUN;
+		err = xp_rawtp_u64(l, r, "fence", &ev->fence);
+		err = err ? err : xp_rawtp_u64(l, r, "id", &ev->job_id);
+		xp_rawtp_u64(l, r, "entity", &ev->entity);
+		return err;
+	case XP_TP_DRM_SCHED_PROCESS_JOB:
+		ev->kind = XP_SCHED_DONE;
+		err = xp_rawtp_u64(l, r, "fence", &ev->fence);
+		return err;
+	case XP_TP_DRM_SCHED_JOB_WAIT_DEP:
+		ev->kind = XP_SCHED_DEP;
+		err = xp_rawtp_u64(l, r, "id", &ev->job_id);
+		xp_rawtp_u64(l, r, "fence", &ev->dep_fence);
+		err = err ? err : xp_rawtp_u64(l, r, "ctx", &ev->dep_ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "seqno", &ev->dep_seqno);
+		return err;
+	}
+	return err;
+}
+
+/* gen 2 (from Linux 6.17): a job is named by its finished fence (context, seqno) */
+static int decode_gen2(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r, int tp,
+			struct xp_sched_event *ev)
+{
+	int err = 0;
+
+	switch (tp) {
+	case XP_TP_DRM_SCHED_JOB_QUEUE:
+	case XP_TP_DRM_SCHED_JOB_RUN:
+		ev->kind = tp == XP_TP_DRM_SCHED_JOB_QUEUE ? XP_SCHED_QUEUE : XP_SCHED_RUN;
+		err = xp_rawtp_u64(l, r, "fence_context", &ev->ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "fence_seqno", &ev->seqno);
+		if (!xp_rawtp_u64(l, r, "client_id", &ev->client_id))
+			ev->has_client = true;
+		return err;
+	case XP_TP_DRM_SCHED_JOB_DONE:
+		ev->kind = XP_SCHED_DONE;
+		err = xp_rawtp_u64(l, r, "fence_context", &ev->ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "fence_seqno", &ev->seqno);
+		return err;
+	case XP_TP_DRM_SCHED_JOB_ADD_DEP:
+	case XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE:
+		ev->kind = tp == XP_TP_DRM_SCHED_JOB_ADD_DEP ? XP_SCHED_DEP : XP_SCHED_UNSCHED;
+		err = xp_rawtp_u64(l, r, "fence_context", &ev->ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "fence_seqno", &ev->seqno);
+		err = err ? err : xp_rawtp_u64(l, r, "ctx", &ev->dep_ctx);
+		err = err ? err : xp_rawtp_u64(l, r, "seqno", &ev->dep_seqno);
+		return err;
+	}
+	return err;
+}
 
 int xp_sched_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
 		    struct xp_sched_event *ev)
 {
 	uint64_t v;
-	int tp = r->ev, err = 0;
+	int tp = r->ev, err;
 
 	if (tp >= XP_TP_SCHED_MAX || tp >= l->n || !l->present[tp])
 		return -ENOENT;
@@ -110,47 +171,7 @@ int xp_sched_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *
 	memcpy(ev->comm, r->comm, XP_COMM_LEN);
 	ev->comm[XP_COMM_LEN - 1] = '\0';
 	xp_rawtp_rec_str(r, 0, ev->ring, sizeof(ev->ring));
-	switch (tp) {
-	case XP_TP_DRM_SCHED_JOB:
-	case XP_TP_DRM_RUN_JOB:
-		ev->kind = tp == XP_TP_DRM_SCHED_JOB ? XP_SCHED_QUEUE : XP_SCHED_RUN;
-		err = xp_rawtp_u64(l, r, "fence", &ev->fence);
-		err = err ? err : xp_rawtp_u64(l, r, "id", &ev->job_id);
-		xp_rawtp_u64(l, r, "entity", &ev->entity);
-		break;
-	case XP_TP_DRM_SCHED_PROCESS_JOB:
-		ev->kind = XP_SCHED_DONE;
-		err = xp_rawtp_u64(l, r, "fence", &ev->fence);
-		break;
-	case XP_TP_DRM_SCHED_JOB_WAIT_DEP:
-		ev->kind = XP_SCHED_DEP;
-		err = xp_rawtp_u64(l, r, "id", &ev->job_id);
-		xp_rawtp_u64(l, r, "fence", &ev->dep_fence);
-		err = err ? err : xp_rawtp_u64(l, r, "ctx", &ev->dep_ctx);
-		err = err ? err : xp_rawtp_u64(l, r, "seqno", &ev->dep_seqno);
-		break;
-	case XP_TP_DRM_SCHED_JOB_QUEUE:
-	case XP_TP_DRM_SCHED_JOB_RUN:
-		ev->kind = tp == XP_TP_DRM_SCHED_JOB_QUEUE ? XP_SCHED_QUEUE : XP_SCHED_RUN;
-		err = xp_rawtp_u64(l, r, "fence_context", &ev->ctx);
-		err = err ? err : xp_rawtp_u64(l, r, "fence_seqno", &ev->seqno);
-		if (!xp_rawtp_u64(l, r, "client_id", &ev->client_id))
-			ev->has_client = true;
-		break;
-	case XP_TP_DRM_SCHED_JOB_DONE:
-		ev->kind = XP_SCHED_DONE;
-		err = xp_rawtp_u64(l, r, "fence_context", &ev->ctx);
-		err = err ? err : xp_rawtp_u64(l, r, "fence_seqno", &ev->seqno);
-		break;
-	case XP_TP_DRM_SCHED_JOB_ADD_DEP:
-	case XP_TP_DRM_SCHED_JOB_UNSCHEDULABLE:
-		ev->kind = tp == XP_TP_DRM_SCHED_JOB_ADD_DEP ? XP_SCHED_DEP : XP_SCHED_UNSCHED;
-		err = xp_rawtp_u64(l, r, "fence_context", &ev->ctx);
-		err = err ? err : xp_rawtp_u64(l, r, "fence_seqno", &ev->seqno);
-		err = err ? err : xp_rawtp_u64(l, r, "ctx", &ev->dep_ctx);
-		err = err ? err : xp_rawtp_u64(l, r, "seqno", &ev->dep_seqno);
-		break;
-	}
+	err = ev->gen == 1 ? decode_gen1(l, r, tp, ev) : decode_gen2(l, r, tp, ev);
 	if (err)
 		return -EBADMSG;
 	if (ev->kind == XP_SCHED_QUEUE || ev->kind == XP_SCHED_RUN) {
