@@ -106,10 +106,43 @@ static enum xp_dev_kind kind_of(uint32_t k)
 	return k <= XP_DEV_KFD ? (enum xp_dev_kind)k : XP_DEV_OTHER;
 }
 
+/* An entry of the recording machine's device table (majors, nodes, extra
+ * devices) into d; false when its length does not fit its tag. */
+static bool meta_dev_entry(struct xp_devices *d, uint16_t tag, const uint8_t *v, uint16_t vl)
+{
+	bool bad = false;
+
+	switch (tag) {
+	case XP_TAG_EXTRA_DEV:
+		if (!(bad = vl != 4) && d->nextra < 64)
+			d->extra[d->nextra++] = get32(v);
+		break;
+	case XP_TAG_MAJOR:
+		if (!(bad = vl != 8 + 32) && d->nmajors < XP_MAX_MAJORS) {
+			struct xp_major *mj = &d->majors[d->nmajors++];
+
+			mj->major = get32(v);
+			mj->kind = kind_of(get32(v + 4));
+			copy_str(mj->name, sizeof(mj->name), v + 8, 32);
+		}
+		break;
+	case XP_TAG_NODE:
+		if (!(bad = vl != 8 + 64 + 32) && d->nnodes < XP_MAX_DEVNODES) {
+			struct xp_devnode *nd = &d->nodes[d->nnodes++];
+
+			nd->dev = get32(v);
+			nd->kind = kind_of(get32(v + 4));
+			copy_str(nd->path, sizeof(nd->path), v + 8, 64);
+			copy_str(nd->driver, sizeof(nd->driver), v + 72, 32);
+		}
+		break;
+	}
+	return !bad;
+}
+
 /* One metadata entry into m; false when its length does not fit its tag. */
 static bool meta_entry(struct xp_trace_meta *m, uint16_t tag, const uint8_t *v, uint16_t vl)
 {
-	struct xp_devices *d = &m->devs;
 	bool bad = false;
 
 	switch (tag) {
@@ -144,28 +177,9 @@ static bool meta_entry(struct xp_trace_meta *m, uint16_t tag, const uint8_t *v, 
 			m->page_size = get32(v);
 		break;
 	case XP_TAG_EXTRA_DEV:
-		if (!(bad = vl != 4) && d->nextra < 64)
-			d->extra[d->nextra++] = get32(v);
-		break;
 	case XP_TAG_MAJOR:
-		if (!(bad = vl != 8 + 32) && d->nmajors < XP_MAX_MAJORS) {
-			struct xp_major *mj = &d->majors[d->nmajors++];
-
-			mj->major = get32(v);
-			mj->kind = kind_of(get32(v + 4));
-			copy_str(mj->name, sizeof(mj->name), v + 8, 32);
-		}
-		break;
 	case XP_TAG_NODE:
-		if (!(bad = vl != 8 + 64 + 32) && d->nnodes < XP_MAX_DEVNODES) {
-			struct xp_devnode *nd = &d->nodes[d->nnodes++];
-
-			nd->dev = get32(v);
-			nd->kind = kind_of(get32(v + 4));
-			copy_str(nd->path, sizeof(nd->path), v + 8, 64);
-			copy_str(nd->driver, sizeof(nd->driver), v + 72, 32);
-		}
-		break;
+		return meta_dev_entry(&m->devs, tag, v, vl);
 	default:
 		break;	/* a newer writer's entry */
 	}
@@ -258,6 +272,43 @@ static int tpf_field(struct xp_trace_reader *r, struct xp_trace_tpf *t, uint16_t
 }
 
 /*
+ * One field of layout n, at *pos: kept in tpf (a tracefs event layout) or
+ * checked against mine (a record type this build knows), marking seen[].
+ */
+static int layout_field(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t *pos,
+			uint32_t n, struct xp_trace_tpf *tpf, const struct xp_tf_layout *mine, bool *seen)
+{
+	uint16_t off, fsz;
+	uint8_t fl, kind;
+	int err;
+
+	if (len - *pos < 6)
+		return fail(r, -EBADMSG, "corrupt trace file: layout %u is cut short", n);
+	off = get16(p + *pos);
+	fsz = get16(p + *pos + 2);
+	kind = p[*pos + 4];
+	fl = p[*pos + 5];
+	*pos += 6;
+	if (fl > len - *pos)
+		return fail(r, -EBADMSG, "corrupt trace file: layout %u overruns its block", n);
+	if (tpf && (err = tpf_field(r, tpf, off, fsz, kind, p + *pos, fl, n)))
+		return err;
+	for (size_t i = 0; mine && i < mine->nfields && i < 64; i++) {
+		const struct field *f = &mine->fields[i];
+
+		if (strlen(f->name) != fl || memcmp(f->name, p + *pos, fl))
+			continue;
+		if (f->off != off || f->size != fsz)
+			return fail(r, -EPROTO,
+				    "trace file has %s.%s at offset %u (%u bytes); this xputrace expects %u (%u bytes)",
+				    mine->name, f->name, off, fsz, f->off, f->size);
+		seen[i] = true;
+	}
+	*pos += fl;
+	return 0;
+}
+
+/*
  * Checks the file's layout of each record type this build knows against
  * its own, and keeps the tracefs event layouts the file carries.
  */
@@ -293,34 +344,9 @@ static int check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t le
 		if (mine && size < mine->size)
 			return fail(r, -EPROTO, "trace file has %s records of %u bytes; this xputrace reads %u",
 				    mine->name, size, mine->size);
-		for (uint16_t k = 0; k < nf; k++) {
-			uint16_t off, fsz;
-			uint8_t fl, kind;
-
-			if (len - pos < 6)
-				return fail(r, -EBADMSG, "corrupt trace file: layout %u is cut short", n);
-			off = get16(p + pos);
-			fsz = get16(p + pos + 2);
-			kind = p[pos + 4];
-			fl = p[pos + 5];
-			pos += 6;
-			if (fl > len - pos)
-				return fail(r, -EBADMSG, "corrupt trace file: layout %u overruns its block", n);
-			if (tpf && (err = tpf_field(r, tpf, off, fsz, kind, p + pos, fl, n)))
+		for (uint16_t k = 0; k < nf; k++)
+			if ((err = layout_field(r, p, len, &pos, n, tpf, mine, seen)))
 				return err;
-			for (size_t i = 0; mine && i < mine->nfields && i < 64; i++) {
-				const struct field *f = &mine->fields[i];
-
-				if (strlen(f->name) != fl || memcmp(f->name, p + pos, fl))
-					continue;
-				if (f->off != off || f->size != fsz)
-					return fail(r, -EPROTO,
-						    "trace file has %s.%s at offset %u (%u bytes); this xputrace expects %u (%u bytes)",
-						    mine->name, f->name, off, fsz, f->off, f->size);
-				seen[i] = true;
-			}
-			pos += fl;
-		}
 		for (size_t i = 0; mine && i < mine->nfields && i < 64; i++)
 			if (!seen[i])
 				return fail(r, -EPROTO, "trace file's %s records lack the field %s",
