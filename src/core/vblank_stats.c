@@ -232,27 +232,16 @@ static bool requested(const struct xp_vbl_state *s, uint64_t file, int32_t crtc)
 	return false;
 }
 
-static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+/*
+ * The request a delivery answers: exact (file, crtc, seq), else the oldest
+ * earlier request of that file and CRTC, taken off the pending list into d;
+ * without one, the process last seen on the client.
+ */
+static void match_request(struct xp_vbl_state *s, const struct xp_vbl_event *ev,
+			  const struct xp_vbl_client *cl, struct xp_vbl_delivery *d)
 {
-	struct xp_vbl_crtc *c;
-	struct xp_vbl_client *cl;
-	struct xp_vbl_delivery d = { .ts = ev->ts, .file = ev->file, .crtc = ev->crtc,
-				     .seq = ev->seq, .req_seq = ev->seq };
 	int match = -1;
-	uint64_t vt;
 
-	/*
-	 * With process filters the kernel kept only the chosen processes'
-	 * requests: a delivery to a file none of them queued on is another
-	 * process's (or a page flip's), not one of theirs.
-	 */
-	if (s->proc_filter && !requested(s, ev->file, ev->crtc)) {
-		s->filtered++;
-		return;
-	}
-	c = crtc_of(s, ev->crtc);
-	cl = client_of(s, ev->file, ev->crtc);
-	/* exact (file, crtc, seq), else the oldest earlier request of that file and CRTC */
 	for (int i = 0; i < s->npending; i++) {
 		const struct xp_vbl_pending *p = &s->pending[i];
 
@@ -268,18 +257,64 @@ static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	if (match >= 0) {
 		const struct xp_vbl_pending *p = &s->pending[match];
 
-		d.queued = true;
-		d.req_seq = p->seq;
-		d.latency_ns = ev->ts > p->ts ? ev->ts - p->ts : 0;
-		d.pid = p->pid;
-		memcpy(d.comm, p->comm, XP_COMM_LEN);
+		d->queued = true;
+		d->req_seq = p->seq;
+		d->latency_ns = ev->ts > p->ts ? ev->ts - p->ts : 0;
+		d->pid = p->pid;
+		memcpy(d->comm, p->comm, XP_COMM_LEN);
 		memmove(&s->pending[match], &s->pending[match + 1],
 			sizeof(s->pending[0]) * (size_t)(s->npending - match - 1));
 		s->npending--;
 	} else if (cl && cl->pid) {
-		d.pid = cl->pid;
-		memcpy(d.comm, cl->comm, XP_COMM_LEN);
+		d->pid = cl->pid;
+		memcpy(d->comm, cl->comm, XP_COMM_LEN);
 	}
+}
+
+/* A delivery on the client's side: its counts, the frames it missed since its
+ * last delivery (charged to the CRTC too), the time between its frames. */
+static void client_delivered(struct xp_vbl_crtc *c, struct xp_vbl_client *cl, struct xp_vbl_delivery *d)
+{
+	cl->delivered++;
+	if (d->queued)
+		xp_hist_add(&cl->latency, d->latency_ns);
+	else
+		cl->unqueued++;
+	if (d->seq != d->req_seq)
+		cl->late_frames += d->seq - d->req_seq;
+	if (cl->have_last && (int32_t)(d->seq - cl->last_seq) > 1) {
+		d->missed_before = d->seq - cl->last_seq - 1;
+		cl->missed_frames += d->missed_before;
+		if (c)
+			c->missed_frames += d->missed_before;
+	}
+	if (cl->have_last && d->ts > cl->last_ts)
+		xp_hist_add(&cl->frame, d->ts - cl->last_ts);
+	cl->have_last = true;
+	cl->last_seq = d->seq;
+	cl->last_ts = d->ts;
+}
+
+static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	struct xp_vbl_crtc *c;
+	struct xp_vbl_client *cl;
+	struct xp_vbl_delivery d = { .ts = ev->ts, .file = ev->file, .crtc = ev->crtc,
+				     .seq = ev->seq, .req_seq = ev->seq };
+	uint64_t vt;
+
+	/*
+	 * With process filters the kernel kept only the chosen processes'
+	 * requests: a delivery to a file none of them queued on is another
+	 * process's (or a page flip's), not one of theirs.
+	 */
+	if (s->proc_filter && !requested(s, ev->file, ev->crtc)) {
+		s->filtered++;
+		return;
+	}
+	c = crtc_of(s, ev->crtc);
+	cl = client_of(s, ev->file, ev->crtc);
+	match_request(s, ev, cl, &d);
 	if (c) {
 		c->delivered++;
 		if (d.queued)
@@ -289,26 +324,8 @@ static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 		if (d.seq != d.req_seq)
 			c->late_frames += d.seq - d.req_seq;
 	}
-	if (cl) {
-		cl->delivered++;
-		if (d.queued)
-			xp_hist_add(&cl->latency, d.latency_ns);
-		else
-			cl->unqueued++;
-		if (d.seq != d.req_seq)
-			cl->late_frames += d.seq - d.req_seq;
-		if (cl->have_last && (int32_t)(d.seq - cl->last_seq) > 1) {
-			d.missed_before = d.seq - cl->last_seq - 1;
-			cl->missed_frames += d.missed_before;
-			if (c)
-				c->missed_frames += d.missed_before;
-		}
-		if (cl->have_last && d.ts > cl->last_ts)
-			xp_hist_add(&cl->frame, d.ts - cl->last_ts);
-		cl->have_last = true;
-		cl->last_seq = d.seq;
-		cl->last_ts = d.ts;
-	}
+	if (cl)
+		client_delivered(c, cl, &d);
 	/* lateness needs the requested vblank's timestamp: its drm_vblank_event
 	 * comes after the deliveries it triggers, so wait for it unless known */
 	if (c && c->have_last && (int32_t)(c->last_seq - d.req_seq) >= 0 && vblank_time(c, d.req_seq, &vt)) {
