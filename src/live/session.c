@@ -69,7 +69,12 @@ static bool time_to_stop(const struct xp_session *s)
 {
 	uint64_t now;
 
-	if (xp_stop)
+	/*
+	 * While draining, only a signal that arrived during the drain cuts it
+	 * short: the one that ended the run is not a reason to skip the drain.
+	 * (A signal after that one exits in on_signal, never reaching here.)
+	 */
+	if (xp_stop && !(s->draining && s->stop_before_drain))
 		return true;
 	if (!s->deadline_ns && !s->interval_due_ns)
 		return false;
@@ -183,12 +188,15 @@ int xp_session_drain(struct xp_session *s, uint64_t budget_ns)
 	struct ring_buffer *counter;
 	int err;
 
-	sig_atomic_t stopped = xp_stop;
-
-	/* the programs are detached: the ring only empties now */
+	/*
+	 * The programs are detached: the ring only empties now. xp_stop stays
+	 * as it is, so that a second SIGINT during the drain still finds it set
+	 * and exits at once (clearing it would make that signal a first one).
+	 */
 	s->deadline_ns = xp_now_ns() + budget_ns;
 	s->interval_due_ns = 0;
-	xp_stop = 0;	/* the callback's stop test is the budget (or a new signal) */
+	s->stop_before_drain = xp_stop != 0;
+	s->draining = true;
 	do {
 		err = ring_buffer__consume(s->rb);
 	} while (err > 0 && !s->cb_err);
@@ -201,7 +209,7 @@ int xp_session_drain(struct xp_session *s, uint64_t budget_ns)
 		}
 		err = 0;
 	}
-	xp_stop = xp_stop || stopped;
+	s->draining = false;
 	if (s->cb_err)
 		return s->cb_err;
 	return err < 0 ? err : 0;

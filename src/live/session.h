@@ -46,6 +46,8 @@ struct xp_session {
 	struct bpf_object *more_obj[7];	/* others writing into the same ring buffer (record) */
 	uint64_t shown_drops[XP_DROP_ALL];	/* already reported by earlier intervals */
 	int cb_err;
+	bool draining;			/* in xp_session_drain: the budget is the stop test */
+	bool stop_before_drain;		/* a signal had ended the run before the drain */
 };
 
 int xp_session_open(struct xp_session *s, struct bpf_map *events, struct bpf_map *drops);
