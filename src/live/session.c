@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "core/decode.h"
+#include "core/privs.h"
 #include "live/session.h"
 
 volatile sig_atomic_t xp_stop;
@@ -286,34 +287,9 @@ void xp_session_close(struct xp_session *s)
 	s->rb = NULL;
 }
 
-/* Capability bits (include/uapi/linux/capability.h). */
-#define CAP_SYS_ADMIN_BIT 21
-#define CAP_PERFMON_BIT 38
-#define CAP_BPF_BIT 39
-
-static uint64_t effective_caps(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[128];
-	unsigned long long v = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 const char *xp_priv_missing(void)
 {
-	uint64_t c = effective_caps();
-	bool bpf = c >> CAP_BPF_BIT & 1, perfmon = c >> CAP_PERFMON_BIT & 1;
-
-	/* CAP_SYS_ADMIN covers both (and is all kernels before 5.8 knew) */
-	if (c >> CAP_SYS_ADMIN_BIT & 1 || (bpf && perfmon))
-		return "";
-	return !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" : !bpf ? "CAP_BPF" : "CAP_PERFMON";
+	return xp_caps_missing(xp_caps_effective());
 }
 
 const char *xp_bpf_error_hint(int err)
