@@ -202,6 +202,8 @@ int xp_session_drain(struct xp_session *s, uint64_t budget_ns)
 		err = ring_buffer__consume(s->rb);
 	} while (err > 0 && !s->cb_err);
 	if (err == STOP_CONSUMING) {
+		/* the budget, or a signal that came during the drain (a -d run's first) */
+		s->drain_cut_by_signal = xp_stop && !s->stop_before_drain;
 		/* out of time: count what is left without processing it */
 		counter = ring_buffer__new(bpf_map__fd(s->events_map), count_unread, s, NULL);
 		if (counter) {
