@@ -311,8 +311,8 @@ int xp_cgroup2_id(const char *path, uint64_t *id, char *why, size_t len)
 	}
 	if ((unsigned long)fs.f_type == XP_CGROUP1_MAGIC) {
 		/* its inode numbers are not the ids bpf_get_current_cgroup_id returns */
-		snprintf(why, len, "a cgroup v1 directory; only cgroup v2 ids can be matched (the unified "
-				   "hierarchy, e.g. under /sys/fs/cgroup or /sys/fs/cgroup/unified)");
+		snprintf(why, len, "not a cgroup v2 directory but a cgroup v1 one, whose ids cannot be matched "
+				   "(use the unified hierarchy, e.g. under /sys/fs/cgroup or /sys/fs/cgroup/unified)");
 		return -EMEDIUMTYPE;
 	}
 	if ((unsigned long)fs.f_type != XP_CGROUP2_MAGIC) {
