@@ -2,8 +2,9 @@
 # Soak: SOAK_SECONDS (600) of process churn (short-lived processes, a few
 # ioctls each) plus a steady ioctl flood on /dev/null, traced at once by
 # `xputrace ioctl` in summary mode, in --stream mode and by `record`; RSS of
-# each sampled every second, drops from their final summaries, then the
-# peak RSS of `report` on the recorded file. Writes bench/RESULTS-soak.md.
+# and drops (their kernel drops maps, read with bpftool) of each sampled every
+# second, totals from their final summaries, then the peak RSS of `report` on
+# the recorded file. Writes bench/RESULTS-soak.md.
 # Not a test: the figures are what to compare between builds.
 set -eu
 cd "$(dirname "$0")/.."
@@ -13,6 +14,7 @@ DRV=build/tests/e2e/ioctl_driver
 OUT=bench/RESULTS-soak.md
 [ "$(id -u)" -eq 0 ] || { echo "soak: needs root" >&2; exit 1; }
 [ -x "$XP" ] && [ -x "$DRV" ] || { echo "soak: run 'make xputrace helpers' first" >&2; exit 1; }
+command -v bpftool > /dev/null || { echo "soak: bpftool is needed to sample drops" >&2; exit 1; }
 tmp=$(mktemp -d)
 # the samples survive a failed summary: bench/soak-samples.txt
 trap 'kill $(jobs -p) 2>/dev/null || true; cp "$tmp/rss.txt" bench/soak-samples.txt 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -25,12 +27,55 @@ sleep 2
 ( n=0; while :; do "$DRV" --self 5 > /dev/null; n=$((n + 1)); echo $n > "$tmp/churn.n"; done ) & C=$!
 # flood: about 5,000 calls a second from one long-lived process
 ( while :; do "$DRV" --self 500 > /dev/null; sleep 0.1; done ) & F=$!
-rss() { awk '/^VmRSS/ { print $2 }' /proc/$1/status 2>/dev/null || echo 0; }
-echo "t summary_kb stream_kb record_kb processes" > "$tmp/rss.txt"
-for t in $(seq 1 "$T"); do
-	sleep 1
-	echo "$t $(rss $S) $(rss $M) $(rss $R) $(cat "$tmp/churn.n" 2>/dev/null || echo 0)" >> "$tmp/rss.txt"
-done
+# One sampler for RSS and drops: a shell loop would start a bpftool and a
+# parser per tracer per second, load that the tracers would then compete with.
+python3 - "$T" "$tmp" $S $M $R > "$tmp/rss.txt" <<'PY'
+import json, os, subprocess, sys, time
+T, tmp, pids = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+def maps_named(pid, name):
+    # the tracer's own maps: the map ids its descriptors hold (fdinfo), by name
+    ids = []
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            info = open(f"/proc/{pid}/fdinfo/{fd}").read()
+        except OSError:
+            continue
+        for line in info.splitlines():
+            if line.startswith("map_id:"):
+                mid = line.split()[1]
+                m = json.loads(subprocess.run(["bpftool", "map", "show", "id", mid, "-j"],
+                                              capture_output=True, text=True).stdout or "{}")
+                if m.get("name") == name:
+                    ids.append(mid)
+    return ids
+def drops(ids):
+    if not ids:
+        return "?"	# its drops map was not found: say so rather than 0
+    n = 0
+    for mid in ids:
+        out = subprocess.run(["bpftool", "map", "dump", "id", mid, "-j"], capture_output=True, text=True).stdout
+        for e in json.loads(out or "[]"):
+            n += sum(v["value"] for v in e["formatted"]["values"])
+    return n
+def rss(pid):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+ids = [maps_named(p, "drops") for p in pids]
+print("t summary_kb stream_kb record_kb processes summary_drops stream_drops record_drops", flush=True)
+start, churn = time.monotonic(), 0
+for t in range(1, T + 1):
+    time.sleep(max(0, start + t - time.monotonic()))
+    try:
+        churn = int(open(f"{tmp}/churn.n").read())
+    except (OSError, ValueError):
+        pass	# read while the churn loop rewrote it: the last count stands
+    print(t, *[rss(p) for p in pids], churn, *[drops(i) for i in ids], flush=True)
+PY
 kill $C $F 2>/dev/null; wait $C $F 2>/dev/null || true
 kill -INT $S $M $R; wait $S $M $R || true
 /usr/bin/time -f "%M" -o "$tmp/report.rss" "$XP" report "$tmp/soak.xpt" --json > "$tmp/report.json" 2> /dev/null || true
@@ -62,10 +107,10 @@ with open(out, "w") as f:
 `bench/soak.sh` (SOAK_SECONDS={T}): short-lived processes doing 5 ioctls each on
 /dev/null, one after another, plus about 5,000 calls a second in bursts of 500,
 traced at once by `ioctl` (summary), `ioctl --stream -j` and `record`;
-RSS sampled every second. Load average at the end: {open('/proc/loadavg').read().split()[0]}.
+RSS and drops (the kernel's drops maps) sampled every second. Load average at the end: {open('/proc/loadavg').read().split()[0]}.
 
-| mode | peak RSS | RSS at 10% of the run | RSS at the end | calls | drops | (other) calls |
-|---|---|---|---|---|---|---|
+| mode | peak RSS | RSS at 10% of the run | RSS at the end | calls | drops | most drops in a second | (other) calls |
+|---|---|---|---|---|---|---|---|
 """)
     for name, i, d in (("summary", 1, sm), ("--stream", 2, st), ("record", 3, None)):
         c = col(i)
@@ -73,10 +118,13 @@ RSS sampled every second. Load average at the end: {open('/proc/loadavg').read()
             continue
         early = c[max(0, len(c) // 10 - 1)]
         dd = d if d is not None else rp
+        # the drops maps are cumulative: a second's drops are the step between samples
+        dr = col(i + 4)
+        step = max([b - a for a, b in zip([0] + dr, dr)] or [0])
         f.write(f"| {name} | {max(c)/1024:.1f} MB | {early/1024:.1f} MB | {c[-1]/1024:.1f} MB | "
-                f"{calls(dd)} | {dd.get('drops', {}).get('total', '?')} | {dd.get('folded_calls', 0)} |\n")
+                f"{calls(dd)} | {dd.get('drops', {}).get('total', '?')} | {step} | {dd.get('folded_calls', 0)} |\n")
     f.write(f"| report of the {size/1e6:.0f} MB file | {int(rep_rss)/1024:.1f} MB | | | {calls(rp)} | "
-            f"{rp.get('drops', {}).get('total', '?')} | {rp.get('folded_calls', 0)} |\n")
+            f"{rp.get('drops', {}).get('total', '?')} | | {rp.get('folded_calls', 0)} |\n")
     f.write(f"\nProcesses started by the churn: {procs}. The target is RSS under 32 MB in every mode;\n"
             "process rows past --max-keys (4096) are added up in (other) rows, so totals stay exact.\n"
             "The three tracers are stopped together; the few hundred calls between their stops are\n"

@@ -13,6 +13,7 @@
 #include "core/devices.h"
 
 #define XP_CGROUP2_MAGIC 0x63677270UL	/* CGROUP2_SUPER_MAGIC, include/uapi/linux/magic.h */
+#define XP_CGROUP1_MAGIC 0x27e0ebUL	/* CGROUP_SUPER_MAGIC: a v1 hierarchy */
 #include "shared/ioctl.h"
 
 enum xp_dev_kind xp_major_kind(const char *name, int *traced)
@@ -283,15 +284,42 @@ int xp_display_devices(const char *root, char *names, size_t len)
 
 int xp_cgroup_id(const char *path, uint64_t *id)
 {
+	char why[160];
+
+	return xp_cgroup2_id(path, id, why, sizeof(why));
+}
+
+int xp_cgroup2_id(const char *path, uint64_t *id, char *why, size_t len)
+{
 	struct statfs fs;
 	struct stat st;
+	int err;
 
-	if (stat(path, &st) || statfs(path, &fs))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
+	if (!path || !*path) {
+		/* "" would stat as ENOENT: say what was wrong with the argument itself */
+		snprintf(why, len, "an empty path names no cgroup; give a cgroup v2 directory");
+		return -EINVAL;
+	}
+	if (stat(path, &st) || statfs(path, &fs)) {
+		err = -errno;
+		snprintf(why, len, "%s", strerror(-err));
+		return err;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len, "not a directory (a cgroup is a directory of the cgroup2 file system)");
 		return -ENOTDIR;
-	if ((unsigned long)fs.f_type != XP_CGROUP2_MAGIC)
+	}
+	if ((unsigned long)fs.f_type == XP_CGROUP1_MAGIC) {
+		/* its inode numbers are not the ids bpf_get_current_cgroup_id returns */
+		snprintf(why, len, "not a cgroup v2 directory but a cgroup v1 one, whose ids cannot be matched "
+				   "(use the unified hierarchy, e.g. under /sys/fs/cgroup or /sys/fs/cgroup/unified)");
 		return -EMEDIUMTYPE;
+	}
+	if ((unsigned long)fs.f_type != XP_CGROUP2_MAGIC) {
+		snprintf(why, len, "not a cgroup v2 directory (the cgroup2 file system, e.g. under /sys/fs/cgroup)");
+		return -EMEDIUMTYPE;
+	}
+	/* on cgroup2 the directory's inode number is its kernfs id, the cgroup id */
 	*id = st.st_ino;
 	return 0;
 }

@@ -75,5 +75,12 @@ void xp_devices_describe(const struct xp_devices *d, uint32_t dev, struct xp_dev
  * hierarchy's ids mean nothing to the kernel side); -errno otherwise.
  */
 int xp_cgroup_id(const char *path, uint64_t *id);
+/*
+ * The same with the reason said: 0 and the id, or -errno and one line in
+ * `why` (without the path: the caller prefixes "--cgroup PATH: "). Refused:
+ * NULL or "" (-EINVAL), a missing path (-ENOENT), a non-directory
+ * (-ENOTDIR), a cgroup v1 hierarchy or any other file system (-EMEDIUMTYPE).
+ */
+int xp_cgroup2_id(const char *path, uint64_t *id, char *why, size_t len);
 
 #endif

@@ -19,6 +19,7 @@ void xp_ioctl_table_reset(struct xp_ioctl_table *t)
 		t->slots[i] = NULL;
 	}
 	t->n = 0;
+	t->n_other = 0;
 	t->folded_calls = 0;
 }
 
@@ -69,10 +70,17 @@ static int grow(struct xp_ioctl_table *t)
 	return 0;
 }
 
-/* The row of key k; past max_keys, the (other) row of its device and command. */
+/*
+ * The row of key k; past max_keys, the (other) row of its device and
+ * command; past max_keys (other) rows too (a program issuing endless
+ * distinct commands), the one (other) row of device 0, command 0 that the
+ * kernel side also folds into. So a table holds at most 2 * max_keys + 1
+ * rows whatever it is fed.
+ */
 static struct xp_ioctl_entry *row(struct xp_ioctl_table *t, const struct xp_ioctl_key *k, bool *folded)
 {
 	struct xp_ioctl_key other = { .pid = XP_IOCTL_PID_OTHER, .dev = k->dev, .cmd = k->cmd };
+	static const struct xp_ioctl_key last = { .pid = XP_IOCTL_PID_OTHER };
 	struct xp_ioctl_entry *e;
 	size_t i;
 
@@ -91,6 +99,13 @@ static struct xp_ioctl_entry *row(struct xp_ioctl_table *t, const struct xp_ioct
 			snprintf(e->comm, sizeof(e->comm), "(other)");
 		return e;
 	}
+	if (t->max_keys && k->pid == XP_IOCTL_PID_OTHER && (k->dev || k->cmd) && t->n_other >= t->max_keys) {
+		*folded = true;
+		e = row(t, &last, folded);
+		if (e && !e->comm[0])
+			snprintf(e->comm, sizeof(e->comm), "(other)");
+		return e;
+	}
 	e = calloc(1, sizeof(*e));
 
 	if (!e)
@@ -100,6 +115,7 @@ static struct xp_ioctl_entry *row(struct xp_ioctl_table *t, const struct xp_ioct
 	e->key.cmd = k->cmd;
 	t->slots[i] = e;
 	t->n++;
+	t->n_other += k->pid == XP_IOCTL_PID_OTHER;
 	return e;
 }
 

@@ -26,7 +26,9 @@ struct xp_ioctl_entry {
 /*
  * Rows past max_keys are added up in "(other)" rows, one per device and
  * command (pid XP_IOCTL_PID_OTHER): totals stay exact, only the per-process
- * detail of the late comers is folded, and memory is bounded.
+ * detail of the late comers is folded. Past max_keys such rows, calls go to
+ * the one (other) row of device 0, command 0: at most 2 * max_keys + 1 rows,
+ * so memory is bounded even when the commands themselves never repeat.
  */
 #define XP_IOCTL_DEFAULT_MAX_KEYS 4096
 
@@ -34,7 +36,8 @@ struct xp_ioctl_table {
 	struct xp_ioctl_entry **slots;	/* open addressing on the key */
 	size_t cap;
 	size_t n;
-	size_t max_keys;		/* rows of real processes kept; 0: no limit */
+	size_t max_keys;		/* rows of real processes kept, and of (other) rows; 0: no limit */
+	size_t n_other;			/* (other) rows among the n */
 	uint64_t folded_calls;		/* calls counted in (other) rows */
 };
 

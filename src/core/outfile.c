@@ -9,6 +9,31 @@
 
 #include "core/outfile.h"
 
+/*
+ * A link whose target does not exist yet (--force on a dangling link): the
+ * new file is created where the link points, one level, relative to the
+ * link's directory as the kernel would resolve it. 0, or -1 with errno.
+ */
+static int dangling_target(const char *link, char out[PATH_MAX])
+{
+	char text[PATH_MAX];
+	const char *slash = strrchr(link, '/');
+	ssize_t n = readlink(link, text, sizeof(text) - 1);
+
+	if (n < 0)
+		return -1;
+	text[n] = '\0';
+	if (text[0] == '/' || !slash)
+		n = snprintf(out, PATH_MAX, "%s", text);
+	else
+		n = snprintf(out, PATH_MAX, "%.*s%s", (int)(slash - link + 1), link, text);
+	if (n >= PATH_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 int xp_out_open(struct xp_outfile *o, const char *path, bool follow_symlink, char *why, size_t len)
 {
 	char resolved[PATH_MAX];
@@ -30,7 +55,7 @@ int xp_out_open(struct xp_outfile *o, const char *path, bool follow_symlink, cha
 			snprintf(why, len, "%s is a symbolic link; not replacing it (--force writes through it)", path);
 			return -EEXIST;
 		}
-		if (!realpath(path, resolved)) {
+		if (!realpath(path, resolved) && (errno != ENOENT || dangling_target(path, resolved))) {
 			err = -errno;
 			snprintf(why, len, "%s: %s", path, strerror(-err));
 			return err;
@@ -85,11 +110,17 @@ int xp_out_commit(struct xp_outfile *o, char *why, size_t len)
 	int err = 0;
 
 	if (o->is_stdout) {
+		/*
+		 * ferror stays set from a write that failed earlier, when errno
+		 * may long have changed: the error must not read as success.
+		 */
+		errno = 0;
 		if (fflush(stdout) || ferror(stdout))
-			err = -errno;
+			err = errno ? -errno : -EIO;
 	} else {
+		errno = 0;
 		if (fflush(o->f) || ferror(o->f))
-			err = -errno ? -errno : -EIO;
+			err = errno ? -errno : -EIO;
 		if (!err && o->tmp[0] && fsync(o->fd))
 			err = -errno;
 		if (fclose(o->f) && !err)

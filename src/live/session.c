@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "core/decode.h"
+#include "core/privs.h"
 #include "live/session.h"
 
 volatile sig_atomic_t xp_stop;
@@ -69,7 +70,12 @@ static bool time_to_stop(const struct xp_session *s)
 {
 	uint64_t now;
 
-	if (xp_stop)
+	/*
+	 * While draining, only a signal that arrived during the drain cuts it
+	 * short: the one that ended the run is not a reason to skip the drain.
+	 * (A signal after that one exits in on_signal, never reaching here.)
+	 */
+	if (xp_stop && !(s->draining && s->stop_before_drain))
 		return true;
 	if (!s->deadline_ns && !s->interval_due_ns)
 		return false;
@@ -183,16 +189,21 @@ int xp_session_drain(struct xp_session *s, uint64_t budget_ns)
 	struct ring_buffer *counter;
 	int err;
 
-	sig_atomic_t stopped = xp_stop;
-
-	/* the programs are detached: the ring only empties now */
+	/*
+	 * The programs are detached: the ring only empties now. xp_stop stays
+	 * as it is, so that a second SIGINT during the drain still finds it set
+	 * and exits at once (clearing it would make that signal a first one).
+	 */
 	s->deadline_ns = xp_now_ns() + budget_ns;
 	s->interval_due_ns = 0;
-	xp_stop = 0;	/* the callback's stop test is the budget (or a new signal) */
+	s->stop_before_drain = xp_stop != 0;
+	s->draining = true;
 	do {
 		err = ring_buffer__consume(s->rb);
 	} while (err > 0 && !s->cb_err);
 	if (err == STOP_CONSUMING) {
+		/* the budget, or a signal that came during the drain (a -d run's first) */
+		s->drain_cut_by_signal = xp_stop && !s->stop_before_drain;
 		/* out of time: count what is left without processing it */
 		counter = ring_buffer__new(bpf_map__fd(s->events_map), count_unread, s, NULL);
 		if (counter) {
@@ -201,7 +212,7 @@ int xp_session_drain(struct xp_session *s, uint64_t budget_ns)
 		}
 		err = 0;
 	}
-	xp_stop = xp_stop || stopped;
+	s->draining = false;
 	if (s->cb_err)
 		return s->cb_err;
 	return err < 0 ? err : 0;
@@ -278,34 +289,9 @@ void xp_session_close(struct xp_session *s)
 	s->rb = NULL;
 }
 
-/* Capability bits (include/uapi/linux/capability.h). */
-#define CAP_SYS_ADMIN_BIT 21
-#define CAP_PERFMON_BIT 38
-#define CAP_BPF_BIT 39
-
-static uint64_t effective_caps(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[128];
-	unsigned long long v = 0;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
 const char *xp_priv_missing(void)
 {
-	uint64_t c = effective_caps();
-	bool bpf = c >> CAP_BPF_BIT & 1, perfmon = c >> CAP_PERFMON_BIT & 1;
-
-	/* CAP_SYS_ADMIN covers both (and is all kernels before 5.8 knew) */
-	if (c >> CAP_SYS_ADMIN_BIT & 1 || (bpf && perfmon))
-		return "";
-	return !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" : !bpf ? "CAP_BPF" : "CAP_PERFMON";
+	return xp_caps_missing(xp_caps_effective());
 }
 
 const char *xp_bpf_error_hint(int err)

@@ -46,6 +46,9 @@ struct xp_session {
 	struct bpf_object *more_obj[7];	/* others writing into the same ring buffer (record) */
 	uint64_t shown_drops[XP_DROP_ALL];	/* already reported by earlier intervals */
 	int cb_err;
+	bool draining;			/* in xp_session_drain: the budget is the stop test */
+	bool stop_before_drain;		/* a signal had ended the run before the drain */
+	bool drain_cut_by_signal;	/* unread because a signal ended the drain, not its budget */
 };
 
 int xp_session_open(struct xp_session *s, struct bpf_map *events, struct bpf_map *drops);
@@ -58,7 +61,12 @@ int xp_session_run(struct xp_session *s);
 /*
  * Reads what is left in the ring after the programs are detached, for at
  * most budget_ns; what is still there then is counted in s->unread (and said
- * on stderr by the caller), not processed.
+ * on stderr by the caller), not processed: a second ring_buffer over the same
+ * map walks the remaining records with a callback that only counts them (the
+ * ring is finite and nothing new arrives once detached, so this is bounded).
+ * A first signal during the drain (a -d run) ends it the same way and sets
+ * s->drain_cut_by_signal; one after the signal that ended the run exits the
+ * process at once (status 130). Call it once, after xp_session_run.
  */
 int xp_session_drain(struct xp_session *s, uint64_t budget_ns);
 /*

@@ -219,18 +219,10 @@ void xp_ioctl_stream_text(FILE *f, const struct xp_ioctl_rec *r, const struct xp
 			  uint64_t t0)
 {
 	const struct name_slot *names = stream_names(d, r->dev, r->cmd);
-	char line[320], tmp[32], *p = line, *q = tmp;
-	/* a call that began before tracing did has a negative time, never a wrapped one */
-	bool before = r->hdr.ts_ns < t0;
-	uint64_t us = (before ? t0 - r->hdr.ts_ns : r->hdr.ts_ns - t0) / 1000;
+	char line[320], tmp[32], *p = line;
 
-	if (before)
-		*q++ = '-';
-	q = xp_put_u64(q, us / 1000000);
-	*q++ = '.';
-	for (uint64_t frac = us % 1000000, div = 100000; div; div /= 10)
-		*q++ = (char)('0' + (frac / div) % 10);
-	*q = '\0';
+	/* a call that began before tracing did has a negative time, never a wrapped one */
+	*xp_put_rel_s(tmp, r->hdr.ts_ns, t0) = '\0';
 	p = put_col(p, tmp, sizeof(tmp), 12);
 	p = put_ucol(p, r->hdr.pid, 8);
 	p = put_ucol(p, r->hdr.tid, 8);
@@ -261,7 +253,7 @@ void xp_ioctl_stream_json(struct xp_json *j, const struct xp_ioctl_rec *r,
 	comm[XP_COMM_LEN - 1] = '\0';
 	xp_json_begin_obj(j);
 	xp_json_kstr(j, "event", "ioctl");
-	xp_json_ki64(j, "ts_ns", (int64_t)(r->hdr.ts_ns - t0));	/* negative: began before tracing */
+	xp_json_ki64(j, "ts_ns", xp_rel_ns(r->hdr.ts_ns, t0));	/* negative: began before tracing */
 	xp_json_ku64(j, "pid", r->hdr.pid);
 	xp_json_ku64(j, "tid", r->hdr.tid);
 	xp_json_kstr(j, "comm", comm);

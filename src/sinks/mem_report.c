@@ -176,9 +176,8 @@ static bool shown(const struct xp_tp_field *fl)
 void xp_mem_stream_text(FILE *f, const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
 			uint64_t t0)
 {
-	uint64_t t = r->hdr.ts_ns > t0 ? r->hdr.ts_ns - t0 : 0;
 	const struct xp_tp_format *fmt;
-	char who[48], str[XP_RAWTP_STR];
+	char who[48], str[XP_RAWTP_STR], t[32];
 
 	if (r->ev >= l->n)
 		return;
@@ -187,7 +186,8 @@ void xp_mem_stream_text(FILE *f, const struct xp_rawtp_layout *l, const struct x
 		snprintf(who, sizeof(who), "%u/%.16s", r->hdr.pid, r->comm);
 	else
 		snprintf(who, sizeof(who), "-");	/* not in the causing process's context */
-	fprintf(f, "%5" PRIu64 ".%06" PRIu64 " %-24.24s %-26s", t / 1000000000, (t / 1000) % 1000000, who,
+	*xp_put_rel_s(t, r->hdr.ts_ns, t0) = '\0';	/* before t0: negative, never wrapped */
+	fprintf(f, "%12s %-24.24s %-26s", t, who,
 		l->ev[r->ev].name);
 	for (int i = 0; i < fmt->nfields; i++) {
 		const struct xp_tp_field *fl = &fmt->fields[i];
@@ -247,7 +247,7 @@ void xp_mem_stream_json(struct xp_json *j, const struct xp_rawtp_layout *l, cons
 	if (r->ev >= l->n)
 		return;
 	xp_json_begin_obj(j);
-	xp_json_ku64(j, "t_ns", r->hdr.ts_ns > t0 ? r->hdr.ts_ns - t0 : 0);
+	xp_json_ki64(j, "t_ns", xp_rel_ns(r->hdr.ts_ns, t0));
 	xp_json_kstr(j, "event", l->ev[r->ev].name);
 	xp_json_kstr(j, "group", l->group[r->ev]);
 	if (l->ev[r->ev].proc_ctx) {

@@ -301,7 +301,7 @@ static void job_name(const struct xp_sched_job_info *j, char *buf, size_t len)
 
 void xp_sched_stream_text(FILE *f, const struct xp_sched_job_info *j, uint64_t t0)
 {
-	char q[16] = "-", e[16] = "-", d[16] = "-", cl[24] = "-", name[48];
+	char q[16] = "-", e[16] = "-", d[16] = "-", cl[24] = "-", name[48], ts[32];
 
 	if (j->has_queue && j->has_run)
 		xp_fmt_ns(j->run_ts > j->q_ts ? j->run_ts - j->q_ts : 0, q, sizeof(q));
@@ -312,8 +312,9 @@ void xp_sched_stream_text(FILE *f, const struct xp_sched_job_info *j, uint64_t t
 	if (j->has_client)
 		snprintf(cl, sizeof(cl), "%" PRIu64, j->client_id);
 	job_name(j, name, sizeof(name));
-	fprintf(f, "%-12.6f %-16.16s %-8u %-16.16s %-6s %-22s %10s %10s %4u %s%s",
-		j->done_ts > t0 ? (double)(j->done_ts - t0) / 1e9 : 0.0, j->ring, j->pid,
+	*xp_put_rel_s(ts, j->done_ts, t0) = '\0';	/* a job done before t0: negative */
+	fprintf(f, "%-12s %-16.16s %-8u %-16.16s %-6s %-22s %10s %10s %4u %s%s",
+		ts, j->ring, j->pid,
 		j->comm[0] ? j->comm : "?", cl, name, q, e, j->deps, d,
 		j->has_depwait && !j->depwait_exact ? "~" : "");
 	/* what it waited on: a traced job's ring and pid, else the fence */
@@ -333,7 +334,7 @@ void xp_sched_stream_json(struct xp_json *js, const struct xp_sched_job_info *j,
 {
 	xp_json_begin_obj(js);
 	xp_json_kstr(js, "event", "job");
-	xp_json_ku64(js, "ts_ns", j->done_ts > t0 ? j->done_ts - t0 : 0);
+	xp_json_ki64(js, "ts_ns", xp_rel_ns(j->done_ts, t0));
 	xp_json_kstr(js, "ring", j->ring);
 	if (j->has_queue) {
 		xp_json_ku64(js, "pid", j->pid);
@@ -380,7 +381,7 @@ void xp_sched_stream_json(struct xp_json *js, const struct xp_sched_job_info *j,
 				xp_json_ku64(js, "pid", dp->pid);
 			}
 			if (dp->signaled)
-				xp_json_ku64(js, "signaled_ns", dp->signal_ts > t0 ? dp->signal_ts - t0 : 0);
+				xp_json_ki64(js, "signaled_ns", xp_rel_ns(dp->signal_ts, t0));
 			xp_json_end_obj(js);
 		}
 		xp_json_end_arr(js);

@@ -29,6 +29,32 @@ char *xp_put_u64(char *p, uint64_t v)
 	return p;
 }
 
+int64_t xp_rel_ns(uint64_t ts, uint64_t t0)
+{
+	uint64_t d;
+
+	if (ts >= t0) {
+		d = ts - t0;
+		return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d;
+	}
+	d = t0 - ts;
+	return d > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)d;
+}
+
+char *xp_put_rel_s(char *p, uint64_t ts, uint64_t t0)
+{
+	/* the magnitude in unsigned arithmetic: exact over the whole range */
+	uint64_t us = (ts >= t0 ? ts - t0 : t0 - ts) / 1000;
+
+	if (ts < t0)
+		*p++ = '-';
+	p = xp_put_u64(p, us / 1000000);
+	*p++ = '.';
+	for (uint64_t frac = us % 1000000, div = 100000; div; div /= 10)
+		*p++ = (char)('0' + (frac / div) % 10);
+	return p;
+}
+
 /* v / 10^digits with `digits` decimals, from an integer already rounded */
 static char *put_fixed(char *p, uint64_t v, int digits)
 {

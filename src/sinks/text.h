@@ -9,6 +9,20 @@
 
 /* Writes v in decimal at p (no terminator); returns the end. */
 char *xp_put_u64(char *p, uint64_t v);
+/*
+ * Stream times are ts - t0. An event can carry a stamp older than t0 (a call
+ * already under way when tracing began, a job done before the session took
+ * its start time): as an unsigned difference it wraps to ~1.8e19. Every sink
+ * prints stream times through these two, so none can wrap.
+ */
+/* ts - t0 in nanoseconds, negative before t0 (saturated at the int64 ends). */
+int64_t xp_rel_ns(uint64_t ts, uint64_t t0);
+/*
+ * ts - t0 in seconds with six decimals, truncated to the microsecond toward
+ * zero ("12.000001", "-0.002500": a '-' whenever ts is before t0). Written at
+ * p without a terminator (at most 28 bytes); returns the end.
+ */
+char *xp_put_rel_s(char *p, uint64_t ts, uint64_t t0);
 /* "812ns", "12.3us", "4.56ms", "1.20s" */
 const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len);
 /* "ENOTTY" (or "E123" for numbers without a name) */

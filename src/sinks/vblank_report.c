@@ -217,11 +217,11 @@ void xp_vbl_stream_header(FILE *f)
 
 void xp_vbl_stream_text(FILE *f, const struct xp_vbl_delivery *d, uint64_t t0)
 {
-	char a[16], b[16], w[48];
-	uint64_t t = d->ts > t0 ? d->ts - t0 : 0;
+	char a[16], b[16], w[48], t[32];
 
-	fprintf(f, "%5" PRIu64 ".%06" PRIu64 " %-22.22s %-5d %9u %9u %10s %10s %6u %s\n",
-		(uint64_t)(t / 1000000000), (uint64_t)((t / 1000) % 1000000), who(d->pid, d->file, d->comm, w, sizeof(w)), d->crtc,
+	*xp_put_rel_s(t, d->ts, t0) = '\0';	/* before t0: negative, never wrapped */
+	fprintf(f, "%12s %-22.22s %-5d %9u %9u %10s %10s %6u %s\n",
+		t, who(d->pid, d->file, d->comm, w, sizeof(w)), d->crtc,
 		d->seq, d->req_seq, d->queued ? xp_fmt_ns(d->latency_ns, a, sizeof(a)) : "-",
 		d->has_lateness ? xp_fmt_ns(d->lateness_ns, b, sizeof(b)) : "?", d->missed_before,
 		d->late ? "LATE" : "");
@@ -230,7 +230,7 @@ void xp_vbl_stream_text(FILE *f, const struct xp_vbl_delivery *d, uint64_t t0)
 void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint64_t t0)
 {
 	xp_json_begin_obj(j);
-	xp_json_ku64(j, "t_ns", d->ts > t0 ? d->ts - t0 : 0);
+	xp_json_ki64(j, "t_ns", xp_rel_ns(d->ts, t0));
 	if (d->pid) {
 		xp_json_ku64(j, "pid", d->pid);
 		xp_json_kstr(j, "comm", d->comm);

@@ -527,9 +527,63 @@ static void test_cgroup_id(void)
 	CHECK(!stat(mnt, &st) && id == st.st_ino);
 }
 
+/* The first mount point of file system type `type` in /proc/mounts, or "". */
+static void mount_of(const char *type, char *mnt, size_t len)
+{
+	char line[512], dir[256], fs[64];
+	FILE *m = fopen("/proc/mounts", "r");
+
+	mnt[0] = '\0';
+	while (m && fgets(line, sizeof(line), m))
+		if (sscanf(line, "%*s %255s %63s", dir, fs) == 2 && !strcmp(fs, type)) {
+			snprintf(mnt, len, "%s", dir);
+			break;
+		}
+	if (m)
+		fclose(m);
+}
+
+/* xp_cgroup2_id: every refusal says why, in words a user can act on. */
+static void test_cgroup2_id_reasons(void)
+{
+	char why[256], mnt[256];
+	uint64_t id = 42;
+	struct stat st;
+
+	why[0] = '\0';
+	CHECK(xp_cgroup2_id("", &id, why, sizeof(why)) == -EINVAL);
+	CHECK(strstr(why, "empty") != NULL);
+	CHECK(xp_cgroup2_id(NULL, &id, why, sizeof(why)) == -EINVAL);
+	why[0] = '\0';
+	CHECK(xp_cgroup2_id("/tmp", &id, why, sizeof(why)) == -EMEDIUMTYPE);
+	CHECK(strstr(why, "not a cgroup v2 directory") != NULL);
+	why[0] = '\0';
+	CHECK(xp_cgroup2_id("/proc/self/status", &id, why, sizeof(why)) == -ENOTDIR);
+	CHECK(strstr(why, "not a directory") != NULL);
+	CHECK(xp_cgroup2_id("/nonexistent", &id, why, sizeof(why)) == -ENOENT);
+	CHECK(id == 42);	/* untouched by every refusal */
+	mount_of("cgroup", mnt, sizeof(mnt));
+	if (mnt[0]) {
+		why[0] = '\0';
+		CHECK(xp_cgroup2_id(mnt, &id, why, sizeof(why)) == -EMEDIUMTYPE);
+		CHECK(strstr(why, "cgroup v1") != NULL);
+		CHECK(strstr(why, "not a cgroup v2 directory") != NULL);	/* what e2e test_verbs greps */
+	} else {
+		printf("SKIP test_cgroup2_id_reasons (cgroup v1 case): no cgroup v1 hierarchy mounted\n");
+	}
+	mount_of("cgroup2", mnt, sizeof(mnt));
+	if (!mnt[0]) {
+		printf("SKIP test_cgroup2_id_reasons (positive case): no cgroup2 file system mounted\n");
+		return;
+	}
+	CHECK(!xp_cgroup2_id(mnt, &id, why, sizeof(why)));
+	CHECK(!stat(mnt, &st) && id == st.st_ino);
+}
+
 int main(void)
 {
 	RUN(test_cgroup_id);
+	RUN(test_cgroup2_id_reasons);
 	RUN(test_major_kind);
 	RUN(test_parse_majors);
 	RUN(test_driver_from_sysfs);

@@ -912,9 +912,48 @@ static void test_max_keys_folds_into_other(void)
 	xp_ioctl_table_free(&t);
 }
 
+/*
+ * A hostile or fuzzing workload: every process issues a command never seen
+ * before, so one (other) row per device and command would grow without end.
+ * 20,000 of them into 1,000 rows: at most 2 * 1,000 + 1 rows, totals exact.
+ */
+static void test_distinct_commands_stay_bounded(void)
+{
+	struct xp_ioctl_table t;
+	struct xp_ioctl_rec r = { .hdr = { .type = XP_REC_IOCTL, .size = sizeof(r) }, .lat_ns = 1000, .dev = 0xe200000 };
+	struct xp_ioctl_key last = { .pid = XP_IOCTL_PID_OTHER };
+	struct xp_ioctl_entry *e;
+	uint64_t calls = 0, errors = 0;
+
+	xp_ioctl_table_init(&t);
+	t.max_keys = 1000;
+	for (uint32_t pid = 100; pid < 20100; pid++) {
+		r.hdr.pid = r.hdr.tid = pid;
+		snprintf(r.comm, sizeof(r.comm), "f%u", pid);
+		r.cmd = 0x80000000u + pid;	/* never the same twice */
+		r.ret = pid % 5 ? 0 : -25;
+		CHECK(!xp_ioctl_table_add_rec(&t, &r));
+	}
+	CHECK(t.n <= 2 * 1000 + 1);
+	CHECK(t.cap <= 8192);			/* the slot array is bounded with the rows */
+	for (size_t i = 0; i < t.cap; i++)
+		if (t.slots[i]) {
+			calls += t.slots[i]->calls;
+			errors += t.slots[i]->errors;
+		}
+	CHECK_U64(calls, 20000);
+	CHECK_U64(errors, 20000 / 5);
+	CHECK_U64(t.folded_calls, 20000 - 1000);
+	e = xp_ioctl_table_get(&t, &last);	/* the catch-all row holds the rest */
+	CHECK(e != NULL && e->calls == 20000 - 1000 - 1000);
+	CHECK(e != NULL && !strcmp(e->comm, "(other)"));
+	xp_ioctl_table_free(&t);
+}
+
 int main(void)
 {
 	RUN(test_max_keys_folds_into_other);
+	RUN(test_distinct_commands_stay_bounded);
 	RUN(test_add_rec_counts);
 	RUN(test_errno_overflow);
 	RUN(test_kernel_path_equals_stream_path);

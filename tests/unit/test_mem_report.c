@@ -153,12 +153,33 @@ static void test_stream(void)
 	xp_mem_free(&S);
 }
 
+/* An event stamped before the session's start: a negative time, never clamped or wrapped. */
+static void test_stream_before_start(void)
+{
+	struct xp_json j;
+	FILE *f;
+
+	setup();
+	rec_init(&L, &R, XP_REC_MEM, XP_MEM_AMD_BO_MOVE, 500000, 7, "kworker/0:1");
+	PUT("bo_size", 4096);
+	free(out);
+	f = open_memstream(&out, &outlen);
+	xp_mem_stream_text(f, &L, &R, 2500000);
+	xp_json_init(&j, f, false);
+	xp_mem_stream_json(&j, &L, &R, 2500000);
+	fclose(f);
+	CHECK(!strncmp(out, "   -0.002000 -", 14));
+	CHECK(strstr(out, "{\"t_ns\":-2000000,\"event\":\"amdgpu_bo_move\"") != NULL);
+	xp_mem_free(&S);
+}
+
 int main(void)
 {
 	RUN(test_text);
 	RUN(test_json);
 	RUN(test_requests);
 	RUN(test_stream);
+	RUN(test_stream_before_start);
 	free(out);
 	UNIT_EXIT();
 }

@@ -110,6 +110,17 @@ static void test_symlink_refused(void)
 	CHECK(entries() == 2);
 	unlink(path("link"));
 	unlink(path("real"));
+	/* --force on a dangling link (relative, as ln -s makes them): its target is created */
+	CHECK(!symlink("new", path("dangling")));
+	CHECK(xp_out_open(&o, path("dangling"), false, why, sizeof(why)) == -EEXIST);
+	CHECK(!xp_out_open(&o, path("dangling"), true, why, sizeof(why)));
+	fputs("created", o.f);
+	CHECK(!xp_out_commit(&o, why, sizeof(why)));
+	CHECK_STR(get(path("new")), "created");
+	CHECK(!lstat(path("dangling"), &st) && S_ISLNK(st.st_mode));
+	CHECK(entries() == 2);
+	unlink(path("dangling"));
+	unlink(path("new"));
 }
 
 static void test_modes(void)
@@ -156,6 +167,57 @@ static void test_devices_and_stdout(void)
 	CHECK(entries() == 0);
 }
 
+/* /dev/null and its like: written in place, never renamed over or unlinked. */
+static void test_char_device(void)
+{
+	struct xp_outfile o;
+	char why[256];
+	struct stat before, after;
+
+	if (stat("/dev/null", &before) || !S_ISCHR(before.st_mode)) {
+		printf("SKIP test_char_device: /dev/null is not a character device here\n");
+		return;
+	}
+	CHECK(!xp_out_open(&o, "/dev/null", false, why, sizeof(why)));
+	CHECK(o.tmp[0] == '\0');		/* no temporary file beside it in /dev */
+	CHECK(o.f != NULL && o.fd > 2);
+	fputs("discarded", o.f);
+	CHECK(!xp_out_commit(&o, why, sizeof(why)));
+	CHECK(!stat("/dev/null", &after) && S_ISCHR(after.st_mode) && after.st_rdev == before.st_rdev &&
+	      after.st_ino == before.st_ino);
+	/* an abort on a device drops nothing and removes nothing */
+	CHECK(!xp_out_open(&o, "/dev/null", false, why, sizeof(why)));
+	xp_out_abort(&o);
+	CHECK(!stat("/dev/null", &after) && S_ISCHR(after.st_mode) && after.st_ino == before.st_ino);
+}
+
+/* "-" whose write failed earlier: commit says so even when errno has moved on since. */
+static void test_stdout_error_is_reported(void)
+{
+	struct xp_outfile o;
+	char why[256] = "";
+	int saved = dup(STDOUT_FILENO), full = open("/dev/full", O_WRONLY);
+
+	if (saved < 0 || full < 0) {
+		printf("SKIP test_stdout_error_is_reported: no /dev/full\n");
+		if (saved >= 0)
+			close(saved);
+		return;
+	}
+	fflush(stdout);
+	dup2(full, STDOUT_FILENO);
+	CHECK(!xp_out_open(&o, "-", false, why, sizeof(why)));
+	fputs("lost", o.f);
+	fflush(o.f);		/* fails: the stream's error flag is set */
+	errno = 0;		/* what any later successful call may leave */
+	CHECK(xp_out_commit(&o, why, sizeof(why)) < 0);
+	CHECK(why[0] != '\0');
+	clearerr(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	close(full);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/xp-outfile-XXXXXX");
@@ -168,6 +230,8 @@ int main(void)
 	RUN(test_symlink_refused);
 	RUN(test_modes);
 	RUN(test_devices_and_stdout);
+	RUN(test_char_device);
+	RUN(test_stdout_error_is_reported);
 	rmdir(dir);
 	UNIT_EXIT();
 }
