@@ -39,6 +39,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/e2e/*.c) $(wildcard bench/*.c)
 HELPER_BINS := $(patsubst %.c,$(BUILD)/%,$(HELPER_SRCS))
+# The writer of the golden tests' synthetic trace files (tests/golden/data/gen).
+HELPER_BINS += $(BUILD)/tests/golden/mkfixtures
 # The ioctl driver as a 32-bit program too (compat ioctls), where the
 # compiler has the multilib runtime (gcc-multilib); its test SKIPs otherwise.
 HAVE_M32 := $(shell echo 'int main(void){return 0;}' | $(CC) -m32 -x c - -o /dev/null 2>/dev/null && echo y)
@@ -88,6 +90,10 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libxpcore.a
 $(BUILD)/tests/e2e/%: tests/e2e/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/tests/golden/mkfixtures: tests/golden/mkfixtures.c $(wildcard tests/unit/*.h) $(BUILD)/libxpcore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a -lm
 
 $(BUILD)/tests/e2e/ioctl_driver32: tests/e2e/ioctl_driver.c
 	@mkdir -p $(@D)

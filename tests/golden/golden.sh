@@ -1,19 +1,86 @@
 #!/usr/bin/env bash
-# The golden outputs of report and export on the trace files in data/:
-#   golden.sh check [XP]   one PASS/FAIL line per case (tests/e2e/test_golden.sh)
-#   golden.sh regen [XP]   rewrite expected/ (after a change meant to alter output)
+# The golden outputs of xputrace on the trace files in data/ (cases.txt):
+#   golden.sh check [XP]      one PASS/FAIL line per case (tests/e2e/test_golden.sh)
+#   golden.sh regen [XP]      rewrite expected/ (after a change meant to alter
+#                             output; tests/golden/regen.sh), drop what no case has
+#   golden.sh fixtures [GEN]  one PASS/FAIL line per file of data/gen: is it what
+#                             the generator GEN (build/tests/golden/mkfixtures) writes?
 # XP defaults to ./xputrace. Run from anywhere; cases run from the repo root.
 set -u
 cd "$(dirname "$0")/../.."
-mode=${1:-check} XP=${2:-./xputrace}
+mode=${1:-check}
 exp=tests/golden/expected
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+# first_diff EXPECTED ACTUAL: where they first differ, on one line
+first_diff() {
+	awk -v A="$1" -v B="$2" '
+	function clip(s, c) {	# the text around column c, printable
+		s = substr(s, c > 40 ? c - 40 : 1, 100)
+		gsub(/[^ -~]/, "?", s)
+		return "\"" s "\""
+	}
+	BEGIN {
+		for (n = 1; ; n++) {
+			ra = (getline a < A) > 0
+			rb = (getline b < B) > 0
+			if (!ra && !rb) {
+				print "same lines, different bytes (a final newline?)"
+				exit
+			}
+			if (ra && rb && a == b)
+				continue
+			if (!ra) {
+				print "line " n ": expected end of output, got " clip(b, 1)
+				exit
+			}
+			if (!rb) {
+				print "line " n ": expected " clip(a, 1) ", got end of output"
+				exit
+			}
+			for (c = 1; substr(a, c, 1) == substr(b, c, 1); c++)
+				;
+			print "line " n " col " c ": expected " clip(a, c) ", got " clip(b, c)
+			exit
+		}
+	}'
+}
+
+if [ "$mode" = fixtures ]; then
+	GEN=${2:-build/tests/golden/mkfixtures}
+	data=tests/golden/data/gen
+	if ! "$GEN" "$tmp" 2> "$tmp/.err"; then
+		echo "FAIL golden/fixtures: $GEN failed: $(head -c 200 "$tmp/.err")"
+		exit 0
+	fi
+	rm -f "$tmp/.err"
+	seen=
+	for f in "$tmp"/* "$data"/*; do
+		n=${f##*/}
+		case " $seen " in *" $n "*) continue ;; esac
+		seen="$seen $n"
+		if [ ! -e "$data/$n" ]; then
+			echo "FAIL golden/fixture/$n: written by $GEN but not in $data"
+		elif [ ! -e "$tmp/$n" ]; then
+			echo "FAIL golden/fixture/$n: in $data but $GEN does not write it"
+		elif ! cmp -s "$data/$n" "$tmp/$n"; then
+			echo "FAIL golden/fixture/$n: not what $GEN writes: $(cmp "$data/$n" "$tmp/$n" 2>&1 | sed 's/^[^:]*: //; s/.*differ: //' | head -c 200)"
+		else
+			echo "PASS golden/fixture/$n"
+		fi
+	done
+	exit 0
+fi
+
+XP=${2:-./xputrace}
 mkdir -p "$exp"
+names=" "
 while read -r name args; do
 	case $name in '' | '#'*) continue ;; esac
+	names="$names$name "
 	# shellcheck disable=SC2086 # the arguments are words
-	"$XP" $args > "$tmp/out" 2> "$tmp/err"
+	"$XP" $args > "$tmp/out" 2> "$tmp/err" < /dev/null
 	echo $? > "$tmp/rc"
 	if [ "$mode" = regen ]; then
 		for k in out err rc; do cp "$tmp/$k" "$exp/$name.$k"; done
@@ -21,10 +88,23 @@ while read -r name args; do
 	fi
 	bad=
 	for k in rc err out; do
-		if ! cmp -s "$tmp/$k" "$exp/$name.$k"; then
-			bad="$k differs: $(diff "$exp/$name.$k" "$tmp/$k" 2>&1 | sed -n 2,3p | tr '\n' ' ' | head -c 240)"
+		if [ ! -e "$exp/$name.$k" ]; then
+			bad="no $exp/$name.$k (a new case? tests/golden/regen.sh writes it)"
+			break
+		fi
+		if ! cmp -s "$exp/$name.$k" "$tmp/$k"; then
+			bad="$k $(first_diff "$exp/$name.$k" "$tmp/$k")"
 			break
 		fi
 	done
 	if [ -z "$bad" ]; then echo "PASS golden/$name"; else echo "FAIL golden/$name: $bad"; fi
 done < tests/golden/cases.txt
+if [ "$mode" = regen ]; then
+	# expected outputs of cases no longer in cases.txt
+	for f in "$exp"/*.rc; do
+		[ -e "$f" ] || continue
+		n=${f##*/}
+		n=${n%.rc}
+		case $names in *" $n "*) ;; *) rm -f "$exp/$n.out" "$exp/$n.err" "$exp/$n.rc" ;; esac
+	done
+fi
