@@ -3,10 +3,16 @@
  * `xputrace ioctl`: ioctls on GPU/NPU device nodes, picked in the kernel by
  * the device number of the file behind the fd.
  *
- * Hooks: the raw sys_enter/sys_exit tracepoints, as tp_btf where the kernel
- * allows it and as raw_tp otherwise (user space picks one pair before load).
- * They run for every syscall, so the first test is the syscall number; they
- * avoid the syscalls:sys_*_ioctl events, which need tracefs and cost more.
+ * Hooks, tried in this order by user space (one set is loaded):
+ * - kprobes on the ioctl syscall functions (__x64_sys_ioctl and the compat
+ *   __ia32_compat_sys_ioctl) with a kretprobe on each: they run for ioctl()
+ *   only, so other syscalls pay nothing, and their handlers run with
+ *   preemption off, so no run is skipped when several tasks call at once
+ *   (programs on the syscall tracepoints are preemptible from about 6.14 and
+ *   the kernel skips a run that would nest on the same CPU).
+ * - the raw sys_enter/sys_exit tracepoints, as tp_btf where the kernel allows
+ *   it and as raw_tp otherwise: they run for every syscall, so the first test
+ *   is the syscall number.
  * x86-64 native ioctl (nr 16) and the 32-bit compat one (i386 nr 54, from a
  * task in 32-bit mode: the user CS is __USER32_CS; arguments in bx, cx, dx),
  * which every 32-bit game under Wine/Proton makes. Native nr 54 is
@@ -245,17 +251,13 @@ static __always_inline void emit(const struct start *s, __u64 pid_tgid, __u64 la
 	xp_submit(r);
 }
 
-static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
+/* The end of a call on the current thread: count or emit it, free its start. */
+static __always_inline int finish(long ret, bool btf)
 {
-	unsigned long nr = XP_READ(btf, regs, orig_ax);
-	__u64 pid_tgid, lat;
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), lat;
+	__u32 tid = (__u32)pid_tgid;
 	struct start *s;
-	__u32 tid;
 
-	if (nr != NR_ioctl && (nr != NR_ia32_ioctl || XP_READ(btf, regs, cs) != USER32_CS))
-		return 0;
-	pid_tgid = bpf_get_current_pid_tgid();
-	tid = (__u32)pid_tgid;
 	if (btf)
 		s = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0, 0);
 	else
@@ -272,6 +274,15 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
 	else
 		bpf_map_delete_elem(&inflight, &tid);
 	return 0;
+}
+
+static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
+{
+	unsigned long nr = XP_READ(btf, regs, orig_ax);
+
+	if (nr != NR_ioctl && (nr != NR_ia32_ioctl || XP_READ(btf, regs, cs) != USER32_CS))
+		return 0;
+	return finish(ret, btf);
 }
 
 SEC("tp_btf/sys_enter")
@@ -296,4 +307,30 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(ioctl_exit_raw, struct pt_regs *regs, long ret)
 {
 	return on_exit(regs, ret, false);
+}
+
+/*
+ * The syscall functions take the task's saved user registers: native
+ * arguments in di, si, dx; compat ones in bx, cx, dx (on_enter tells them
+ * apart by the syscall number it is given); the pointer to them is the first
+ * argument (di) of the probed function. Not attached by the skeleton:
+ * user space attaches them, the return probes through tracefs (see
+ * src/live/kprobe.c).
+ */
+SEC("kprobe")
+int ioctl_enter_kp(struct pt_regs *ctx)
+{
+	return on_enter((struct pt_regs *)ctx->di, NR_ioctl, false);
+}
+
+SEC("kprobe")
+int ioctl_enter_kp32(struct pt_regs *ctx)
+{
+	return on_enter((struct pt_regs *)ctx->di, NR_ia32_ioctl, false);
+}
+
+SEC("kretprobe")
+int ioctl_exit_kp(struct pt_regs *ctx)
+{
+	return finish((long)ctx->ax, false);
 }

@@ -16,18 +16,23 @@ static bool io_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool btf = d->at[XP_AT_TP_BTF].ok, ok = btf || d->at[XP_AT_RAW_TP].ok;
 
-	snprintf(why, len, ok ? "GPU ioctls from the sys_enter/sys_exit hooks (%s)"
-			      : "neither tp_btf nor raw_tp attaches here", btf ? "tp_btf" : "raw_tp");
-	return ok;
+	/* the order xp_ioctl_live_open tries them in */
+	if (d->at[XP_AT_KPROBE].ok)
+		snprintf(why, len, "GPU ioctls from kprobes on the ioctl syscall (other syscalls pay "
+			 "nothing, no run skipped)");
+	else if (ok)
+		snprintf(why, len, "GPU ioctls from the sys_enter/sys_exit hooks (%s): no kprobes, so "
+			 "every syscall pays a little, and from Linux 6.14 runs can be skipped (counted)",
+			 btf ? "tp_btf" : "raw_tp");
+	else
+		snprintf(why, len, "neither kprobes, tp_btf nor raw_tp attach here");
+	return ok || d->at[XP_AT_KPROBE].ok;
 }
 
 static int io_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
 {
-	int err = xp_ioctl_live_open(&ci->k, a->f, a->devs, a->aggregate, a->share);
-
-	if (err)
-		snprintf(why, len, "cannot trace sys_enter/sys_exit");
-	return err;
+	why[0] = 0;
+	return xp_ioctl_live_open(&ci->k, a->f, a->devs, a->aggregate, a->share, why, len);
 }
 
 static void io_describe(const struct xp_cap_inst *ci, char *buf, size_t len)

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "core/ioctl_stats.h"
+#include "live/kprobe.h"
 #include "live/kside.h"
 #include "ioctl.skel.h"
 
@@ -30,45 +31,71 @@ static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
 static int keep_other_row(struct ioctl_bpf *skel);
 
 static void skel_detach(void *skel) { ioctl_bpf__detach(skel); }
-static void skel_destroy(void *skel) { ioctl_bpf__destroy(skel); }
-
-int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
-		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share)
+static void skel_destroy(void *skel)
 {
-	static const char *const hooks[] = { "tp_btf", "raw_tp" };
-	const char *force = getenv("XPUTRACE_IOCTL_HOOK");	/* tests take the raw_tp path */
-	struct ioctl_bpf *skel = NULL;
-	struct xp_kside *k;
-	char why[128];
-	int err = -ENOENT, h;
+	ioctl_bpf__destroy(skel);
+	xp_kretprobes_remove();	/* its links are gone by now */
+}
 
-	/* tp_btf where the kernel has it, raw_tp otherwise: same programs, other hook */
-	for (h = force && !strcmp(force, "raw_tp"); h < 2; h++) {
-		skel = ioctl_bpf__open();
-		if (!skel) {
+enum { HOOK_KPROBE, HOOK_TP_BTF, HOOK_RAW_TP, HOOK_MAX };
+static const char *const hook_names[HOOK_MAX] = { "kprobe", "tp_btf", "raw_tp" };
+
+/* The syscall functions: native, then compat (absent without IA32_EMULATION). */
+static const char *const sys_fn[2] = { "__x64_sys_ioctl", "__ia32_compat_sys_ioctl" };
+
+static int attach_kprobes(struct xp_kside *k, struct ioctl_bpf *skel, char *why, size_t whylen)
+{
+	struct bpf_program *enter[2] = { skel->progs.ioctl_enter_kp, skel->progs.ioctl_enter_kp32 };
+	int err;
+
+	for (int i = 0; i < 2; i++) {
+		k->links[2 * i] = bpf_program__attach_kprobe(enter[i], false, sys_fn[i]);
+		if (!k->links[2 * i]) {
 			err = -errno;
-			break;
+			if (i == 1 && err == -ENOENT)
+				break;	/* no 32-bit syscalls in this kernel */
+			snprintf(why, whylen, "no kprobe on %s: %s", sys_fn[i], strerror(-err));
+			return err;
 		}
-		bpf_program__set_autoload(skel->progs.ioctl_enter_btf, h == 0);
-		bpf_program__set_autoload(skel->progs.ioctl_exit_btf, h == 0);
-		bpf_program__set_autoload(skel->progs.ioctl_enter_raw, h == 1);
-		bpf_program__set_autoload(skel->progs.ioctl_exit_raw, h == 1);
-		bpf_map__set_autocreate(skel->maps.task_start, h == 0);
-		XP_APPLY_FILTERS(skel, f);
-		skel->rodata->aggregate = aggregate;
-		skel->rodata->have_devs = d->nextra > 0;
-		err = xp_live_share_maps(share, skel->maps.events, skel->maps.drops, why, sizeof(why));
-		if (!err)
-			err = ioctl_bpf__load(skel);
-		if (!err)
-			break;
-		ioctl_bpf__destroy(skel);
-		skel = NULL;
-		if (err == -EPERM)
-			break;	/* no privilege: the other hook will not help */
+		/* the return first would see returns of calls it never saw start: harmless */
+		err = xp_kretprobe_attach(skel->progs.ioctl_exit_kp, sys_fn[i], XP_KRETPROBE_MAXACTIVE,
+					  &k->links[2 * i + 1], why, whylen);
+		if (err)
+			return err;
 	}
-	if (err)
+	return 0;
+}
+
+/* Loads and attaches the programs of one hook; the kernel side in *out. */
+static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
+		     const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
+		     char *why, size_t whylen)
+{
+	struct ioctl_bpf *skel = ioctl_bpf__open();
+	struct xp_kside *k;
+	int err;
+
+	if (!skel)
+		return -errno;
+	bpf_program__set_autoload(skel->progs.ioctl_enter_kp, h == HOOK_KPROBE);
+	bpf_program__set_autoload(skel->progs.ioctl_enter_kp32, h == HOOK_KPROBE);
+	bpf_program__set_autoload(skel->progs.ioctl_exit_kp, h == HOOK_KPROBE);
+	bpf_program__set_autoload(skel->progs.ioctl_enter_btf, h == HOOK_TP_BTF);
+	bpf_program__set_autoload(skel->progs.ioctl_exit_btf, h == HOOK_TP_BTF);
+	bpf_program__set_autoload(skel->progs.ioctl_enter_raw, h == HOOK_RAW_TP);
+	bpf_program__set_autoload(skel->progs.ioctl_exit_raw, h == HOOK_RAW_TP);
+	bpf_map__set_autocreate(skel->maps.task_start, h == HOOK_TP_BTF);
+	XP_APPLY_FILTERS(skel, f);
+	skel->rodata->aggregate = aggregate;
+	skel->rodata->have_devs = d->nextra > 0;
+	why[0] = 0;
+	err = xp_live_share_maps(share, skel->maps.events, skel->maps.drops, why, whylen);
+	if (!err && (err = ioctl_bpf__load(skel)))
+		snprintf(why, whylen, "the kernel refuses to load them: %s", strerror(-err));
+	if (err) {
+		ioctl_bpf__destroy(skel);
 		return err;
+	}
 	if (!(k = xp_kside_new(skel, skel_destroy))) {
 		ioctl_bpf__destroy(skel);
 		return -ENOMEM;
@@ -77,18 +104,53 @@ int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
 	k->obj = skel->obj;
 	k->events = skel->maps.events;
 	k->drops = skel->maps.drops;
-	k->hook = hooks[h];
+	k->hook = hook_names[h];
 	err = fill_device_maps(skel, d);
 	if (!err && aggregate)
 		err = keep_other_row(skel);
 	if (!err)
 		err = ioctl_bpf__attach(skel);
+	if (err)
+		snprintf(why, whylen, "%s", strerror(-err));
+	if (!err && h == HOOK_KPROBE)
+		err = attach_kprobes(k, skel, why, whylen);
 	if (err) {
 		xp_kside_close(k);
 		return err;
 	}
 	*out = k;
 	return 0;
+}
+
+int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
+		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
+		       char *why, size_t whylen)
+{
+	const char *force = getenv("XPUTRACE_IOCTL_HOOK");	/* tests and benchmarks pick one */
+	char one[160];
+	size_t n = 0;
+	int err = -ENOENT;
+
+	/*
+	 * kprobes where the kernel has them: ioctl() only, never skipped; else
+	 * the sys_enter/sys_exit pair, tp_btf before raw_tp (same programs).
+	 */
+	for (int h = 0; h < HOOK_MAX; h++) {
+		if (force && *force && strcmp(force, hook_names[h]))
+			continue;
+		err = open_hook(out, h, f, d, aggregate, share, one, sizeof(one));
+		if (!err)
+			return 0;
+		/* why each hook failed, for the one line said when none attaches */
+		if (n < whylen)
+			n += (size_t)snprintf(why + n, whylen - n, "%s%s: %s", n ? "; " : "ioctl hooks: ",
+					      hook_names[h], one);
+		if (err == -EPERM && h != HOOK_KPROBE)
+			break;	/* without the privilege no other hook will do */
+	}
+	if (force && *force && !n)
+		snprintf(why, whylen, "XPUTRACE_IOCTL_HOOK=%s: not a hook (kprobe, tp_btf, raw_tp)", force);
+	return err;
 }
 
 /* The row the kernel adds calls to when its map is full (ioctl.bpf.c). */

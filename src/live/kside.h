@@ -84,9 +84,14 @@ int xp_rawtp_live_attach(struct xp_kside *k, const char *prefix, const struct xp
 /* The layouts of `l`'s events from tracefs: the number present, -ENOENT for none. */
 int xp_rawtp_live_layouts(struct xp_rawtp_layout *l, char *why, size_t whylen);
 
-/* The ioctl capability's kernel side: tp_btf, else raw_tp (src/bpf/ioctl.bpf.c). */
+/*
+ * The ioctl capability's kernel side (src/bpf/ioctl.bpf.c): kprobes on the
+ * ioctl syscall functions, else tp_btf, else raw_tp on sys_enter/sys_exit;
+ * XPUTRACE_IOCTL_HOOK names one. `why` says why each hook tried failed.
+ */
 int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
-		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share);
+		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
+		       char *why, size_t whylen);
 struct xp_ioctl_table;
 /* Moves what the kernel aggregated into `t` (each map entry taken atomically). */
 int xp_ioctl_live_drain(struct xp_kside *k, struct xp_ioctl_table *t);

@@ -1,0 +1,178 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "live/kprobe.h"
+#include "live/tracefs.h"
+
+#define GROUP "xputrace"
+#define MAX_EVENTS 8
+
+static char events[MAX_EVENTS][64];
+static int nevents;
+static uint64_t missed_removed;	/* what removed events had missed */
+
+static int write_probe(const char *root, const char *line)
+{
+	char path[PATH_MAX];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/kprobe_events", root);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, line, strlen(line)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static int remove_event(const char *root, const char *name)
+{
+	char line[300];
+
+	snprintf(line, sizeof(line), "-:" GROUP "/%s\n", name);
+	return write_probe(root, line);
+}
+
+/* Events of tracers that died before removing theirs: named ..._<pid>. */
+static void remove_stale(const char *root)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/events/" GROUP, root);
+	if (!(d = opendir(path)))
+		return;
+	while ((e = readdir(d))) {
+		const char *us = strrchr(e->d_name, '_');
+		char *end;
+		long pid;
+
+		if (!us || e->d_type != DT_DIR)
+			continue;
+		pid = strtol(us + 1, &end, 10);
+		if (*end || pid <= 0 || pid == getpid())
+			continue;
+		if (kill((pid_t)pid, 0) && errno == ESRCH)
+			remove_event(root, e->d_name);
+	}
+	closedir(d);
+}
+
+static int read_id(const char *root, const char *name, long *id)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/events/" GROUP "/%s/id", root, name);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	n = fscanf(f, "%ld", id);
+	fclose(f);
+	return n == 1 ? 0 : -EINVAL;
+}
+
+static uint64_t missed_of(const char *root, const char *name)
+{
+	char path[PATH_MAX], ev[128];
+	unsigned long long hits, miss;
+	uint64_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kprobe_profile", root);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fscanf(f, "%127s %llu %llu", ev, &hits, &miss) == 3)
+		if (!strcmp(ev, name))
+			n += miss;
+	fclose(f);
+	return n;
+}
+
+int xp_kretprobe_attach(struct bpf_program *prog, const char *func, int maxactive,
+			struct bpf_link **link, char *why, size_t whylen)
+{
+	struct perf_event_attr attr;
+	char line[192], *name;
+	const char *root;
+	int err, pfd;
+	long id;
+
+	*link = NULL;
+	if (!(root = xp_tracefs(why, whylen, NULL)))
+		return -ENOENT;
+	if (nevents == MAX_EVENTS)
+		return -E2BIG;
+	if (nevents == 0) {
+		remove_stale(root);
+		atexit(xp_kretprobes_remove);
+	}
+	name = events[nevents];
+	snprintf(name, sizeof(events[0]), "%s_ret_%d", func, (int)getpid());
+	snprintf(line, sizeof(line), "r%d:" GROUP "/%s %s\n", maxactive, name, func);
+	if ((err = write_probe(root, line))) {
+		snprintf(why, whylen, "cannot create a return probe on %s in tracefs: %s", func,
+			 strerror(-err));
+		return err;
+	}
+	nevents++;
+	if ((err = read_id(root, name, &id))) {
+		snprintf(why, whylen, "tracefs made no id for the return probe on %s", func);
+		return err;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = (uint64_t)id;
+	attr.sample_period = 1;
+	pfd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0) {
+		err = -errno;
+		snprintf(why, whylen, "cannot open the return probe on %s: %s", func, strerror(errno));
+		return err;
+	}
+	*link = bpf_program__attach_perf_event(prog, pfd);
+	if (!*link) {
+		err = -errno;
+		close(pfd);
+		snprintf(why, whylen, "cannot attach to the return probe on %s: %s", func,
+			 strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+uint64_t xp_kretprobes_missed(void)
+{
+	char why[128];
+	const char *root = nevents ? xp_tracefs(why, sizeof(why), NULL) : NULL;
+	uint64_t n = missed_removed;
+
+	for (int i = 0; root && i < nevents; i++)
+		n += missed_of(root, events[i]);
+	return n;
+}
+
+void xp_kretprobes_remove(void)
+{
+	char why[128];
+	const char *root = nevents ? xp_tracefs(why, sizeof(why), NULL) : NULL;
+
+	if (!root)
+		return;
+	missed_removed = xp_kretprobes_missed();
+	for (int i = 0; i < nevents; i++)
+		remove_event(root, events[i]);
+	nevents = 0;
+}

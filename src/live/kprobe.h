@@ -1,0 +1,30 @@
+/*
+ * Return probes created through tracefs, where the number of calls that can
+ * be in flight at once (maxactive) can be chosen. A kretprobe made through
+ * the perf kprobe PMU gets the kernel's default, max(10, 2 x CPUs): more
+ * threads than that blocked in the probed function at once (GPU clients
+ * waiting in ioctls) and the kernel misses their returns. What it missed
+ * anyway is read back from tracefs (kprobe_profile) and counted as drops.
+ */
+#ifndef XP_LIVE_KPROBE_H
+#define XP_LIVE_KPROBE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <bpf/libbpf.h>
+
+/* The kernel's upper bound for maxactive (KRETPROBE_MAXACTIVE_MAX). */
+#define XP_KRETPROBE_MAXACTIVE 4096
+
+/*
+ * Creates the event "xputrace/<func>_ret_<pid>" returning from `func` and
+ * attaches `prog` (a kprobe program) to it. The event is removed by
+ * xp_kretprobes_remove (also at exit); events left by tracers that died are
+ * removed on the way. 0 or -errno with `why`.
+ */
+int xp_kretprobe_attach(struct bpf_program *prog, const char *func, int maxactive,
+			struct bpf_link **link, char *why, size_t whylen);
+/* Returns the kernel missed on this process's events so far. */
+uint64_t xp_kretprobes_missed(void);
+/* Removes this process's events (their links must be gone). */
+void xp_kretprobes_remove(void);
+#endif
