@@ -61,6 +61,12 @@ for c in "$LAB_DIR"/guest/*.c; do
 			die "building guest program $b failed"
 	fi
 done
+# drmioctl as a 32-bit program too (raw ioctls, no libdrm): its calls take the
+# compat ioctl path, as a 32-bit game's under Wine/Proton do.
+if [ ! -x "$G/drmioctl32" ] || [ "$LAB_DIR/guest/drmioctl.c" -nt "$G/drmioctl32" ]; then
+	gcc-12 -m32 -O2 -s -Wall -Wextra -static -I/usr/include/libdrm -o "$G/drmioctl32" \
+		"$LAB_DIR/guest/drmioctl.c" || log "building drmioctl32 failed (gcc-multilib missing?)"
+fi
 
 ls "$OUT"/*/*.ko >"$OUT/modules.list" 2>/dev/null || true
 log "$tag: built $(wc -l <"$OUT/modules.list") modules for $K_RELEASE"

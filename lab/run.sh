@@ -7,10 +7,10 @@
 # the guest programs. Its output comes back over a second serial port; this
 # command exits with the scenario's status: 0 pass, 77 skip, other fail.
 # A guest that does not finish in time is killed and reported as a failure.
-# The guest has one vCPU (XPUTRACE_LAB_CPUS to change it): with two, QEMU's
-# multi-threaded emulation lets one vCPU run a half-patched instruction while
-# the other patches kernel text (static keys, kprobes), and the 7.3 guest
-# panics on a stray int3 now and then, at boot or at attach.
+# The guest has one vCPU (XPUTRACE_LAB_CPUS to change it). More vCPUs share one
+# emulation thread (they interleave for real): with a thread each, QEMU lets
+# one vCPU run a half-patched instruction while the other patches kernel text
+# (static keys, kprobes), and the 7.3 guest panics on a stray int3 now and then.
 # Results (console, output, versions) are kept in $CACHE/results/KERNEL-SCENARIO/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -123,7 +123,8 @@ rm -rf "$ROOT"
 log "booting $K_RELEASE for scenario $scenario (timeout ${timeout}s)"
 start=$(date +%s.%N)
 qrc=0
-timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$cpus" -m 1024 \
+tcg_threads=multi; [ "$cpus" -eq 1 ] || tcg_threads=single
+timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg,thread=$tcg_threads -cpu max -smp "$cpus" -m 1024 \
 	-kernel "${K_BOOT:-$K_VMLINUZ}" -initrd "$RES/initrd.gz" \
 	-append "console=ttyS0 quiet panic=1 tsc=reliable" \
 	-display none -no-reboot -nodefaults \

@@ -21,6 +21,14 @@ scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
 	for f in "$LAB_DIR"/scenarios/*.sh; do scenarios+=("$(basename "$f" .sh)"); done
 fi
+# A scenario runs once per vCPU count in its "# lab-cpus: 1 2" line (default 1);
+# NAME@N is its run on N vCPUs, reported as lab/KERNEL-Ncpu/...
+runs=()
+for s in "${scenarios[@]}"; do
+	c=$(sed -n 's/^# lab-cpus: //p' "$LAB_DIR/scenarios/${s%@*}.sh" 2>/dev/null | head -1)
+	case $s in *@*) runs+=("$s"); continue ;; esac
+	for n in ${c:-1}; do runs+=("$s@$n"); done
+done
 t0=$(date +%s)
 mkdir -p "$CACHE"
 SUMMARY="$CACHE/results/summary.txt"
@@ -65,20 +73,22 @@ for k in "${kernels[@]}"; do
 		echo "lab: $k: test module $m did not build (see $CACHE/results/build-$k.log)"
 	done
 	export XPUTRACE_LAB_PREPARED=$k
-	for s in "${scenarios[@]}"; do
-		log_file="$CACHE/results/$k-$s.log"
+	for run in "${runs[@]}"; do
+		s=${run%@*} cpus=${run#*@} kk=$k
+		[ "$cpus" = 1 ] || kk="$k-${cpus}cpu"
+		log_file="$CACHE/results/$kk-$s.log"
 		# A scenario that fails runs once more: under QEMU's emulation a host
 		# stall shifts timings by milliseconds, and the guest kernel's code
 		# patching (static keys, int3) can crash a guest now and then. The
 		# second run decides; the first failure is written down, not hidden.
 		for attempt in 1 2; do
 			rm -rf "$CACHE/results/$k-$s"	# never read an earlier run's result
-			rc=0; "$LAB_DIR/run.sh" --kernel "$k" "$s" >"$log_file" 2>&1 || rc=$?
+			rc=0; XPUTRACE_LAB_CPUS=$cpus "$LAB_DIR/run.sh" --kernel "$k" "$s" >"$log_file" 2>&1 || rc=$?
 			[ $rc -eq 0 ] || [ $rc -eq $EX_SKIP ] || [ $attempt -eq 2 ] && break
 			first=$(tr -d '\r' <"$CACHE/results/$k-$s/output.txt" 2>/dev/null | grep -m1 '^FAIL')
 			[ -n "$first" ] || first=$(grep -E -m1 '^(guest |lab: error)' "$log_file")
 			cp "$log_file" "$log_file.first"
-			echo "lab: $k/$s failed on its first run (${first:-status $rc}); running it again" | tee -a "$SUMMARY"
+			echo "lab: $kk/$s failed on its first run (${first:-status $rc}); running it again" | tee -a "$SUMMARY"
 		done
 		out="$CACHE/results/$k-$s/output.txt"
 		results=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^RESULT \([^ ]*\) \(PASS\|FAIL\)$/\2 \1/p')
@@ -86,16 +96,16 @@ for k in "${kernels[@]}"; do
 			reason=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^SKIP: //p' | tail -1)
 			[ -n "$reason" ] || reason=$(sed -n 's/^lab: skip: //p' "$log_file" | tail -1)
 			[ -z "$xp_note" ] || reason="$reason; $xp_note"
-			report "SKIP lab/$k/$s: ${reason:-skipped}"
+			report "SKIP lab/$kk/$s: ${reason:-skipped}"
 		elif [ -n "$results" ]; then
-			while read -r verdict name; do report "$verdict lab/$k/$name"; done <<<"$results"
+			while read -r verdict name; do report "$verdict lab/$kk/$name"; done <<<"$results"
 			if [ $rc -ne 0 ] && ! grep -q '^FAIL' <<<"$results"; then
-				report "FAIL lab/$k/$s: guest status $rc"
+				report "FAIL lab/$kk/$s: guest status $rc"
 			fi
 		elif [ $rc -eq 0 ]; then
-			report "PASS lab/$k/$s"
+			report "PASS lab/$kk/$s"
 		else
-			report "FAIL lab/$k/$s: $(grep -E '^(guest |lab: error)' "$log_file" | head -1)"
+			report "FAIL lab/$kk/$s: $(grep -E '^(guest |lab: error)' "$log_file" | head -1)"
 		fi
 		if [ $rc -ne 0 ] && [ $rc -ne $EX_SKIP ]; then
 			grep -E '^(FAIL|guest|lab: error)' "$log_file" | sed 's/^/    /' | head -20

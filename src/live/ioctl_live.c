@@ -148,6 +148,8 @@ int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
 		if (err == -EPERM && h != HOOK_KPROBE)
 			break;	/* without the privilege no other hook will do */
 	}
+	if (err == -EPERM || err == -EACCES)
+		why[0] = 0;	/* the runner says which privilege is missing */
 	if (force && *force && !n)
 		snprintf(why, whylen, "XPUTRACE_IOCTL_HOOK=%s: not a hook (kprobe, tp_btf, raw_tp)", force);
 	return err;
