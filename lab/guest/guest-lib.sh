@@ -53,6 +53,7 @@ trace_count() { grep -c " $1: " $S/trace.txt; }
 start_xp() { # OUT ARGS...
 	local out=$1 i=0
 	shift
+	rm -f $out.err	# an earlier run's "Tracing" must not be read as this one's
 	xputrace "$@" >$out 2>$out.err &
 	XPID=$!
 	while ! grep -q '^Tracing' $out.err 2>/dev/null; do

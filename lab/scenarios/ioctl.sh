@@ -17,6 +17,7 @@ check "found the vkms node" [ -n "$VKMS" ]
 uptime_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
 # Start the tracer in the background and wait until it says it is tracing.
 start_tracer() {
+	rm -f $S/xp.err	# the last tracer's "Tracing" must not be read as this one's
 	xputrace ioctl "$@" >$S/xp.out 2>$S/xp.err &
 	XP=$!
 	i=0

@@ -18,6 +18,7 @@ HAVE32=0
 
 J=$S/xp.json
 start() { # HOOK: tracer in the background until it says it traces
+	rm -f $S/xp.err	# the last tracer's "Tracing" must not be read as this one's
 	XPUTRACE_IOCTL_HOOK=$1 xputrace ioctl --json -d 600 >$J 2>$S/xp.err &
 	XP=$!
 	i=0
