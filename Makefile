@@ -103,6 +103,15 @@ $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
+# The benchmark's count-only floor: a BPF program of its own, not the tool's.
+$(BUILD)/bpf/floor.bpf.o: bench/bpf/floor.bpf.c src/bpf/kernel_types.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bench/floor: bench/floor.c $(BUILD)/skel/floor.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS)
+
 unit: $(UNIT_BINS)
 helpers: $(HELPER_BINS)
 

@@ -42,6 +42,12 @@ load_run() { # the clients, all at once; their pids in $PIDS, P32
 	for p in $PIDS $P32; do wait $p; done
 }
 counted() { jget $J "processes[pid=$1].ioctls[name=DRM_IOCTL_VERSION].calls"; }
+total=$((NPROC * CALLS + HAVE32 * CALLS32))
+say_loss() { # HOOK: one line for the benchmark's record (bench/ioctl_overhead.sh)
+	local n=0 c p
+	for p in $PIDS $P32; do c=$(counted $p); n=$((n + ${c:-0})); done
+	say "loss: $(uname -r), $(nproc) vCPU: $1 counted $n of $total calls, kernel skipped $(jget $J drops.kernel_missed) runs"
+}
 
 group concurrency
 start "" || { bad "xputrace ioctl did not start: $(cat $S/xp.err)"; finish; }
@@ -58,18 +64,16 @@ else
 fi
 expect_eq "runs skipped by the kernel" 0 "$(jget $J drops.kernel_missed)"
 expect_eq "drops" 0 "$(jget $J drops.total)"
+say_loss "$(jget $J hook)"
 cat $S/xp.err
 
 group other_hooks
 # Not asserted beyond running: how many calls the fallback hooks count here.
-total=$((NPROC * CALLS + HAVE32 * CALLS32))
 for h in tp_btf raw_tp; do
 	start $h || { bad "xputrace ioctl with $h did not start: $(cat $S/xp.err)"; continue; }
 	load_run
 	kill -INT $XP; wait $XP
-	n=0
-	for p in $PIDS $P32; do c=$(counted $p); n=$((n + ${c:-0})); done
-	say "loss: hook $h counted $n of $total calls, kernel skipped $(jget $J drops.kernel_missed) runs ($(nproc) vCPU)"
+	say_loss $h
 	check "hook $h reported" [ "$(jget $J hook)" = $h ]
 done
 finish

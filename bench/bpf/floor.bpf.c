@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The floor for the ioctl benchmark: the same hooks as `xputrace ioctl`, doing
+ * nothing but counting ioctl entries and returns. What a tracer on these hooks
+ * cannot go below; the summary mode's cost is compared with it.
+ */
+#include "bpf/kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+static __always_inline int bump(__u32 i)
+{
+	__u64 *n = bpf_map_lookup_elem(&counts, &i);
+
+	if (n)
+		(*n)++;
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(floor_enter_btf, struct pt_regs *regs, long id)
+{
+	return id == 16 ? bump(0) : 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(floor_exit_btf, struct pt_regs *regs, long ret)
+{
+	return regs->orig_ax == 16 ? bump(1) : 0;
+}
+
+SEC("kprobe")
+int floor_enter_kp(struct pt_regs *ctx)
+{
+	return bump(0);
+}
+
+SEC("kretprobe")
+int floor_exit_kp(struct pt_regs *ctx)
+{
+	return bump(1);
+}

@@ -1,0 +1,54 @@
+/*
+ * Loads the benchmark's floor (bench/bpf/floor.bpf.c) on one hook, says
+ * "Attached", and on SIGINT prints the ioctl entries and returns it counted.
+ *   floor tp_btf|kprobe
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "floor.skel.h"
+
+static volatile sig_atomic_t stop;
+static void on_sig(int s) { (void)s; stop = 1; }
+
+int main(int argc, char **argv)
+{
+	int kp = argc > 1 && !strcmp(argv[1], "kprobe");
+	struct floor_bpf *skel = floor_bpf__open();
+	unsigned long long total[2] = { 0, 0 };
+	int ncpu = libbpf_num_possible_cpus();
+
+	if (!skel)
+		return 1;
+	bpf_program__set_autoload(skel->progs.floor_enter_btf, !kp);
+	bpf_program__set_autoload(skel->progs.floor_exit_btf, !kp);
+	bpf_program__set_autoload(skel->progs.floor_enter_kp, kp);
+	bpf_program__set_autoload(skel->progs.floor_exit_kp, kp);
+	if (floor_bpf__load(skel) || floor_bpf__attach(skel))
+		goto fail;
+	if (kp && (!bpf_program__attach_kprobe(skel->progs.floor_enter_kp, false, "__x64_sys_ioctl") ||
+		   !bpf_program__attach_kprobe(skel->progs.floor_exit_kp, true, "__x64_sys_ioctl")))
+		goto fail;
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	fprintf(stderr, "Attached (%s)\n", kp ? "kprobe" : "tp_btf");
+	while (!stop)
+		pause();
+	for (unsigned int i = 0; i < 2; i++) {
+		unsigned long long v[ncpu > 0 ? ncpu : 1];
+
+		if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.counts), &i, v))
+			for (int c = 0; c < ncpu; c++)
+				total[i] += v[c];
+	}
+	printf("entries %llu returns %llu\n", total[0], total[1]);
+	floor_bpf__destroy(skel);
+	return 0;
+fail:
+	fprintf(stderr, "floor: cannot load or attach on %s\n", kp ? "kprobe" : "tp_btf");
+	floor_bpf__destroy(skel);
+	return 1;
+}
