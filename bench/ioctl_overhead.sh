@@ -94,11 +94,12 @@ if command -v bpftrace >/dev/null; then
 fi
 
 # the lab's concurrency scenario, on every kernel and vCPU count it runs on
-lab=""
+lab="" labcost=""
 if [ "${XPUTRACE_BENCH_LAB:-1}" != 0 ] && [ -x lab/test.sh ]; then
 	lab/test.sh ioctl_load > "$tmp/lab.txt" 2>&1 || true
-	lab=$(grep -h '^## loss:' "${XPUTRACE_LAB_CACHE:-$HOME/.cache/xputrace-lab}"/results/*ioctl_load.log 2>/dev/null |
-		sed 's/^## loss: //' || true)
+	logs=$(ls "${XPUTRACE_LAB_CACHE:-$HOME/.cache/xputrace-lab}"/results/*ioctl_load.log 2>/dev/null || true)
+	[ -z "$logs" ] || lab=$(grep -h '^## loss:' $logs | sed 's/^## loss: //' || true)
+	[ -z "$logs" ] || labcost=$(grep -h '^## cost:' $logs | sed 's/^## cost: //' || true)
 fi
 
 added() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print ""; else printf "%.0f", a - b }'; }
@@ -151,6 +152,14 @@ b=${IO[none]}
 		echo "$lab" | sed 's/^/- /'
 	else
 		echo "Not measured in this run (lab not set up, or XPUTRACE_BENCH_LAB=0)."
+	fi
+	if [ -n "$labcost" ]; then
+		echo
+		echo "## Cost per hook in the lab guests (emulated CPUs: compare within a line group)"
+		echo
+		echo "ns per ioctl on /dev/null and per getppid() in summary mode, 5 rounds of 20,000:"
+		echo
+		echo "$labcost" | sed 's/^/- /'
 	fi
 } > "$OUT"
 cat "$OUT"

@@ -61,6 +61,11 @@ for c in "$LAB_DIR"/guest/*.c; do
 			die "building guest program $b failed"
 	fi
 done
+# the benchmark's workload, for the cost of each hook in the guest
+if [ ! -x "$G/ioctl_loop" ] || [ "$LAB_DIR/../bench/ioctl_loop.c" -nt "$G/ioctl_loop" ]; then
+	gcc-12 -O2 -s -Wall -Wextra -static -o "$G/ioctl_loop" "$LAB_DIR/../bench/ioctl_loop.c" ||
+		die "building guest program ioctl_loop failed"
+fi
 # drmioctl as a 32-bit program too (raw ioctls, no libdrm): its calls take the
 # compat ioctl path, as a 32-bit game's under Wine/Proton do.
 if [ ! -x "$G/drmioctl32" ] || [ "$LAB_DIR/guest/drmioctl.c" -nt "$G/drmioctl32" ]; then

@@ -11,7 +11,25 @@ for c in /dev/dri/card*; do
 	drmioctl "$c" version=1 expect=vkms >/dev/null 2>&1 && VKMS=$c
 done
 check "found the vkms node" [ -n "$VKMS" ]
-[ -n "$VKMS" ] || finish
+[ -n "$VKMS" ] || 
+group cost
+# Not asserted: ns per ioctl on /dev/null and per getppid() with each hook
+# attached, against none, in this guest (emulated: compare the ratios).
+if command -v ioctl_loop >/dev/null; then
+	base_io=$(ioctl_loop 20000 5) base_pp=$(ioctl_loop 20000 5 getppid)
+	say "cost: $(uname -r), $(nproc) vCPU: none ioctl $base_io ns, getppid $base_pp ns"
+	for h in kprobe tp_btf raw_tp; do
+		rm -f $S/c.err
+		XPUTRACE_IOCTL_HOOK=$h xputrace ioctl --device /dev/null -d 600 >$S/c.out 2>$S/c.err &
+		XP=$!
+		i=0; while ! grep -q Tracing $S/c.err && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		io=$(ioctl_loop 20000 5) pp=$(ioctl_loop 20000 5 getppid)
+		kill -INT $XP; wait $XP
+		check "cost run with $h" grep -q "calls" $S/c.out
+		say "cost: $(uname -r), $(nproc) vCPU: $h ioctl $io ns (+$(awk -v a=$io -v b=$base_io 'BEGIN{printf "%.0f", a-b}')), getppid $pp ns (+$(awk -v a=$pp -v b=$base_pp 'BEGIN{printf "%.0f", a-b}'))"
+	done
+fi
+finish
 NPROC=4 CALLS=3000 CALLS32=1000
 HAVE32=0
 [ -x /lab/bin/drmioctl32 ] && drmioctl32 "$VKMS" version=1 >/dev/null 2>&1 && HAVE32=1
@@ -76,4 +94,22 @@ for h in tp_btf raw_tp; do
 	say_loss $h
 	check "hook $h reported" [ "$(jget $J hook)" = $h ]
 done
+
+group cost
+# Not asserted: ns per ioctl on /dev/null and per getppid() with each hook
+# attached, against none, in this guest (emulated: compare the ratios).
+if command -v ioctl_loop >/dev/null; then
+	base_io=$(ioctl_loop 20000 5) base_pp=$(ioctl_loop 20000 5 getppid)
+	say "cost: $(uname -r), $(nproc) vCPU: none ioctl $base_io ns, getppid $base_pp ns"
+	for h in kprobe tp_btf raw_tp; do
+		rm -f $S/c.err
+		XPUTRACE_IOCTL_HOOK=$h xputrace ioctl --device /dev/null -d 600 >$S/c.out 2>$S/c.err &
+		XP=$!
+		i=0; while ! grep -q Tracing $S/c.err && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		io=$(ioctl_loop 20000 5) pp=$(ioctl_loop 20000 5 getppid)
+		kill -INT $XP; wait $XP
+		check "cost run with $h" grep -q "calls" $S/c.out
+		say "cost: $(uname -r), $(nproc) vCPU: $h ioctl $io ns (+$(awk -v a=$io -v b=$base_io 'BEGIN{printf "%.0f", a-b}')), getppid $pp ns (+$(awk -v a=$pp -v b=$base_pp 'BEGIN{printf "%.0f", a-b}'))"
+	done
+fi
 finish
