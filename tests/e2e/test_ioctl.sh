@@ -72,6 +72,28 @@ else
 	fail "ioctl raw_tp fallback: $(head -c 200 "$WORK/rawtp.out")"
 fi
 
+# the hook is chosen by trying: kprobes first, where the kernel has them
+if [ -e /sys/bus/event_source/devices/kprobe ]; then
+	if XPUTRACE_IOCTL_HOOK=kprobe run_case kprobe 2 --json && grep -q '"hook":"kprobe"' "$WORK/kprobe.out"; then
+		check kprobe "ioctl on kprobes counts exactly" 2
+	else
+		fail "ioctl kprobe hook: $(head -c 200 "$WORK/kprobe.out")"
+	fi
+	grep -q '"hook":"kprobe"' "$WORK/summary.out" && pass "ioctl picks kprobes where the kernel has them" ||
+		fail "ioctl did not pick kprobes: $(grep -o '"hook":"[a-z_]*"' "$WORK/summary.out")"
+else
+	# without kprobes, a run that asks for them fails with one line saying why
+	XPUTRACE_IOCTL_HOOK=kprobe "$XP" ioctl --device /dev/null -d 1 > "$WORK/kp.out" 2> "$WORK/kp.err"
+	rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l < "$WORK/kp.err")" -eq 1 ] && grep -q "kprobe: .*__x64_sys_ioctl" "$WORK/kp.err"; then
+		pass "ioctl without kprobes: asked for them, fails with one line naming the hook"
+	else
+		fail "ioctl without kprobes: exit $rc, stderr: $(cat "$WORK/kp.err")"
+	fi
+	grep -q '"hook":"tp_btf"' "$WORK/summary.out" && pass "ioctl falls back to tp_btf without kprobes" ||
+		fail "ioctl fallback: $(grep -o '"hook":"[a-z_]*"' "$WORK/summary.out")"
+fi
+
 if run_case stream 2 --json --stream; then
 	check stream "ioctl stream reports every call and the same summary" 2 stream=1
 else
