@@ -129,7 +129,7 @@ struct xp_trace_meta {
 	uint32_t page_size;	/* 0: a file from before the tag */
 	char caps[XP_TF_MAX_CAPS][16];
 	int ncaps;
-	char hook[16];
+	char hook[64];	/* "tracepoint+raw_tp", or several joined by record */
 	uint32_t filter_pid;
 	char filter_comm[XP_COMM_LEN];
 	uint64_t filter_cgroup;
