@@ -296,5 +296,7 @@ int cmd_report(int argc, char **argv)
 	if (view && !xp_cap_find(view))
 		return xp_fail(2, "report: unknown view '%s' (this build reports: %s)", view,
 			       xp_cap_names(names, sizeof(names)));
+	if (view && ro.info)
+		return xp_fail(2, "report: --info describes the whole file and takes no view ('%s')", view);
 	return xp_finish_stdout(xp_report_file(path, view, lo.json, lo.hist, ro.info));
 }
