@@ -150,8 +150,8 @@ int cmd_export(int argc, char **argv)
 	for (int i = 0; i < c->nci; i++)
 		undecodable += c->ci[i].undecodable;
 	if (undecodable)
-		fprintf(stderr, "xputrace: export: %llu records could not be decoded\n",
-			(unsigned long long)undecodable);
+		fprintf(stderr, "xputrace: export: %llu record%s could not be decoded\n",
+			(unsigned long long)undecodable, undecodable == 1 ? "" : "s");
 	/* renamed into place only when whole; a failure leaves OUT as it was */
 	if (status)
 		xp_out_abort(&of);

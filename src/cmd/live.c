@@ -271,11 +271,11 @@ void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci)
 	if (!ci->undecodable || (ci->cap->flags & XP_CAP_SAYS_UNDECODABLE))
 		return;
 	if (strcmp(verb, ci->cap->name))
-		fprintf(stderr, "xputrace: %s: %llu %s records could not be decoded\n", verb,
-			(unsigned long long)ci->undecodable, ci->cap->name);
+		fprintf(stderr, "xputrace: %s: %llu %s record%s could not be decoded\n", verb,
+			(unsigned long long)ci->undecodable, ci->cap->name, ci->undecodable == 1 ? "" : "s");
 	else
-		fprintf(stderr, "xputrace: %s: %llu records could not be decoded\n", verb,
-			(unsigned long long)ci->undecodable);
+		fprintf(stderr, "xputrace: %s: %llu record%s could not be decoded\n", verb,
+			(unsigned long long)ci->undecodable, ci->undecodable == 1 ? "" : "s");
 }
 
 void xp_say_unread(const char *verb, const struct xp_session *s)

@@ -59,7 +59,8 @@ void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
 	if (s->overflow)
 		fprintf(f, "note: %" PRIu64 " events past the tracked processes/rings/objects\n", s->overflow);
 	if (r->undecodable)
-		fprintf(f, "note: %" PRIu64 " records could not be decoded\n", r->undecodable);
+		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", r->undecodable,
+			r->undecodable == 1 ? "" : "s");
 	if (on[0])
 		xp_mem_text_amdgpu(f, r);
 	if (on[1])
