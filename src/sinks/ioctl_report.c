@@ -43,7 +43,7 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 		free(v);
 		return;
 	}
-	fprintf(f, "\n%-8s %-16s %-18s %-36s %8s %7s %9s %9s %9s\n", "PID", "COMM", "DEVICE",
+	fprintf(f, "\n%-8s %-16s %-20s %-36s %8s %7s %9s %9s %9s\n", "PID", "COMM", "DEVICE",
 		"IOCTL", "CALLS", "ERRORS", "P50", "P99", "MAX");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct xp_ioctl_entry *e = v[i];
@@ -54,7 +54,7 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 		char pid[16];
 
 		snprintf(pid, sizeof(pid), e->key.pid == XP_IOCTL_PID_OTHER ? "-" : "%u", e->key.pid);
-		fprintf(f, "%-8s %-16s %-18s %-36s %8llu %7llu %9s %9s %9s\n", pid, e->comm,
+		fprintf(f, "%-8s %-16s %-20s %-36s %8llu %7llu %9s %9s %9s\n", pid, e->comm,
 			dd.name, name, (unsigned long long)e->calls, (unsigned long long)e->errors,
 			xp_fmt_ns(xp_hist_percentile(&e->lat, 50), b1, sizeof(b1)),
 			xp_fmt_ns(xp_hist_percentile(&e->lat, 99), b2, sizeof(b2)),
@@ -147,7 +147,7 @@ void xp_ioctl_report_json(FILE *f, const struct xp_ioctl_table *t, const struct 
 
 void xp_ioctl_stream_header(FILE *f)
 {
-	fprintf(f, "%-12s %-8s %-8s %-16s %-18s %-36s %10s %s\n", "TIME(s)", "PID", "TID", "COMM",
+	fprintf(f, "%-12s %-8s %-8s %-16s %-20s %-36s %10s %s\n", "TIME(s)", "PID", "TID", "COMM",
 		"DEVICE", "IOCTL", "LATENCY", "RESULT");
 }
 
@@ -185,7 +185,7 @@ static const struct name_slot *stream_names(const struct xp_devices *d, uint32_t
 		return s;
 	xp_devices_describe(d, dev, &dd);
 	xp_ioctl_name(dd.kind, dd.driver, cmd, name, sizeof(name));
-	p = put_col(s->cols, dd.name, sizeof(dd.name), 18);
+	p = put_col(s->cols, dd.name, sizeof(dd.name), 20);
 	p = put_col(p, name, sizeof(name), 36);
 	s->len = (uint8_t)(p - s->cols);
 	s->d = d;
