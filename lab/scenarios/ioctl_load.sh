@@ -11,25 +11,7 @@ for c in /dev/dri/card*; do
 	drmioctl "$c" version=1 expect=vkms >/dev/null 2>&1 && VKMS=$c
 done
 check "found the vkms node" [ -n "$VKMS" ]
-[ -n "$VKMS" ] || 
-group cost
-# Not asserted: ns per ioctl on /dev/null and per getppid() with each hook
-# attached, against none, in this guest (emulated: compare the ratios).
-if command -v ioctl_loop >/dev/null; then
-	base_io=$(ioctl_loop 20000 5) base_pp=$(ioctl_loop 20000 5 getppid)
-	say "cost: $(uname -r), $(nproc) vCPU: none ioctl $base_io ns, getppid $base_pp ns"
-	for h in kprobe tp_btf raw_tp; do
-		rm -f $S/c.err
-		XPUTRACE_IOCTL_HOOK=$h xputrace ioctl --device /dev/null -d 600 >$S/c.out 2>$S/c.err &
-		XP=$!
-		i=0; while ! grep -q Tracing $S/c.err && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-		io=$(ioctl_loop 20000 5) pp=$(ioctl_loop 20000 5 getppid)
-		kill -INT $XP; wait $XP
-		check "cost run with $h" grep -q "calls" $S/c.out
-		say "cost: $(uname -r), $(nproc) vCPU: $h ioctl $io ns (+$(awk -v a=$io -v b=$base_io 'BEGIN{printf "%.0f", a-b}')), getppid $pp ns (+$(awk -v a=$pp -v b=$base_pp 'BEGIN{printf "%.0f", a-b}'))"
-	done
-fi
-finish
+[ -n "$VKMS" ] || finish
 NPROC=4 CALLS=3000 CALLS32=1000
 HAVE32=0
 [ -x /lab/bin/drmioctl32 ] && drmioctl32 "$VKMS" version=1 >/dev/null 2>&1 && HAVE32=1
@@ -84,6 +66,18 @@ expect_eq "runs skipped by the kernel" 0 "$(jget $J drops.kernel_missed)"
 expect_eq "drops" 0 "$(jget $J drops.total)"
 say_loss "$(jget $J hook)"
 cat $S/xp.err
+
+group cleanup
+# The return probes made through tracefs go away with the tracer, and those of
+# a tracer killed with SIGKILL go away when the next one starts.
+expect_eq "xputrace events left after a clean exit" 0 "$(grep -c xputrace/ $T/kprobe_events)"
+start "" || bad "xputrace ioctl did not start: $(cat $S/xp.err)"
+expect_eq "return probes while tracing (native and compat)" 2 "$(grep -c '^r.*xputrace/' $T/kprobe_events)"
+kill -KILL $XP; wait $XP
+expect_eq "return probes left by a killed tracer" 2 "$(grep -c xputrace/ $T/kprobe_events)"
+start "" || bad "xputrace ioctl did not start: $(cat $S/xp.err)"
+kill -INT $XP; wait $XP
+expect_eq "xputrace events after the next tracer" 0 "$(grep -c xputrace/ $T/kprobe_events)"
 
 group other_hooks
 # Not asserted beyond running: how many calls the fallback hooks count here.
