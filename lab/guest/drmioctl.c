@@ -3,12 +3,14 @@
  * scenario can check that a tracer counts and names them exactly.
  *
  *   drmioctl DEVICE [version=N] [dumb=N] [getres=N] [getcap=N] [expect=DRIVER]
- *            [repeat=N] [interval_ms=MS]
+ *            [repeat=N] [interval_ms=MS] [waitvbl=N]
  *
  * version: DRM_IOCTL_VERSION; dumb: DRM_IOCTL_MODE_CREATE_DUMB followed by
  * DRM_IOCTL_GEM_CLOSE of the new handle; getres: DRM_IOCTL_MODE_GETRESOURCES;
  * getcap: DRM_IOCTL_GET_CAP(DRM_CAP_DUMB_BUFFER) (getres and getcap fail on
- * vgem, which has no modesetting: errors are counted). Raw ioctls, no libdrm, so
+ * vgem, which has no modesetting: errors are counted); waitvbl: DRM_IOCTL_WAIT_VBLANK
+ * for the next vblank of CRTC 0, blocking in the ioctl until it comes (fails at
+ * once unless some process keeps that CRTC lit). Raw ioctls, no libdrm, so
  * each request is exactly one system call. Prints one line per ioctl name:
  *   issued NAME CALLS ERRORS
  * and exits 1 if the driver name differs from expect= or a call that must
@@ -28,7 +30,7 @@
 struct tally { const char *name; int calls, errors; };
 static struct tally t_version = {.name = "DRM_IOCTL_VERSION"}, t_create = {.name = "DRM_IOCTL_MODE_CREATE_DUMB"},
 		    t_close = {.name = "DRM_IOCTL_GEM_CLOSE"}, t_getres = {.name = "DRM_IOCTL_MODE_GETRESOURCES"},
-		    t_getcap = {.name = "DRM_IOCTL_GET_CAP"};
+		    t_getcap = {.name = "DRM_IOCTL_GET_CAP"}, t_waitvbl = {.name = "DRM_IOCTL_WAIT_VBLANK"};
 
 static int call(int fd, unsigned long req, void *arg, struct tally *t)
 {
@@ -41,7 +43,7 @@ static int call(int fd, unsigned long req, void *arg, struct tally *t)
 
 int main(int argc, char **argv)
 {
-	long version = 0, dumb = 0, getres = 0, getcap = 0;
+	long version = 0, dumb = 0, getres = 0, getcap = 0, waitvbl = 0;
 	const char *expect = NULL;
 	long repeat = 1, interval_ms = 0, r;
 	int fd, i, rc = 0;
@@ -58,6 +60,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "dumb")) dumb = atol(v);
 		else if (!strcmp(argv[i], "getres")) getres = atol(v);
 		else if (!strcmp(argv[i], "getcap")) getcap = atol(v);
+		else if (!strcmp(argv[i], "waitvbl")) waitvbl = atol(v);
 		else if (!strcmp(argv[i], "expect")) expect = v;
 		else if (!strcmp(argv[i], "repeat")) repeat = atol(v);
 		else if (!strcmp(argv[i], "interval_ms")) interval_ms = atol(v);
@@ -104,10 +107,20 @@ int main(int argc, char **argv)
 		struct drm_get_cap cap = { .capability = DRM_CAP_DUMB_BUFFER };
 		call(fd, DRM_IOCTL_GET_CAP, &cap, &t_getcap); /* EOPNOTSUPP on vgem */
 	}
+	for (i = 0; i < waitvbl; i++) {
+		union drm_wait_vblank vbl;
+		memset(&vbl, 0, sizeof(vbl));
+		vbl.request.type = _DRM_VBLANK_RELATIVE;
+		vbl.request.sequence = 1;
+		if (call(fd, DRM_IOCTL_WAIT_VBLANK, &vbl, &t_waitvbl) < 0) {
+			perror("DRM_IOCTL_WAIT_VBLANK");
+			rc = 1;
+		}
+	}
 	}
 	close(fd);
-	struct tally *all[] = {&t_version, &t_create, &t_close, &t_getres, &t_getcap};
-	for (i = 0; i < 5; i++)
+	struct tally *all[] = {&t_version, &t_create, &t_close, &t_getres, &t_getcap, &t_waitvbl};
+	for (i = 0; i < 6; i++)
 		if (all[i]->calls)
 			printf("issued %s %d %d\n", all[i]->name, all[i]->calls, all[i]->errors);
 	return rc;

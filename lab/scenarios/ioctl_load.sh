@@ -67,6 +67,26 @@ expect_eq "drops" 0 "$(jget $J drops.total)"
 say_loss "$(jget $J hook)"
 cat $S/xp.err
 
+group blocked
+# 16 processes blocked in DRM_IOCTL_WAIT_VBLANK at once, while a client keeps
+# vkms's CRTC lit: more calls in flight than the kernel's default number of
+# return-probe instances (max(10, 2 x CPUs)); every return must be seen.
+NB=16 WAITS=10
+vblank "$VKMS" waits=$((WAITS * 8)) >$S/lit.txt 2>&1 & LIT=$!
+sleep 1
+start "" || bad "xputrace ioctl did not start: $(cat $S/xp.err)"
+BP=""
+for i in $(seq $NB); do drmioctl "$VKMS" waitvbl=$WAITS >$S/b$i.txt 2>&1 & BP="$BP $!"; done
+for p in $BP; do wait $p; done
+kill -INT $XP; wait $XP
+wait $LIT
+for p in $BP; do
+	expect_eq "pid $p: WAIT_VBLANK calls" $WAITS "$(jget $J "processes[pid=$p].ioctls[name=DRM_IOCTL_WAIT_VBLANK].calls")"
+done
+expect_eq "WAIT_VBLANK errors (the calls blocked, not failed)" 0 \
+	"$(for p in $BP; do jget $J "processes[pid=$p].ioctls[name=DRM_IOCTL_WAIT_VBLANK].errors"; done | sort -u | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "runs skipped or returns missed by the kernel" 0 "$(jget $J drops.kernel_missed)"
+
 group cleanup
 # The return probes made through tracefs go away with the tracer, and those of
 # a tracer killed with SIGKILL go away when the next one starts.
