@@ -102,12 +102,28 @@ static __u64 zero_u64;
  */
 #define XP_READ(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
-static __always_inline __u32 fd_to_chrdev(int fd, bool btf)
+static __always_inline bool dev_traced(__u32 dev)
+{
+	__u32 major = XP_KDEV_MAJOR(dev);
+	__u8 *on = bpf_map_lookup_elem(&majors, &major);
+
+	if (on && *on)
+		return true;
+	return have_devs && bpf_map_lookup_elem(&devs, &dev);
+}
+
+/*
+ * The traced character device behind fd, or 0. The device number is tested
+ * first and the file type only for a traced one: most ioctls are on files
+ * that are not (terminals, sockets: i_rdev 0), and each read costs.
+ */
+static __always_inline __u32 fd_to_traced_chrdev(int fd, bool btf)
 {
 	struct fdtable *fdt;
 	struct file **fds;
 	struct file *f = NULL;
 	struct inode *ino;
+	__u32 dev;
 
 	if (btf)
 		fdt = bpf_get_current_task_btf()->files->fdt;
@@ -120,19 +136,13 @@ static __always_inline __u32 fd_to_chrdev(int fd, bool btf)
 	if (!f)
 		return 0;
 	ino = BPF_CORE_READ(f, f_inode);
-	if (!ino || (BPF_CORE_READ(ino, i_mode) & XP_S_IFMT) != XP_S_IFCHR)
+	if (!ino)
 		return 0;
-	return BPF_CORE_READ(ino, i_rdev);
-}
-
-static __always_inline bool dev_traced(__u32 dev)
-{
-	__u32 major = XP_KDEV_MAJOR(dev);
-	__u8 *on = bpf_map_lookup_elem(&majors, &major);
-
-	if (on && *on)
-		return true;
-	return have_devs && bpf_map_lookup_elem(&devs, &dev);
+	dev = BPF_CORE_READ(ino, i_rdev);
+	if (!dev || !dev_traced(dev))
+		return 0;
+	/* a block device can have the same number as a traced character one */
+	return (BPF_CORE_READ(ino, i_mode) & XP_S_IFMT) == XP_S_IFCHR ? dev : 0;
 }
 
 static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
@@ -156,8 +166,8 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (xp_filtered(pid_tgid >> 32))
 		return 0;
-	dev = fd_to_chrdev(fd, btf);
-	if (!dev || !dev_traced(dev))
+	dev = fd_to_traced_chrdev(fd, btf);
+	if (!dev)
 		return 0;
 	s.fd = fd;
 	s.dev = dev;
