@@ -17,19 +17,12 @@ HAVE32=0
 [ -x /lab/bin/drmioctl32 ] && drmioctl32 "$VKMS" version=1 >/dev/null 2>&1 && HAVE32=1
 
 J=$S/xp.json
-start() { # HOOK: tracer in the background until it says it traces
-	rm -f $S/xp.err	# the last tracer's "Tracing" must not be read as this one's
-	XPUTRACE_IOCTL_HOOK=$1 xputrace ioctl --json -d 600 >$J 2>$S/xp.err &
-	XP=$!
-	i=0
-	while ! grep -q 'Tracing' $S/xp.err && [ $i -lt 900 ]; do
-		kill -0 $XP 2>/dev/null || break
-		sleep 0.1; i=$((i + 1))
-	done
-	grep -q 'Tracing' $S/xp.err && return 0
-	kill -0 $XP 2>/dev/null && kill $XP
-	wait $XP; echo "tracer status $?" >>$S/xp.err
-	return 1
+start() { # HOOK ("" for the tool's choice): the tracer in the background, once it traces
+	export XPUTRACE_IOCTL_HOOK=$1
+	start_xp $J ioctl --json -d 600; r=$?
+	unset XPUTRACE_IOCTL_HOOK
+	XP=$XPID
+	return $r
 }
 load_run() { # the clients, all at once; their pids in $PIDS, P32
 	PIDS=""
@@ -50,7 +43,7 @@ say_loss() { # HOOK: one line for the benchmark's record (bench/ioctl_overhead.s
 }
 
 group concurrency
-start "" || { bad "xputrace ioctl did not start: $(cat $S/xp.err)"; finish; }
+start "" || finish
 load_run
 kill -INT $XP; wait $XP
 expect_eq "xputrace exit status" 0 $?
@@ -65,7 +58,7 @@ fi
 expect_eq "runs skipped by the kernel" 0 "$(jget $J drops.kernel_missed)"
 expect_eq "drops" 0 "$(jget $J drops.total)"
 say_loss "$(jget $J hook)"
-cat $S/xp.err
+cat $J.err
 
 group blocked
 # 16 processes blocked in DRM_IOCTL_WAIT_VBLANK at once, while a client keeps
@@ -74,7 +67,7 @@ group blocked
 NB=16 WAITS=10
 vblank "$VKMS" waits=$((WAITS * 8)) >$S/lit.txt 2>&1 & LIT=$!
 sleep 1
-start "" || bad "xputrace ioctl did not start: $(cat $S/xp.err)"
+start ""
 BP=""
 for i in $(seq $NB); do drmioctl "$VKMS" waitvbl=$WAITS >$S/b$i.txt 2>&1 & BP="$BP $!"; done
 for p in $BP; do wait $p; done
@@ -91,18 +84,18 @@ group cleanup
 # The return probes made through tracefs go away with the tracer, and those of
 # a tracer killed with SIGKILL go away when the next one starts.
 expect_eq "xputrace events left after a clean exit" 0 "$(grep -c xputrace/ $T/kprobe_events)"
-start "" || bad "xputrace ioctl did not start: $(cat $S/xp.err)"
+start ""
 expect_eq "return probes while tracing (native and compat)" 2 "$(grep -c '^r.*xputrace/' $T/kprobe_events)"
 kill -KILL $XP; wait $XP
 expect_eq "return probes left by a killed tracer" 2 "$(grep -c xputrace/ $T/kprobe_events)"
-start "" || bad "xputrace ioctl did not start: $(cat $S/xp.err)"
+start ""
 kill -INT $XP; wait $XP
 expect_eq "xputrace events after the next tracer" 0 "$(grep -c xputrace/ $T/kprobe_events)"
 
 group other_hooks
 # Not asserted beyond running: how many calls the fallback hooks count here.
 for h in tp_btf raw_tp; do
-	start $h || { bad "xputrace ioctl with $h did not start: $(cat $S/xp.err)"; continue; }
+	start $h || continue
 	load_run
 	kill -INT $XP; wait $XP
 	say_loss $h
@@ -116,12 +109,11 @@ if command -v ioctl_loop >/dev/null; then
 	base_io=$(ioctl_loop 20000 5) base_pp=$(ioctl_loop 20000 5 getppid)
 	say "cost: $(uname -r), $(nproc) vCPU: none ioctl $base_io ns, getppid $base_pp ns"
 	for h in kprobe tp_btf raw_tp; do
-		rm -f $S/c.err
-		XPUTRACE_IOCTL_HOOK=$h xputrace ioctl --device /dev/null -d 600 >$S/c.out 2>$S/c.err &
-		XP=$!
-		i=0; while ! grep -q Tracing $S/c.err && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		export XPUTRACE_IOCTL_HOOK=$h
+		start_xp $S/c.out ioctl --device /dev/null -d 600 || continue
+		unset XPUTRACE_IOCTL_HOOK
 		io=$(ioctl_loop 20000 5) pp=$(ioctl_loop 20000 5 getppid)
-		kill -INT $XP; wait $XP
+		stop_xp
 		check "cost run with $h" grep -q "calls" $S/c.out
 		say "cost: $(uname -r), $(nproc) vCPU: $h ioctl $io ns (+$(awk -v a=$io -v b=$base_io 'BEGIN{printf "%.0f", a-b}')), getppid $pp ns (+$(awk -v a=$pp -v b=$base_pp 'BEGIN{printf "%.0f", a-b}'))"
 	done
