@@ -58,6 +58,9 @@ cp "$LAB_DIR/guest/guest-lib.sh" "$ROOT/lab/guest-lib.sh"
 cp "$sfile" "$ROOT/lab/scenario.sh"
 echo "$scenario" >"$ROOT/lab/scenario.name"
 cp "$CACHE/build/guest/"* "$ROOT/lab/bin/" 2>/dev/null || true
+F=${XPUTRACE_BIN:+$(dirname "$XPUTRACE_BIN")/floor-static}
+[ -x "${F:-}" ] || F=$REPO_DIR/build/bench/floor-static
+[ ! -x "$F" ] || strip --strip-debug -o "$ROOT/lab/bin/floor" "$F"	# bench/floor.c
 XP=${XPUTRACE_BIN:-$REPO_DIR/xputrace-static}
 if [ -x "$XP" ]; then
 	strip --strip-debug -o "$ROOT/bin/xputrace" "$XP"	# smaller initrd, quicker boot

@@ -61,6 +61,9 @@ else
 	# one binary for the whole run, even if the tree is rebuilt meanwhile
 	cp "$REPO_DIR/xputrace-static" "$CACHE/results/xputrace-static"
 	export XPUTRACE_BIN="$CACHE/results/xputrace-static"
+	# the benchmark's count-only floor, for the cost figures of ioctl_load
+	make -s -C "$REPO_DIR" build/bench/floor-static >>"$CACHE/results/make-static.log" 2>&1 &&
+		cp "$REPO_DIR/build/bench/floor-static" "$CACHE/results/floor-static"
 fi
 
 for k in "${kernels[@]}"; do

@@ -108,6 +108,14 @@ group cost
 if command -v ioctl_loop >/dev/null; then
 	base_io=$(ioctl_loop 20000 5) base_pp=$(ioctl_loop 20000 5 getppid)
 	say "cost: $(uname -r), $(nproc) vCPU: none ioctl $base_io ns, getppid $base_pp ns"
+	for h in kprobe tp_btf; do
+		command -v floor >/dev/null || break
+		rm -f $S/f.err; floor $h >$S/f.out 2>$S/f.err & F=$!
+		i=0; while ! grep -q Attached $S/f.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		io=$(ioctl_loop 20000 5) pp=$(ioctl_loop 20000 5 getppid)
+		kill -INT $F; wait $F
+		say "cost: $(uname -r), $(nproc) vCPU: floor-$h ioctl $io ns (+$(awk -v a=$io -v b=$base_io 'BEGIN{printf "%.0f", a-b}')), getppid $pp ns (+$(awk -v a=$pp -v b=$base_pp 'BEGIN{printf "%.0f", a-b}'))"
+	done
 	for h in kprobe tp_btf raw_tp; do
 		export XPUTRACE_IOCTL_HOOK=$h
 		start_xp $S/c.out ioctl --device /dev/null -d 600 || continue
