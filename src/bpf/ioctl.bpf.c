@@ -80,9 +80,9 @@ struct {
 } errs SEC(".maps");
 
 /*
- * The same, for tp_btf: task-local storage needs no hash lookup, no lock and
- * no delete (ts 0 marks it free), and goes away with the task. Not created
- * when the raw_tp programs are used (older kernels lack it for them).
+ * The same, for tp_btf and kprobes: task-local storage needs no hash lookup,
+ * no lock and no delete (ts 0 marks it free), and goes away with the task.
+ * Each of the two maps is created only for the programs that use it.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -95,12 +95,18 @@ static struct xp_ioctl_val zero_val;
 static __u64 zero_u64;
 
 /*
- * tp_btf programs may read kernel memory by plain loads (the verifier turns
- * them into fault-safe loads), which cost far less than bpf_probe_read_kernel
- * calls; raw_tp programs must use the helper. `btf` is a constant at every
- * call, so each program keeps only its own branch.
+ * How a program reads and where it keeps a call's start. tp_btf programs read
+ * their arguments and the current task by plain loads (the verifier turns them
+ * into fault-safe loads), which cost far less than bpf_probe_read_kernel
+ * calls, and keep the start in task-local storage. kprobe programs get the
+ * user registers as a plain number (helper reads), but the current task as a
+ * typed pointer, and task storage too. raw_tp programs use helpers and a hash
+ * map (older kernels give them neither). The mode is a constant at every
+ * call, so each program keeps only its own branches.
  */
+enum { M_BTF, M_KP, M_RAW };
 #define XP_READ(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
+#define TASK_BTF(mode) ((mode) != M_RAW)
 
 static __always_inline bool dev_traced(__u32 dev)
 {
@@ -145,8 +151,17 @@ static __always_inline __u32 fd_to_traced_chrdev(int fd, bool btf)
 	return (BPF_CORE_READ(ino, i_mode) & XP_S_IFMT) == XP_S_IFCHR ? dev : 0;
 }
 
-static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
+static __always_inline int on_enter(struct pt_regs *regs, long id, int mode)
 {
+	bool btf = mode != M_RAW;
+	__u64 copy[21];	/* x86-64 struct pt_regs: 21 registers, a user ABI */
+
+	if (mode == M_KP) {
+		/* one read of the registers instead of one per argument */
+		if (bpf_probe_read_kernel(copy, sizeof(copy), regs))
+			return 0;
+		regs = (struct pt_regs *)copy;
+	}
 	__u64 pid_tgid;
 	struct start s = {};
 	__u32 tid, dev;
@@ -166,12 +181,12 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, bool btf)
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (xp_filtered(pid_tgid >> 32))
 		return 0;
-	dev = fd_to_traced_chrdev(fd, btf);
+	dev = fd_to_traced_chrdev(fd, TASK_BTF(mode));
 	if (!dev)
 		return 0;
 	s.fd = fd;
 	s.dev = dev;
-	if (btf) {
+	if (TASK_BTF(mode)) {
 		struct start *t = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
 
@@ -262,8 +277,9 @@ static __always_inline void emit(const struct start *s, __u64 pid_tgid, __u64 la
 }
 
 /* The end of a call on the current thread: count or emit it, free its start. */
-static __always_inline int finish(long ret, bool btf)
+static __always_inline int finish(long ret, int mode)
 {
+	bool btf = TASK_BTF(mode);
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), lat;
 	__u32 tid = (__u32)pid_tgid;
 	struct start *s;
@@ -286,37 +302,38 @@ static __always_inline int finish(long ret, bool btf)
 	return 0;
 }
 
-static __always_inline int on_exit(struct pt_regs *regs, long ret, bool btf)
+static __always_inline int on_exit(struct pt_regs *regs, long ret, int mode)
 {
+	bool btf = mode == M_BTF;
 	unsigned long nr = XP_READ(btf, regs, orig_ax);
 
 	if (nr != NR_ioctl && (nr != NR_ia32_ioctl || XP_READ(btf, regs, cs) != USER32_CS))
 		return 0;
-	return finish(ret, btf);
+	return finish(ret, mode);
 }
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(ioctl_enter_btf, struct pt_regs *regs, long id)
 {
-	return on_enter(regs, id, true);
+	return on_enter(regs, id, M_BTF);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(ioctl_exit_btf, struct pt_regs *regs, long ret)
 {
-	return on_exit(regs, ret, true);
+	return on_exit(regs, ret, M_BTF);
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(ioctl_enter_raw, struct pt_regs *regs, long id)
 {
-	return on_enter(regs, id, false);
+	return on_enter(regs, id, M_RAW);
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(ioctl_exit_raw, struct pt_regs *regs, long ret)
 {
-	return on_exit(regs, ret, false);
+	return on_exit(regs, ret, M_RAW);
 }
 
 /*
@@ -330,17 +347,17 @@ int BPF_PROG(ioctl_exit_raw, struct pt_regs *regs, long ret)
 SEC("kprobe")
 int ioctl_enter_kp(struct pt_regs *ctx)
 {
-	return on_enter((struct pt_regs *)ctx->di, NR_ioctl, false);
+	return on_enter((struct pt_regs *)ctx->di, NR_ioctl, M_KP);
 }
 
 SEC("kprobe")
 int ioctl_enter_kp32(struct pt_regs *ctx)
 {
-	return on_enter((struct pt_regs *)ctx->di, NR_ia32_ioctl, false);
+	return on_enter((struct pt_regs *)ctx->di, NR_ia32_ioctl, M_KP);
 }
 
 SEC("kretprobe")
 int ioctl_exit_kp(struct pt_regs *ctx)
 {
-	return finish((long)ctx->ax, false);
+	return finish((long)ctx->ax, M_KP);
 }

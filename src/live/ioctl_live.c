@@ -84,7 +84,8 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 	bpf_program__set_autoload(skel->progs.ioctl_exit_btf, h == HOOK_TP_BTF);
 	bpf_program__set_autoload(skel->progs.ioctl_enter_raw, h == HOOK_RAW_TP);
 	bpf_program__set_autoload(skel->progs.ioctl_exit_raw, h == HOOK_RAW_TP);
-	bpf_map__set_autocreate(skel->maps.task_start, h == HOOK_TP_BTF);
+	bpf_map__set_autocreate(skel->maps.task_start, h != HOOK_RAW_TP);
+	bpf_map__set_autocreate(skel->maps.inflight, h == HOOK_RAW_TP);
 	XP_APPLY_FILTERS(skel, f);
 	skel->rodata->aggregate = aggregate;
 	skel->rodata->have_devs = d->nextra > 0;
