@@ -160,6 +160,15 @@ b=${IO[none]}
 		echo "ns per ioctl on /dev/null and per getppid() in summary mode, 5 rounds of 20,000:"
 		echo
 		echo "$labcost" | sed 's/^/- /'
+		echo
+		echo "Summary mode / the floor on the same hook, in the guests (goal <= 2):"
+		echo
+		echo "$labcost" | awk '
+			{ key = $1 " " $2 " " $3; hook = $4; sub(/^\(\+/, "", $8); sub(/\),?$/, "", $8); add[key, hook] = $8; keys[key] = 1 }
+			END { for (k in keys) { split("kprobe tp_btf", hs, " ")
+				for (i = 1; i <= 2; i++) { h = hs[i]
+					if (add[k, "floor-" h] > 0 && (k SUBSEP h) in add)
+						printf "- %s %s: %.2f\n", k, h, add[k, h] / add[k, "floor-" h] } } }' | sort
 	fi
 } > "$OUT"
 cat "$OUT"
