@@ -17,7 +17,8 @@ static void field_list(const struct xp_tp_format *fmt, char *buf, size_t len)
 
 static bool is_char_array(const struct xp_tp_field *f)
 {
-	return !f->data_loc && !strncmp(f->type, "char ", 5) && strchr(f->type, '[');
+	/* the parser keeps the element type: "char name[16]" is a char of 16 bytes */
+	return !f->data_loc && !strcmp(f->type, "char") && f->size > 1;
 }
 
 int xp_lat_key_resolve(const struct xp_keyspec *k, const struct xp_probe *p,
