@@ -87,7 +87,7 @@ void xp_lat_report_json(FILE *f, const struct xp_lat_report *r)
 {
 	struct xp_lat_state *s = r->st;
 	struct xp_json j;
-	char name[XP_LAT_NAMES];
+	char name[XP_LAT_NAMES], label[160];
 
 	xp_json_init(&j, f, false);
 	xp_json_begin_obj(&j);
@@ -125,6 +125,8 @@ void xp_lat_report_json(FILE *f, const struct xp_lat_report *r)
 			xp_json_null(&j);
 		else
 			key_json(&j, s, &s->rows[i]);
+		/* the key as the text summary writes it: one member to select a row by */
+		xp_json_kstr(&j, "label", xp_lat_key_str(s, &s->rows[i], label, sizeof(label)));
 		xp_json_kstr(&j, "comm", s->rows[i].comm);
 		xp_json_ku64(&j, "count", m.count);
 		xp_json_kdouble(&j, "mean_ns", m.mean);
