@@ -43,7 +43,7 @@ group interval
 (i=0; while [ $i -lt 60 ]; do echo "pasid=3 count=10 delay_us=100" >$D/fire; sleep 0.1; i=$((i + 1)); done) &
 FP=$!
 t0=$(uptime_ms)
-xputrace latency --preset iopf 1 3 >/tmp/i.txt 2>/tmp/i.err
+xputrace latency --preset iopf --no-hist 1 3 >/tmp/i.txt 2>/tmp/i.err
 xrc=$?
 t1=$(uptime_ms)
 kill $FP 2>/dev/null; wait $FP 2>/dev/null
