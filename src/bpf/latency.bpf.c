@@ -3,11 +3,13 @@
  * `xputrace latency`: the time from a "from" probe to a "to" probe, paired
  * in the kernel by a key (shared/latency.h).
  *
- * Two programs per probe family: classic tracepoints (ctx is the raw
- * record, key fields at offsets from its tracefs format) and the pt_regs
- * family (kprobe, kretprobe, uprobe, uretprobe: key fields are function
- * arguments). User space loads the pair its probes need and fills the
- * per-side key settings before load; nothing here names an event.
+ * Programs per probe family: classic tracepoints (ctx is the raw record,
+ * key fields at offsets from its tracefs format), the pt_regs family
+ * (kprobe, kretprobe, uprobe, uretprobe: key fields are function arguments
+ * in registers) and BTF trampolines (fentry, fexit: arguments by
+ * bpf_get_func_arg). User space loads the pair its probes need, sets the
+ * trampolines' targets, and fills the per-side key settings before load;
+ * nothing here names an event or a function.
  *
  * Pairing: "depth" holds, per key, how many starts are open; a start is
  * kept in "inflight" under (key, depth), so nested starts of one key
@@ -101,10 +103,14 @@ static __always_inline __u64 num_field(void *ctx, __u16 off, __u16 size, __u8 is
 	return v;
 }
 
-/* The key from one side's settings; `tp`: ctx is a tracepoint's raw record. */
+enum { CTX_TP, CTX_REGS, CTX_BTF };
+
+/* The key from one side's settings; `mode`: what ctx is (CTX_*). */
 static __always_inline void make_key(void *ctx, const volatile struct xp_lat_side_cfg *c,
-				     struct xp_lat_key *key, __u64 pid_tgid, bool tp)
+				     struct xp_lat_key *key, __u64 pid_tgid, int mode)
 {
+	bool tp = mode == CTX_TP;
+
 	for (int i = 0; i < XP_LAT_MAX_KEYS; i++) {
 		__u8 src = c->f[i].src;
 		__u16 off = c->f[i].off, size = c->f[i].size;
@@ -126,13 +132,15 @@ static __always_inline void make_key(void *ctx, const volatile struct xp_lat_sid
 			__u32 n = size < XP_LAT_SLOT - 1 ? size : XP_LAT_SLOT - 1;
 
 			bpf_probe_read_kernel_str(key->k[i], n + 1, ctx + off);
-		} else if (!tp && src == XP_LAT_SRC_ARG) {
+		} else if (mode == CTX_REGS && src == XP_LAT_SRC_ARG) {
 			*num = arg_of(ctx, c->f[i].arg);
+		} else if (mode == CTX_BTF && src == XP_LAT_SRC_ARG) {
+			bpf_get_func_arg(ctx, c->f[i].arg, num);
 		}
 	}
 }
 
-static __always_inline int on_from(void *ctx, bool tp)
+static __always_inline int on_from(void *ctx, int tp)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct ifkey ik = {};
@@ -167,7 +175,7 @@ static __always_inline int on_from(void *ctx, bool tp)
 	return 0;
 }
 
-static __always_inline int on_to(void *ctx, bool tp)
+static __always_inline int on_to(void *ctx, int tp)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	struct xp_lat_rec *r;
@@ -216,24 +224,49 @@ static __always_inline int on_to(void *ctx, bool tp)
 SEC("tracepoint")
 int lat_from_tp(void *ctx)
 {
-	return on_from(ctx, true);
+	return on_from(ctx, CTX_TP);
 }
 
 SEC("tracepoint")
 int lat_to_tp(void *ctx)
 {
-	return on_to(ctx, true);
+	return on_to(ctx, CTX_TP);
 }
 
 /* kprobe, kretprobe, uprobe and uretprobe alike: attached by user space */
 SEC("kprobe")
 int lat_from_kp(struct pt_regs *ctx)
 {
-	return on_from(ctx, false);
+	return on_from(ctx, CTX_REGS);
 }
 
 SEC("kprobe")
 int lat_to_kp(struct pt_regs *ctx)
 {
-	return on_to(ctx, false);
+	return on_to(ctx, CTX_REGS);
+}
+
+/* trampolines: the target function is set by user space before load */
+SEC("fentry")
+int lat_from_fentry(void *ctx)
+{
+	return on_from(ctx, CTX_BTF);
+}
+
+SEC("fexit")
+int lat_from_fexit(void *ctx)
+{
+	return on_from(ctx, CTX_BTF);
+}
+
+SEC("fentry")
+int lat_to_fentry(void *ctx)
+{
+	return on_to(ctx, CTX_BTF);
+}
+
+SEC("fexit")
+int lat_to_fexit(void *ctx)
+{
+	return on_to(ctx, CTX_BTF);
 }

@@ -46,7 +46,7 @@ int xp_lat_key_resolve(const struct xp_keyspec *k, const struct xp_probe *p,
 					 name, ps, name);
 				return -EINVAL;
 			}
-			if (xp_probe_is_return(p->kind)) {
+			if (xp_probe_is_return(p->kind) && !xp_probe_args_at_return(p->kind)) {
 				snprintf(err, len, "--key %s: %s fires at the return, where the arguments are "
 						   "gone; key by tid instead", name, ps);
 				return -EINVAL;

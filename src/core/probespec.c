@@ -33,6 +33,11 @@ bool xp_probe_is_return(enum xp_probe_kind k)
 	return k == XP_PROBE_KRETPROBE || k == XP_PROBE_FEXIT || k == XP_PROBE_URETPROBE;
 }
 
+bool xp_probe_args_at_return(enum xp_probe_kind k)
+{
+	return k == XP_PROBE_FEXIT;	/* the trampoline saved them */
+}
+
 bool xp_probe_has_args(enum xp_probe_kind k)
 {
 	return k != XP_PROBE_TRACEPOINT;

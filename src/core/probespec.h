@@ -45,6 +45,8 @@ const char *xp_probe_kind_name(enum xp_probe_kind k);
 const char *xp_probe_str(const struct xp_probe *p, char *buf, size_t len);
 /* Fires when the function returns: its arguments are gone. */
 bool xp_probe_is_return(enum xp_probe_kind k);
+/* A return probe that still has the arguments (fexit). */
+bool xp_probe_args_at_return(enum xp_probe_kind k);
 /* Has function arguments (arg0..arg5) rather than tracepoint fields. */
 bool xp_probe_has_args(enum xp_probe_kind k);
 

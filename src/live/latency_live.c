@@ -16,9 +16,17 @@ static void skel_destroy(void *skel) { latency_bpf__destroy(skel); }
 
 static struct bpf_program *prog_for(struct latency_bpf *s, const struct xp_probe *p, bool from)
 {
-	if (p->kind == XP_PROBE_TRACEPOINT)
-		return from ? s->progs.lat_from_tp : s->progs.lat_to_tp;
-	return from ? s->progs.lat_from_kp : s->progs.lat_to_kp;
+	switch (p->kind) {
+	case XP_PROBE_TRACEPOINT: return from ? s->progs.lat_from_tp : s->progs.lat_to_tp;
+	case XP_PROBE_FENTRY: return from ? s->progs.lat_from_fentry : s->progs.lat_to_fentry;
+	case XP_PROBE_FEXIT: return from ? s->progs.lat_from_fexit : s->progs.lat_to_fexit;
+	default: return from ? s->progs.lat_from_kp : s->progs.lat_to_kp;
+	}
+}
+
+static bool trampoline(const struct xp_probe *p)
+{
+	return p->kind == XP_PROBE_FENTRY || p->kind == XP_PROBE_FEXIT;
 }
 
 /* The hook names, for "Tracing ..." and the summaries. */
@@ -77,17 +85,35 @@ int xp_lat_live_open(struct xp_kside **out, const struct xp_lat_live_cfg *c,
 	memcpy((void *)&skel->rodata->to_cfg, &side[1], sizeof(side[1]));
 	memcpy((void *)skel->rodata->key_kind, kind[0], sizeof(kind[0]));
 	memcpy((void *)skel->rodata->key_names, names, sizeof(names));
-	bpf_program__set_autoload(skel->progs.lat_from_tp, c->from.kind == XP_PROBE_TRACEPOINT);
-	bpf_program__set_autoload(skel->progs.lat_from_kp, c->from.kind != XP_PROBE_TRACEPOINT);
-	bpf_program__set_autoload(skel->progs.lat_to_tp, c->to.kind == XP_PROBE_TRACEPOINT);
-	bpf_program__set_autoload(skel->progs.lat_to_kp, c->to.kind != XP_PROBE_TRACEPOINT);
+	{
+		struct bpf_program *all[] = { skel->progs.lat_from_tp, skel->progs.lat_to_tp,
+					      skel->progs.lat_from_kp, skel->progs.lat_to_kp,
+					      skel->progs.lat_from_fentry, skel->progs.lat_to_fentry,
+					      skel->progs.lat_from_fexit, skel->progs.lat_to_fexit };
+
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			bpf_program__set_autoload(all[i], all[i] == prog_for(skel, p[0], true) ||
+							      all[i] == prog_for(skel, p[1], false));
+	}
+	for (int i = 0; i < 2 && !err; i++)
+		if (trampoline(p[i]) && (err = bpf_program__set_attach_target(prog_for(skel, p[i], i == 0), 0,
+									    p[i]->name)))
+			snprintf(why, len, "%s:%s: %s", xp_probe_kind_name(p[i]->kind), p[i]->name,
+				 err == -ESRCH ? "no such function in the kernel's BTF" : strerror(-err));
 	if (c->max_inflight) {
 		bpf_map__set_max_entries(skel->maps.inflight, c->max_inflight);
 		bpf_map__set_max_entries(skel->maps.depth, c->max_inflight);
 	}
-	err = xp_live_share_maps(share, k->events, k->drops, why, len);
-	if (!err && (err = latency_bpf__load(skel)))
-		snprintf(why, len, "loading the BPF programs: %s", strerror(-err));
+	if (!err)
+		err = xp_live_share_maps(share, k->events, k->drops, why, len);
+	if (!err && (err = latency_bpf__load(skel))) {
+		if (trampoline(p[0]) || trampoline(p[1]))
+			snprintf(why, len, "loading the fentry/fexit programs: %s (no such function in the "
+					   "kernel's BTF, or trampolines unsupported here; kprobe:FUNC and "
+					   "kretprobe:FUNC may work)", strerror(-err));
+		else
+			snprintf(why, len, "loading the BPF programs: %s", strerror(-err));
+	}
 	/* the end first: a pair that starts while attaching is not cut in two */
 	for (int i = 1; !err && i >= 0; i--)
 		if (!(k->links[i] = xp_probe_attach(prog_for(skel, p[i], i == 0), p[i], why, len)))

@@ -28,11 +28,6 @@ int xp_probe_check(const struct xp_probe *p, struct xp_tp_format *fmt, char *why
 		else if (err)
 			snprintf(why, len, "%s: reading its format: %s", ps, strerror(-err));
 		return err;
-	case XP_PROBE_FENTRY:
-	case XP_PROBE_FEXIT:
-		snprintf(why, len, "%s: fentry/fexit probes are not attached by this build; use %s:%s", ps,
-			 p->kind == XP_PROBE_FENTRY ? "kprobe" : "kretprobe", p->name);
-		return -EOPNOTSUPP;
 	case XP_PROBE_UPROBE:
 	case XP_PROBE_URETPROBE:
 		if (strchr(p->path, '/') && access(p->path, R_OK)) {
@@ -63,21 +58,28 @@ struct bpf_link *xp_probe_attach(struct bpf_program *prog, const struct xp_probe
 	case XP_PROBE_KRETPROBE:
 		l = bpf_program__attach_kprobe(prog, p->kind == XP_PROBE_KRETPROBE, p->name);
 		break;
+	case XP_PROBE_FENTRY:
+	case XP_PROBE_FEXIT:
+		/* the target was set before load */
+		l = bpf_program__attach_trace(prog);
+		break;
 	case XP_PROBE_UPROBE:
 	case XP_PROBE_URETPROBE:
 		uo.func_name = p->name;
 		uo.retprobe = p->kind == XP_PROBE_URETPROBE;
 		l = bpf_program__attach_uprobe_opts(prog, -1, p->path, 0, &uo);
 		break;
-	default:
-		errno = EOPNOTSUPP;
-		snprintf(why, len, "%s: not attached by this build", ps);
-		return NULL;
 	}
+	if (!l && errno == 0)
+		errno = EINVAL;
 	if (l)
 		return l;
 	err = errno;
-	if (err == ENOENT && (p->kind == XP_PROBE_KPROBE || p->kind == XP_PROBE_KRETPROBE))
+	if (err == ENOENT && (p->kind == XP_PROBE_KPROBE || p->kind == XP_PROBE_KRETPROBE) &&
+	    access("/sys/bus/event_source/devices/kprobe/type", F_OK))
+		snprintf(why, len, "%s: this kernel has no kprobes (no kprobe event source); see "
+				   "'xputrace doctor'", ps);
+	else if (err == ENOENT && (p->kind == XP_PROBE_KPROBE || p->kind == XP_PROBE_KRETPROBE))
 		snprintf(why, len, "%s: no such kernel function, or one that cannot be probed", ps);
 	else if (err == ENOENT && (p->kind == XP_PROBE_UPROBE || p->kind == XP_PROBE_URETPROBE))
 		snprintf(why, len, "%s: no such library, or no symbol '%s' in it", ps, p->name);

@@ -9,8 +9,8 @@
 
 /*
  * Before load: does the probe exist here? For a tracepoint, its format is
- * read into fmt (may be NULL). 0, -ENOENT (missing: `why` says what), or
- * -EOPNOTSUPP for a kind this build does not attach (fentry, fexit).
+ * read into fmt (may be NULL). 0, or -ENOENT (missing: `why` says what).
+ * Functions are checked when attaching (fentry/fexit: when loading).
  */
 int xp_probe_check(const struct xp_probe *p, struct xp_tp_format *fmt, char *why, size_t len);
 /* The link, or NULL with errno set and a one-line reason in `why`. */

@@ -138,6 +138,14 @@ static void t_key_resolve(void)
 	CHECK(c.f[0].src == XP_LAT_SRC_ARG && c.f[0].arg == 0 && kind[0] == XP_LAT_KIND_HEX);
 	CHECK(xp_lat_key_resolve(&k, &krp, NULL, &c, kind, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "arguments are gone") != NULL);
+	{
+		struct xp_probe fx;
+
+		/* fexit's trampoline keeps the arguments */
+		xp_probe_parse("fexit:iommu_report_device_fault", &fx, err, sizeof(err));
+		CHECK(xp_lat_key_resolve(&k, &fx, NULL, &c, kind, err, sizeof(err)) == 0);
+		CHECK(c.f[0].src == XP_LAT_SRC_ARG && c.f[0].arg == 0);
+	}
 	xp_keyspec_parse("dev", &k, err, sizeof(err));
 	CHECK(xp_lat_key_resolve(&k, &kp, NULL, &c, kind, err, sizeof(err)) == -EINVAL);
 	CHECK(strstr(err, "no field 'dev'") != NULL);
