@@ -2,7 +2,8 @@
 # IO page-fault test double (lab/modules/iopf_double), fired with known
 # PASIDs, counts and delays: exact counts per device and PASID, histogram
 # totals equal to the counts, no pair shorter than its delay; INTERVAL COUNT
-# output; kprobe and kprobe/kretprobe pairs on the module's functions.
+# output; kprobe and kprobe/kretprobe pairs on the module's functions;
+# fentry/fexit on the kernel's hrtimer_nanosleep, keyed by an argument.
 need_xputrace
 load iopf_double || finish
 D=/sys/kernel/debug/iopf_double
@@ -73,4 +74,13 @@ xputrace latency --from kprobe:no_such_function_here --to kretprobe:no_such_func
 expect_eq "a kprobe on a missing function: exit status" 1 $?
 check "a kprobe on a missing function: one line" [ "$(wc -l </tmp/e.err)" -eq 1 ]
 cat /tmp/e.err
+group fentry_fexit
+# busybox sleep: nanosleep -> hrtimer_nanosleep(rqtp, mode, clockid CLOCK_MONOTONIC = 1)
+start_xp /tmp/f.json latency --from fentry:hrtimer_nanosleep --to fexit:hrtimer_nanosleep --key arg2 -c sleep --json || finish
+for i in 1 2 3 4 5; do sleep 0.1; done
+stop_xp; xrc=$?
+expect_eq "xputrace exit status" 0 $xrc
+expect_eq "fentry/fexit pairs keyed by the clock id (arg2=0x1)" 5 "$(jget /tmp/f.json 'keys[label=arg2=0x1].count')"
+min=$(jget /tmp/f.json 'keys[label=arg2=0x1].min_ns')
+check "fentry/fexit: none shorter than 100 ms (min $min ns)" [ "${min:-0}" -ge 100000000 ]
 finish

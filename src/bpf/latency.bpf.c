@@ -76,18 +76,25 @@ static __always_inline void stat(__u32 i)
 		*n += 1;
 }
 
+/*
+ * Read through the helper, not by loads from ctx: the compiler adds the
+ * relocated field offset to ctx before loading, and older verifiers (6.1)
+ * refuse a load through a modified ctx pointer.
+ */
 static __always_inline __u64 arg_of(void *ctx, __u8 i)
 {
 	struct pt_regs___lat *r = ctx;
+	__u64 v = 0;
 
 	switch (i) {
-	case 0: return r->di;
-	case 1: return r->si;
-	case 2: return r->dx;
-	case 3: return r->cx;
-	case 4: return r->r8;
-	default: return r->r9;
+	case 0: bpf_core_read(&v, sizeof(v), &r->di); break;
+	case 1: bpf_core_read(&v, sizeof(v), &r->si); break;
+	case 2: bpf_core_read(&v, sizeof(v), &r->dx); break;
+	case 3: bpf_core_read(&v, sizeof(v), &r->cx); break;
+	case 4: bpf_core_read(&v, sizeof(v), &r->r8); break;
+	default: bpf_core_read(&v, sizeof(v), &r->r9); break;
 	}
+	return v;
 }
 
 static __always_inline __u64 num_field(void *ctx, __u16 off, __u16 size, __u8 is_signed)
