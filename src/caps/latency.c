@@ -194,10 +194,10 @@ static int lat_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 
 	if (h->size < sizeof(*r))
 		return ci->undecodable++, 0;
-	if (e->out == XP_OUT_PERFETTO)
-		return 0;
 	if ((err = xp_lat_add(&li->s, r)))
 		return err;
+	if (e->out == XP_OUT_PERFETTO)
+		xp_perfetto_latency(e->pf, &li->s, r);
 	if (e->out == XP_OUT_STREAM) {
 		if (e->json)
 			xp_lat_stream_json(e->stream_json, &li->s, r, e->t0);

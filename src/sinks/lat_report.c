@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sinks/lat_report.h"
+#include "sinks/perfetto.h"
 #include "sinks/text.h"
 
 static void counters_text(FILE *f, const struct xp_lat_state *s)
@@ -178,4 +179,21 @@ void xp_lat_stream_json(struct xp_json *j, const struct xp_lat_state *s, const s
 	xp_json_ku64(j, "depth", rec->depth);
 	xp_json_end_obj(j);
 	xp_json_finish(j);
+}
+
+void xp_perfetto_latency(struct xp_perfetto *p, const struct xp_lat_state *s, const struct xp_lat_rec *rec)
+{
+	struct xp_lat_row row = { .key = rec->key };
+	char comm[XP_COMM_LEN + 1], key[160];
+
+	if (rec->end_ns < rec->hdr.ts_ns)
+		return;
+	snprintf(comm, sizeof(comm), "%.*s", XP_COMM_LEN, rec->comm);
+	xp_perfetto_name(p, rec->hdr.pid, rec->hdr.tid, comm);
+	xp_perfetto_slice_begin(p, rec->hdr.pid, rec->hdr.tid, "latency",
+				xp_lat_key_str(s, &row, key, sizeof(key)), rec->hdr.ts_ns,
+				rec->end_ns - rec->hdr.ts_ns);
+	xp_json_ku64(&p->j, "depth", rec->depth);
+	xp_json_ku64(&p->j, "end_tid", rec->end_tid);
+	xp_perfetto_slice_end(p);
 }

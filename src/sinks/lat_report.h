@@ -22,4 +22,8 @@ void xp_lat_stream_text(FILE *f, const struct xp_lat_state *s, const struct xp_l
 void xp_lat_stream_json(struct xp_json *j, const struct xp_lat_state *s, const struct xp_lat_rec *rec,
 			uint64_t t0);
 
+/* A pair for the Perfetto export: a slice on the starting thread, named by its key. */
+struct xp_perfetto;
+void xp_perfetto_latency(struct xp_perfetto *p, const struct xp_lat_state *s, const struct xp_lat_rec *rec);
+
 #endif

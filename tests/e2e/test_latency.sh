@@ -109,6 +109,22 @@ else
 	fail "latency: sleep: exit $rc/$rrc/$prc: $(head -c 600 "$WORK/check.txt") $(head -c 300 "$WORK/live.err") $(head -c 300 "$WORK/rec.err") $(head -c 300 "$WORK/rep.err")"
 fi
 
+# the same recording exported: one slice per pair on its thread, as long as the pair
+"$XP" export --perfetto "$WORK/lat.xpt" -o "$WORK/lat.json" 2> "$WORK/exp.err"
+erc=$?
+res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); ev = d["traceEvents"] if isinstance(d, dict) else d
+want = {int(t) for t, ms in (l.split() for l in open(sys.argv[2]))}
+sl = [e for e in ev if e.get("cat") == "latency" and e.get("ph") == "X"]
+ok = all(e["tid"] in want and e["name"] == "tid=%d" % e["tid"] and e["dur"] >= 20000 for e in sl)
+print(len(sl), "ok" if ok else "bad")' "$WORK/lat.json" "$WORK/sleep.txt" 2>&1)
+if [ $erc -eq 0 ] && [ "$res" = "30 ok" ]; then
+	pass "latency: export gives one Perfetto slice per recorded pair, on its thread"
+else
+	fail "latency: export: exit $erc, slices: $res; $(head -c 300 "$WORK/exp.err")"
+fi
+
 # uprobe/uretprobe on the test library: 50 calls of lat_work(200 us)
 start_tracer up latency --from uprobe:$LIB:lat_work --to uretprobe:$LIB:lat_work -j || { fail "latency: uprobe: tracer did not start"; exit 0; }
 tid=$("$DRV" call 50 200)
