@@ -76,8 +76,9 @@ check "a kprobe on a missing function: one line" [ "$(wc -l </tmp/e.err)" -eq 1 
 cat /tmp/e.err
 group fentry_fexit
 # busybox sleep: nanosleep -> hrtimer_nanosleep(rqtp, mode, clockid CLOCK_MONOTONIC = 1)
-start_xp /tmp/f.json latency --from fentry:hrtimer_nanosleep --to fexit:hrtimer_nanosleep --key arg2 -c sleep --json || finish
-for i in 1 2 3 4 5; do sleep 0.1; done
+# run as "busybox sleep" (comm busybox): start_xp's own polling sleeps are "sleep"
+start_xp /tmp/f.json latency --from fentry:hrtimer_nanosleep --to fexit:hrtimer_nanosleep --key arg2 -c busybox --json || finish
+for i in 1 2 3 4 5; do busybox sleep 0.1; done
 stop_xp; xrc=$?
 expect_eq "xputrace exit status" 0 $xrc
 # glibc's nanosleep asks for CLOCK_REALTIME (0), others CLOCK_MONOTONIC (1): one key either way
