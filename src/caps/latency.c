@@ -29,7 +29,8 @@ enum { O_FROM, O_TO, O_KEY, O_PRESET, O_MAX_INFLIGHT, O_MAX_AGE, O_MAX_KEYS };
 
 static const struct xp_cap_opt opts[] = {
 	[O_FROM] = { "from", 0, "PROBE", "where a pair starts: tracepoint:GROUP:EVENT,\nkprobe:FUNC, "
-					  "kretprobe:FUNC, uprobe:LIB:SYMBOL,\nuretprobe:LIB:SYMBOL", true },
+					  "kretprobe:FUNC, fentry:FUNC,\nfexit:FUNC, uprobe:LIB:SYMBOL, "
+					  "uretprobe:LIB:SYMBOL", true },
 	[O_TO] = { "to", 0, "PROBE", "where it ends (the same kinds)", true },
 	[O_KEY] = { "key", 0, "FIELD[,FIELD]", "pair and group by these: tracepoint fields by\nname, "
 						 "arg0..arg5 of a function, tid, pid\n(default: tid)", true },
@@ -262,16 +263,16 @@ const struct xp_cap xp_cap_latency = {
 	.about =
 "The time from a --from probe to a --to probe, paired in the kernel by a key\n"
 "(default: the thread), bcc style. PROBE is tracepoint:GROUP:EVENT,\n"
-"kprobe:FUNC, kretprobe:FUNC, uprobe:LIB:SYMBOL or uretprobe:LIB:SYMBOL.\n"
-"--key names up to two fields: a tracepoint's fields by name (numbers and\n"
-"strings, read through its tracefs format), arg0..arg5 of a function at its\n"
-"entry, tid or pid; both probes must have them. Per key: count, mean,\n"
-"standard deviation, min, p50/p90/p99 (exact), max and a log2 histogram.\n"
-"INTERVAL prints and resets the summary every INTERVAL seconds, COUNT times.\n"
-"Nested starts of one key end innermost first (up to 16 deep). The kernel\n"
-"counts ends without a start and starts the in-flight table (--max-inflight)\n"
-"could not keep; starts older than --max-age are aged out and counted; all\n"
-"are shown. The process filters apply at both probes.\n",
+"kprobe:FUNC, kretprobe:FUNC, fentry:FUNC, fexit:FUNC, uprobe:LIB:SYMBOL or\n"
+"uretprobe:LIB:SYMBOL. --key names up to two fields: a tracepoint's fields by\n"
+"name (numbers and strings, read through its tracefs format), arg0..arg5 of a\n"
+"function (at its entry, or at fexit), tid or pid; both probes must have them.\n"
+"Per key: count, mean, standard deviation, min, p50/p90/p99 (exact), max and a\n"
+"log2 histogram. INTERVAL prints and resets the summary every INTERVAL\n"
+"seconds, COUNT times. Nested starts of one key end innermost first (up to 16\n"
+"deep). The kernel counts ends without a start and starts the in-flight table\n"
+"(--max-inflight) could not keep; starts older than --max-age are aged out and\n"
+"counted; all are shown. The process filters apply at both probes.\n",
 	.examples =
 "  xputrace latency --preset syscall:clock_nanosleep 1 5\n"
 "                                       sleeps per thread, every second, 5 times\n"

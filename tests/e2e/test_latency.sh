@@ -54,6 +54,13 @@ one_line "latency: an argument at a return probe" 1 "arguments are gone" \
 one_line "latency: a symbol that does not exist" 1 "no symbol 'nosuchsymbol'" \
 	latency --from uprobe:$LIB:nosuchsymbol --to uretprobe:$LIB:lat_work -d 1
 
+if [ ! -d /sys/kernel/tracing/events/smmu ] && [ ! -e /sys/bus/event_source/devices/kprobe ]; then
+	one_line "latency: --preset iopf on a kernel without smmu fault events or kprobes" 1 "has no kprobes" \
+		latency --preset iopf -d 1
+else
+	skip "latency: --preset iopf refused: this kernel has smmu fault events or kprobes (the lab runs it)"
+fi
+
 # clock_nanosleep (glibc's sleep calls) from 3 threads: 10 x 20, 40, 60 ms;
 # a live run and a recording of the same run
 start_tracer live latency --preset syscall:clock_nanosleep -c lat_driver -j || { fail "latency: sleep: tracer did not start"; exit 0; }
