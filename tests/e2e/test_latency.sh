@@ -162,6 +162,22 @@ else
 	fail "latency: nesting: exit $rc, pairs/nested/orphans/open: $res; $(head -c 300 "$WORK/nest.err")"
 fi
 
+# unmatched: 4 ends without a start; 3 starts that never end, aged out after 0.3 s
+start_tracer orphan latency --from uprobe:$LIB:lat_recurse --to uprobe:$LIB:lat_work -j || { fail "latency: orphans: tracer did not start"; exit 0; }
+"$DRV" call 4 100 > /dev/null
+stop_tracer; rc=$?
+o=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["pairs"], d["ends_without_start"])' "$WORK/orphan.out" 2>&1)
+start_tracer aged latency --from uprobe:$LIB:lat_work --to uprobe:$LIB:lat_recurse --max-age 0.3 -j || { fail "latency: aging: tracer did not start"; exit 0; }
+"$DRV" call 3 100 > /dev/null
+sleep 2.5	# the in-flight table is swept every second
+stop_tracer; rc2=$?
+a=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["pairs"], d["starts"], d["aged_out"], d["still_open"])' "$WORK/aged.out" 2>&1)
+if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ "$o" = "0 4" ] && [ "$a" = "0 3 3 0" ]; then
+	pass "latency: ends without a start counted (4), starts that never end aged out and counted (3)"
+else
+	fail "latency: unmatched: exit $rc/$rc2, pairs/orphans '$o' (want '0 4'), pairs/starts/aged/open '$a' (want '0 3 3 0')"
+fi
+
 # INTERVAL COUNT: 3 summaries, one every 0.5 s, then the end
 start=$(date +%s%N)
 timeout 20 "$XP" latency --preset syscall:clock_nanosleep 0.5 3 > "$WORK/iv.out" 2> "$WORK/iv.err"
