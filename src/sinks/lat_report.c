@@ -130,8 +130,11 @@ void xp_lat_report_json(FILE *f, const struct xp_lat_report *r)
 		xp_json_kstr(&j, "label", xp_lat_key_str(s, &s->rows[i], label, sizeof(label)));
 		xp_json_kstr(&j, "comm", s->rows[i].comm);
 		xp_json_ku64(&j, "count", m.count);
-		xp_json_kdouble(&j, "mean_ns", m.mean);
-		xp_json_kdouble(&j, "stddev_ns", m.stddev);
+		/* to the picosecond, not in %g's six digits */
+		xp_json_key(&j, "mean_ns");
+		xp_json_fixed(&j, (uint64_t)(m.mean * 1000 + 0.5), 3);
+		xp_json_key(&j, "stddev_ns");
+		xp_json_fixed(&j, (uint64_t)(m.stddev * 1000 + 0.5), 3);
 		xp_json_ku64(&j, "min_ns", m.min);
 		xp_json_ku64(&j, "p50_ns", m.p50);
 		xp_json_ku64(&j, "p90_ns", m.p90);
