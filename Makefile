@@ -39,6 +39,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 HELPER_SRCS := $(wildcard tests/e2e/*.c) $(wildcard bench/*.c)
 HELPER_BINS := $(patsubst %.c,$(BUILD)/%,$(HELPER_SRCS))
+# The latency tests' library for uprobes, beside its driver.
+HELPER_BINS += $(BUILD)/tests/e2e/liblatwork.so
 # The writer of the golden tests' synthetic trace files (tests/golden/data/gen).
 HELPER_BINS += $(BUILD)/tests/golden/mkfixtures
 # The ioctl driver as a 32-bit program too (compat ioctls), where the
@@ -90,6 +92,14 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libxpcore.a
 $(BUILD)/tests/e2e/%: tests/e2e/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/tests/e2e/liblatwork.so: tests/e2e/lib/latwork.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -O1 -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/e2e/lat_driver: tests/e2e/lat_driver.c $(BUILD)/tests/e2e/liblatwork.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -L$(BUILD)/tests/e2e -llatwork -Wl,-rpath,'$$ORIGIN' -lpthread
 
 $(BUILD)/tests/golden/mkfixtures: tests/golden/mkfixtures.c $(wildcard tests/unit/*.h) $(BUILD)/libxpcore.a
 	@mkdir -p $(@D)

@@ -107,6 +107,7 @@ enum {
 	XP_CAP_RECORD_DEFAULT = 1 << 1,	/* what `record` records when no capability is named */
 	XP_CAP_KERNEL_AGG = 1 << 2,	/* aggregates in the kernel in summary mode */
 	XP_CAP_SAYS_UNDECODABLE = 1 << 3, /* its summary counts undecodable records itself */
+	XP_CAP_POSITIONAL_INTERVAL = 1 << 4, /* takes [INTERVAL [COUNT]] after the options, as bcc tools do */
 };
 
 struct xp_cap {
@@ -129,6 +130,8 @@ struct xp_cap {
 	void (*opts_init)(void *opts);
 	/* option `i` of `opts` with its value: 0, or exit status 2 after the one-line error */
 	int (*opt)(void *opts, int i, const char *arg);
+	/* After all options: 0, or exit status 2 after the one-line error (options that need each other) */
+	int (*opts_check)(void *opts);
 
 	/*
 	 * Live: opens, loads and attaches the kernel side into ci->k, parsing the

@@ -36,14 +36,6 @@ static bool uprobes_available(const struct xp_doctor_env *d, char *why, size_t l
 	return ok;
 }
 
-static bool iommu_available(const struct xp_doctor_env *d, char *why, size_t len)
-{
-	bool ok = d->at[XP_AT_TRACEPOINT].ok && d->group_events("iommu") > 0;
-
-	snprintf(why, len, "%s", ok ? "iommu events present" : "no iommu events");
-	return ok;
-}
-
 const struct xp_cap xp_cap_nvidia = {
 	.name = "nvidia",
 	.summary = "the NVIDIA driver from the inside: kprobes on nvidia.ko, Xid errors",
@@ -60,10 +52,4 @@ const struct xp_cap xp_cap_uprobes = {
 	.name = "uprobes",
 	.summary = "user runtimes (libcuda, Level Zero, libdrm) joined with the kernel",
 	.available = uprobes_available,
-};
-
-const struct xp_cap xp_cap_iommu = {
-	.name = "iommu-latency",
-	.summary = "IO page fault latency per device and PASID",
-	.available = iommu_available,
 };

@@ -261,7 +261,8 @@ static void help_cap(const void *ctx)
 {
 	const struct xp_cap *cap = ctx;
 
-	printf("Usage: xputrace %s [OPTIONS]\n\n%s\nOptions:\n", cap->name, cap->about);
+	printf("Usage: xputrace %s [OPTIONS]%s\n\n%s\nOptions:\n", cap->name,
+	       cap->flags & XP_CAP_POSITIONAL_INTERVAL ? " [INTERVAL [COUNT]]" : "", cap->about);
 	xp_opts_help(stdout, XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0), cap->opts);
 	printf("\nExamples:\n%s", cap->examples);
 }
@@ -341,6 +342,36 @@ static int on_interval(void *ctx, uint64_t n)
 	return live_report(r, n, false);
 }
 
+/*
+ * INTERVAL [COUNT] after the options, as bcc tools take them: -i INTERVAL,
+ * and with COUNT -d INTERVAL*COUNT, so COUNT summaries are printed (the
+ * last one when the duration ends).
+ */
+static int positional_interval(struct live_run *r, int argc, char **argv)
+{
+	const char *verb = r->cap->name;
+	double iv;
+	uint64_t count;
+
+	if (optind >= argc)
+		return 0;
+	if (r->o.interval_s)
+		return xp_fail(2, "%s: an INTERVAL after the options and -i: give one of them", verb);
+	if (xp_parse_seconds(argv[optind], &iv) || iv < 0.01)
+		return xp_fail(2, "%s: INTERVAL wants seconds from 0.01 up, not '%s'", verb, argv[optind]);
+	r->o.interval_s = iv;
+	optind++;
+	if (optind >= argc)
+		return 0;
+	if (xp_parse_u64(argv[optind], 1, 1000000, &count))
+		return xp_fail(2, "%s: COUNT wants a number of intervals from 1, not '%s'", verb, argv[optind]);
+	if (r->o.duration_s)
+		return xp_fail(2, "%s: a COUNT after the options and -d: give one of them", verb);
+	r->o.duration_s = iv * (double)count;
+	optind++;
+	return 0;
+}
+
 static int run(struct live_run *r, int argc, char **argv)
 {
 	const struct xp_cap *cap = r->cap;
@@ -354,8 +385,12 @@ static int run(struct live_run *r, int argc, char **argv)
 			       &r->o, &set, cap->opts ? 1 : 0, help_cap, cap);
 	if (status)
 		return status < 0 ? xp_finish_stdout(0) : status;
+	if ((cap->flags & XP_CAP_POSITIONAL_INTERVAL) && (status = positional_interval(r, argc, argv)))
+		return status;
 	if (optind < argc)
 		return xp_fail(2, "%s: unexpected argument '%s'", verb, argv[optind]);
+	if (cap->opts_check && (status = cap->opts_check(r->ci.opts)))
+		return status;
 	xp_libbpf_quiet(r->o.verbose);
 	if ((status = xp_live_targets(&r->o, verb, &r->devs)))
 		return status;

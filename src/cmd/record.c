@@ -130,6 +130,9 @@ static int parse(int argc, char **argv, struct record_run *r)
 	}
 	for (int i = 0; !any && i < r->nci; i++)
 		r->want[i] = r->ci[i].cap->flags & XP_CAP_RECORD_DEFAULT;
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].cap->opts_check && (status = r->ci[i].cap->opts_check(r->ci[i].opts)))
+			return status;
 	if (!r->out)
 		return xp_fail(2, "record: -o FILE is required; see 'xputrace record --help'");
 	if (!*r->out)

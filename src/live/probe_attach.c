@@ -1,0 +1,90 @@
+/* Attaching programs to probes (probe_attach.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "live/probe_attach.h"
+#include "live/tracefs.h"
+
+int xp_probe_check(const struct xp_probe *p, struct xp_tp_format *fmt, char *why, size_t len)
+{
+	char ps[512];
+	bool mounted;
+	const char *tfs;
+	int err;
+
+	xp_probe_str(p, ps, sizeof(ps));
+	switch (p->kind) {
+	case XP_PROBE_TRACEPOINT:
+		if (!(tfs = xp_tracefs(why, len, &mounted)))
+			return -ENODEV;
+		if (!fmt)
+			return 0;
+		err = xp_tp_format_load(tfs, p->group, p->name, fmt);
+		if (err == -ENOENT)
+			snprintf(why, len, "%s: this kernel has no such tracepoint (no %s/events/%s/%s)", ps,
+				 tfs, p->group, p->name);
+		else if (err)
+			snprintf(why, len, "%s: reading its format: %s", ps, strerror(-err));
+		return err;
+	case XP_PROBE_UPROBE:
+	case XP_PROBE_URETPROBE:
+		if (strchr(p->path, '/') && access(p->path, R_OK)) {
+			err = -errno;
+			snprintf(why, len, "%s: %s: %s", ps, p->path, strerror(-err));
+			return err;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+struct bpf_link *xp_probe_attach(struct bpf_program *prog, const struct xp_probe *p, char *why,
+				 size_t len)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	struct bpf_link *l = NULL;
+	char ps[512];
+	int err;
+
+	xp_probe_str(p, ps, sizeof(ps));
+	switch (p->kind) {
+	case XP_PROBE_TRACEPOINT:
+		l = bpf_program__attach_tracepoint(prog, p->group, p->name);
+		break;
+	case XP_PROBE_KPROBE:
+	case XP_PROBE_KRETPROBE:
+		l = bpf_program__attach_kprobe(prog, p->kind == XP_PROBE_KRETPROBE, p->name);
+		break;
+	case XP_PROBE_FENTRY:
+	case XP_PROBE_FEXIT:
+		/* the target was set before load */
+		l = bpf_program__attach_trace(prog);
+		break;
+	case XP_PROBE_UPROBE:
+	case XP_PROBE_URETPROBE:
+		uo.func_name = p->name;
+		uo.retprobe = p->kind == XP_PROBE_URETPROBE;
+		l = bpf_program__attach_uprobe_opts(prog, -1, p->path, 0, &uo);
+		break;
+	}
+	if (!l && errno == 0)
+		errno = EINVAL;
+	if (l)
+		return l;
+	err = errno;
+	if (err == ENOENT && (p->kind == XP_PROBE_KPROBE || p->kind == XP_PROBE_KRETPROBE) &&
+	    access("/sys/bus/event_source/devices/kprobe/type", F_OK))
+		snprintf(why, len, "%s: this kernel has no kprobes (no kprobe event source); see "
+				   "'xputrace doctor'", ps);
+	else if (err == ENOENT && (p->kind == XP_PROBE_KPROBE || p->kind == XP_PROBE_KRETPROBE))
+		snprintf(why, len, "%s: no such kernel function, or one that cannot be probed", ps);
+	else if (err == ENOENT && (p->kind == XP_PROBE_UPROBE || p->kind == XP_PROBE_URETPROBE))
+		snprintf(why, len, "%s: no such library, or no symbol '%s' in it", ps, p->name);
+	else
+		snprintf(why, len, "%s: attaching: %s", ps, strerror(err));
+	errno = err;
+	return NULL;
+}

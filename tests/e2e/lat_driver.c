@@ -1,0 +1,69 @@
+/*
+ * The latency tests' workload, with known counts and times:
+ *   lat_driver sleep NTHREADS COUNT BASE_MS   thread i sleeps COUNT times (i+1)*BASE_MS ms
+ *   lat_driver call N US                      N calls of lat_work(US) (liblatwork.so)
+ *   lat_driver recurse N DEPTH                N calls of lat_recurse(DEPTH): DEPTH+1 nested each
+ * Prints "TID MS" per sleeping thread, or the calling thread's "TID".
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int lat_work(int us);
+int lat_recurse(int depth);
+
+struct th {
+	pthread_t t;
+	int count, ms;
+	long tid;
+};
+
+static void *sleeper(void *p)
+{
+	struct th *t = p;
+
+	t->tid = syscall(SYS_gettid);
+	for (int i = 0; i < t->count; i++) {
+		struct timespec ts = { t->ms / 1000, (long)(t->ms % 1000) * 1000000 };
+
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "sleep")) {
+		int n = atoi(argv[2]), count = atoi(argv[3]), base = atoi(argv[4]);
+		struct th *t = calloc((size_t)n, sizeof(*t));
+
+		for (int i = 0; i < n; i++) {
+			t[i].count = count;
+			t[i].ms = (i + 1) * base;
+			pthread_create(&t[i].t, NULL, sleeper, &t[i]);
+		}
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i].t, NULL);
+		for (int i = 0; i < n; i++)
+			printf("%ld %d\n", t[i].tid, t[i].ms);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "call")) {
+		for (int i = 0; i < atoi(argv[2]); i++)
+			lat_work(atoi(argv[3]));
+		printf("%ld\n", (long)syscall(SYS_gettid));
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "recurse")) {
+		for (int i = 0; i < atoi(argv[2]); i++)
+			lat_recurse(atoi(argv[3]));
+		printf("%ld\n", (long)syscall(SYS_gettid));
+		return 0;
+	}
+	fprintf(stderr, "usage: lat_driver sleep NTHREADS COUNT BASE_MS | call N US | recurse N DEPTH\n");
+	return 2;
+}
