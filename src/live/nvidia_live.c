@@ -1,0 +1,165 @@
+/* The nvidia capability's kernel side (src/bpf/nvidia.bpf.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/nvidia_facts.h"
+#include "live/features.h"
+#include "live/kprobe.h"
+#include "live/nvidia_live.h"
+#include "nvidia.skel.h"
+
+static void skel_destroy(void *skel) { nvidia_bpf__destroy(skel); }
+
+int xp_nv_module_funcs(const char *kallsyms, const char *module, bool found[XP_NV_NFN])
+{
+	char line[512], name[256], mod[128], want[140];
+	char type;
+	int n = 0, fn;
+	FILE *f = fopen(kallsyms, "re");
+
+	memset(found, 0, sizeof(bool) * XP_NV_NFN);
+	if (!f)
+		return -errno;
+	snprintf(want, sizeof(want), "[%s]", module);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %c %255s %127s", &type, name, mod) != 3)
+			continue;
+		if ((type != 't' && type != 'T') || strcmp(mod, want))
+			continue;
+		if ((fn = xp_nv_fn_by_name(name)) >= 0 && !found[fn]) {
+			found[fn] = true;
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+static bool module_loaded(const char *name)
+{
+	char line[256], want[64];
+	FILE *f = fopen("/proc/modules", "re");
+	bool ok = false;
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), "%s ", name);
+	while (!ok && fgets(line, sizeof(line), f))
+		ok = !strncmp(line, want, strlen(want));
+	fclose(f);
+	return ok;
+}
+
+struct progs {
+	struct bpf_program *entry, *ret;
+};
+
+static void progs_of(struct nvidia_bpf *s, struct progs p[XP_NV_NFN])
+{
+	memset(p, 0, sizeof(struct progs) * XP_NV_NFN);
+	p[XP_NV_OPEN].entry = s->progs.nv_open;
+	p[XP_NV_CLOSE].entry = s->progs.nv_close;
+	p[XP_NV_IOCTL] = (struct progs){ s->progs.nv_ioctl, s->progs.nv_ioctl_ret };
+	p[XP_NV_MMAP].entry = s->progs.nv_mmap;
+	p[XP_NV_FAULT].entry = s->progs.nv_fault;
+	p[XP_NV_ISR] = (struct progs){ s->progs.nv_isr, s->progs.nv_isr_ret };
+	p[XP_NV_ISR_MSIX] = (struct progs){ s->progs.nv_isr_msix, s->progs.nv_isr_msix_ret };
+	p[XP_NV_ISR_BH] = (struct progs){ s->progs.nv_isr_bh, s->progs.nv_isr_bh_ret };
+	p[XP_NV_ISR_MSIX_BH] = (struct progs){ s->progs.nv_isr_msix_bh, s->progs.nv_isr_msix_bh_ret };
+	p[XP_NV_P2P_GET].entry = s->progs.nv_p2p_get;
+	p[XP_NV_P2P_PUT].entry = s->progs.nv_p2p_put;
+	p[XP_NV_P2P_DMA_MAP].entry = s->progs.nv_p2p_dma_map;
+	p[XP_NV_SUSPEND] = (struct progs){ s->progs.nv_suspend, s->progs.nv_suspend_ret };
+	p[XP_NV_RESUME] = (struct progs){ s->progs.nv_resume, s->progs.nv_resume_ret };
+}
+
+/* Return probes: as many calls in flight at once as there can be GPU client threads. */
+#define NV_MAXACTIVE 1024
+
+int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
+		    const struct xp_live_share *share, bool found[XP_NV_NFN], char *why,
+		    size_t whylen)
+{
+	struct xp_feature at[XP_AT_MAX];
+	struct progs p[XP_NV_NFN];
+	struct nvidia_bpf *skel;
+	struct xp_kside *k;
+	int err, n, li = 0;
+
+	xp_probe_attach_types(at);
+	if (!at[XP_AT_KPROBE].ok && !at[XP_AT_TRACEPOINT].ok) {
+		snprintf(why, whylen, "loading a BPF program: %s", at[XP_AT_KPROBE].why);
+		return -EPERM;
+	}
+	if (!at[XP_AT_KPROBE].ok) {
+		snprintf(why, whylen, "kprobes are not available on this kernel (%s); ioctls to "
+				      "/dev/nvidia* are still traced by 'xputrace ioctl'", at[XP_AT_KPROBE].why);
+		return -EOPNOTSUPP;
+	}
+	if (!module_loaded("nvidia")) {
+		snprintf(why, whylen, "the nvidia module is not loaded; ioctls to /dev/nvidia* are "
+				      "traced by 'xputrace ioctl'");
+		return -ENOENT;
+	}
+	n = xp_nv_module_funcs("/proc/kallsyms", "nvidia", found);
+	if (n <= 0) {
+		snprintf(why, whylen, "none of the probed functions is in the loaded nvidia module "
+				      "(/proc/kallsyms: %s)", n < 0 ? strerror(-n) : "no match");
+		return -ENOENT;
+	}
+	if (!(skel = nvidia_bpf__open())) {
+		err = -errno;
+		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
+		return err;
+	}
+	if (!(k = xp_kside_new(skel, skel_destroy))) {
+		nvidia_bpf__destroy(skel);
+		return -ENOMEM;
+	}
+	k->obj = skel->obj;
+	k->events = skel->maps.events;
+	k->drops = skel->maps.drops;
+	k->hook = "kprobe";
+	XP_APPLY_FILTERS(skel, f);
+	progs_of(skel, p);
+	for (int i = 0; i < XP_NV_NFN; i++) {
+		bpf_program__set_autoload(p[i].entry, found[i]);
+		if (p[i].ret)
+			bpf_program__set_autoload(p[i].ret, found[i]);
+	}
+	if ((err = xp_live_share_maps(share, k->events, k->drops, why, whylen)))
+		goto fail;
+	if ((err = nvidia_bpf__load(skel))) {
+		snprintf(why, whylen, "loading the BPF programs: %s", strerror(-err));
+		goto fail;
+	}
+	/* the returns first: every call whose entry is seen has its return seen */
+	for (int i = 0; i < XP_NV_NFN; i++) {
+		if (!found[i] || !p[i].ret)
+			continue;
+		if ((err = xp_kretprobe_attach(p[i].ret, xp_nv_funcs[i].name, NV_MAXACTIVE,
+					       &k->links[li], why, whylen)))
+			goto fail;
+		li++;
+	}
+	for (int i = 0; i < XP_NV_NFN; i++) {
+		if (!found[i])
+			continue;
+		k->links[li] = bpf_program__attach_kprobe(p[i].entry, false, xp_nv_funcs[i].name);
+		if (!k->links[li]) {
+			err = -errno;
+			snprintf(why, whylen, "attaching a kprobe to %s: %s", xp_nv_funcs[i].name,
+				 strerror(-err));
+			goto fail;
+		}
+		li++;
+	}
+	*out = k;
+	return 0;
+fail:
+	xp_kside_close(k);
+	return err;
+}
