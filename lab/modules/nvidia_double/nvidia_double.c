@@ -17,8 +17,12 @@
  *   an hrtimer calls nvidia_isr_msix -> nvidia_isr in hardirq context, and
  *   nvidia_isr_kthread_bh runs in a kthread worker, as the real bottom half;
  * - debugfs nvidia_double/trigger: "irq N", "p2p N", "suspend";
- * - debugfs nvidia_double/counts: calls per function, for tests to compare
- *   with kprobe hit counts.
+ * - debugfs nvidia_double/counts: per function, the calls and the time spent
+ *   in them by the module's own clock ("name calls ns"), for tests to compare
+ *   with what a tracer counted and timed;
+ * - known delays (busy waits) for latency tests: NV_ESC_RM_CONTROL 2 ms,
+ *   nvidia_isr 200 us, nvidia_isr_kthread_bh 500 us, nvidia_suspend 5 ms,
+ *   nvidia_resume 3 ms.
  * The kernel paths (syscalls, VFS, page faults, hardirq, kthread, kprobes)
  * are real; everything behind them is a stand-in.
  */
@@ -54,8 +58,15 @@ static const char *const cname[C_N] = {
 	"nvidia_fault", "nvidia_isr", "nvidia_isr_msix", "nvidia_isr_kthread_bh",
 	"nvidia_p2p_get_pages", "nvidia_p2p_put_pages", "nvidia_suspend", "nvidia_resume",
 };
-static atomic64_t counts[C_N];
+static atomic64_t counts[C_N], spent_ns[C_N];
 #define COUNT(c) atomic64_inc(&counts[c])
+/* time spent in a function since t0, by the module's clock */
+#define SPENT(c, t0) atomic64_add(ktime_get_ns() - (t0), &spent_ns[c])
+#define DELAY_RM_CONTROL_US 2000
+#define DELAY_ISR_US 200
+#define DELAY_BH_US 500
+#define DELAY_SUSPEND_US 5000
+#define DELAY_RESUME_US 3000
 
 /* Stand-in for nv_linux_state_t: what the ISR and bottom half get. */
 typedef struct nv_linux_state_s {
@@ -95,18 +106,25 @@ static struct dentry *dbg;
 noinline irqreturn_t nvidia_isr(int irq, void *arg)
 {
 	nv_linux_state_t *nvl = arg;
+	u64 t0 = ktime_get_ns();
+	irqreturn_t ret;
 
 	COUNT(C_ISR);
-	return atomic_read(&nvl->pending) ? IRQ_WAKE_THREAD : IRQ_NONE;
+	udelay(DELAY_ISR_US);
+	ret = atomic_read(&nvl->pending) ? IRQ_WAKE_THREAD : IRQ_NONE;
+	SPENT(C_ISR, t0);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(nvidia_isr);
 
 noinline irqreturn_t nvidia_isr_msix(int irq, void *arg)
 {
 	irqreturn_t ret;
+	u64 t0 = ktime_get_ns();
 
 	COUNT(C_ISR_MSIX);
 	ret = nvidia_isr(irq, arg);
+	SPENT(C_ISR_MSIX, t0);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(nvidia_isr_msix);
@@ -114,9 +132,12 @@ EXPORT_SYMBOL_GPL(nvidia_isr_msix);
 noinline irqreturn_t nvidia_isr_kthread_bh(int irq, void *data)
 {
 	nv_linux_state_t *nvl = data;
+	u64 t0 = ktime_get_ns();
 
 	COUNT(C_ISR_BH);
+	udelay(DELAY_BH_US);
 	atomic_dec_if_positive(&nvl->pending);
+	SPENT(C_ISR_BH, t0);
 	return IRQ_HANDLED;
 }
 EXPORT_SYMBOL_GPL(nvidia_isr_kthread_bh);
@@ -125,8 +146,15 @@ static void nv_bh_work(struct kthread_work *w)
 {
 	nv_linux_state_t *nvl = container_of(w, nv_linux_state_t, bh_work);
 
-	while (atomic_read(&nvl->pending) > 0)
+	/*
+	 * Not preempted between the module's clock and the return, so that a
+	 * tracer's return probe and the module time the same interval.
+	 */
+	while (atomic_read(&nvl->pending) > 0) {
+		preempt_disable();
 		nvidia_isr_kthread_bh(NV_FAKE_IRQ, nvl);
+		preempt_enable();
+	}
 }
 
 static enum hrtimer_restart nv_irq_fire(struct hrtimer *t)
@@ -175,8 +203,10 @@ noinline int nvidia_ioctl(struct inode *inode, struct file *file, unsigned int c
 	if (_IOC_TYPE(cmd) != NV_IOCTL_MAGIC)
 		return -ENOTTY;
 	switch (nr) {
-	case NV_ESC_RM_ALLOC:
 	case NV_ESC_RM_CONTROL:
+		udelay(DELAY_RM_CONTROL_US);
+		fallthrough;
+	case NV_ESC_RM_ALLOC:
 		nv_raise_irqs(nvl, 1);	/* work done on the "GPU" interrupts once */
 		return 0;
 	case NV_ESC_RM_FREE:
@@ -192,8 +222,13 @@ noinline int nvidia_ioctl(struct inode *inode, struct file *file, unsigned int c
 
 noinline long nvidia_unlocked_ioctl(struct file *file, unsigned int cmd, unsigned long i_arg)
 {
+	u64 t0 = ktime_get_ns();
+	long ret;
+
 	COUNT(C_UNLOCKED_IOCTL);
-	return nvidia_ioctl(file_inode(file), file, cmd, i_arg);
+	ret = nvidia_ioctl(file_inode(file), file, cmd, i_arg);
+	SPENT(C_UNLOCKED_IOCTL, t0);
+	return ret;
 }
 
 noinline vm_fault_t nvidia_fault(struct vm_fault *vmf)
@@ -256,13 +291,21 @@ EXPORT_SYMBOL_GPL(nvidia_p2p_put_pages);
 
 noinline int nvidia_suspend(struct device *dev, nv_pm_action_t pm_action, bool is_procfs_suspend)
 {
+	u64 t0 = ktime_get_ns();
+
 	COUNT(C_SUSPEND);
+	mdelay(DELAY_SUSPEND_US / 1000);
+	SPENT(C_SUSPEND, t0);
 	return 0;
 }
 
 noinline int nvidia_resume(struct device *dev, nv_pm_action_t pm_action)
 {
+	u64 t0 = ktime_get_ns();
+
 	COUNT(C_RESUME);
+	mdelay(DELAY_RESUME_US / 1000);
+	SPENT(C_RESUME, t0);
 	return 0;
 }
 
@@ -304,7 +347,8 @@ static int counts_show(struct seq_file *m, void *v)
 	int i;
 
 	for (i = 0; i < C_N; i++)
-		seq_printf(m, "%s %lld\n", cname[i], atomic64_read(&counts[i]));
+		seq_printf(m, "%s %lld %lld\n", cname[i], atomic64_read(&counts[i]),
+			   atomic64_read(&spent_ns[i]));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(counts);

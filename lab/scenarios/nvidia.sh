@@ -1,0 +1,115 @@
+# xputrace nvidia on the nvidia test double (lab/modules/nvidia_double,
+# loaded as "nvidia"): the calls counted per function equal the module's own
+# counts, per process they equal what nvclient did, the holders include the
+# files opened before tracing began, the latencies are within 10 % of the
+# module's own clock (which imposes known delays), and record/report say
+# what the live run said.
+need_xputrace
+C=/sys/kernel/debug/nvidia_double/counts
+PS=$(getconf PAGESIZE 2>/dev/null || echo 4096)
+
+group no_module
+xputrace nvidia -d 1 >$S/nomod.out 2>$S/nomod.err; rc=$?
+expect_eq "exit status without the module" 1 $rc
+expect_eq "one line saying so" 1 "$(grep -c 'nvidia module is not loaded' $S/nomod.err)"
+
+load nvidia || finish
+mknod /dev/nvidiactl c 195 255; mknod /dev/nvidia0 c 195 0
+
+# what the module counted: "calls ns" of a function
+cnt() { awk -v f=$2 '$1 == f { print $2 }' $1; }
+ns() { awk -v f=$2 '$1 == f { print $3 }' $1; }
+# within NAME XP_SUM XP_N MOD_SUM MOD_N IMPOSED_NS: the tracer's mean within
+# 10 % of the module's mean by its own clock, and that mean the delay the
+# module imposes (a busy wait: at least 95 % of it)
+within() {
+	set -- "$1" "${2:-0}" "${3:-0}" "${4:-0}" "${5:-0}" "$6"
+	if [ "$3" -eq 0 ] || [ "$5" -eq 0 ]; then bad "$1: no calls timed (tracer $3, module $5)"; return; fi
+	awk -v xs=$2 -v xn=$3 -v ms=$4 -v mn=$5 -v imp=$6 'BEGIN {
+		x = xs / xn; m = ms / mn; d = (x - m) / m; if (d < 0) d = -d
+		printf "%.0f %.0f %.3f\n", x, m, d; exit !(d <= 0.10 && m >= 0.95 * imp) }' >$S/w.txt
+	if [ $? -eq 0 ]; then ok "$1: tracer mean / module mean / deviation: $(cat $S/w.txt)"
+	else bad "$1: tracer mean / module mean / deviation (imposed $6 ns): $(cat $S/w.txt)"; fi
+}
+
+group live
+nvclient alloc=0 control=0 pages=0 hold=60 >/dev/null & A=$!
+i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+cp $C $S/before.txt
+start_xp $S/live.json nvidia --json || finish
+L=$XPID
+start_xp $S/rec.out record -o /tmp/nv.xpt nvidia || finish
+R=$XPID
+nvclient alloc=2 control=3 pages=4 >$S/b.txt & B=$!; wait $B; rb=$?
+nvclient alloc=1 control=0 pages=0 hold=60 >/dev/null & H=$!
+i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 12 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+echo "irq 5" >/sys/kernel/debug/nvidia_double/trigger
+echo "p2p 2" >/sys/kernel/debug/nvidia_double/trigger
+echo suspend >/sys/kernel/debug/nvidia_double/trigger
+i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != 11 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.5
+kill -INT $L $R; wait $L; rl=$?; wait $R; rr=$?
+cp $C $S/after.txt
+kill $A $H; wait $A $H 2>/dev/null
+cat $S/after.txt
+expect_eq "nvclient status" 0 $rb
+expect_eq "live/record exit status" "0 0" "$rl $rr"
+J=$S/live.json
+cat $J; echo
+l() { jget $J "$1"; }
+# a kprobe hit while another of the tool's programs runs on that CPU (an
+# interrupt during a call's probe) is skipped by the kernel and counted as a
+# drop: every call is either seen or counted lost
+lost=0
+for f in nvidia_open nvidia_close nvidia_unlocked_ioctl nvidia_mmap nvidia_fault nvidia_isr \
+	nvidia_isr_msix nvidia_isr_kthread_bh nvidia_p2p_get_pages nvidia_p2p_put_pages \
+	nvidia_suspend nvidia_resume; do
+	want=$(($(cnt $S/after.txt $f) - $(cnt $S/before.txt $f)))
+	got=$(l "functions[name=$f].calls")
+	if [ "$got" = "$want" ]; then ok "$f: calls = the module's count = $want"
+	elif [ "$got" -lt "$want" ]; then say "$f: $got of the module's $want calls seen"; lost=$((lost + want - got))
+	else bad "$f: $got calls, more than the module's $want"; fi
+	expect_eq "$f: probed" true "$(l "functions[name=$f].probed")"
+done
+expect_eq "calls not seen = drops counted" $lost "$(l drops.total)"
+expect_eq "the double lacks nvidia_isr_msix_kthread_bh: not probed" false \
+	"$(l functions[name=nvidia_isr_msix_kthread_bh].probed)"
+expect_eq "processes" 2 "$(jget -n $J processes)"
+for e in "opens 2" "closes 2" "ioctls 8" "ioctl_errors 0" "mmaps 1" "mmap_bytes $((4 * PS))" "faults 4"; do
+	set -- $e
+	expect_eq "client $B: $1" $2 "$(l "processes[pid=$B].$1")"
+done
+for e in "opens 2" "closes 0" "ioctls 3" "mmaps 0"; do
+	set -- $e
+	expect_eq "client $H: $1" $2 "$(l "processes[pid=$H].$1")"
+done
+expect_eq "holders: two files each of the two clients still open" 4 "$(jget -n $J holders)"
+expect_eq "holder $A opened before tracing began" "true $A" "$(l "holders[pid=$A].before_start") $(l "holders[pid=$A].pid")"
+expect_eq "holder $H opened while traced" "false $H" "$(l "holders[pid=$H].before_start") $(l "holders[pid=$H].pid")"
+for e in "NV_ESC_RM_ALLOC 3" "NV_ESC_RM_FREE 3" "NV_ESC_RM_CONTROL 3" "NV_ESC_CARD_INFO 2"; do
+	set -- $e
+	expect_eq "$1 calls" $2 "$(l "ioctls[name=$1].calls")"
+done
+expect_eq "p2p bytes" $((2 << 20)) "$(l p2p.get_bytes)"
+# latencies against the module's clock and the delays it imposes
+d() { echo $(($(ns $S/after.txt $1) - $(ns $S/before.txt $1))) $(($(cnt $S/after.txt $1) - $(cnt $S/before.txt $1))); }
+within "NV_ESC_RM_CONTROL (2 ms imposed)" $(l "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.sum") 3 6000000 3 2000000
+within "nvidia_isr (200 us imposed)" $(l "irqs[irq=42].isr.sum") $(l "irqs[irq=42].isr.count") \
+	$(d nvidia_isr) 200000
+within "nvidia_isr_msix" $(l "irqs[irq=42].isr_msix.sum") $(l "irqs[irq=42].isr_msix.count") \
+	$(d nvidia_isr_msix) 200000
+within "nvidia_isr_kthread_bh (500 us imposed)" $(l "irqs[irq=42].bottom_half.sum") \
+	$(l "irqs[irq=42].bottom_half.count") $(d nvidia_isr_kthread_bh) 500000
+within "nvidia_suspend (5 ms imposed)" $(l suspend_ns.sum) $(l suspend_ns.count) $(d nvidia_suspend) 5000000
+within "nvidia_resume (3 ms imposed)" $(l resume_ns.sum) $(l resume_ns.count) $(d nvidia_resume) 3000000
+
+group record_report
+xputrace report /tmp/nv.xpt nvidia --json >$S/rep.json 2>$S/rep.err
+expect_eq "report exit status" 0 $?
+xputrace report /tmp/nv.xpt nvidia
+for k in functions[name=nvidia_open].calls functions[name=nvidia_unlocked_ioctl].calls \
+	functions[name=nvidia_isr].calls "processes[pid=$B].faults" "processes[pid=$B].mmap_bytes" \
+	"ioctls[name=NV_ESC_RM_CONTROL].calls" "irqs[irq=42].bottom_half.count" p2p.put_pages; do
+	expect_eq "report = live: $k" "$(l "$k")" "$(jget $S/rep.json "$k")"
+done
+finish
