@@ -16,12 +16,17 @@
  * - an ioctl NV_ESC_RM_ALLOC / NV_ESC_RM_CONTROL raises one "interrupt":
  *   an hrtimer calls nvidia_isr_msix -> nvidia_isr in hardirq context, and
  *   nvidia_isr_kthread_bh runs in a kthread worker, as the real bottom half;
- * - debugfs nvidia_double/trigger: "irq N", "p2p N", "suspend";
+ * - debugfs nvidia_double/trigger: "irq N", "p2p N", "suspend", and
+ *   "xid CODE MESSAGE", which fires the tracepoint nvidia:nvidia_dev_xid
+ *   (the real driver's record layout, nv_double_trace.h) for the GPU
+ *   NV_PCI_NAME, as the real driver does when it reports an Xid;
+ * - /proc/driver/nvidia/gpus/NV_PCI_NAME/information with "Device Minor: 0",
+ *   the file the real driver has, which ties the PCI name to /dev/nvidia0;
  * - debugfs nvidia_double/counts: per function, the calls and the time spent
  *   in them by the module's own clock ("name calls ns"), for tests to compare
  *   with what a tracer counted and timed;
  * - known delays (busy waits) for latency tests: NV_ESC_RM_CONTROL 2 ms,
- *   nvidia_isr 200 us, nvidia_isr_kthread_bh 500 us, nvidia_suspend 5 ms,
+ *   nvidia_isr 2 ms, nvidia_isr_kthread_bh 2 ms, nvidia_suspend 5 ms,
  *   nvidia_resume 3 ms.
  * The kernel paths (syscalls, VFS, page faults, hardirq, kthread, kprobes)
  * are real; everything behind them is a stand-in.
@@ -38,6 +43,12 @@
 #include <linux/uaccess.h>
 #include <linux/slab.h>
 #include <linux/delay.h>
+#include <linux/proc_fs.h>
+
+#define CREATE_TRACE_POINTS
+#include "nv_double_trace.h"
+
+#define NV_PCI_NAME "0000:01:00.0"
 
 #define NV_MAJOR 195
 #define NV_IOCTL_MAGIC 'F'
@@ -59,12 +70,14 @@ static const char *const cname[C_N] = {
 	"nvidia_p2p_get_pages", "nvidia_p2p_put_pages", "nvidia_suspend", "nvidia_resume",
 };
 static atomic64_t counts[C_N], spent_ns[C_N];
+/* NV_ESC_RM_CONTROL, the escape with a delay: its calls and time, by the module's clock */
+static atomic64_t control_calls, control_ns;
 #define COUNT(c) atomic64_inc(&counts[c])
 /* time spent in a function since t0, by the module's clock */
 #define SPENT(c, t0) atomic64_add(ktime_get_ns() - (t0), &spent_ns[c])
 #define DELAY_RM_CONTROL_US 2000
-#define DELAY_ISR_US 200
-#define DELAY_BH_US 500
+#define DELAY_ISR_US 2000
+#define DELAY_BH_US 2000
 #define DELAY_SUSPEND_US 5000
 #define DELAY_RESUME_US 3000
 
@@ -228,6 +241,10 @@ noinline long nvidia_unlocked_ioctl(struct file *file, unsigned int cmd, unsigne
 	COUNT(C_UNLOCKED_IOCTL);
 	ret = nvidia_ioctl(file_inode(file), file, cmd, i_arg);
 	SPENT(C_UNLOCKED_IOCTL, t0);
+	if (_IOC_TYPE(cmd) == NV_IOCTL_MAGIC && _IOC_NR(cmd) == NV_ESC_RM_CONTROL) {
+		atomic64_inc(&control_calls);
+		atomic64_add(ktime_get_ns() - t0, &control_ns);
+	}
 	return ret;
 }
 
@@ -328,6 +345,12 @@ static ssize_t trigger_write(struct file *f, const char __user *ubuf, size_t len
 			if (!nvidia_p2p_get_pages(0, 0, 0x100000, 1 << 20, &pt, NULL, NULL))
 				nvidia_p2p_put_pages(0, 0, 0x100000, pt);
 		}
+	} else if (!strncmp(buf, "xid ", 4)) {
+		char msg[64] = "";
+
+		if (sscanf(buf, "xid %u %63[^\n]", &n, msg) < 1)
+			return -EINVAL;
+		trace_nvidia_dev_xid(NV_PCI_NAME, n, msg);
 	} else if (!strncmp(buf, "suspend", 7)) {
 		nvidia_suspend(NULL, NV_PM_ACTION_STANDBY, false);
 		nvidia_resume(NULL, NV_PM_ACTION_RESUME);
@@ -342,6 +365,14 @@ static const struct file_operations trigger_fops = {
 	.write = trigger_write,
 };
 
+static int info_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "Model: \t\t xputrace lab test double\nBus Location: \t " NV_PCI_NAME
+		    "\nDevice Minor: \t 0\n");
+	return 0;
+}
+static struct proc_dir_entry *proc_nv;
+
 static int counts_show(struct seq_file *m, void *v)
 {
 	int i;
@@ -349,6 +380,8 @@ static int counts_show(struct seq_file *m, void *v)
 	for (i = 0; i < C_N; i++)
 		seq_printf(m, "%s %lld %lld\n", cname[i], atomic64_read(&counts[i]),
 			   atomic64_read(&spent_ns[i]));
+	seq_printf(m, "NV_ESC_RM_CONTROL %lld %lld\n", atomic64_read(&control_calls),
+		   atomic64_read(&control_ns));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(counts);
@@ -382,6 +415,14 @@ static int __init nv_init(void)
 	dbg = debugfs_create_dir("nvidia_double", NULL);
 	debugfs_create_file("trigger", 0200, dbg, NULL, &trigger_fops);
 	debugfs_create_file("counts", 0444, dbg, NULL, &counts_fops);
+	proc_nv = proc_mkdir("driver/nvidia", NULL);
+	if (proc_nv) {
+		struct proc_dir_entry *gpus = proc_mkdir("gpus", proc_nv);
+		struct proc_dir_entry *gpu = gpus ? proc_mkdir(NV_PCI_NAME, gpus) : NULL;
+
+		if (gpu)
+			proc_create_single("information", 0444, gpu, info_show);
+	}
 	pr_info("nvidia: TEST DOUBLE of nvidia.ko for the xputrace lab (no hardware, no NVIDIA code)\n");
 	return 0;
 
@@ -398,6 +439,7 @@ static void __exit nv_exit(void)
 	int i;
 
 	debugfs_remove_recursive(dbg);
+	proc_remove(proc_nv);
 	unregister_chrdev(NV_MAJOR, "nvidia-frontend");
 	hrtimer_cancel(&nvl_dev.irq_timer);
 	kthread_destroy_worker(nvl_dev.bh_worker);
