@@ -195,3 +195,42 @@ SEC("kprobe")
 int BPF_KRETPROBE(nv_suspend_ret, int ret) { return leave(XP_NV_SUSPEND, ret); }
 SEC("kprobe")
 int BPF_KRETPROBE(nv_resume_ret, int ret) { return leave(XP_NV_RESUME, ret); }
+
+/* The Xid tracepoint: where its fields are, from its format file (0: absent). */
+const volatile __u32 xid_dev_off = 0, xid_code_off = 0, xid_msg_off = 0;
+
+static __always_inline void copy_loc(void *ctx, __u32 off, char *dst, __u32 size)
+{
+	__u32 loc = 0;
+
+	bpf_probe_read_kernel(&loc, sizeof(loc), ctx + off);
+	if (bpf_probe_read_kernel_str(dst, size, ctx + (loc & 0xffff)) < 0)
+		dst[0] = 0;
+}
+
+SEC("tracepoint")
+int nv_xid(void *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct xp_nv_xid_rec *x = xp_reserve(sizeof(*x));
+	__u32 code = 0;
+
+	if (!x)
+		return 0;
+	xp_fill_hdr(&x->r.h, XP_REC_NVIDIA, sizeof(*x), bpf_ktime_get_ns(), pid_tgid);
+	bpf_probe_read_kernel(&code, sizeof(code), ctx + xid_code_off);
+	x->r.fn = XP_NV_XID;
+	x->r.timed = 0;
+	x->r.pad = 0;
+	x->r.pad2 = 0;
+	x->r.minor = XP_NV_NO_MINOR;
+	x->r.arg32 = code;
+	x->r.arg64 = 0;
+	x->r.dur_ns = 0;
+	x->r.ret = 0;
+	bpf_get_current_comm(x->r.comm, sizeof(x->r.comm));
+	copy_loc(ctx, xid_dev_off, x->dev, sizeof(x->dev));
+	copy_loc(ctx, xid_msg_off, x->msg, sizeof(x->msg));
+	xp_submit(x);
+	return 0;
+}

@@ -22,6 +22,8 @@
 struct nv_opts {
 	bool found_known;
 	bool found[XP_NV_NFN];
+	bool xid;
+	char xid_why[160];
 };
 
 static bool nv_available(const struct xp_doctor_env *d, char *why, size_t len)
@@ -37,7 +39,8 @@ static bool nv_available(const struct xp_doctor_env *d, char *why, size_t len)
 static int nv_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
 {
 	struct nv_opts *o = ci->opts;
-	int err = xp_nv_live_open(&ci->k, a->f, a->share, o->found, why, len);
+	int err = xp_nv_live_open(&ci->k, a->f, a->share, o->found, &o->xid, o->xid_why,
+				  sizeof(o->xid_why), why, len);
 
 	o->found_known = !err;
 	return err;
@@ -50,7 +53,8 @@ static void nv_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 
 	for (int i = 0; i < XP_NV_NFN; i++)
 		n += o->found[i];
-	snprintf(buf, len, "nvidia.ko (%d of %d functions, %s)", n, XP_NV_NFN, ci->k->hook);
+	snprintf(buf, len, "nvidia.ko (%d of %d functions, %s%s)", n, XP_NV_NFN, ci->k->hook,
+		 o->xid ? ", Xid tracepoint" : "; no Xid tracepoint");
 }
 
 static bool comm_of(unsigned long pid, char *comm, size_t len)
@@ -104,6 +108,32 @@ static void scan_holders(struct xp_nv_state *s, const struct xp_filters *filt)
 	closedir(proc);
 }
 
+/* The GPUs' PCI names and device minors, from the driver's procfs files. */
+static void scan_gpus(struct xp_nv_state *s)
+{
+	DIR *d = opendir("/proc/driver/nvidia/gpus");
+	struct dirent *e;
+	char path[400], line[256];
+	unsigned int minor;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Device Minor: %u", &minor) == 1)
+				xp_nv_add_gpu(s, e->d_name, minor);
+		fclose(f);
+	}
+	closedir(d);
+}
+
 static int nv_init(struct xp_cap_inst *ci)
 {
 	const struct nv_opts *o = ci->opts;
@@ -114,8 +144,14 @@ static int nv_init(struct xp_cap_inst *ci)
 	xp_nv_init(s);
 	s->probed_known = o->found_known;
 	memcpy(s->probed, o->found, sizeof(s->probed));
-	if (ci->env->live && ci->env->out != XP_OUT_PERFETTO)
+	s->xid_known = o->found_known;
+	s->xid_probed = o->xid;
+	snprintf(s->xid_why, sizeof(s->xid_why), "%s", o->xid_why);
+	s->t0 = ci->env->t0;
+	if (ci->env->live && ci->env->out != XP_OUT_PERFETTO) {
 		scan_holders(s, &ci->env->filt);
+		scan_gpus(s);
+	}
 	ci->st = s;
 	return 0;
 }
@@ -130,7 +166,8 @@ static int nv_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	const struct xp_nv_rec *r = (const void *)h;
 	const struct xp_cap_env *e = ci->env;
 
-	if (h->size < sizeof(*r) || r->fn >= XP_NV_NFN)
+	if (h->size < sizeof(*r) || (r->fn >= XP_NV_NFN && r->fn != XP_NV_XID) ||
+	    (r->fn == XP_NV_XID && h->size < sizeof(struct xp_nv_xid_rec)))
 		return ci->undecodable++, 0;
 	if (e->out == XP_OUT_PERFETTO)
 		return 0;
@@ -156,7 +193,7 @@ static void nv_reset(struct xp_cap_inst *ci, uint64_t now)
 
 const struct xp_cap xp_cap_nvidia = {
 	.name = "nvidia",
-	.summary = "the NVIDIA driver from the inside: kprobes on nvidia.ko",
+	.summary = "the NVIDIA driver from the inside: kprobes on nvidia.ko, Xid errors",
 	.about =
 "Kprobes on the functions of the loaded nvidia.ko (NVIDIA's open and\n"
 "proprietary kernel modules share their names; the ones this build probes and\n"
@@ -166,8 +203,11 @@ const struct xp_cap xp_cap_nvidia = {
 "holding each device file now, also those that opened it before tracing\n"
 "began. Per escape (NV_ESC_*): calls, errors, latency. Per interrupt line:\n"
 "ISR, MSI-X ISR and bottom-half calls with latency histograms. P2P page\n"
-"requests and DMA mappings; suspend and resume durations. Needs kprobes:\n"
-"where the kernel has none, 'xputrace ioctl' still sees /dev/nvidia*.\n"
+"requests and DMA mappings; suspend and resume durations. Xid errors (the\n"
+"nvidia:nvidia_dev_xid tracepoint, NVIDIA 575 and later) with the GPU's PCI\n"
+"name, code and message, the processes that held that GPU and the ioctls in\n"
+"flight at that moment. Needs kprobes; where the kernel has none,\n"
+"'xputrace ioctl' still sees /dev/nvidia*.\n"
 "Untested on real NVIDIA hardware: checked against a test double of the\n"
 "module with the same function names and argument shapes.\n",
 	.examples =

@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/nvidia_stats.h"
 
@@ -9,17 +10,94 @@ void xp_nv_init(struct xp_nv_state *s)
 
 void xp_nv_reset(struct xp_nv_state *s)
 {
-	struct xp_nv_hold holds[XP_NV_MAX_HOLDS];
-	bool probed[XP_NV_NFN], known = s->probed_known;
-	int n = s->nholds;
+	struct xp_nv_state *keep = malloc(sizeof(*keep));
 
-	memcpy(holds, s->holds, sizeof(holds));
-	memcpy(probed, s->probed, sizeof(probed));
+	if (!keep) {	/* counts to zero in place; nothing else to keep by */
+		memset(s->calls, 0, sizeof(s->calls));
+		s->nprocs = s->nescs = s->nirqs = s->nxids = 0;
+		return;
+	}
+	memcpy(keep, s, sizeof(*s));
 	xp_nv_init(s);
-	memcpy(s->holds, holds, sizeof(holds));
-	memcpy(s->probed, probed, sizeof(probed));
-	s->nholds = n;
-	s->probed_known = known;
+	memcpy(s->holds, keep->holds, sizeof(s->holds));
+	s->nholds = keep->nholds;
+	memcpy(s->gpus, keep->gpus, sizeof(s->gpus));
+	s->ngpus = keep->ngpus;
+	s->t0 = keep->t0;
+	memcpy(s->probed, keep->probed, sizeof(s->probed));
+	s->probed_known = keep->probed_known;
+	s->xid_known = keep->xid_known;
+	s->xid_probed = keep->xid_probed;
+	memcpy(s->xid_why, keep->xid_why, sizeof(s->xid_why));
+	free(keep);
+}
+
+void xp_nv_add_gpu(struct xp_nv_state *s, const char *pci, uint32_t minor)
+{
+	if (s->ngpus == XP_NV_MAX_GPUS)
+		return;
+	snprintf(s->gpus[s->ngpus].pci, sizeof(s->gpus[0].pci), "%s", pci);
+	s->gpus[s->ngpus++].minor = minor;
+}
+
+static void add_xid(struct xp_nv_state *s, const struct xp_nv_xid_rec *r)
+{
+	struct xp_nv_xid *x;
+
+	if (s->nxids == XP_NV_MAX_XIDS) {
+		s->xids_past++;
+		return;
+	}
+	x = &s->xids[s->nxids++];
+	memset(x, 0, sizeof(*x));
+	x->ts = r->r.h.ts_ns;
+	x->code = r->r.arg32;
+	memcpy(x->dev, r->dev, sizeof(x->dev));
+	x->dev[sizeof(x->dev) - 1] = '\0';
+	memcpy(x->msg, r->msg, sizeof(x->msg));
+	x->msg[sizeof(x->msg) - 1] = '\0';
+	x->minor = -1;
+	for (int i = 0; i < s->ngpus; i++)
+		if (!strcmp(s->gpus[i].pci, x->dev))
+			x->minor = (int32_t)s->gpus[i].minor;
+	/* that GPU's device file; every GPU's when the PCI name is not known */
+	for (int i = 0; i < s->nholds; i++) {
+		const struct xp_nv_hold *h = &s->holds[i];
+
+		if (x->minor >= 0 ? h->minor != (uint32_t)x->minor : h->minor >= 255)
+			continue;
+		if (x->nholders == XP_NV_XID_MAX_PROCS)
+			x->more++;
+		else
+			x->holders[x->nholders++] = *h;
+	}
+}
+
+/* An ioctl on the control file or on the Xid's GPU that spans the Xid's time. */
+static void match_inflight(struct xp_nv_state *s, const struct xp_nv_rec *r)
+{
+	for (int i = 0; i < s->nxids; i++) {
+		struct xp_nv_xid *x = &s->xids[i];
+		struct xp_nv_inflight *f;
+
+		if (x->ts < r->h.ts_ns || x->ts >= r->h.ts_ns + r->dur_ns)
+			continue;
+		if (r->minor != 255 && x->minor >= 0 && r->minor != (uint32_t)x->minor)
+			continue;
+		if (x->ninflight == XP_NV_XID_MAX_PROCS) {
+			x->more++;
+			continue;
+		}
+		f = &x->inflight[x->ninflight++];
+		f->pid = r->h.pid;
+		f->tid = r->h.tid;
+		f->cmd = r->arg32;
+		f->minor = r->minor;
+		memcpy(f->comm, r->comm, XP_COMM_LEN);
+		f->comm[XP_COMM_LEN - 1] = '\0';
+		f->start_ns = r->h.ts_ns;
+		f->dur_ns = r->dur_ns;
+	}
 }
 
 const char *xp_nv_minor_name(uint32_t minor, char *buf, size_t len)
@@ -128,6 +206,10 @@ void xp_nv_add(struct xp_nv_state *s, const struct xp_nv_rec *r)
 	struct xp_nv_esc *e;
 	struct xp_nv_irq *q;
 
+	if (r->fn == XP_NV_XID && r->h.size >= sizeof(struct xp_nv_xid_rec)) {
+		add_xid(s, (const struct xp_nv_xid_rec *)r);
+		return;
+	}
 	if (r->fn >= XP_NV_NFN)
 		return;
 	s->calls[r->fn]++;
@@ -158,6 +240,7 @@ void xp_nv_add(struct xp_nv_state *s, const struct xp_nv_rec *r)
 			p->ioctls++;
 			p->ioctl_errors += r->ret < 0;
 		}
+		match_inflight(s, r);
 		if ((e = esc_of(s, r->arg32))) {
 			e->errors += r->ret < 0;
 			xp_hist_add(&e->lat, r->dur_ns);

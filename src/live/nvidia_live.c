@@ -9,6 +9,8 @@
 #include "live/features.h"
 #include "live/kprobe.h"
 #include "live/nvidia_live.h"
+#include "live/tracefs.h"
+#include "core/tpformat.h"
 #include "nvidia.skel.h"
 
 static void skel_destroy(void *skel) { nvidia_bpf__destroy(skel); }
@@ -80,9 +82,12 @@ static void progs_of(struct nvidia_bpf *s, struct progs p[XP_NV_NFN])
 #define NV_MAXACTIVE 1024
 
 int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
-		    const struct xp_live_share *share, bool found[XP_NV_NFN], char *why,
-		    size_t whylen)
+		    const struct xp_live_share *share, bool found[XP_NV_NFN], bool *xid,
+		    char *xid_why, size_t xid_whylen, char *why, size_t whylen)
 {
+	struct xp_tp_format *fmt = NULL;
+	const struct xp_tp_field *fdev, *fcode, *fmsg;
+	const char *root;
 	struct xp_feature at[XP_AT_MAX];
 	struct progs p[XP_NV_NFN];
 	struct nvidia_bpf *skel;
@@ -125,6 +130,30 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 	k->hook = "kprobe";
 	XP_APPLY_FILTERS(skel, f);
 	progs_of(skel, p);
+	/* the Xid tracepoint: its fields found by name in its format file */
+	*xid = false;
+	snprintf(xid_why, xid_whylen, "the module has no nvidia:%s tracepoint (NVIDIA added it in %s)",
+		 XP_NV_XID_EVENT, XP_NV_XID_SINCE);
+	if ((root = xp_tracefs(why, whylen, NULL)) && xp_tracefs_event_exists(XP_NV_XID_GROUP, XP_NV_XID_EVENT) &&
+	    (fmt = calloc(1, sizeof(*fmt))) &&
+	    !xp_tp_format_load(root, XP_NV_XID_GROUP, XP_NV_XID_EVENT, fmt)) {
+		fdev = xp_tp_field(fmt, "dev");
+		fcode = xp_tp_field(fmt, "error_code");
+		fmsg = xp_tp_field(fmt, "msg");
+		if (fdev && fdev->data_loc && !fdev->rel_loc && fcode && fcode->size == 4 && fmsg &&
+		    fmsg->data_loc && !fmsg->rel_loc) {
+			*xid = true;
+			skel->rodata->xid_dev_off = fdev->offset;
+			skel->rodata->xid_code_off = fcode->offset;
+			skel->rodata->xid_msg_off = fmsg->offset;
+		} else {
+			snprintf(xid_why, xid_whylen, "nvidia:%s has other fields than %s", XP_NV_XID_EVENT,
+				 XP_NV_XID_FIELDS);
+		}
+	}
+	free(fmt);
+	why[0] = '\0';
+	bpf_program__set_autoload(skel->progs.nv_xid, *xid);
 	for (int i = 0; i < XP_NV_NFN; i++) {
 		bpf_program__set_autoload(p[i].entry, found[i]);
 		if (p[i].ret)
@@ -143,6 +172,17 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 		if ((err = xp_kretprobe_attach(p[i].ret, xp_nv_funcs[i].name, NV_MAXACTIVE,
 					       &k->links[li], why, whylen)))
 			goto fail;
+		li++;
+	}
+	if (*xid) {
+		k->links[li] = bpf_program__attach_tracepoint(skel->progs.nv_xid, XP_NV_XID_GROUP,
+							      XP_NV_XID_EVENT);
+		if (!k->links[li]) {
+			err = -errno;
+			snprintf(why, whylen, "attaching to the tracepoint nvidia:%s: %s", XP_NV_XID_EVENT,
+				 strerror(-err));
+			goto fail;
+		}
 		li++;
 	}
 	for (int i = 0; i < XP_NV_NFN; i++) {

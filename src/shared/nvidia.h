@@ -50,4 +50,16 @@ struct xp_nv_rec {
 	char comm[XP_COMM_LEN];
 };
 
+
+/* An Xid: the tracepoint nvidia:nvidia_dev_xid (575+), in a longer record. */
+#define XP_NV_XID 0x80		/* xp_nv_rec.fn of an struct xp_nv_xid_rec */
+#define XP_NV_XID_DEV 32
+#define XP_NV_XID_MSG 128
+
+struct xp_nv_xid_rec {
+	struct xp_nv_rec r;	/* fn XP_NV_XID, arg32: the Xid code */
+	char dev[XP_NV_XID_DEV];	/* the GPU's PCI name, "0000:01:00.0" */
+	char msg[XP_NV_XID_MSG];
+};
+
 #endif

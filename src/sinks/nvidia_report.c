@@ -108,6 +108,36 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		fprintf(f, "\np2p: get_pages %" PRIu64 " (%" PRIu64 " bytes), put_pages %" PRIu64
 			", dma_map_pages %" PRIu64 "\n", s->calls[XP_NV_P2P_GET], s->p2p_bytes,
 			s->calls[XP_NV_P2P_PUT], s->calls[XP_NV_P2P_DMA_MAP]);
+	if (s->xid_known && !s->xid_probed)
+		fprintf(f, "\nnote: Xids not traced: %s\n", s->xid_why);
+	if (s->nxids || s->xids_past)
+		fprintf(f, "\nXIDS: %d%s\n", s->nxids + (int)s->xids_past,
+			s->xids_past ? " (the first ones detailed)" : "");
+	for (int i = 0; i < s->nxids; i++) {
+		const struct xp_nv_xid *x = &s->xids[i];
+		char t[32];
+
+		*xp_put_rel_s(t, x->ts, s->t0) = '\0';
+		fprintf(f, "Xid %u on %s (%s) at %s s: %s\n", x->code, x->dev,
+			x->minor >= 0 ? xp_nv_minor_name((uint32_t)x->minor, dev, sizeof(dev)) : "device file unknown",
+			t, x->msg);
+		fprintf(f, "  holding the GPU:%s\n", x->nholders ? "" : " none");
+		for (int k = 0; k < x->nholders; k++)
+			fprintf(f, "    %s[%u] %s\n", x->holders[k].comm, x->holders[k].pid,
+				xp_nv_minor_name(x->holders[k].minor, dev, sizeof(dev)));
+		fprintf(f, "  ioctls in flight:%s\n", x->ninflight ? "" : " none");
+		for (int k = 0; k < x->ninflight; k++) {
+			const struct xp_nv_inflight *q = &x->inflight[k];
+			char a[16], b[16];
+
+			fprintf(f, "    %s[%u/%u] %s on %s, %s in when the Xid came, %s in all\n", q->comm, q->pid,
+				q->tid, esc_name(q->cmd, name, sizeof(name)),
+				xp_nv_minor_name(q->minor, dev, sizeof(dev)),
+				xp_fmt_ns(x->ts - q->start_ns, a, sizeof(a)), xp_fmt_ns(q->dur_ns, b, sizeof(b)));
+		}
+		if (x->more)
+			fprintf(f, "  and %" PRIu64 " more\n", x->more);
+	}
 	if (!hist)
 		return;
 	for (int i = 0; i < s->nescs; i++) {
@@ -205,6 +235,54 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 	xp_json_end_obj(&j);
 	xp_json_khist(&j, "suspend_ns", &s->suspend);
 	xp_json_khist(&j, "resume_ns", &s->resume);
+	if (s->xid_known) {
+		xp_json_kbool(&j, "xid_traced", s->xid_probed);
+		if (!s->xid_probed)
+			xp_json_kstr(&j, "xid_why", s->xid_why);
+	}
+	xp_json_ku64(&j, "xids_past", s->xids_past);
+	xp_json_key(&j, "xids");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nxids; i++) {
+		const struct xp_nv_xid *x = &s->xids[i];
+
+		xp_json_begin_obj(&j);
+		xp_json_ku64(&j, "ts_ns", x->ts);
+		xp_json_kstr(&j, "dev", x->dev);
+		xp_json_ku64(&j, "code", x->code);
+		xp_json_kstr(&j, "msg", x->msg);
+		if (x->minor >= 0)
+			xp_json_kstr(&j, "device", xp_nv_minor_name((uint32_t)x->minor, dev, sizeof(dev)));
+		xp_json_key(&j, "holders");
+		xp_json_begin_arr(&j);
+		for (int k = 0; k < x->nholders; k++) {
+			xp_json_begin_obj(&j);
+			xp_json_ku64(&j, "pid", x->holders[k].pid);
+			xp_json_kstr(&j, "comm", x->holders[k].comm);
+			xp_json_kstr(&j, "device", xp_nv_minor_name(x->holders[k].minor, dev, sizeof(dev)));
+			xp_json_end_obj(&j);
+		}
+		xp_json_end_arr(&j);
+		xp_json_key(&j, "in_flight");
+		xp_json_begin_arr(&j);
+		for (int k = 0; k < x->ninflight; k++) {
+			const struct xp_nv_inflight *q = &x->inflight[k];
+
+			xp_json_begin_obj(&j);
+			xp_json_ku64(&j, "pid", q->pid);
+			xp_json_ku64(&j, "tid", q->tid);
+			xp_json_kstr(&j, "comm", q->comm);
+			xp_json_kstr(&j, "name", esc_name(q->cmd, name, sizeof(name)));
+			xp_json_kstr(&j, "device", xp_nv_minor_name(q->minor, dev, sizeof(dev)));
+			xp_json_ku64(&j, "since_ns", x->ts - q->start_ns);
+			xp_json_ku64(&j, "duration_ns", q->dur_ns);
+			xp_json_end_obj(&j);
+		}
+		xp_json_end_arr(&j);
+		xp_json_ku64(&j, "more", x->more);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
 	xp_json_end_obj(&j);
 	xp_json_finish(&j);
 }
@@ -217,7 +295,12 @@ void xp_nv_stream_header(FILE *f)
 
 static const char *detail(const struct xp_nv_rec *r, char *buf, size_t len)
 {
+	const struct xp_nv_xid_rec *x = (const void *)r;
+
 	switch (r->fn) {
+	case XP_NV_XID:
+		snprintf(buf, len, "Xid %u (%.32s): %.128s", r->arg32, x->dev, x->msg);
+		return buf;
 	case XP_NV_IOCTL:
 		return esc_name(r->arg32, buf, len);
 	case XP_NV_MMAP:
@@ -237,21 +320,21 @@ static const char *detail(const struct xp_nv_rec *r, char *buf, size_t len)
 
 void xp_nv_stream_text(FILE *f, const struct xp_nv_rec *r, uint64_t t0)
 {
-	char t[32], who[48], dev[32], d[64], dur[16];
+	char t[32], who[48], dev[32], d[200], dur[16];
 	char comm[XP_COMM_LEN + 1];
 
 	memcpy(comm, r->comm, XP_COMM_LEN);
 	comm[XP_COMM_LEN] = '\0';
 	*xp_put_rel_s(t, r->h.ts_ns, t0) = '\0';
 	snprintf(who, sizeof(who), "%s[%u]", comm, r->h.pid);
-	fprintf(f, "%12s %-24.24s %-28s %-14s %-26.26s %10s\n", t, who, xp_nv_fn_name(r->fn),
+	fprintf(f, "%12s %-24.24s %-28s %-14s %-26s %10s\n", t, who, xp_nv_fn_name(r->fn),
 		xp_nv_minor_name(r->minor, dev, sizeof(dev)), detail(r, d, sizeof(d)),
 		r->timed ? xp_fmt_ns(r->dur_ns, dur, sizeof(dur)) : "-");
 }
 
 void xp_nv_stream_json(struct xp_json *j, const struct xp_nv_rec *r, uint64_t t0)
 {
-	char comm[XP_COMM_LEN + 1], dev[32], d[64];
+	char comm[XP_COMM_LEN + 1], dev[32], d[200];
 
 	memcpy(comm, r->comm, XP_COMM_LEN);
 	comm[XP_COMM_LEN] = '\0';

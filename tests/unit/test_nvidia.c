@@ -244,8 +244,80 @@ static void test_report(void)
 	free(s);
 }
 
+static struct xp_nv_xid_rec xid(uint64_t ts, const char *dev, uint32_t code, const char *msg)
+{
+	struct xp_nv_xid_rec x;
+
+	memset(&x, 0, sizeof(x));
+	x.r = rec(0, 0, "irq", XP_NV_NO_MINOR, code, 0, 0, 0);
+	x.r.fn = XP_NV_XID;
+	x.r.timed = 0;
+	x.r.h.size = sizeof(x);
+	x.r.h.ts_ns = ts;
+	snprintf(x.dev, sizeof(x.dev), "%s", dev);
+	snprintf(x.msg, sizeof(x.msg), "%s", msg);
+	return x;
+}
+
+static void ioctl_at(struct xp_nv_state *s, uint32_t pid, uint32_t minor, uint64_t start, uint64_t dur)
+{
+	struct xp_nv_rec r = rec(XP_NV_IOCTL, pid, "cuda", minor, RM_CONTROL, 0, dur, 0);
+
+	r.h.ts_ns = start;
+	xp_nv_add(s, &r);
+}
+
+/* An Xid names the processes holding its GPU and the ioctls that span its time. */
+static void test_xid_join(void)
+{
+	struct xp_nv_state *s = malloc(sizeof(*s));
+	struct xp_nv_xid_rec x;
+	struct xp_run_info ri = { .command = "nvidia", .source = "live", .mode = "summary" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	xp_nv_init(s);
+	xp_nv_add_gpu(s, "0000:01:00.0", 0);
+	xp_nv_add_gpu(s, "0000:02:00.0", 1);
+	add(s, rec(XP_NV_OPEN, 100, "train", 0, 0, 0xa, 0, 0));
+	add(s, rec(XP_NV_OPEN, 100, "train", 255, 0, 0xb, 0, 0));
+	add(s, rec(XP_NV_OPEN, 200, "other", 1, 0, 0xc, 0, 0));
+	x = xid(1000, "0000:01:00.0", 79, "GPU has fallen off the bus.");
+	xp_nv_add(s, &x.r);
+	CHECK_U64(s->nxids, 1);
+	CHECK_U64(s->xids[0].minor, 0);
+	CHECK_U64(s->xids[0].nholders, 1);	/* the holder of /dev/nvidia0, not of nvidia1 or ctl */
+	CHECK_U64(s->xids[0].holders[0].pid, 100);
+	ioctl_at(s, 100, 255, 900, 200);	/* 900..1100 on nvidiactl: in flight */
+	ioctl_at(s, 100, 0, 500, 400);		/* ended at 900: before */
+	ioctl_at(s, 200, 1, 950, 100);		/* in flight, on the other GPU */
+	ioctl_at(s, 100, 0, 1000, 5);		/* began at the Xid: in flight */
+	CHECK_U64(s->xids[0].ninflight, 2);
+	CHECK_U64(s->xids[0].inflight[0].start_ns, 900);
+	CHECK_U64(s->xids[0].inflight[1].start_ns, 1000);
+	/* an unknown PCI name: every GPU's holders */
+	x = xid(2000, "0000:09:00.0", 13, "Graphics Engine Exception");
+	xp_nv_add(s, &x.r);
+	CHECK_U64(s->xids[1].minor, (uint64_t)-1);
+	CHECK_U64(s->xids[1].nholders, 2);
+	f = open_memstream(&buf, &len);
+	xp_nv_report_json(f, s, &ri);
+	fclose(f);
+	CHECK(strstr(buf, "\"dev\":\"0000:01:00.0\",\"code\":79,\"msg\":\"GPU has fallen off the bus.\","
+			  "\"device\":\"/dev/nvidia0\"") != NULL);
+	CHECK(strstr(buf, "\"in_flight\":[{\"pid\":100,\"tid\":100,\"comm\":\"cuda\",\"name\":\"NV_ESC_RM_CONTROL\","
+			  "\"device\":\"/dev/nvidiactl\",\"since_ns\":100,\"duration_ns\":200}") != NULL);
+	free(buf);
+	xp_nv_reset(s);
+	CHECK_U64(s->nxids, 0);
+	CHECK_U64(s->ngpus, 2);
+	free(s);
+}
+
 int main(void)
 {
+	RUN(test_xid_join);
 	RUN(test_facts);
 	RUN(test_double_matches);
 	RUN(test_stats);
