@@ -40,15 +40,21 @@ start_xp $S/live.json nvidia --json || finish
 L=$XPID
 start_xp $S/rec.out record -o /tmp/nv.xpt nvidia || finish
 R=$XPID
+start_xp $S/live.txt nvidia --no-hist || finish
+T2=$XPID
 nvclient alloc=2 control=3 pages=4 >$S/b.txt & B=$!; wait $B; rb=$?
 nvclient alloc=1 control=0 pages=0 hold=60 >/dev/null & H=$!
 i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 12 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 echo "irq 5" >/sys/kernel/debug/nvidia_double/trigger
 echo "p2p 2" >/sys/kernel/debug/nvidia_double/trigger
 echo suspend >/sys/kernel/debug/nvidia_double/trigger
-i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != 11 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# an Xid with no ioctl in flight, then one fired inside an NV_ESC_RM_CONTROL of client X
+echo "xid 79 GPU has fallen off the bus." >/sys/kernel/debug/nvidia_double/trigger
+echo "xid-in-ioctl 13 Graphics Engine Exception" >/sys/kernel/debug/nvidia_double/trigger
+nvclient alloc=0 control=1 pages=0 >/dev/null & X=$!; wait $X
+i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != 12 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 0.5
-kill -INT $L $R; wait $L; rl=$?; wait $R; rr=$?
+kill -INT $L $R $T2; wait $L; rl=$?; wait $R; rr=$?; wait $T2
 cp $C $S/after.txt
 kill $A $H; wait $A $H 2>/dev/null
 cat $S/after.txt
@@ -56,6 +62,7 @@ expect_eq "nvclient status" 0 $rb
 expect_eq "live/record exit status" "0 0" "$rl $rr"
 J=$S/live.json
 cat $J; echo
+cat $S/live.txt
 l() { jget $J "$1"; }
 # a kprobe hit while another of the tool's programs runs on that CPU (an
 # interrupt during a call's probe) is skipped by the kernel and counted as a
@@ -74,7 +81,7 @@ done
 expect_eq "calls not seen = drops counted" $lost "$(l drops.total)"
 expect_eq "the double lacks nvidia_isr_msix_kthread_bh: not probed" false \
 	"$(l functions[name=nvidia_isr_msix_kthread_bh].probed)"
-expect_eq "processes" 2 "$(jget -n $J processes)"
+expect_eq "processes" 3 "$(jget -n $J processes)"
 for e in "opens 2" "closes 2" "ioctls 8" "ioctl_errors 0" "mmaps 1" "mmap_bytes $((4 * PS))" "faults 4"; do
 	set -- $e
 	expect_eq "client $B: $1" $2 "$(l "processes[pid=$B].$1")"
@@ -86,10 +93,22 @@ done
 expect_eq "holders: two files each of the two clients still open" 4 "$(jget -n $J holders)"
 expect_eq "holder $A opened before tracing began" "true $A" "$(l "holders[pid=$A].before_start") $(l "holders[pid=$A].pid")"
 expect_eq "holder $H opened while traced" "false $H" "$(l "holders[pid=$H].before_start") $(l "holders[pid=$H].pid")"
-for e in "NV_ESC_RM_ALLOC 3" "NV_ESC_RM_FREE 3" "NV_ESC_RM_CONTROL 3" "NV_ESC_CARD_INFO 2"; do
+for e in "NV_ESC_RM_ALLOC 3" "NV_ESC_RM_FREE 3" "NV_ESC_RM_CONTROL 4" "NV_ESC_CARD_INFO 3"; do
 	set -- $e
 	expect_eq "$1 calls" $2 "$(l "ioctls[name=$1].calls")"
 done
+# the Xids: PCI name, code, message; the GPU's holders; the ioctl in flight
+expect_eq "xids" 2 "$(jget -n $J xids)"
+expect_eq "Xid 79" "0000:01:00.0 79 GPU has fallen off the bus. /dev/nvidia0" \
+	"$(l xids[code=79].dev) $(l xids[code=79].code) $(l xids[code=79].msg) $(l xids[code=79].device)"
+expect_eq "Xid 79: holders of /dev/nvidia0" 2 "$(jget -n $J xids[code=79].holders)"
+expect_eq "Xid 79: holder $A (before tracing) and $H" "$A $H" \
+	"$(l "xids[code=79].holders[pid=$A].pid") $(l "xids[code=79].holders[pid=$H].pid")"
+expect_eq "Xid 79: no ioctl in flight" 0 "$(jget -n $J xids[code=79].in_flight)"
+expect_eq "Xid 13: the ioctl in flight" "1 $X NV_ESC_RM_CONTROL /dev/nvidiactl" \
+	"$(jget -n $J xids[code=13].in_flight) $(l xids[code=13].in_flight[0].pid) $(l xids[code=13].in_flight[0].name) $(l xids[code=13].in_flight[0].device)"
+expect_eq "Xid 13: in flight for the 2 ms delay, then more" 1 \
+	"$(awk -v s=$(l xids[code=13].in_flight[0].since_ns) -v d=$(l xids[code=13].in_flight[0].duration_ns) 'BEGIN { print (s >= 2000000 && d > s) }')"
 expect_eq "p2p bytes" $((2 << 20)) "$(l p2p.get_bytes)"
 # latencies against the module's clock and the delays it imposes
 d() { echo $(($(ns $S/after.txt $1) - $(ns $S/before.txt $1))) $(($(cnt $S/after.txt $1) - $(cnt $S/before.txt $1))); }
@@ -110,7 +129,16 @@ expect_eq "report exit status" 0 $?
 xputrace report /tmp/nv.xpt nvidia
 for k in functions[name=nvidia_open].calls functions[name=nvidia_unlocked_ioctl].calls \
 	functions[name=nvidia_isr].calls "processes[pid=$B].faults" "processes[pid=$B].mmap_bytes" \
-	"ioctls[name=NV_ESC_RM_CONTROL].calls" "irqs[irq=42].bottom_half.count" p2p.put_pages; do
+	"ioctls[name=NV_ESC_RM_CONTROL].calls" "irqs[irq=42].bottom_half.count" p2p.put_pages \
+	xids[code=13].msg xids[code=13].in_flight[0].pid; do
 	expect_eq "report = live: $k" "$(l "$k")" "$(jget $S/rep.json "$k")"
 done
+
+group export
+xputrace export --perfetto /tmp/nv.xpt -o $S/nv.trace.json
+expect_eq "export exit status" 0 $?
+# the JSON writer puts no spaces between tokens
+expect_eq "the Xid fired in the ioctl: an instant" 1 "$(grep -o '"name":"Xid 13"' $S/nv.trace.json | wc -l)"
+expect_eq "NV_ESC_RM_CONTROL slices, as report counted" "$(jget $S/rep.json ioctls[name=NV_ESC_RM_CONTROL].calls)" "$(grep -o '"name":"NV_ESC_RM_CONTROL"' $S/nv.trace.json | wc -l)"
+expect_eq "bottom halves, as report counted" "$(jget $S/rep.json irqs[irq=42].bottom_half.count)" "$(grep -o '"name":"nvidia_isr_kthread_bh"' $S/nv.trace.json | wc -l)"
 finish

@@ -169,8 +169,10 @@ static int nv_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	if (h->size < sizeof(*r) || (r->fn >= XP_NV_NFN && r->fn != XP_NV_XID) ||
 	    (r->fn == XP_NV_XID && h->size < sizeof(struct xp_nv_xid_rec)))
 		return ci->undecodable++, 0;
-	if (e->out == XP_OUT_PERFETTO)
+	if (e->out == XP_OUT_PERFETTO) {
+		xp_perfetto_nvidia(e->pf, r);
 		return 0;
+	}
 	if (e->out == XP_OUT_STREAM)
 		(void)(e->json ? xp_nv_stream_json(e->stream_json, r, e->t0) : xp_nv_stream_text(e->f, r, e->t0));
 	xp_nv_add(ci->st, r);

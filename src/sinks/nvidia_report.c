@@ -5,6 +5,7 @@
 #include "core/ioctl_names.h"
 #include "core/nvidia_facts.h"
 #include "sinks/nvidia_report.h"
+#include "sinks/perfetto.h"
 #include "sinks/text.h"
 
 static const char *const irq_part[XP_NV_IRQ_N] = { "isr", "isr_msix", "bottom_half", "msix_bottom_half" };
@@ -353,4 +354,51 @@ void xp_nv_stream_json(struct xp_json *j, const struct xp_nv_rec *r, uint64_t t0
 		xp_json_ki64(j, "ret", r->ret);
 	}
 	xp_json_end_obj(j);
+}
+
+void xp_perfetto_nvidia(struct xp_perfetto *p, const struct xp_nv_rec *r)
+{
+	const struct xp_nv_xid_rec *x = (const void *)r;
+	char comm[XP_COMM_LEN + 1], name[200], dev[32];
+	uint32_t pid = r->h.pid, tid = r->h.tid;
+	bool on_thread = r->fn <= XP_NV_FAULT;	/* called in the client's context */
+
+	memcpy(comm, r->comm, XP_COMM_LEN);
+	comm[XP_COMM_LEN] = '\0';
+	if (r->fn == XP_NV_XID) {
+		snprintf(name, sizeof(name), "GPU %.32s", x->dev);
+		xp_perfetto_track(p, "NVIDIA", 0xfff0, name, &pid, &tid);
+		snprintf(name, sizeof(name), "Xid %u", r->arg32);
+		xp_perfetto_instant_begin(p, pid, tid, "nvidia", name, r->h.ts_ns);
+		xp_json_kstr(&p->j, "dev", x->dev);
+		xp_json_ku64(&p->j, "code", r->arg32);
+		xp_json_kstr(&p->j, "msg", x->msg);
+		xp_perfetto_slice_end(p);
+		return;
+	}
+	if (on_thread) {
+		xp_perfetto_name(p, pid, tid, comm);
+	} else if (r->fn >= XP_NV_ISR && r->fn <= XP_NV_ISR_MSIX_BH) {
+		snprintf(name, sizeof(name), "nvidia irq %u", r->arg32);
+		xp_perfetto_track(p, "NVIDIA", r->arg32, name, &pid, &tid);
+	} else {
+		xp_perfetto_track(p, "NVIDIA", 0xfff1, "nvidia p2p / power", &pid, &tid);
+	}
+	if (r->fn == XP_NV_IOCTL)
+		esc_name(r->arg32, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%s", xp_nv_fn_name(r->fn));
+	if (r->timed)
+		xp_perfetto_slice_begin(p, pid, tid, "nvidia", name, r->h.ts_ns, r->dur_ns);
+	else
+		xp_perfetto_instant_begin(p, pid, tid, "nvidia", name, r->h.ts_ns);
+	if (r->minor != XP_NV_NO_MINOR)
+		xp_json_kstr(&p->j, "device", xp_nv_minor_name(r->minor, dev, sizeof(dev)));
+	if (!on_thread)
+		xp_json_kstr(&p->j, "task", comm);
+	if (r->fn == XP_NV_MMAP || r->fn == XP_NV_P2P_GET)
+		xp_json_ku64(&p->j, "bytes", r->arg64);
+	if (r->timed)
+		xp_json_ki64(&p->j, "ret", r->ret);
+	xp_perfetto_slice_end(p);
 }

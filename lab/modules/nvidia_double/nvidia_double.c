@@ -19,7 +19,9 @@
  * - debugfs nvidia_double/trigger: "irq N", "p2p N", "suspend", and
  *   "xid CODE MESSAGE", which fires the tracepoint nvidia:nvidia_dev_xid
  *   (the real driver's record layout, nv_double_trace.h) for the GPU
- *   NV_PCI_NAME, as the real driver does when it reports an Xid;
+ *   NV_PCI_NAME, as the real driver does when it reports an Xid; and
+ *   "xid-in-ioctl CODE MESSAGE", which fires it in the middle of the next
+ *   NV_ESC_RM_CONTROL (after its delay), with that ioctl in flight;
  * - /proc/driver/nvidia/gpus/NV_PCI_NAME/information with "Device Minor: 0",
  *   the file the real driver has, which ties the PCI name to /dev/nvidia0;
  * - debugfs nvidia_double/counts: per function, the calls and the time spent
@@ -72,6 +74,10 @@ static const char *const cname[C_N] = {
 static atomic64_t counts[C_N], spent_ns[C_N];
 /* NV_ESC_RM_CONTROL, the escape with a delay: its calls and time, by the module's clock */
 static atomic64_t control_calls, control_ns;
+/* an Xid to fire in the next NV_ESC_RM_CONTROL */
+static atomic_t xid_armed;
+static u32 xid_armed_code;
+static char xid_armed_msg[64];
 #define COUNT(c) atomic64_inc(&counts[c])
 /* time spent in a function since t0, by the module's clock */
 #define SPENT(c, t0) atomic64_add(ktime_get_ns() - (t0), &spent_ns[c])
@@ -218,6 +224,8 @@ noinline int nvidia_ioctl(struct inode *inode, struct file *file, unsigned int c
 	switch (nr) {
 	case NV_ESC_RM_CONTROL:
 		udelay(DELAY_RM_CONTROL_US);
+		if (atomic_xchg(&xid_armed, 0))
+			trace_nvidia_dev_xid(NV_PCI_NAME, xid_armed_code, xid_armed_msg);
 		fallthrough;
 	case NV_ESC_RM_ALLOC:
 		nv_raise_irqs(nvl, 1);	/* work done on the "GPU" interrupts once */
@@ -345,6 +353,11 @@ static ssize_t trigger_write(struct file *f, const char __user *ubuf, size_t len
 			if (!nvidia_p2p_get_pages(0, 0, 0x100000, 1 << 20, &pt, NULL, NULL))
 				nvidia_p2p_put_pages(0, 0, 0x100000, pt);
 		}
+	} else if (!strncmp(buf, "xid-in-ioctl ", 13)) {
+		xid_armed_msg[0] = '\0';
+		if (sscanf(buf, "xid-in-ioctl %u %63[^\n]", &xid_armed_code, xid_armed_msg) < 1)
+			return -EINVAL;
+		atomic_set(&xid_armed, 1);
 	} else if (!strncmp(buf, "xid ", 4)) {
 		char msg[64] = "";
 
