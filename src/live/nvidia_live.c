@@ -188,13 +188,9 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 	for (int i = 0; i < XP_NV_NFN; i++) {
 		if (!found[i])
 			continue;
-		k->links[li] = bpf_program__attach_kprobe(p[i].entry, false, xp_nv_funcs[i].name);
-		if (!k->links[li]) {
-			err = -errno;
-			snprintf(why, whylen, "attaching a kprobe to %s: %s", xp_nv_funcs[i].name,
-				 strerror(-err));
+		/* through tracefs: what the kernel misses of it is read back as drops */
+		if ((err = xp_kprobe_attach(p[i].entry, xp_nv_funcs[i].name, &k->links[li], why, whylen)))
 			goto fail;
-		}
 		li++;
 	}
 	*out = k;
