@@ -54,9 +54,14 @@ static __always_inline __u32 file_minor(struct file *f)
 	return ino ? BPF_CORE_READ(ino, i_rdev) & 0xfffff : XP_NV_NO_MINOR;
 }
 
+/*
+ * The filters (and leaving out the tracer itself) apply to the calls made in
+ * a process's context; an interrupt runs in whichever task it interrupted,
+ * the tracer's own included, and is never left out.
+ */
 static __always_inline bool skip(__u32 fn, __u64 pid_tgid)
 {
-	return ((1u << fn) & PROC_CTX) ? xp_filtered(pid_tgid >> 32) : (pid_tgid >> 32) == self_tgid;
+	return ((1u << fn) & PROC_CTX) && xp_filtered(pid_tgid >> 32);
 }
 
 static __always_inline struct nv_key key_of(__u32 fn, __u64 pid_tgid)

@@ -188,8 +188,24 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 	for (int i = 0; i < XP_NV_NFN; i++) {
 		if (!found[i])
 			continue;
-		/* through tracefs: what the kernel misses of it is read back as drops */
-		if ((err = xp_kprobe_attach(p[i].entry, xp_nv_funcs[i].name, &k->links[li], why, whylen)))
+		/*
+		 * A kprobe hit while another runs on that CPU is missed by every
+		 * probe on that address at once. A timed function's record is
+		 * written at its return, so its return probe's missed count is
+		 * the calls lost; the entry is made through the perf PMU, whose
+		 * misses are those same calls. Other functions' entries are made
+		 * through tracefs, where their misses are read back as drops.
+		 */
+		if (p[i].ret) {
+			k->links[li] = bpf_program__attach_kprobe(p[i].entry, false, xp_nv_funcs[i].name);
+			err = k->links[li] ? 0 : -errno;
+			if (err)
+				snprintf(why, whylen, "attaching a kprobe to %s: %s", xp_nv_funcs[i].name,
+					 strerror(-err));
+		} else {
+			err = xp_kprobe_attach(p[i].entry, xp_nv_funcs[i].name, &k->links[li], why, whylen);
+		}
+		if (err)
 			goto fail;
 		li++;
 	}
