@@ -65,7 +65,7 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 				p->ioctl_errors, p->mmaps, p->mmap_bytes, p->faults);
 		}
 	}
-	fprintf(f, "\nholding the device files now: %s\n", s->nholds ? "" : "none");
+	fprintf(f, "\nholding the device files now:%s\n", s->nholds ? "" : " none");
 	for (int i = 0; i < s->nholds; i++) {
 		const struct xp_nv_hold *h = &s->holds[i];
 
