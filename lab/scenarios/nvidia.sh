@@ -40,7 +40,7 @@ start_xp $S/live.json nvidia --json || finish
 L=$XPID
 start_xp $S/rec.out record -o /tmp/nv.xpt nvidia || finish
 R=$XPID
-start_xp $S/live.txt nvidia --no-hist || finish
+start_xp $S/live.txt nvidia --no-hist --on-xid /tmp/fr.xpt --keep 0.5 || finish
 T2=$XPID
 nvclient alloc=2 control=3 pages=4 >$S/b.txt & B=$!; wait $B; rb=$?
 nvclient alloc=1 control=0 pages=0 hold=60 >/dev/null & H=$!
@@ -48,6 +48,8 @@ i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 12 ] && [ $i -lt 100 ]; do sle
 echo "irq 5" >/sys/kernel/debug/nvidia_double/trigger
 echo "p2p 2" >/sys/kernel/debug/nvidia_double/trigger
 echo suspend >/sys/kernel/debug/nvidia_double/trigger
+# a second apart from what came before: the flight recorder keeps 0.5 s
+sleep 1
 # an Xid with no ioctl in flight, then one fired inside an NV_ESC_RM_CONTROL of client X
 echo "xid 79 GPU has fallen off the bus." >/sys/kernel/debug/nvidia_double/trigger
 echo "xid-in-ioctl 13 Graphics Engine Exception" >/sys/kernel/debug/nvidia_double/trigger
@@ -63,6 +65,7 @@ expect_eq "live/record exit status" "0 0" "$rl $rr"
 J=$S/live.json
 cat $J; echo
 cat $S/live.txt
+cat $S/live.txt.err
 l() { jget $J "$1"; }
 # a kprobe hit while another of the tool's programs runs on that CPU (an
 # interrupt during a call's probe) is skipped by the kernel and counted as a
@@ -140,6 +143,21 @@ for k in functions[name=nvidia_open].calls functions[name=nvidia_unlocked_ioctl]
 	xids[code=13].msg xids[code=13].in_flight[0].pid; do
 	expect_eq "report = live: $k" "$(l "$k")" "$(jget $S/rep.json "$k")"
 done
+
+group flight_recorder
+# --on-xid kept the last 0.5 s before the first Xid and the second after it
+expect_eq "the tracer said it wrote the file" 1 "$(grep -c 'an Xid came: the last 0.5 s .* written to /tmp/fr.xpt' $S/live.txt.err)"
+xputrace report /tmp/fr.xpt nvidia --json >$S/fr.json 2>$S/fr.err
+expect_eq "report of the flight file: exit status" 0 $?
+xputrace report /tmp/fr.xpt nvidia --no-hist
+F=$S/fr.json
+expect_eq "both Xids in it" "2 79 13" "$(jget -n $F xids) $(jget $F xids[0].code) $(jget $F xids[1].code)"
+expect_eq "the ioctl in flight at Xid 13" "$X NV_ESC_RM_CONTROL" "$(jget $F xids[code=13].in_flight[0].pid) $(jget $F xids[code=13].in_flight[0].name)"
+expect_eq "client $X's calls after the Xids, in it" "2 2" "$(jget $F "processes[pid=$X].opens") $(jget $F "processes[pid=$X].ioctls")"
+expect_eq "client $B's calls, over a second before: let go" "" "$(jget $F "processes[pid=$B].pid" 2>/dev/null)"
+expect_eq "the suspend just before the Xids: let go" 0 "$(jget $F functions[name=nvidia_suspend].calls)"
+xputrace export --perfetto /tmp/fr.xpt -o $S/fr.trace.json
+expect_eq "export of the flight file: exit status and the Xid instants" "0 2" "$? $(grep -o '"name":"Xid [0-9]*"' $S/fr.trace.json | wc -l)"
 
 group export
 xputrace export --perfetto /tmp/nv.xpt -o $S/nv.trace.json

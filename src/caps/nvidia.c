@@ -1,6 +1,7 @@
 /* The nvidia capability: calls into the loaded nvidia.ko through kprobes. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,16 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
 #include "caps/cap.h"
+#include "core/msg.h"
 #include "core/nvidia_facts.h"
+#include "core/nvidia_flight.h"
+#include "core/outfile.h"
+#include "core/parse.h"
+#include "live/kprobe.h"
 #include "core/nvidia_stats.h"
 #include "live/features.h"
 #include "live/kside.h"
@@ -18,12 +27,52 @@
 
 #define NV_MAJOR 195	/* /dev/nvidia0.., /dev/nvidiactl */
 
-/* Not options the user sets: what the open found, for the summary. */
 struct nv_opts {
+	const char *on_xid;	/* --on-xid FILE */
+	double keep_s;		/* --keep SECONDS */
+	/* set by the open, not by the user: what it found, for the summary */
 	bool found_known;
 	bool found[XP_NV_NFN];
 	bool xid;
 	char xid_why[160];
+};
+
+static const struct xp_cap_opt opts[] = {
+	{ "on-xid", 0, "FILE", "flight recorder: keep the last --keep seconds of events in\n"
+			       "memory; when an Xid comes, write them (and the next second's)\n"
+			       "to FILE as a trace file for 'report' and 'export'", false },
+	{ "keep", 0, "SECONDS", "what --on-xid keeps (default 10)", false },
+	{ NULL },
+};
+
+static void nv_opts_init(void *p)
+{
+	((struct nv_opts *)p)->keep_s = 10;
+}
+
+static int nv_opt(void *p, int i, const char *arg)
+{
+	struct nv_opts *o = p;
+
+	if (i == 0) {
+		if (!*arg)
+			return xp_fail(2, "nvidia: --on-xid wants a file name");
+		o->on_xid = arg;
+		return 0;
+	}
+	if (xp_parse_seconds(arg, &o->keep_s) || o->keep_s < 0.1 || o->keep_s > 3600)
+		return xp_fail(2, "nvidia: --keep wants seconds from 0.1 to 3600, not '%s'", arg);
+	return 0;
+}
+
+/* The instance's state: the analysis, and the flight recorder when --on-xid. */
+struct nv_st {
+	struct xp_nv_state *s;
+	struct xp_nv_flight fl;
+	bool flight;
+	uint64_t pending;	/* an Xid's time: write once a second of later events is kept */
+	bool written;
+	uint64_t xids_after;	/* Xids after the file was written */
 };
 
 static bool nv_available(const struct xp_doctor_env *d, char *why, size_t len)
@@ -137,10 +186,14 @@ static void scan_gpus(struct xp_nv_state *s)
 static int nv_init(struct xp_cap_inst *ci)
 {
 	const struct nv_opts *o = ci->opts;
+	struct nv_st *st = calloc(1, sizeof(*st));
 	struct xp_nv_state *s = malloc(sizeof(*s));
 
-	if (!s)
+	if (!st || !s) {
+		free(st);
+		free(s);
 		return -ENOMEM;
+	}
 	xp_nv_init(s);
 	s->probed_known = o->found_known;
 	memcpy(s->probed, o->found, sizeof(s->probed));
@@ -152,19 +205,106 @@ static int nv_init(struct xp_cap_inst *ci)
 		scan_holders(s, &ci->env->filt);
 		scan_gpus(s);
 	}
-	ci->st = s;
+	st->s = s;
+	if (ci->env->live && o->on_xid) {
+		if (xp_nv_flight_init(&st->fl, (uint64_t)(o->keep_s * 1e9))) {
+			free(s);
+			free(st);
+			return -ENOMEM;
+		}
+		st->flight = true;
+	}
+	ci->st = st;
 	return 0;
 }
 
 static void nv_free_st(struct xp_cap_inst *ci)
 {
-	free(ci->st);
+	struct nv_st *st = ci->st;
+
+	if (st->flight)
+		xp_nv_flight_free(&st->fl);
+	free(st->s);
+	free(st);
+}
+
+/* What the kernel side dropped so far: its drops map, missed probe hits, skipped runs. */
+static void kernel_drops(const struct xp_kside *k, uint64_t d[XP_DROP_ALL])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*v)) : NULL;
+	struct bpf_program *p;
+
+	memset(d, 0, sizeof(uint64_t) * XP_DROP_ALL);
+	for (uint32_t r = 0; v && r < XP_DROP_REASON_MAX; r++)
+		if (!bpf_map__lookup_elem(k->drops, &r, sizeof(r), v, sizeof(*v) * (size_t)ncpu, 0))
+			for (int c = 0; c < ncpu; c++)
+				d[r] += v[c];
+	free(v);
+	d[XP_DROP_KERNEL_MISSED] = xp_kretprobes_missed();
+	bpf_object__for_each_program(p, k->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			d[XP_DROP_KERNEL_MISSED] += info.recursion_misses;
+	}
+}
+
+/* Writes what the flight recorder kept to the --on-xid file. */
+static void flight_write(struct xp_cap_inst *ci, struct nv_st *st)
+{
+	const struct nv_opts *o = ci->opts;
+	struct xp_trace_meta *m = calloc(1, sizeof(*m));
+	struct xp_trace_stats ts = { 0 };
+	struct xp_outfile of;
+	char why[256];
+	int err;
+
+	st->pending = 0;
+	st->written = true;
+	if (!m) {
+		fprintf(stderr, "xputrace: nvidia: --on-xid: out of memory\n");
+		return;
+	}
+	xp_trace_meta_host(m, XP_VERSION);
+	m->start_ns = xp_nv_flight_oldest(&st->fl);
+	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "nvidia");
+	snprintf(m->hook, sizeof(m->hook), "%s", ci->k ? ci->k->hook : "kprobe");
+	m->filter_pid = ci->env->filt.pid;
+	if (ci->env->filt.comm)
+		snprintf(m->filter_comm, sizeof(m->filter_comm), "%s", ci->env->filt.comm);
+	m->filter_cgroup = ci->env->filt.cgroup_id;
+	if (ci->env->devs)
+		m->devs = *ci->env->devs;
+	if (ci->k)
+		kernel_drops(ci->k, ts.drops);
+	ts.ts_ns = m->start_ns;
+	if ((err = xp_out_open(&of, o->on_xid, false, why, sizeof(why)))) {
+		fprintf(stderr, "xputrace: nvidia: --on-xid: %s\n", why);
+		free(m);
+		return;
+	}
+	if ((err = xp_nv_flight_write(&st->fl, of.fd, m, &ts))) {
+		xp_out_abort(&of);
+		fprintf(stderr, "xputrace: nvidia: --on-xid: writing %s: %s\n", o->on_xid, strerror(-err));
+	} else if ((err = xp_out_commit(&of, why, sizeof(why)))) {
+		fprintf(stderr, "xputrace: nvidia: --on-xid: %s\n", why);
+	} else {
+		fprintf(stderr, "nvidia: an Xid came: the last %g s (%" PRIu64 " events%s) written to %s\n",
+			o->keep_s, ts.records, st->fl.evicted_full ? ", older ones let go over the memory bound" : "",
+			o->on_xid);
+	}
+	free(m);
 }
 
 static int nv_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
 	const struct xp_nv_rec *r = (const void *)h;
 	const struct xp_cap_env *e = ci->env;
+	struct nv_st *st = ci->st;
 
 	if (h->size < sizeof(*r) || (r->fn >= XP_NV_NFN && r->fn != XP_NV_XID) ||
 	    (r->fn == XP_NV_XID && h->size < sizeof(struct xp_nv_xid_rec)))
@@ -175,22 +315,41 @@ static int nv_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	}
 	if (e->out == XP_OUT_STREAM)
 		(void)(e->json ? xp_nv_stream_json(e->stream_json, r, e->t0) : xp_nv_stream_text(e->f, r, e->t0));
-	xp_nv_add(ci->st, r);
+	xp_nv_add(st->s, r);
+	if (st->flight) {
+		xp_nv_flight_add(&st->fl, h);
+		if (r->fn == XP_NV_XID) {
+			if (st->written)
+				st->xids_after++;
+			else if (!st->pending)
+				st->pending = h->ts_ns;
+		}
+		/* the ioctls in flight at the Xid end later: a second more is kept with it */
+		if (st->pending && h->ts_ns >= st->pending + 1000000000ull)
+			flight_write(ci, st);
+	}
 	return 0;
 }
 
 static void nv_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
+	struct nv_st *st = ci->st;
+
+	if (st->pending)
+		flight_write(ci, st);
+	if (r->final && st->xids_after)
+		fprintf(stderr, "nvidia: %" PRIu64 " Xid%s after the --on-xid file was written: not in it\n",
+			st->xids_after, st->xids_after == 1 ? "" : "s");
 	if (r->json)
-		xp_nv_report_json(f, ci->st, r->ri);
+		xp_nv_report_json(f, st->s, r->ri);
 	else
-		xp_nv_report_text(f, ci->st, r->ri, r->hist);
+		xp_nv_report_text(f, st->s, r->ri, r->hist);
 }
 
 static void nv_reset(struct xp_cap_inst *ci, uint64_t now)
 {
 	(void)now;
-	xp_nv_reset(ci->st);
+	xp_nv_reset(((struct nv_st *)ci->st)->s);
 }
 
 const struct xp_cap xp_cap_nvidia = {
@@ -215,9 +374,10 @@ const struct xp_cap xp_cap_nvidia = {
 	.examples =
 "  xputrace nvidia -d 10               calls into nvidia.ko for 10 s\n"
 "  xputrace nvidia --stream -p 1234    one process's calls as they happen\n"
-"  xputrace nvidia -j --no-hist        a JSON summary\n",
+"  xputrace nvidia -j --no-hist        a JSON summary\n"
+"  xputrace nvidia --on-xid xid.xpt    keep 10 s of events; write them when an Xid comes\n",
 	.rectype = XP_REC_NVIDIA,
-	.opts_size = sizeof(struct nv_opts),
+	.opts = opts, .opts_size = sizeof(struct nv_opts), .opts_init = nv_opts_init, .opt = nv_opt,
 	.available = nv_available, .open = nv_open_k, .describe = nv_describe,
 	.init = nv_init, .free = nv_free_st, .feed = nv_feed, .stream_header = xp_nv_stream_header,
 	.report = nv_report, .reset = nv_reset,

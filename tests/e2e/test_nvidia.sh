@@ -28,6 +28,10 @@ fi
 one_line "nvidia rejects an unknown flag" 2 "unknown option" nvidia --bogus
 one_line "nvidia rejects a bad duration" 2 "duration" nvidia -d 0
 one_line "nvidia rejects a stray argument" 2 "unexpected argument" nvidia extra
+one_line "nvidia rejects a bad --keep" 2 "keep wants seconds" nvidia --keep 0
+one_line "nvidia rejects a --keep with a unit" 2 "keep wants seconds" nvidia --keep 5s
+one_line "nvidia rejects an empty --on-xid" 2 "on-xid wants a file name" nvidia --on-xid ""
+one_line "record does not take --on-xid (live only)" 2 "on-xid|unknown option|unrecognized" record -o "$WORK/r.xpt" nvidia --on-xid x
 if "$XP" --help | grep -q '^  nvidia '; then pass "nvidia is a verb in the top-level help"
 else fail "nvidia is missing from the top-level help"; fi
 

@@ -4,7 +4,9 @@
  * records. */
 #include <stdlib.h>
 #include "unit.h"
+#include <unistd.h>
 #include "core/nvidia_facts.h"
+#include "core/nvidia_flight.h"
 #include "core/nvidia_stats.h"
 #include "sinks/nvidia_report.h"
 
@@ -315,8 +317,71 @@ static void test_xid_join(void)
 	free(s);
 }
 
+static int count_rec(void *ctx, const struct xp_rec_hdr *h)
+{
+	uint64_t *n = ctx;
+
+	n[0]++;
+	n[1] = h->ts_ns;
+	return 0;
+}
+
+/* The flight recorder keeps what is newer than the newest record's time -
+ * keep, and writes it as a trace file that reads back. */
+static void test_flight(void)
+{
+	struct xp_nv_flight fl;
+	struct xp_trace_meta m;
+	struct xp_trace_stats st = { .drops = { [XP_DROP_RINGBUF] = 3 } };
+	struct xp_trace_reader rd;
+	struct xp_nv_xid_rec x;
+	uint64_t n[2] = { 0, 0 };
+	FILE *f = tmpfile();
+
+	CHECK(xp_nv_flight_init(&fl, 500000000ull) == 0);
+	for (int i = 0; i < 100; i++) {	/* one every 10 ms: 0 .. 990 ms */
+		struct xp_nv_rec r = rec(XP_NV_FAULT, 7, "c", 0, 0, 0, 0, 0);
+
+		r.h.ts_ns = 1000000000ull + i * 10000000ull;
+		xp_nv_flight_add(&fl, &r.h);
+	}
+	CHECK_U64(fl.records, 51);	/* 490 .. 990 ms */
+	CHECK_U64(xp_nv_flight_oldest(&fl), 1490000000ull);
+	x = xid(1995000000ull, "0000:01:00.0", 79, "GPU has fallen off the bus.");
+	xp_nv_flight_add(&fl, &x.r.h);	/* 1.995 s: keeps 1.495 .. */
+	CHECK_U64(fl.records, 51);
+	CHECK_U64(xp_nv_flight_oldest(&fl), 1500000000ull);
+	for (int i = 0; i < 20000; i++) {	/* 20000 records in one instant: grows, keeps all */
+		struct xp_nv_rec r = rec(XP_NV_FAULT, 7, "c", 0, 0, 0, 0, 0);
+
+		r.h.ts_ns = 1995000000ull;
+		xp_nv_flight_add(&fl, &r.h);
+	}
+	CHECK_U64(fl.records, 20051);
+	CHECK_U64(fl.evicted_full, 0);
+	memset(&m, 0, sizeof(m));
+	xp_trace_meta_host(&m, "test");
+	m.start_ns = xp_nv_flight_oldest(&fl);
+	snprintf(m.caps[m.ncaps++], sizeof(m.caps[0]), "nvidia");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK(xp_nv_flight_write(&fl, fileno(f), &m, &st) == 0);
+	CHECK_U64(st.records, 20051);
+	rewind(f);
+	CHECK(xp_trace_reader_open(&rd, f) == 0);
+	CHECK(xp_trace_reader_run(&rd, count_rec, n) == 0);
+	CHECK(rd.complete);
+	CHECK_U64(n[0], 20051);
+	CHECK_U64(n[1], 1995000000ull);
+	CHECK_U64(rd.stats.drops[XP_DROP_RINGBUF], 3);
+	xp_trace_reader_close(&rd);
+	xp_nv_flight_free(&fl);
+}
+
 int main(void)
 {
+	RUN(test_flight);
 	RUN(test_xid_join);
 	RUN(test_facts);
 	RUN(test_double_matches);

@@ -185,7 +185,11 @@ static enum hrtimer_restart nv_irq_fire(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-/* Raise @n interrupts, the first after 100 us. */
+/*
+ * Raise @n interrupts, each 1 ms after the call (or the previous one): late
+ * enough that one raised by an ioctl fires after that ioctl's return (and
+ * a tracer's return probe on it), inside whatever the caller does next.
+ */
 static void nv_raise_irqs(nv_linux_state_t *nvl, int n)
 {
 	int i;
@@ -195,7 +199,7 @@ static void nv_raise_irqs(nv_linux_state_t *nvl, int n)
 		/* one timer: wait until the previous interrupt was delivered */
 		while (hrtimer_active(&nvl->irq_timer))
 			usleep_range(50, 100);
-		hrtimer_start(&nvl->irq_timer, ns_to_ktime(100 * NSEC_PER_USEC), HRTIMER_MODE_REL);
+		hrtimer_start(&nvl->irq_timer, ns_to_ktime(NSEC_PER_MSEC), HRTIMER_MODE_REL);
 	}
 }
 
