@@ -166,4 +166,22 @@ expect_eq "export exit status" 0 $?
 expect_eq "the Xid fired in the ioctl: an instant" 1 "$(grep -o '"name":"Xid 13"' $S/nv.trace.json | wc -l)"
 expect_eq "NV_ESC_RM_CONTROL slices, as report counted" "$(jget $S/rep.json ioctls[name=NV_ESC_RM_CONTROL].calls)" "$(grep -o '"name":"NV_ESC_RM_CONTROL"' $S/nv.trace.json | wc -l)"
 expect_eq "bottom halves, as report counted" "$(jget $S/rep.json irqs[irq=42].bottom_half.count)" "$(grep -o '"name":"nvidia_isr_kthread_bh"' $S/nv.trace.json | wc -l)"
+group xid_only
+# without kprobes (forced here) only the Xid tracepoint: holders read from /proc at the Xid
+nvclient alloc=0 control=0 pages=0 hold=60 >/dev/null & Y=$!
+i=0; while [ "$(ls -l /proc/$Y/fd 2>/dev/null | grep -c nvidia)" != 2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+export XPUTRACE_NVIDIA_HOOK=tracepoint
+start_xp $S/xo.json nvidia --json || finish
+unset XPUTRACE_NVIDIA_HOOK
+echo "xid 31 MMU Fault" >/sys/kernel/debug/nvidia_double/trigger
+sleep 0.3
+stop_xp; rx=$?
+kill $Y; wait $Y 2>/dev/null
+cat $S/xo.json.err; cat $S/xo.json; echo
+expect_eq "exit status" 0 $rx
+expect_eq "it said what it traces" 1 "$(grep -c '^Tracing nvidia Xids (tracepoint; no kprobes' $S/xo.json.err)"
+expect_eq "kprobes, hook" "false tracepoint" "$(jget $S/xo.json kprobes) $(jget $S/xo.json hook)"
+expect_eq "the Xid" "1 31 MMU Fault 0000:01:00.0" "$(jget -n $S/xo.json xids) $(jget $S/xo.json xids[0].code) $(jget $S/xo.json xids[0].msg) $(jget $S/xo.json xids[0].dev)"
+expect_eq "its holder, read from /proc" "1 $Y" "$(jget -n $S/xo.json xids[0].holders) $(jget $S/xo.json xids[0].holders[0].pid)"
+expect_eq "no calls seen" "0 0" "$(jget -n $S/xo.json processes) $(jget $S/xo.json functions[name=nvidia_open].calls)"
 finish

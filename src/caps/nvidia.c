@@ -34,6 +34,7 @@ struct nv_opts {
 	bool found_known;
 	bool found[XP_NV_NFN];
 	bool xid;
+	bool no_kprobes;	/* only the Xid tracepoint */
 	char xid_why[160];
 };
 
@@ -92,6 +93,9 @@ static int nv_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char 
 				  sizeof(o->xid_why), why, len);
 
 	o->found_known = !err;
+	o->no_kprobes = true;
+	for (int i = 0; i < XP_NV_NFN; i++)
+		o->no_kprobes &= !o->found[i];
 	return err;
 }
 
@@ -102,8 +106,12 @@ static void nv_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 
 	for (int i = 0; i < XP_NV_NFN; i++)
 		n += o->found[i];
-	snprintf(buf, len, "nvidia.ko (%d of %d functions, %s%s)", n, XP_NV_NFN, ci->k->hook,
-		 o->xid ? ", Xid tracepoint" : "; no Xid tracepoint");
+	if (o->no_kprobes)
+		snprintf(buf, len, "nvidia Xids (tracepoint; no kprobes here: calls into nvidia.ko "
+				   "are not seen)");
+	else
+		snprintf(buf, len, "nvidia.ko (%d of %d functions, %s%s)", n, XP_NV_NFN, ci->k->hook,
+			 o->xid ? ", Xid tracepoint" : "; no Xid tracepoint");
 }
 
 static bool comm_of(unsigned long pid, char *comm, size_t len)
@@ -199,6 +207,7 @@ static int nv_init(struct xp_cap_inst *ci)
 	memcpy(s->probed, o->found, sizeof(s->probed));
 	s->xid_known = o->found_known;
 	s->xid_probed = o->xid;
+	s->no_kprobes = o->found_known && o->no_kprobes;
 	snprintf(s->xid_why, sizeof(s->xid_why), "%s", o->xid_why);
 	s->t0 = ci->env->t0;
 	if (ci->env->live && ci->env->out != XP_OUT_PERFETTO) {
@@ -315,6 +324,11 @@ static int nv_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	}
 	if (e->out == XP_OUT_STREAM)
 		(void)(e->json ? xp_nv_stream_json(e->stream_json, r, e->t0) : xp_nv_stream_text(e->f, r, e->t0));
+	/* opens and closes unseen: who holds the GPU is read when an Xid comes */
+	if (r->fn == XP_NV_XID && e->live && st->s->no_kprobes) {
+		st->s->nholds = 0;
+		scan_holders(st->s, &e->filt);
+	}
 	xp_nv_add(st->s, r);
 	if (st->flight) {
 		xp_nv_flight_add(&st->fl, h);

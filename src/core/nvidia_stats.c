@@ -27,6 +27,7 @@ void xp_nv_reset(struct xp_nv_state *s)
 	memcpy(s->probed, keep->probed, sizeof(s->probed));
 	s->probed_known = keep->probed_known;
 	s->xid_known = keep->xid_known;
+	s->no_kprobes = keep->no_kprobes;
 	s->xid_probed = keep->xid_probed;
 	memcpy(s->xid_why, keep->xid_why, sizeof(s->xid_why));
 	free(keep);

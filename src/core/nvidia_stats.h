@@ -86,6 +86,7 @@ struct xp_nv_state {
 	int ngpus;
 	uint64_t t0;		/* the time shown as 0 */
 	bool probed_known;	/* live: `probed` says which functions were attached */
+	bool no_kprobes;	/* live: this kernel has none: only Xids are traced */
 	bool xid_known;		/* live: whether the Xid tracepoint was attached */
 	bool xid_probed;
 	char xid_why[160];

@@ -93,13 +93,19 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 	struct nvidia_bpf *skel;
 	struct xp_kside *k;
 	int err, n, li = 0;
+	bool kp;
 
 	xp_probe_attach_types(at);
 	if (!at[XP_AT_KPROBE].ok && !at[XP_AT_TRACEPOINT].ok) {
 		snprintf(why, whylen, "loading a BPF program: %s", at[XP_AT_KPROBE].why);
 		return -EPERM;
 	}
-	if (!at[XP_AT_KPROBE].ok) {
+	/* XPUTRACE_NVIDIA_HOOK=tracepoint: the Xid tracepoint alone, as without kprobes */
+	kp = at[XP_AT_KPROBE].ok && !(getenv("XPUTRACE_NVIDIA_HOOK") &&
+				      !strcmp(getenv("XPUTRACE_NVIDIA_HOOK"), "tracepoint"));
+	/* without kprobes, the Xid tracepoint alone where the module has it */
+	if (!kp && !(module_loaded("nvidia") &&
+		     xp_tracefs_event_exists(XP_NV_XID_GROUP, XP_NV_XID_EVENT))) {
 		snprintf(why, whylen, "kprobes are not available on this kernel (%s); ioctls to "
 				      "/dev/nvidia* are still traced by 'xputrace ioctl'", at[XP_AT_KPROBE].why);
 		return -EOPNOTSUPP;
@@ -109,8 +115,10 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 				      "traced by 'xputrace ioctl'");
 		return -ENOENT;
 	}
-	n = xp_nv_module_funcs("/proc/kallsyms", "nvidia", found);
-	if (n <= 0) {
+	n = kp ? xp_nv_module_funcs("/proc/kallsyms", "nvidia", found) : 0;
+	if (!kp)
+		memset(found, 0, sizeof(bool) * XP_NV_NFN);
+	if (kp && n <= 0) {
 		snprintf(why, whylen, "none of the probed functions is in the loaded nvidia module "
 				      "(/proc/kallsyms: %s)", n < 0 ? strerror(-n) : "no match");
 		return -ENOENT;
@@ -127,7 +135,7 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 	k->obj = skel->obj;
 	k->events = skel->maps.events;
 	k->drops = skel->maps.drops;
-	k->hook = "kprobe";
+	k->hook = kp ? "kprobe" : "tracepoint";
 	XP_APPLY_FILTERS(skel, f);
 	progs_of(skel, p);
 	/* the Xid tracepoint: its fields found by name in its format file */
@@ -153,6 +161,12 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 	}
 	free(fmt);
 	why[0] = '\0';
+	if (!kp && !*xid) {
+		snprintf(why, whylen, "kprobes are not available on this kernel and %s; ioctls to "
+				      "/dev/nvidia* are still traced by 'xputrace ioctl'", xid_why);
+		err = -EOPNOTSUPP;
+		goto fail;
+	}
 	bpf_program__set_autoload(skel->progs.nv_xid, *xid);
 	for (int i = 0; i < XP_NV_NFN; i++) {
 		bpf_program__set_autoload(p[i].entry, found[i]);

@@ -12,7 +12,9 @@
  * kprobe to each, and a return probe to the timed ones. `found` says which
  * were attached. The Xid tracepoint (nvidia:nvidia_dev_xid) too where the
  * module has it with the expected fields: `xid` says so, and `xid_why` why
- * not. -EOPNOTSUPP: this kernel has no kprobes; -ENOENT: no nvidia
+ * not. Without kprobes, the Xid tracepoint alone where the module has it
+ * (`found` all false). -EOPNOTSUPP: this kernel has no kprobes (and no Xid
+ * tracepoint to fall back on); -ENOENT: no nvidia
  * module loaded (or none of the functions in it); else `why` says what failed.
  */
 int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,

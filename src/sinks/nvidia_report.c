@@ -35,10 +35,15 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 	for (int i = 0; i < XP_NV_NFN; i++)
 		nprobed += s->probed[i];
 	fprintf(f, "%s: %.1f s, ", ri->command, ri->duration_s);
-	if (s->probed_known)
+	if (s->no_kprobes)
+		fprintf(f, "Xids only, ");
+	else if (s->probed_known)
 		fprintf(f, "%d of %d nvidia.ko functions probed, ", nprobed, XP_NV_NFN);
 	xp_print_drops(f, ri->drops);
-	if (s->probed_known && nprobed < XP_NV_NFN) {
+	if (s->no_kprobes)
+		fprintf(f, "note: this kernel has no kprobes: calls into nvidia.ko are not seen (ioctls to "
+			   "/dev/nvidia* are, by 'xputrace ioctl'); the holders are read from /proc at each Xid\n");
+	else if (s->probed_known && nprobed < XP_NV_NFN) {
 		fprintf(f, "note: not in the loaded module:");
 		for (int i = 0; i < XP_NV_NFN; i++)
 			if (!s->probed[i])
@@ -162,6 +167,8 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 	xp_json_begin_obj(&j);
 	xp_json_run_info(&j, ri);
 	xp_json_ku64(&j, "overflow", s->overflow);
+	if (s->probed_known)
+		xp_json_kbool(&j, "kprobes", !s->no_kprobes);
 	xp_json_key(&j, "functions");
 	xp_json_begin_arr(&j);
 	for (int i = 0; i < XP_NV_NFN; i++) {
