@@ -78,12 +78,15 @@ struct nv_st {
 
 static bool nv_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
-	bool kp = d->at[XP_AT_KPROBE].ok, ok = kp && d->module_loaded("nvidia");
+	bool kp = d->at[XP_AT_KPROBE].ok, mod = d->module_loaded("nvidia");
+	bool xid = mod && d->at[XP_AT_TRACEPOINT].ok && d->event_exists(XP_NV_XID_GROUP, XP_NV_XID_EVENT);
 
-	snprintf(why, len, "%s", ok ? "kprobes on nvidia.ko"
+	snprintf(why, len, "%s", kp && mod ? "kprobes on nvidia.ko"
+				 : !kp && xid ? "kprobes unavailable: Xids only (nvidia:nvidia_dev_xid); ioctls to "
+						"/dev/nvidia* are traced by 'ioctl'"
 				 : !kp ? "kprobes unavailable; ioctls to /dev/nvidia* are still traced by 'ioctl'"
 				       : "the nvidia module is not loaded");
-	return ok;
+	return mod && (kp || xid);
 }
 
 static int nv_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
@@ -370,21 +373,20 @@ const struct xp_cap xp_cap_nvidia = {
 	.name = "nvidia",
 	.summary = "the NVIDIA driver from the inside: kprobes on nvidia.ko, Xid errors",
 	.about =
-"Kprobes on the functions of the loaded nvidia.ko (NVIDIA's open and\n"
-"proprietary kernel modules share their names; the ones this build probes and\n"
-"their signatures are listed in docs/nvidia.md). The functions are looked up\n"
-"in the loaded module: one it lacks is a note, not a failure. Per process:\n"
-"opens, closes, ioctls, mmaps and bytes mapped, page faults; the processes\n"
-"holding each device file now, also those that opened it before tracing\n"
-"began. Per escape (NV_ESC_*): calls, errors, latency. Per interrupt line:\n"
-"ISR, MSI-X ISR and bottom-half calls with latency histograms. P2P page\n"
-"requests and DMA mappings; suspend and resume durations. Xid errors (the\n"
+"Kprobes on the functions of the loaded nvidia.ko (names and signatures from\n"
+"NVIDIA's open kernel modules, listed in docs/nvidia.md with the versions they\n"
+"hold for), looked up in the loaded module: one it lacks is a note, not a\n"
+"failure. Per process: opens, closes, ioctls, mmaps and bytes mapped, page\n"
+"faults; the processes holding each device file now, also those that opened\n"
+"it before tracing began. Per escape (NV_ESC_*): calls, errors, latency. Per\n"
+"interrupt line: ISR, MSI-X ISR and bottom-half calls with latency histograms.\n"
+"P2P page requests and DMA mappings; suspend and resume durations. Xid errors (the\n"
 "nvidia:nvidia_dev_xid tracepoint, NVIDIA 575 and later) with the GPU's PCI\n"
 "name, code and message, the processes that held that GPU and the ioctls in\n"
-"flight at that moment. Needs kprobes; where the kernel has none,\n"
-"'xputrace ioctl' still sees /dev/nvidia*.\n"
-"Untested on real NVIDIA hardware: checked against a test double of the\n"
-"module with the same function names and argument shapes.\n",
+"flight at that moment. The calls need kprobes: where the kernel has none,\n"
+"only Xids are traced (where the module has the tracepoint), and 'xputrace\n"
+"ioctl' still sees /dev/nvidia*. Not yet run on real NVIDIA hardware: checked\n"
+"against a test double of the module with the same names and argument shapes.\n",
 	.examples =
 "  xputrace nvidia -d 10               calls into nvidia.ko for 10 s\n"
 "  xputrace nvidia --stream -p 1234    one process's calls as they happen\n"
