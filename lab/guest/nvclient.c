@@ -3,11 +3,12 @@
  * nvidia test double. Opens /dev/nvidiactl and /dev/nvidia0, issues ioctls
  * with NVIDIA's escape numbers, maps and touches pages, closes.
  *
- *   nvclient [alloc=N] [control=N] [pages=N]
+ *   nvclient [alloc=N] [control=N] [pages=N] [hold=SECONDS]
  *
  * Per alloc: NV_ESC_RM_ALLOC then NV_ESC_RM_FREE on /dev/nvidiactl; per
  * control: NV_ESC_RM_CONTROL; then NV_ESC_CARD_INFO once; pages: mmap N
- * pages of /dev/nvidia0 and touch each (one fault per page).
+ * pages of /dev/nvidia0 and touch each (one fault per page); hold: keep both
+ * files open that long before closing them.
  * Prints "issued ESCAPE CALLS" lines and "opens N", "faults N".
  */
 #include <fcntl.h>
@@ -23,7 +24,7 @@ struct nv_args { unsigned char b[32]; };
 
 int main(int argc, char **argv)
 {
-	long alloc = 2, control = 3, npages = 4, i;
+	long alloc = 2, control = 3, npages = 4, hold = 0, i;
 	int ctl, dev, rc = 0;
 	struct nv_args a;
 
@@ -34,6 +35,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "alloc")) alloc = atol(v);
 		else if (!strcmp(argv[i], "control")) control = atol(v);
 		else if (!strcmp(argv[i], "pages")) npages = atol(v);
+		else if (!strcmp(argv[i], "hold")) hold = atol(v);
 		else return 2;
 	}
 	ctl = open("/dev/nvidiactl", O_RDWR | O_CLOEXEC);
@@ -62,6 +64,9 @@ int main(int argc, char **argv)
 			munmap((void *)m, npages * ps);
 		}
 	}
+	fflush(stdout);
+	if (hold)
+		sleep((unsigned int)hold);
 	close(dev);
 	close(ctl);
 	printf("issued NV_ESC_RM_ALLOC %ld\nissued NV_ESC_RM_FREE %ld\nissued NV_ESC_RM_CONTROL %ld\n"

@@ -8,16 +8,6 @@
 #include "caps/cap.h"
 #include "live/features.h"
 
-static bool nvidia_available(const struct xp_doctor_env *d, char *why, size_t len)
-{
-	bool kp = d->at[XP_AT_KPROBE].ok, ok = kp && d->module_loaded("nvidia");
-
-	snprintf(why, len, "%s", ok ? "kprobes on nvidia.ko"
-				 : !kp ? "kprobes unavailable; ioctls to /dev/nvidia* are still traced by 'ioctl'"
-				       : "the nvidia module is not loaded");
-	return ok;
-}
-
 static bool npu_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool km = d->at[XP_AT_KPROBE_MULTI].ok, ok = km && d->module_loaded("intel_vpu");
@@ -35,12 +25,6 @@ static bool uprobes_available(const struct xp_doctor_env *d, char *why, size_t l
 				 : d->at[XP_AT_UPROBE].why);
 	return ok;
 }
-
-const struct xp_cap xp_cap_nvidia = {
-	.name = "nvidia",
-	.summary = "the NVIDIA driver from the inside: kprobes on nvidia.ko, Xid errors",
-	.available = nvidia_available,
-};
 
 const struct xp_cap xp_cap_npu = {
 	.name = "npu",

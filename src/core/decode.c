@@ -2,6 +2,7 @@
 #include "core/decode.h"
 #include "shared/ioctl.h"
 #include "shared/latency.h"
+#include "shared/nvidia.h"
 #include "shared/rawtp.h"
 
 size_t xp_rec_min_size(unsigned int type)
@@ -12,6 +13,7 @@ size_t xp_rec_min_size(unsigned int type)
 	case XP_REC_VBLANK:
 	case XP_REC_MEM: return sizeof(struct xp_rawtp_rec);
 	case XP_REC_LATENCY: return sizeof(struct xp_lat_rec);
+	case XP_REC_NVIDIA: return sizeof(struct xp_nv_rec);
 	default: return 0;
 	}
 }

@@ -14,7 +14,7 @@
 #include "live/tracefs.h"
 
 #define GROUP "xputrace"
-#define MAX_EVENTS 8
+#define MAX_EVENTS 32
 
 static char events[MAX_EVENTS][64];
 static int nevents;
@@ -100,9 +100,11 @@ static uint64_t missed_of(const char *root, const char *name)
 	return n;
 }
 
-int xp_kretprobe_attach(struct bpf_program *prog, const char *func, int maxactive,
-			struct bpf_link **link, char *why, size_t whylen)
+/* A probe event of this process on `func`: its entry (maxactive < 0) or its return. */
+static int attach(struct bpf_program *prog, const char *func, int maxactive,
+		  struct bpf_link **link, char *why, size_t whylen)
 {
+	const char *kind = maxactive < 0 ? "kernel" : "return";
 	struct perf_event_attr attr;
 	char line[192], *name;
 	const char *root;
@@ -119,16 +121,21 @@ int xp_kretprobe_attach(struct bpf_program *prog, const char *func, int maxactiv
 		atexit(xp_kretprobes_remove);
 	}
 	name = events[nevents];
-	snprintf(name, sizeof(events[0]), "%s_ret_%d", func, (int)getpid());
-	snprintf(line, sizeof(line), "r%d:" GROUP "/%s %s\n", maxactive, name, func);
+	if (maxactive < 0) {
+		snprintf(name, sizeof(events[0]), "%s_ent_%d", func, (int)getpid());
+		snprintf(line, sizeof(line), "p:" GROUP "/%s %s\n", name, func);
+	} else {
+		snprintf(name, sizeof(events[0]), "%s_ret_%d", func, (int)getpid());
+		snprintf(line, sizeof(line), "r%d:" GROUP "/%s %s\n", maxactive, name, func);
+	}
 	if ((err = write_probe(root, line))) {
-		snprintf(why, whylen, "cannot create a return probe on %s in tracefs: %s", func,
+		snprintf(why, whylen, "cannot create a %s probe on %s in tracefs: %s", kind, func,
 			 strerror(-err));
 		return err;
 	}
 	nevents++;
 	if ((err = read_id(root, name, &id))) {
-		snprintf(why, whylen, "tracefs made no id for the return probe on %s", func);
+		snprintf(why, whylen, "tracefs made no id for the %s probe on %s", kind, func);
 		return err;
 	}
 	memset(&attr, 0, sizeof(attr));
@@ -139,18 +146,30 @@ int xp_kretprobe_attach(struct bpf_program *prog, const char *func, int maxactiv
 	pfd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0) {
 		err = -errno;
-		snprintf(why, whylen, "cannot open the return probe on %s: %s", func, strerror(errno));
+		snprintf(why, whylen, "cannot open the %s probe on %s: %s", kind, func, strerror(errno));
 		return err;
 	}
 	*link = bpf_program__attach_perf_event(prog, pfd);
 	if (!*link) {
 		err = -errno;
 		close(pfd);
-		snprintf(why, whylen, "cannot attach to the return probe on %s: %s", func,
+		snprintf(why, whylen, "cannot attach to the %s probe on %s: %s", kind, func,
 			 strerror(-err));
 		return err;
 	}
 	return 0;
+}
+
+int xp_kretprobe_attach(struct bpf_program *prog, const char *func, int maxactive,
+			struct bpf_link **link, char *why, size_t whylen)
+{
+	return attach(prog, func, maxactive < 0 ? 0 : maxactive, link, why, whylen);
+}
+
+int xp_kprobe_attach(struct bpf_program *prog, const char *func, struct bpf_link **link,
+		     char *why, size_t whylen)
+{
+	return attach(prog, func, -1, link, why, whylen);
 }
 
 uint64_t xp_kretprobes_missed(void)

@@ -23,7 +23,14 @@
  */
 int xp_kretprobe_attach(struct bpf_program *prog, const char *func, int maxactive,
 			struct bpf_link **link, char *why, size_t whylen);
-/* Returns the kernel missed on this process's events so far. */
+/*
+ * The same for a function's entry ("xputrace/<func>_ent_<pid>"), so that the
+ * hits the kernel missed (a kprobe hit while another runs on that CPU, e.g.
+ * an interrupt during a probe handler) are counted with the returns'.
+ */
+int xp_kprobe_attach(struct bpf_program *prog, const char *func, struct bpf_link **link,
+		     char *why, size_t whylen);
+/* Returns the kernel missed on this process's events (entries and returns) so far. */
 uint64_t xp_kretprobes_missed(void);
 /* Removes this process's events (their links must be gone). */
 void xp_kretprobes_remove(void);

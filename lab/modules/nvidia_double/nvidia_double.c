@@ -16,9 +16,20 @@
  * - an ioctl NV_ESC_RM_ALLOC / NV_ESC_RM_CONTROL raises one "interrupt":
  *   an hrtimer calls nvidia_isr_msix -> nvidia_isr in hardirq context, and
  *   nvidia_isr_kthread_bh runs in a kthread worker, as the real bottom half;
- * - debugfs nvidia_double/trigger: "irq N", "p2p N", "suspend";
- * - debugfs nvidia_double/counts: calls per function, for tests to compare
- *   with kprobe hit counts.
+ * - debugfs nvidia_double/trigger: "irq N", "p2p N", "suspend", and
+ *   "xid CODE MESSAGE", which fires the tracepoint nvidia:nvidia_dev_xid
+ *   (the real driver's record layout, nv_double_trace.h) for the GPU
+ *   NV_PCI_NAME, as the real driver does when it reports an Xid; and
+ *   "xid-in-ioctl CODE MESSAGE", which fires it in the middle of the next
+ *   NV_ESC_RM_CONTROL (after its delay), with that ioctl in flight;
+ * - /proc/driver/nvidia/gpus/NV_PCI_NAME/information with "Device Minor: 0",
+ *   the file the real driver has, which ties the PCI name to /dev/nvidia0;
+ * - debugfs nvidia_double/counts: per function, the calls and the time spent
+ *   in them by the module's own clock ("name calls ns"), for tests to compare
+ *   with what a tracer counted and timed;
+ * - known delays (busy waits) for latency tests: NV_ESC_RM_CONTROL 2 ms,
+ *   nvidia_isr 2 ms, nvidia_isr_kthread_bh 2 ms, nvidia_suspend 5 ms,
+ *   nvidia_resume 3 ms.
  * The kernel paths (syscalls, VFS, page faults, hardirq, kthread, kprobes)
  * are real; everything behind them is a stand-in.
  */
@@ -34,6 +45,12 @@
 #include <linux/uaccess.h>
 #include <linux/slab.h>
 #include <linux/delay.h>
+#include <linux/proc_fs.h>
+
+#define CREATE_TRACE_POINTS
+#include "nv_double_trace.h"
+
+#define NV_PCI_NAME "0000:01:00.0"
 
 #define NV_MAJOR 195
 #define NV_IOCTL_MAGIC 'F'
@@ -54,8 +71,21 @@ static const char *const cname[C_N] = {
 	"nvidia_fault", "nvidia_isr", "nvidia_isr_msix", "nvidia_isr_kthread_bh",
 	"nvidia_p2p_get_pages", "nvidia_p2p_put_pages", "nvidia_suspend", "nvidia_resume",
 };
-static atomic64_t counts[C_N];
+static atomic64_t counts[C_N], spent_ns[C_N];
+/* NV_ESC_RM_CONTROL, the escape with a delay: its calls and time, by the module's clock */
+static atomic64_t control_calls, control_ns;
+/* an Xid to fire in the next NV_ESC_RM_CONTROL */
+static atomic_t xid_armed;
+static u32 xid_armed_code;
+static char xid_armed_msg[64];
 #define COUNT(c) atomic64_inc(&counts[c])
+/* time spent in a function since t0, by the module's clock */
+#define SPENT(c, t0) atomic64_add(ktime_get_ns() - (t0), &spent_ns[c])
+#define DELAY_RM_CONTROL_US 2000
+#define DELAY_ISR_US 2000
+#define DELAY_BH_US 2000
+#define DELAY_SUSPEND_US 5000
+#define DELAY_RESUME_US 3000
 
 /* Stand-in for nv_linux_state_t: what the ISR and bottom half get. */
 typedef struct nv_linux_state_s {
@@ -95,18 +125,25 @@ static struct dentry *dbg;
 noinline irqreturn_t nvidia_isr(int irq, void *arg)
 {
 	nv_linux_state_t *nvl = arg;
+	u64 t0 = ktime_get_ns();
+	irqreturn_t ret;
 
 	COUNT(C_ISR);
-	return atomic_read(&nvl->pending) ? IRQ_WAKE_THREAD : IRQ_NONE;
+	udelay(DELAY_ISR_US);
+	ret = atomic_read(&nvl->pending) ? IRQ_WAKE_THREAD : IRQ_NONE;
+	SPENT(C_ISR, t0);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(nvidia_isr);
 
 noinline irqreturn_t nvidia_isr_msix(int irq, void *arg)
 {
 	irqreturn_t ret;
+	u64 t0 = ktime_get_ns();
 
 	COUNT(C_ISR_MSIX);
 	ret = nvidia_isr(irq, arg);
+	SPENT(C_ISR_MSIX, t0);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(nvidia_isr_msix);
@@ -114,9 +151,12 @@ EXPORT_SYMBOL_GPL(nvidia_isr_msix);
 noinline irqreturn_t nvidia_isr_kthread_bh(int irq, void *data)
 {
 	nv_linux_state_t *nvl = data;
+	u64 t0 = ktime_get_ns();
 
 	COUNT(C_ISR_BH);
+	udelay(DELAY_BH_US);
 	atomic_dec_if_positive(&nvl->pending);
+	SPENT(C_ISR_BH, t0);
 	return IRQ_HANDLED;
 }
 EXPORT_SYMBOL_GPL(nvidia_isr_kthread_bh);
@@ -125,8 +165,15 @@ static void nv_bh_work(struct kthread_work *w)
 {
 	nv_linux_state_t *nvl = container_of(w, nv_linux_state_t, bh_work);
 
-	while (atomic_read(&nvl->pending) > 0)
+	/*
+	 * Not preempted between the module's clock and the return, so that a
+	 * tracer's return probe and the module time the same interval.
+	 */
+	while (atomic_read(&nvl->pending) > 0) {
+		preempt_disable();
 		nvidia_isr_kthread_bh(NV_FAKE_IRQ, nvl);
+		preempt_enable();
+	}
 }
 
 static enum hrtimer_restart nv_irq_fire(struct hrtimer *t)
@@ -138,7 +185,11 @@ static enum hrtimer_restart nv_irq_fire(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-/* Raise @n interrupts, the first after 100 us. */
+/*
+ * Raise @n interrupts, each 1 ms after the call (or the previous one): late
+ * enough that one raised by an ioctl fires after that ioctl's return (and
+ * a tracer's return probe on it), inside whatever the caller does next.
+ */
 static void nv_raise_irqs(nv_linux_state_t *nvl, int n)
 {
 	int i;
@@ -148,7 +199,7 @@ static void nv_raise_irqs(nv_linux_state_t *nvl, int n)
 		/* one timer: wait until the previous interrupt was delivered */
 		while (hrtimer_active(&nvl->irq_timer))
 			usleep_range(50, 100);
-		hrtimer_start(&nvl->irq_timer, ns_to_ktime(100 * NSEC_PER_USEC), HRTIMER_MODE_REL);
+		hrtimer_start(&nvl->irq_timer, ns_to_ktime(NSEC_PER_MSEC), HRTIMER_MODE_REL);
 	}
 }
 
@@ -175,8 +226,12 @@ noinline int nvidia_ioctl(struct inode *inode, struct file *file, unsigned int c
 	if (_IOC_TYPE(cmd) != NV_IOCTL_MAGIC)
 		return -ENOTTY;
 	switch (nr) {
-	case NV_ESC_RM_ALLOC:
 	case NV_ESC_RM_CONTROL:
+		udelay(DELAY_RM_CONTROL_US);
+		if (atomic_xchg(&xid_armed, 0))
+			trace_nvidia_dev_xid(NV_PCI_NAME, xid_armed_code, xid_armed_msg);
+		fallthrough;
+	case NV_ESC_RM_ALLOC:
 		nv_raise_irqs(nvl, 1);	/* work done on the "GPU" interrupts once */
 		return 0;
 	case NV_ESC_RM_FREE:
@@ -192,8 +247,17 @@ noinline int nvidia_ioctl(struct inode *inode, struct file *file, unsigned int c
 
 noinline long nvidia_unlocked_ioctl(struct file *file, unsigned int cmd, unsigned long i_arg)
 {
+	u64 t0 = ktime_get_ns();
+	long ret;
+
 	COUNT(C_UNLOCKED_IOCTL);
-	return nvidia_ioctl(file_inode(file), file, cmd, i_arg);
+	ret = nvidia_ioctl(file_inode(file), file, cmd, i_arg);
+	SPENT(C_UNLOCKED_IOCTL, t0);
+	if (_IOC_TYPE(cmd) == NV_IOCTL_MAGIC && _IOC_NR(cmd) == NV_ESC_RM_CONTROL) {
+		atomic64_inc(&control_calls);
+		atomic64_add(ktime_get_ns() - t0, &control_ns);
+	}
+	return ret;
 }
 
 noinline vm_fault_t nvidia_fault(struct vm_fault *vmf)
@@ -256,13 +320,21 @@ EXPORT_SYMBOL_GPL(nvidia_p2p_put_pages);
 
 noinline int nvidia_suspend(struct device *dev, nv_pm_action_t pm_action, bool is_procfs_suspend)
 {
+	u64 t0 = ktime_get_ns();
+
 	COUNT(C_SUSPEND);
+	mdelay(DELAY_SUSPEND_US / 1000);
+	SPENT(C_SUSPEND, t0);
 	return 0;
 }
 
 noinline int nvidia_resume(struct device *dev, nv_pm_action_t pm_action)
 {
+	u64 t0 = ktime_get_ns();
+
 	COUNT(C_RESUME);
+	mdelay(DELAY_RESUME_US / 1000);
+	SPENT(C_RESUME, t0);
 	return 0;
 }
 
@@ -285,6 +357,17 @@ static ssize_t trigger_write(struct file *f, const char __user *ubuf, size_t len
 			if (!nvidia_p2p_get_pages(0, 0, 0x100000, 1 << 20, &pt, NULL, NULL))
 				nvidia_p2p_put_pages(0, 0, 0x100000, pt);
 		}
+	} else if (!strncmp(buf, "xid-in-ioctl ", 13)) {
+		xid_armed_msg[0] = '\0';
+		if (sscanf(buf, "xid-in-ioctl %u %63[^\n]", &xid_armed_code, xid_armed_msg) < 1)
+			return -EINVAL;
+		atomic_set(&xid_armed, 1);
+	} else if (!strncmp(buf, "xid ", 4)) {
+		char msg[64] = "";
+
+		if (sscanf(buf, "xid %u %63[^\n]", &n, msg) < 1)
+			return -EINVAL;
+		trace_nvidia_dev_xid(NV_PCI_NAME, n, msg);
 	} else if (!strncmp(buf, "suspend", 7)) {
 		nvidia_suspend(NULL, NV_PM_ACTION_STANDBY, false);
 		nvidia_resume(NULL, NV_PM_ACTION_RESUME);
@@ -299,12 +382,23 @@ static const struct file_operations trigger_fops = {
 	.write = trigger_write,
 };
 
+static int info_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "Model: \t\t xputrace lab test double\nBus Location: \t " NV_PCI_NAME
+		    "\nDevice Minor: \t 0\n");
+	return 0;
+}
+static struct proc_dir_entry *proc_nv;
+
 static int counts_show(struct seq_file *m, void *v)
 {
 	int i;
 
 	for (i = 0; i < C_N; i++)
-		seq_printf(m, "%s %lld\n", cname[i], atomic64_read(&counts[i]));
+		seq_printf(m, "%s %lld %lld\n", cname[i], atomic64_read(&counts[i]),
+			   atomic64_read(&spent_ns[i]));
+	seq_printf(m, "NV_ESC_RM_CONTROL %lld %lld\n", atomic64_read(&control_calls),
+		   atomic64_read(&control_ns));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(counts);
@@ -338,6 +432,14 @@ static int __init nv_init(void)
 	dbg = debugfs_create_dir("nvidia_double", NULL);
 	debugfs_create_file("trigger", 0200, dbg, NULL, &trigger_fops);
 	debugfs_create_file("counts", 0444, dbg, NULL, &counts_fops);
+	proc_nv = proc_mkdir("driver/nvidia", NULL);
+	if (proc_nv) {
+		struct proc_dir_entry *gpus = proc_mkdir("gpus", proc_nv);
+		struct proc_dir_entry *gpu = gpus ? proc_mkdir(NV_PCI_NAME, gpus) : NULL;
+
+		if (gpu)
+			proc_create_single("information", 0444, gpu, info_show);
+	}
 	pr_info("nvidia: TEST DOUBLE of nvidia.ko for the xputrace lab (no hardware, no NVIDIA code)\n");
 	return 0;
 
@@ -354,6 +456,7 @@ static void __exit nv_exit(void)
 	int i;
 
 	debugfs_remove_recursive(dbg);
+	proc_remove(proc_nv);
 	unregister_chrdev(NV_MAJOR, "nvidia-frontend");
 	hrtimer_cancel(&nvl_dev.irq_timer);
 	kthread_destroy_worker(nvl_dev.bh_worker);

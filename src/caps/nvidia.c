@@ -1,0 +1,400 @@
+/* The nvidia capability: calls into the loaded nvidia.ko through kprobes. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "caps/cap.h"
+#include "core/msg.h"
+#include "core/nvidia_facts.h"
+#include "core/nvidia_flight.h"
+#include "core/outfile.h"
+#include "core/parse.h"
+#include "live/kprobe.h"
+#include "core/nvidia_stats.h"
+#include "live/features.h"
+#include "live/kside.h"
+#include "live/nvidia_live.h"
+#include "sinks/nvidia_report.h"
+
+#define NV_MAJOR 195	/* /dev/nvidia0.., /dev/nvidiactl */
+
+struct nv_opts {
+	const char *on_xid;	/* --on-xid FILE */
+	double keep_s;		/* --keep SECONDS */
+	/* set by the open, not by the user: what it found, for the summary */
+	bool found_known;
+	bool found[XP_NV_NFN];
+	bool xid;
+	bool no_kprobes;	/* only the Xid tracepoint */
+	char xid_why[160];
+};
+
+static const struct xp_cap_opt opts[] = {
+	{ "on-xid", 0, "FILE", "flight recorder: keep the last --keep seconds of events in\n"
+			       "memory; when an Xid comes, write them (and the next second's)\n"
+			       "to FILE as a trace file for 'report' and 'export'", false },
+	{ "keep", 0, "SECONDS", "what --on-xid keeps (default 10)", false },
+	{ NULL },
+};
+
+static void nv_opts_init(void *p)
+{
+	((struct nv_opts *)p)->keep_s = 10;
+}
+
+static int nv_opt(void *p, int i, const char *arg)
+{
+	struct nv_opts *o = p;
+
+	if (i == 0) {
+		if (!*arg)
+			return xp_fail(2, "nvidia: --on-xid wants a file name");
+		o->on_xid = arg;
+		return 0;
+	}
+	if (xp_parse_seconds(arg, &o->keep_s) || o->keep_s < 0.1 || o->keep_s > 3600)
+		return xp_fail(2, "nvidia: --keep wants seconds from 0.1 to 3600, not '%s'", arg);
+	return 0;
+}
+
+/* The instance's state: the analysis, and the flight recorder when --on-xid. */
+struct nv_st {
+	struct xp_nv_state *s;
+	struct xp_nv_flight fl;
+	bool flight;
+	uint64_t pending;	/* an Xid's time: write once a second of later events is kept */
+	bool written;
+	uint64_t xids_after;	/* Xids after the file was written */
+};
+
+static bool nv_available(const struct xp_doctor_env *d, char *why, size_t len)
+{
+	bool kp = d->at[XP_AT_KPROBE].ok, mod = d->module_loaded("nvidia");
+	bool xid = mod && d->at[XP_AT_TRACEPOINT].ok && d->event_exists(XP_NV_XID_GROUP, XP_NV_XID_EVENT);
+
+	snprintf(why, len, "%s", kp && mod ? "kprobes on nvidia.ko"
+				 : !kp && xid ? "kprobes unavailable: Xids only (nvidia:nvidia_dev_xid); ioctls to "
+						"/dev/nvidia* are traced by 'ioctl'"
+				 : !kp ? "kprobes unavailable; ioctls to /dev/nvidia* are still traced by 'ioctl'"
+				       : "the nvidia module is not loaded");
+	return mod && (kp || xid);
+}
+
+static int nv_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
+{
+	struct nv_opts *o = ci->opts;
+	int err = xp_nv_live_open(&ci->k, a->f, a->share, o->found, &o->xid, o->xid_why,
+				  sizeof(o->xid_why), why, len);
+
+	o->found_known = !err;
+	o->no_kprobes = true;
+	for (int i = 0; i < XP_NV_NFN; i++)
+		o->no_kprobes &= !o->found[i];
+	return err;
+}
+
+static void nv_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
+{
+	const struct nv_opts *o = ci->opts;
+	int n = 0;
+
+	for (int i = 0; i < XP_NV_NFN; i++)
+		n += o->found[i];
+	if (o->no_kprobes)
+		snprintf(buf, len, "nvidia Xids (tracepoint; no kprobes here: calls into nvidia.ko "
+				   "are not seen)");
+	else
+		snprintf(buf, len, "nvidia.ko (%d of %d functions, %s%s)", n, XP_NV_NFN, ci->k->hook,
+			 o->xid ? ", Xid tracepoint" : "; no Xid tracepoint");
+}
+
+static bool comm_of(unsigned long pid, char *comm, size_t len)
+{
+	char path[64];
+	FILE *f;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%lu/comm", pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	ok = fgets(comm, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		comm[strcspn(comm, "\n")] = '\0';
+	return ok;
+}
+
+/* The device files open before tracing began: every process's fds on major 195. */
+static void scan_holders(struct xp_nv_state *s, const struct xp_filters *filt)
+{
+	DIR *proc = opendir("/proc"), *fds;
+	struct dirent *e, *fe;
+	char path[300], comm[32];
+	struct stat st;
+
+	if (!proc)
+		return;
+	while ((e = readdir(proc))) {
+		char *end;
+		unsigned long pid = strtoul(e->d_name, &end, 10);
+
+		if (*end || !pid || pid == (unsigned long)getpid())
+			continue;
+		if (filt->pid && pid != filt->pid)
+			continue;
+		if (!comm_of(pid, comm, sizeof(comm)) || (filt->comm && strcmp(comm, filt->comm)))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lu/fd", pid);
+		if (!(fds = opendir(path)))
+			continue;
+		while ((fe = readdir(fds))) {
+			if (fe->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%lu/fd/%s", pid, fe->d_name);
+			if (!stat(path, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == NV_MAJOR)
+				xp_nv_add_holder(s, (uint32_t)pid, comm, minor(st.st_rdev));
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+}
+
+/* The GPUs' PCI names and device minors, from the driver's procfs files. */
+static void scan_gpus(struct xp_nv_state *s)
+{
+	DIR *d = opendir("/proc/driver/nvidia/gpus");
+	struct dirent *e;
+	char path[400], line[256];
+	unsigned int minor;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "Device Minor: %u", &minor) == 1)
+				xp_nv_add_gpu(s, e->d_name, minor);
+		fclose(f);
+	}
+	closedir(d);
+}
+
+static int nv_init(struct xp_cap_inst *ci)
+{
+	const struct nv_opts *o = ci->opts;
+	struct nv_st *st = calloc(1, sizeof(*st));
+	struct xp_nv_state *s = malloc(sizeof(*s));
+
+	if (!st || !s) {
+		free(st);
+		free(s);
+		return -ENOMEM;
+	}
+	xp_nv_init(s);
+	s->probed_known = o->found_known;
+	memcpy(s->probed, o->found, sizeof(s->probed));
+	s->xid_known = o->found_known;
+	s->xid_probed = o->xid;
+	s->no_kprobes = o->found_known && o->no_kprobes;
+	snprintf(s->xid_why, sizeof(s->xid_why), "%s", o->xid_why);
+	s->t0 = ci->env->t0;
+	if (ci->env->live && ci->env->out != XP_OUT_PERFETTO) {
+		scan_holders(s, &ci->env->filt);
+		scan_gpus(s);
+	}
+	st->s = s;
+	if (ci->env->live && o->on_xid) {
+		if (xp_nv_flight_init(&st->fl, (uint64_t)(o->keep_s * 1e9))) {
+			free(s);
+			free(st);
+			return -ENOMEM;
+		}
+		st->flight = true;
+	}
+	ci->st = st;
+	return 0;
+}
+
+static void nv_free_st(struct xp_cap_inst *ci)
+{
+	struct nv_st *st = ci->st;
+
+	if (st->flight)
+		xp_nv_flight_free(&st->fl);
+	free(st->s);
+	free(st);
+}
+
+/* What the kernel side dropped so far: its drops map, missed probe hits, skipped runs. */
+static void kernel_drops(const struct xp_kside *k, uint64_t d[XP_DROP_ALL])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*v)) : NULL;
+	struct bpf_program *p;
+
+	memset(d, 0, sizeof(uint64_t) * XP_DROP_ALL);
+	for (uint32_t r = 0; v && r < XP_DROP_REASON_MAX; r++)
+		if (!bpf_map__lookup_elem(k->drops, &r, sizeof(r), v, sizeof(*v) * (size_t)ncpu, 0))
+			for (int c = 0; c < ncpu; c++)
+				d[r] += v[c];
+	free(v);
+	d[XP_DROP_KERNEL_MISSED] = xp_kretprobes_missed();
+	bpf_object__for_each_program(p, k->obj) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			d[XP_DROP_KERNEL_MISSED] += info.recursion_misses;
+	}
+}
+
+/* Writes what the flight recorder kept to the --on-xid file. */
+static void flight_write(struct xp_cap_inst *ci, struct nv_st *st)
+{
+	const struct nv_opts *o = ci->opts;
+	struct xp_trace_meta *m = calloc(1, sizeof(*m));
+	struct xp_trace_stats ts = { 0 };
+	struct xp_outfile of;
+	char why[256];
+	int err;
+
+	st->pending = 0;
+	st->written = true;
+	if (!m) {
+		fprintf(stderr, "xputrace: nvidia: --on-xid: out of memory\n");
+		return;
+	}
+	xp_trace_meta_host(m, XP_VERSION);
+	m->start_ns = xp_nv_flight_oldest(&st->fl);
+	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "nvidia");
+	snprintf(m->hook, sizeof(m->hook), "%s", ci->k ? ci->k->hook : "kprobe");
+	m->filter_pid = ci->env->filt.pid;
+	if (ci->env->filt.comm)
+		snprintf(m->filter_comm, sizeof(m->filter_comm), "%s", ci->env->filt.comm);
+	m->filter_cgroup = ci->env->filt.cgroup_id;
+	if (ci->env->devs)
+		m->devs = *ci->env->devs;
+	if (ci->k)
+		kernel_drops(ci->k, ts.drops);
+	ts.ts_ns = m->start_ns;
+	if ((err = xp_out_open(&of, o->on_xid, false, why, sizeof(why)))) {
+		fprintf(stderr, "xputrace: nvidia: --on-xid: %s\n", why);
+		free(m);
+		return;
+	}
+	if ((err = xp_nv_flight_write(&st->fl, of.fd, m, &ts))) {
+		xp_out_abort(&of);
+		fprintf(stderr, "xputrace: nvidia: --on-xid: writing %s: %s\n", o->on_xid, strerror(-err));
+	} else if ((err = xp_out_commit(&of, why, sizeof(why)))) {
+		fprintf(stderr, "xputrace: nvidia: --on-xid: %s\n", why);
+	} else {
+		fprintf(stderr, "nvidia: an Xid came: the last %g s (%" PRIu64 " events%s) written to %s\n",
+			o->keep_s, ts.records, st->fl.evicted_full ? ", older ones let go over the memory bound" : "",
+			o->on_xid);
+	}
+	free(m);
+}
+
+static int nv_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	const struct xp_nv_rec *r = (const void *)h;
+	const struct xp_cap_env *e = ci->env;
+	struct nv_st *st = ci->st;
+
+	if (h->size < sizeof(*r) || (r->fn >= XP_NV_NFN && r->fn != XP_NV_XID) ||
+	    (r->fn == XP_NV_XID && h->size < sizeof(struct xp_nv_xid_rec)))
+		return ci->undecodable++, 0;
+	if (e->out == XP_OUT_PERFETTO) {
+		xp_perfetto_nvidia(e->pf, r);
+		return 0;
+	}
+	if (e->out == XP_OUT_STREAM)
+		(void)(e->json ? xp_nv_stream_json(e->stream_json, r, e->t0) : xp_nv_stream_text(e->f, r, e->t0));
+	/* opens and closes unseen: who holds the GPU is read when an Xid comes */
+	if (r->fn == XP_NV_XID && e->live && st->s->no_kprobes) {
+		st->s->nholds = 0;
+		scan_holders(st->s, &e->filt);
+	}
+	xp_nv_add(st->s, r);
+	if (st->flight) {
+		xp_nv_flight_add(&st->fl, h);
+		if (r->fn == XP_NV_XID) {
+			if (st->written)
+				st->xids_after++;
+			else if (!st->pending)
+				st->pending = h->ts_ns;
+		}
+		/* the ioctls in flight at the Xid end later: a second more is kept with it */
+		if (st->pending && h->ts_ns >= st->pending + 1000000000ull)
+			flight_write(ci, st);
+	}
+	return 0;
+}
+
+static void nv_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
+{
+	struct nv_st *st = ci->st;
+
+	if (st->pending)
+		flight_write(ci, st);
+	if (r->final && st->xids_after)
+		fprintf(stderr, "nvidia: %" PRIu64 " Xid%s after the --on-xid file was written: not in it\n",
+			st->xids_after, st->xids_after == 1 ? "" : "s");
+	if (r->json)
+		xp_nv_report_json(f, st->s, r->ri);
+	else
+		xp_nv_report_text(f, st->s, r->ri, r->hist);
+}
+
+static void nv_reset(struct xp_cap_inst *ci, uint64_t now)
+{
+	(void)now;
+	xp_nv_reset(((struct nv_st *)ci->st)->s);
+}
+
+const struct xp_cap xp_cap_nvidia = {
+	.name = "nvidia",
+	.summary = "the NVIDIA driver from the inside: kprobes on nvidia.ko, Xid errors",
+	.about =
+"Kprobes on the functions of the loaded nvidia.ko (names and signatures from\n"
+"NVIDIA's open kernel modules, listed in docs/nvidia.md with the versions they\n"
+"hold for), looked up in the loaded module: one it lacks is a note, not a\n"
+"failure. Per process: opens, closes, ioctls, mmaps and bytes mapped, page\n"
+"faults; the processes holding each device file now, also those that opened\n"
+"it before tracing began. Per escape (NV_ESC_*): calls, errors, latency. Per\n"
+"interrupt line: ISR, MSI-X ISR and bottom-half calls with latency histograms.\n"
+"P2P page requests and DMA mappings; suspend and resume durations. Xid errors (the\n"
+"nvidia:nvidia_dev_xid tracepoint, NVIDIA 575 and later) with the GPU's PCI\n"
+"name, code and message, the processes that held that GPU and the ioctls in\n"
+"flight at that moment. The calls need kprobes: where the kernel has none,\n"
+"only Xids are traced (where the module has the tracepoint), and 'xputrace\n"
+"ioctl' still sees /dev/nvidia*. Not yet run on real NVIDIA hardware: checked\n"
+"against a test double of the module with the same names and argument shapes.\n",
+	.examples =
+"  xputrace nvidia -d 10               calls into nvidia.ko for 10 s\n"
+"  xputrace nvidia --stream -p 1234    one process's calls as they happen\n"
+"  xputrace nvidia -j --no-hist        a JSON summary\n"
+"  xputrace nvidia --on-xid xid.xpt    keep 10 s of events; write them when an Xid comes\n",
+	.rectype = XP_REC_NVIDIA,
+	.opts = opts, .opts_size = sizeof(struct nv_opts), .opts_init = nv_opts_init, .opt = nv_opt,
+	.available = nv_available, .open = nv_open_k, .describe = nv_describe,
+	.init = nv_init, .free = nv_free_st, .feed = nv_feed, .stream_header = xp_nv_stream_header,
+	.report = nv_report, .reset = nv_reset,
+};
