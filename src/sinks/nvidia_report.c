@@ -53,10 +53,13 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 	if (s->overflow)
 		fprintf(f, "note: %" PRIu64 " calls past the tracked processes/escapes/interrupts\n", s->overflow);
 
-	fprintf(f, "\n%-28s %8s\n", "FUNCTION", "CALLS");
-	for (int i = 0; i < XP_NV_NFN; i++)
-		if (s->calls[i] || (s->probed_known && s->probed[i]))
+	/* no table where no function was probed or called (Xids only) */
+	for (int i = 0, head = 0; i < XP_NV_NFN; i++)
+		if (s->calls[i] || (s->probed_known && s->probed[i])) {
+			if (!head++)
+				fprintf(f, "\n%-28s %8s\n", "FUNCTION", "CALLS");
 			fprintf(f, "%-28s %8" PRIu64 "\n", xp_nv_funcs[i].name, s->calls[i]);
+		}
 
 	if (s->nprocs) {
 		fprintf(f, "\n%-24s %6s %6s %7s %6s %6s %10s %7s\n", "PROCESS", "OPENS", "CLOSES",
