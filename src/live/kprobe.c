@@ -120,14 +120,21 @@ static int attach(struct bpf_program *prog, const char *func, int maxactive,
 		remove_stale(root);
 		atexit(xp_kretprobes_remove);
 	}
+	/*
+	 * An event name is a C identifier of at most 63 characters: the function's
+	 * ("module:func" and "func.isra.0" too) cut to one, made unique by the
+	 * event's number, and ending in the pid that remove_stale reads.
+	 */
 	name = events[nevents];
-	if (maxactive < 0) {
-		snprintf(name, sizeof(events[0]), "%s_ent_%d", func, (int)getpid());
+	snprintf(name, sizeof(events[0]), "%.36s_%c%d_%d", func, maxactive < 0 ? 'e' : 'r', nevents,
+		 (int)getpid());
+	for (char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+			*c = '_';
+	if (maxactive < 0)
 		snprintf(line, sizeof(line), "p:" GROUP "/%s %s\n", name, func);
-	} else {
-		snprintf(name, sizeof(events[0]), "%s_ret_%d", func, (int)getpid());
+	else
 		snprintf(line, sizeof(line), "r%d:" GROUP "/%s %s\n", maxactive, name, func);
-	}
 	if ((err = write_probe(root, line))) {
 		snprintf(why, whylen, "cannot create a %s probe on %s in tracefs: %s", kind, func,
 			 strerror(-err));

@@ -16,7 +16,7 @@
 #define XP_KRETPROBE_MAXACTIVE 4096
 
 /*
- * Creates the event "xputrace/<func>_ret_<pid>" returning from `func` and
+ * Creates an event "xputrace/<func>_rN_<pid>" returning from `func` and
  * attaches `prog` (a kprobe program) to it. The event is removed by
  * xp_kretprobes_remove (also at exit); events left by tracers that died are
  * removed on the way. 0 or -errno with `why`.
@@ -24,7 +24,7 @@
 int xp_kretprobe_attach(struct bpf_program *prog, const char *func, int maxactive,
 			struct bpf_link **link, char *why, size_t whylen);
 /*
- * The same for a function's entry ("xputrace/<func>_ent_<pid>"), so that the
+ * The same for a function's entry ("xputrace/<func>_eN_<pid>"), so that the
  * hits the kernel missed (a kprobe hit while another runs on that CPU, e.g.
  * an interrupt during a probe handler) are counted with the returns'.
  */

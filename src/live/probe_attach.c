@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "live/kprobe.h"
 #include "live/probe_attach.h"
 #include "live/tracefs.h"
 
@@ -46,7 +47,7 @@ struct bpf_link *xp_probe_attach(struct bpf_program *prog, const struct xp_probe
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 	struct bpf_link *l = NULL;
-	char ps[512];
+	char ps[512], kwhy[160];
 	int err;
 
 	xp_probe_str(p, ps, sizeof(ps));
@@ -56,7 +57,19 @@ struct bpf_link *xp_probe_attach(struct bpf_program *prog, const struct xp_probe
 		break;
 	case XP_PROBE_KPROBE:
 	case XP_PROBE_KRETPROBE:
-		l = bpf_program__attach_kprobe(prog, p->kind == XP_PROBE_KRETPROBE, p->name);
+		/*
+		 * Through tracefs, not the perf PMU: what the kernel misses is then
+		 * counted (kprobe_profile), and a return probe gets room for as many
+		 * calls in flight as the kernel allows, not max(10, 2 x CPUs).
+		 */
+		if (access("/sys/bus/event_source/devices/kprobe/type", F_OK)) {
+			errno = ENOENT;
+			break;
+		}
+		err = p->kind == XP_PROBE_KRETPROBE
+			      ? xp_kretprobe_attach(prog, p->name, XP_KRETPROBE_MAXACTIVE, &l, kwhy, sizeof(kwhy))
+			      : xp_kprobe_attach(prog, p->name, &l, kwhy, sizeof(kwhy));
+		errno = err == -EINVAL ? ENOENT : -err;	/* tracefs says EINVAL for an unknown function */
 		break;
 	case XP_PROBE_FENTRY:
 	case XP_PROBE_FEXIT:
