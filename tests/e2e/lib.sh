@@ -8,6 +8,21 @@ pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; }
 skip() { echo "SKIP $*"; }
 
+# xputrace ARGS must exit with want-status, one line on stderr matching
+# want-regex, nothing on stdout.
+one_line() { # label want-status want-regex args...
+	local label=$1 want=$2 re=$3
+	shift 3
+	timeout 20 "$XP" "$@" > "$WORK/o.out" 2> "$WORK/o.err"
+	local rc=$? lines
+	lines=$(wc -l < "$WORK/o.err")
+	if [ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -Eq -- "$re" "$WORK/o.err" && [ ! -s "$WORK/o.out" ]; then
+		pass "$label"
+	else
+		fail "$label: exit $rc (want $want), stderr: $(head -c 300 "$WORK/o.err"), stdout bytes: $(wc -c < "$WORK/o.out")"
+	fi
+}
+
 # Prints why this machine cannot run BPF tests, or nothing when it can.
 bpf_unavailable() {
 	[ "$(id -u)" -eq 0 ] || { echo "needs root"; return; }

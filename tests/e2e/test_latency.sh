@@ -10,19 +10,6 @@ cd "$(dirname "$0")/../.."
 DRV=$E2E_BIN/lat_driver
 LIB=$PWD/$E2E_BIN/liblatwork.so
 
-one_line() { # label want-status want-regex args...
-	local label=$1 want=$2 re=$3
-	shift 3
-	timeout 20 "$XP" "$@" > "$WORK/o.out" 2> "$WORK/o.err"
-	local rc=$? lines
-	lines=$(wc -l < "$WORK/o.err")
-	if [ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -Eq -- "$re" "$WORK/o.err" && [ ! -s "$WORK/o.out" ]; then
-		pass "$label"
-	else
-		fail "$label: exit $rc (want $want), stderr: $(head -c 300 "$WORK/o.err"), stdout bytes: $(wc -c < "$WORK/o.out")"
-	fi
-}
-
 if [ ! -x "$XP" ]; then
 	skip "latency: $XP is not built"
 	exit 0

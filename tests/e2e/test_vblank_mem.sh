@@ -7,19 +7,6 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-one_line() { # label want-status want-regex args...
-	local label=$1 want=$2 re=$3
-	shift 3
-	timeout 20 "$XP" "$@" > "$WORK/o.out" 2> "$WORK/o.err"
-	local rc=$? lines
-	lines=$(wc -l < "$WORK/o.err")
-	if [ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -Eq -- "$re" "$WORK/o.err" && [ ! -s "$WORK/o.out" ]; then
-		pass "$label"
-	else
-		fail "$label: exit $rc (want $want), stderr: $(head -c 300 "$WORK/o.err"), stdout bytes: $(wc -c < "$WORK/o.out")"
-	fi
-}
-
 cmds=(vblank)
 "$XP" --help 2>/dev/null | grep -q '^  mem ' && cmds+=(mem)
 if [ ! -x "$XP" ]; then
