@@ -25,6 +25,13 @@
 #define NR_ia32_ioctl 54
 #define USER32_CS 0x23	/* arch/x86/include/asm/segment.h: GDT entry 4, RPL 3 */
 
+/*
+ * The generation new counts go to: user space moves it on before each drain
+ * and takes out only the entries of generations no program adds to anymore,
+ * so no increment lands in an entry already copied out and deleted.
+ */
+volatile __u32 drain_gen;
+
 /* Modes, set before load. */
 const volatile __u8 aggregate = 1;	/* 1: count in maps below; 0: one record per call */
 const volatile __u8 have_devs = 0;	/* the "devs" map holds single nodes (--device) */
@@ -207,7 +214,7 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, int mode)
 
 static __always_inline void count(const struct start *s, __u32 tgid, __u64 lat, long ret)
 {
-	struct xp_ioctl_key key = { .pid = tgid, .dev = s->dev, .cmd = s->cmd };
+	struct xp_ioctl_key key = { .pid = tgid, .dev = s->dev, .cmd = s->cmd, .gen = drain_gen };
 	struct xp_ioctl_val *v;
 	__u64 b;
 
@@ -225,7 +232,7 @@ static __always_inline void count(const struct start *s, __u32 tgid, __u64 lat, 
 			 * that user space keeps in the map, so totals stay exact.
 			 */
 			key.pid = XP_IOCTL_PID_OTHER;
-			key.dev = key.cmd = 0;
+			key.dev = key.cmd = 0;	/* same generation */
 			v = bpf_map_lookup_elem(&stats, &key);
 			if (!v) {
 				xp_drop(XP_DROP_MAP_FULL);

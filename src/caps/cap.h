@@ -149,8 +149,11 @@ struct xp_cap {
 	void (*free)(struct xp_cap_inst *ci);
 	/* One record of cap->rectype: aggregate, and stream or export it per ci->env->out. */
 	int (*feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
-	/* Live summary mode: moves what the kernel aggregated into the state. */
-	int (*drain)(struct xp_cap_inst *ci);
+	/*
+	 * Live summary mode: moves what the kernel aggregated into the state;
+	 * `tick` for the runner's once-a-second drain, false before a report.
+	 */
+	int (*drain)(struct xp_cap_inst *ci, bool tick);
 	void (*stream_header)(FILE *f);
 	void (*report)(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r);
 	/* A new interval: counters to zero, what is still open kept. */

@@ -100,9 +100,11 @@ static int io_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return xp_ioctl_table_add_rec(ci->st, rec);
 }
 
-static int io_drain(struct xp_cap_inst *ci)
+static int io_drain(struct xp_cap_inst *ci, bool tick)
 {
-	return xp_ioctl_live_drain(ci->k, ci->st);
+	return xp_ioctl_live_drain(ci->k, ci->st, tick ? XP_IOCTL_DRAIN_TICK
+						 : ci->k->detached ? XP_IOCTL_DRAIN_ALL
+						 : XP_IOCTL_DRAIN_REPORT);
 }
 
 static void io_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)

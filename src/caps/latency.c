@@ -209,8 +209,9 @@ static int lat_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 }
 
 /* Live: the kernel's counters and the in-flight table's ages. */
-static int lat_drain(struct xp_cap_inst *ci)
+static int lat_drain(struct xp_cap_inst *ci, bool tick)
 {
+	(void)tick;
 	struct lat_inst *li = ci->st;
 	const struct lat_opts *o = ci->opts;
 	uint64_t now[XP_LAT_ST_MAX], open = 0;
@@ -238,7 +239,7 @@ static void lat_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_repo
 
 	/* stream mode is never drained on a timer: the counters now */
 	if (ci->env->live && ci->env->out == XP_OUT_STREAM)
-		lat_drain(ci);
+		lat_drain(ci, false);
 	if (ci->env->live) {
 		rep.from = o->from_s;
 		rep.to = o->to_s;

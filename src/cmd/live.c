@@ -313,7 +313,7 @@ static int live_report(struct live_run *r, uint64_t interval, bool final)
 	struct xp_cap_report rep = { .ri = &ri, .json = r->o.json, .hist = r->o.hist, .final = final };
 	int err;
 
-	if (!r->o.stream && cap->drain && (err = cap->drain(&r->ci)))
+	if (!r->o.stream && cap->drain && (err = cap->drain(&r->ci, false)))
 		return err;
 	rep.now = xp_now_ns();
 	xp_session_drops_for(&r->sess, ri.drops, interval != 0);
@@ -331,7 +331,7 @@ static int on_tick(void *ctx)
 {
 	struct live_run *r = ctx;
 
-	return r->cap->drain(&r->ci);
+	return r->cap->drain(&r->ci, true);
 }
 
 static int on_interval(void *ctx, uint64_t n)

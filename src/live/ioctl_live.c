@@ -156,10 +156,10 @@ int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
 	return err;
 }
 
-/* The row the kernel adds calls to when its map is full (ioctl.bpf.c). */
+/* The row the kernel adds calls to when its map is full (ioctl.bpf.c), per generation. */
 static int keep_other_row(struct ioctl_bpf *skel)
 {
-	struct xp_ioctl_key k = { .pid = XP_IOCTL_PID_OTHER };
+	struct xp_ioctl_key k = { .pid = XP_IOCTL_PID_OTHER, .gen = skel->bss->drain_gen };
 	struct xp_ioctl_val *v = calloc(1, sizeof(*v));
 	int err = 0;
 
@@ -182,29 +182,58 @@ static int take(int fd, const void *key, void *val)
 	return 0;
 }
 
-int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t)
+/*
+ * Which generations a drain takes: the programs count into skel->bss->drain_gen,
+ * which moves on first. A tick leaves the last generation a second more (a
+ * program preempted in the middle of its update may still write to it); a
+ * report waits a moment instead; once detached, everything is taken.
+ */
+static bool ripe(uint32_t gen, uint32_t cur, enum xp_ioctl_drain how)
+{
+	return how == XP_IOCTL_DRAIN_ALL || cur - gen >= (how == XP_IOCTL_DRAIN_TICK ? 2u : 1u);
+}
+
+int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_ioctl_drain how)
 {
 	struct ioctl_bpf *skel = ks->skel;
 	int sfd = bpf_map__fd(skel->maps.stats), efd = bpf_map__fd(skel->maps.errs);
 	struct xp_ioctl_val *v = malloc(sizeof(*v));
-	struct xp_ioctl_err_key ek;
-	struct xp_ioctl_key k;
+	struct xp_ioctl_err_key ek, enext;
+	struct xp_ioctl_key k, next;
+	uint32_t cur;
 	uint64_t n;
-	int err = 0;
+	int err = 0, more;
 
 	if (!v)
 		return -ENOMEM;
+	cur = ++skel->bss->drain_gen;
+	if ((err = keep_other_row(skel)))
+		goto out;
+	if (how == XP_IOCTL_DRAIN_REPORT)
+		usleep(20000);	/* a program that read the old generation finishes its update */
 	/*
-	 * Take each entry with lookup-and-delete, so a call counted meanwhile
-	 * lands in a fresh entry for the next drain instead of being lost. The
-	 * key is gone afterwards, so iteration restarts from the first key.
+	 * Take each ripe entry with lookup-and-delete; the walk goes on from the
+	 * next key, found before the entry goes (from the first key if that fails).
 	 */
-	while (!err && !bpf_map_get_next_key(sfd, NULL, &k))
-		if (!(err = take(sfd, &k, v)) && v->calls)
+	for (more = !bpf_map_get_next_key(sfd, NULL, &k); more && !err; k = next) {
+		more = !bpf_map_get_next_key(sfd, &k, &next);
+		if (!ripe(k.gen, cur, how))
+			continue;
+		if (!(err = take(sfd, &k, v)) && v->calls) {
+			k.gen = 0;
 			err = xp_ioctl_table_add_val(t, &k, v);
-	while (!err && !bpf_map_get_next_key(efd, NULL, &ek))
-		if (!(err = take(efd, &ek, &n)))
+		}
+	}
+	for (more = !bpf_map_get_next_key(efd, NULL, &ek); more && !err; ek = enext) {
+		more = !bpf_map_get_next_key(efd, &ek, &enext);
+		if (!ripe(ek.k.gen, cur, how))
+			continue;
+		if (!(err = take(efd, &ek, &n))) {
+			ek.k.gen = 0;
 			err = xp_ioctl_table_add_errno(t, &ek.k, ek.err, n);
+		}
+	}
+out:
 	free(v);
-	return err ? err : keep_other_row(skel);
+	return err;
 }

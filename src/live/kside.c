@@ -25,6 +25,7 @@ void xp_kside_detach(struct xp_kside *k)
 {
 	if (!k)
 		return;
+	k->detached = true;
 	for (int i = 0; i < XP_KSIDE_LINKS; i++) {
 		bpf_link__destroy(k->links[i]);
 		k->links[i] = NULL;

@@ -23,6 +23,7 @@ struct xp_kside {
 	void *skel;
 	void (*skel_detach)(void *skel);	/* attached by the skeleton: its detach */
 	void (*skel_destroy)(void *skel);
+	bool detached;			/* no program runs anymore: its maps are final */
 };
 
 /*
@@ -93,8 +94,9 @@ int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
 		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
 		       char *why, size_t whylen);
 struct xp_ioctl_table;
-/* Moves what the kernel aggregated into `t` (each map entry taken atomically). */
-int xp_ioctl_live_drain(struct xp_kside *k, struct xp_ioctl_table *t);
+/* Moves what the kernel aggregated into `t`: at a tick, at a report, or all once detached. */
+enum xp_ioctl_drain { XP_IOCTL_DRAIN_TICK, XP_IOCTL_DRAIN_REPORT, XP_IOCTL_DRAIN_ALL };
+int xp_ioctl_live_drain(struct xp_kside *k, struct xp_ioctl_table *t, enum xp_ioctl_drain how);
 
 /* The sched capability's kernel side (gpu_scheduler events, both generations). */
 int xp_sched_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,

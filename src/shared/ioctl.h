@@ -36,7 +36,12 @@ struct xp_ioctl_key {
 	__u32 pid;
 	__u32 dev;
 	__u32 cmd;
-	__u32 pad;
+	/*
+	 * The drain generation the kernel counted it in (ioctl.bpf.c): user space
+	 * takes an entry out of the map only once no program can still be adding
+	 * to it. 0 in the user-space table.
+	 */
+	__u32 gen;
 };
 
 struct xp_ioctl_val {
