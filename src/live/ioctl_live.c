@@ -57,7 +57,6 @@ static int attach_kprobes(struct xp_kside *k, struct ioctl_bpf *skel, char *why,
 			snprintf(why, whylen, "no kprobe on %s: %s", sys_fn[i], strerror(-err));
 			return err;
 		}
-		/* the return first would see returns of calls it never saw start: harmless */
 		err = xp_kretprobe_attach(skel->progs.ioctl_exit_kp, sys_fn[i], XP_KRETPROBE_MAXACTIVE,
 					  &k->links[2 * i + 1], why, whylen);
 		if (err)

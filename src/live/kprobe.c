@@ -19,6 +19,7 @@
 static char events[MAX_EVENTS][64];
 static int nevents;
 static uint64_t missed_removed;	/* what removed events had missed */
+static int serial;		/* numbers the event names: never reused */
 
 static int write_probe(const char *root, const char *line)
 {
@@ -39,7 +40,7 @@ static int remove_event(const char *root, const char *name)
 {
 	char line[300];
 
-	snprintf(line, sizeof(line), "-:" GROUP "/%s\n", name);
+	snprintf(line, sizeof(line), "-:" GROUP "/%.255s\n", name);
 	return write_probe(root, line);
 }
 
@@ -126,7 +127,7 @@ static int attach(struct bpf_program *prog, const char *func, int maxactive,
 	 * event's number, and ending in the pid that remove_stale reads.
 	 */
 	name = events[nevents];
-	snprintf(name, sizeof(events[0]), "%.36s_%c%d_%d", func, maxactive < 0 ? 'e' : 'r', nevents,
+	snprintf(name, sizeof(events[0]), "%.36s_%c%d_%d", func, maxactive < 0 ? 'e' : 'r', serial++,
 		 (int)getpid());
 	for (char *c = name; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
@@ -194,11 +195,22 @@ void xp_kretprobes_remove(void)
 {
 	char why[128];
 	const char *root = nevents ? xp_tracefs(why, sizeof(why), NULL) : NULL;
+	int kept = 0;
 
 	if (!root)
 		return;
-	missed_removed = xp_kretprobes_missed();
-	for (int i = 0; i < nevents; i++)
-		remove_event(root, events[i]);
-	nevents = 0;
+	/*
+	 * An event still attached (another capability of this process, as in a
+	 * record of several) cannot go yet: it stays listed, for its misses and
+	 * for the next call (at the latest at exit).
+	 */
+	for (int i = 0; i < nevents; i++) {
+		uint64_t missed = missed_of(root, events[i]);
+
+		if (remove_event(root, events[i]) == 0)
+			missed_removed += missed;
+		else if (kept++ != i)
+			memcpy(events[kept - 1], events[i], sizeof(events[0]));
+	}
+	nevents = kept;
 }
