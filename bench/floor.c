@@ -1,7 +1,8 @@
 /*
  * Loads the benchmark's floor (bench/bpf/floor.bpf.c) on one hook, says
  * "Attached", and on SIGINT prints the ioctl entries and returns it counted.
- *   floor tp_btf|kprobe
+ * With "clock", it also reads the clock at each entry and return.
+ *   floor tp_btf|kprobe [clock]
  */
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ int main(int argc, char **argv)
 
 	if (!skel)
 		return 1;
+	skel->rodata->with_clock = argc > 2 && !strcmp(argv[2], "clock");
 	bpf_program__set_autoload(skel->progs.floor_enter_btf, !kp);
 	bpf_program__set_autoload(skel->progs.floor_exit_btf, !kp);
 	bpf_program__set_autoload(skel->progs.floor_enter_kp, kp);

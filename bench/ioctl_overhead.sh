@@ -84,6 +84,7 @@ hooks="tp_btf raw_tp"
 if kill -0 $p 2>/dev/null; then hooks="kprobe $hooks"; kill -INT $p; fi; wait $p 2>/dev/null || true
 for h in $hooks; do
 	[ $h = raw_tp ] || measure floor-$h '^Attached' "$FLOOR" $h
+	[ $h = raw_tp ] || measure clock-$h '^Attached' "$FLOOR" $h clock
 	measure sum-$h '^Tracing' env XPUTRACE_IOCTL_HOOK=$h "$XP" ioctl --device /dev/null
 	measure str-$h '^Tracing' env XPUTRACE_IOCTL_HOOK=$h "$XP" ioctl --device /dev/null --stream
 done
@@ -124,6 +125,7 @@ b=${IO[none]}
 	row "no tracer" none
 	for h in $hooks; do
 		row "count-only floor on $h (bench/bpf/floor.bpf.c)" floor-$h
+		row "the floor reading the clock at entry and return" clock-$h
 		row "xputrace ioctl, summary, $h" sum-$h
 		row "xputrace ioctl --stream, $h" str-$h
 	done
@@ -139,6 +141,15 @@ b=${IO[none]}
 		echo "- $h: summary / floor $(ratio "${IO[sum-$h]:-}" "$b" "${IO[floor-$f]:-}"),"\
 		     "stream / bpftrace printf $(ratio "${IO[str-$h]:-}" "$b" "${IO[bt-str]:-}"),"\
 		     "tax / bpftrace pair's tax $(ratio "${PP[sum-$h]:-}" "${PP[none]}" "${PP[bt-sum]:-}")"
+	done
+	echo
+	echo "The two clock reads a latency needs, against the count-only floor, and summary mode"
+	echo "against the floor that reads the clock:"
+	echo
+	for h in $hooks; do
+		[ $h = raw_tp ] && continue
+		echo "- $h: floor with clock / floor $(ratio "${IO[clock-$h]:-}" "$b" "${IO[floor-$h]:-}"),"\
+		     "summary / floor with clock $(ratio "${IO[sum-$h]:-}" "$b" "${IO[clock-$h]:-}")"
 	done
 	echo
 	echo "Drops in the xputrace summary runs: $drops."

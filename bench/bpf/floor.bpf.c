@@ -2,7 +2,9 @@
 /*
  * The floor for the ioctl benchmark: the same hooks as `xputrace ioctl`, doing
  * nothing but counting ioctl entries and returns. What a tracer on these hooks
- * cannot go below; the summary mode's cost is compared with it.
+ * cannot go below; the summary mode's cost is compared with it. With
+ * with_clock set, each entry and return also reads the clock, as a tracer that
+ * measures latency must: the second baseline.
  */
 #include "bpf/kernel_types.h"
 #include <bpf/bpf_helpers.h>
@@ -10,9 +12,11 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+const volatile __u8 with_clock = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 4);	/* entries, returns, and their clock sums */
 	__type(key, __u32);
 	__type(value, __u64);
 } counts SEC(".maps");
@@ -23,6 +27,12 @@ static __always_inline int bump(__u32 i)
 
 	if (n)
 		(*n)++;
+	if (with_clock) {
+		i += 2;
+		n = bpf_map_lookup_elem(&counts, &i);
+		if (n)
+			*n += bpf_ktime_get_ns();
+	}
 	return 0;
 }
 

@@ -35,6 +35,16 @@ volatile __u32 drain_gen;
 /* Modes, set before load. */
 const volatile __u8 aggregate = 1;	/* 1: count in maps below; 0: one record per call */
 const volatile __u8 have_devs = 0;	/* the "devs" map holds single nodes (--device) */
+const volatile __u32 dev_list[XP_IOCTL_DEV_LIST];	/* or this list, when they fit */
+const volatile __u8 ndev_list = 0;
+/*
+ * bpf_rdonly_cast (Linux 6.2) makes a pointer read by a helper a typed one,
+ * whose fields are then plain loads. Weak, and called only where user space
+ * found it (cast_ok, a load-time constant): on older kernels the verifier
+ * removes the call as dead code.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+const volatile __u8 cast_ok = 0;
 
 /* Majors traced as a whole (drm, accel, nvidia*, kfd): array indexed by major. */
 struct {
@@ -122,8 +132,22 @@ static __always_inline bool dev_traced(__u32 dev)
 
 	if (on && *on)
 		return true;
+	/* a few --device nodes: compares, cheaper than a hash lookup */
+	for (int i = 0; i < XP_IOCTL_DEV_LIST; i++)
+		if (i < ndev_list && dev_list[i] == dev)
+			return true;
 	return have_devs && bpf_map_lookup_elem(&devs, &dev);
 }
+
+/* A traced character device's number, from its inode; 0 if not traced. */
+#define INODE_TRACED(ino, rd)                                                           \
+	({                                                                              \
+		__u32 dev_ = rd(ino, i_rdev);                                           \
+		/* a block device can have the same number as a traced character one */ \
+		dev_ && dev_traced(dev_) && (rd(ino, i_mode) & XP_S_IFMT) == XP_S_IFCHR \
+			? dev_ : 0;                                                     \
+	})
+#define PLAIN_READ(p, field) ((p)->field)
 
 /*
  * The traced character device behind fd, or 0. The device number is tested
@@ -136,7 +160,6 @@ static __always_inline __u32 fd_to_traced_chrdev(int fd, bool btf)
 	struct file **fds;
 	struct file *f = NULL;
 	struct inode *ino;
-	__u32 dev;
 
 	if (btf)
 		fdt = bpf_get_current_task_btf()->files->fdt;
@@ -145,17 +168,18 @@ static __always_inline __u32 fd_to_traced_chrdev(int fd, bool btf)
 	if (!fdt || fd < 0 || (unsigned int)fd >= XP_READ(btf, fdt, max_fds))
 		return 0;
 	fds = XP_READ(btf, fdt, fd);
+	/* an array indexed by a variable: no typed load reaches it */
 	bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]);
 	if (!f)
 		return 0;
+	if (btf && cast_ok) {
+		/* typed: the rest are plain (fault-safe) loads, not helper calls */
+		f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+		ino = f->f_inode;
+		return ino ? INODE_TRACED(ino, PLAIN_READ) : 0;
+	}
 	ino = BPF_CORE_READ(f, f_inode);
-	if (!ino)
-		return 0;
-	dev = BPF_CORE_READ(ino, i_rdev);
-	if (!dev || !dev_traced(dev))
-		return 0;
-	/* a block device can have the same number as a traced character one */
-	return (BPF_CORE_READ(ino, i_mode) & XP_S_IFMT) == XP_S_IFCHR ? dev : 0;
+	return ino ? INODE_TRACED(ino, BPF_CORE_READ) : 0;
 }
 
 static __always_inline int on_enter(struct pt_regs *regs, long id, int mode)

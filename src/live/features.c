@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "live/features.h"
@@ -86,4 +87,18 @@ void xp_probe_attach_types(struct xp_feature out[XP_AT_MAX])
 {
 	for (int i = 0; i < XP_AT_MAX; i++)
 		probe_one((enum xp_attach)i, &out[i]);
+}
+
+bool xp_kernel_has_kfunc(const char *name)
+{
+	static struct btf *vmlinux;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		vmlinux = btf__load_vmlinux_btf();
+		if (libbpf_get_error(vmlinux))
+			vmlinux = NULL;
+	}
+	return vmlinux && btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
 }

@@ -23,4 +23,7 @@ struct xp_feature {
 
 void xp_probe_attach_types(struct xp_feature out[XP_AT_MAX]);
 
+/* Whether the running kernel's BTF has the kfunc NAME (looked up once per name). */
+bool xp_kernel_has_kfunc(const char *name);
+
 #endif

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "core/ioctl_stats.h"
+#include "live/features.h"
 #include "live/kprobe.h"
 #include "live/kside.h"
 #include "ioctl.skel.h"
@@ -22,7 +23,7 @@ static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
 		if (m < 4096 && bpf_map_update_elem(bpf_map__fd(skel->maps.majors), &m, &on, BPF_ANY))
 			return -errno;
 	}
-	for (int i = 0; i < d->nextra; i++)
+	for (int i = 0; d->nextra > XP_IOCTL_DEV_LIST && i < d->nextra; i++)
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.devs), &d->extra[i], &on, BPF_ANY))
 			return -errno;
 	return 0;
@@ -87,7 +88,14 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 	bpf_map__set_autocreate(skel->maps.inflight, h == HOOK_RAW_TP);
 	XP_APPLY_FILTERS(skel, f);
 	skel->rodata->aggregate = aggregate;
-	skel->rodata->have_devs = d->nextra > 0;
+	if (d->nextra <= XP_IOCTL_DEV_LIST) {
+		for (int i = 0; i < d->nextra; i++)
+			skel->rodata->dev_list[i] = d->extra[i];
+		skel->rodata->ndev_list = d->nextra;
+	} else {
+		skel->rodata->have_devs = 1;
+	}
+	skel->rodata->cast_ok = h != HOOK_RAW_TP && xp_kernel_has_kfunc("bpf_rdonly_cast");
 	why[0] = 0;
 	err = xp_live_share_maps(share, skel->maps.events, skel->maps.drops, why, whylen);
 	if (!err && (err = ioctl_bpf__load(skel)))

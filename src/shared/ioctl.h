@@ -12,6 +12,9 @@
 #define XP_KDEV_MAJOR(d) ((__u32)(d) >> XP_KDEV_MINORBITS)
 #define XP_KDEV_MINOR(d) ((__u32)(d) & ((1u << XP_KDEV_MINORBITS) - 1))
 
+/* --device nodes the kernel side compares one by one; more go to a hash map */
+#define XP_IOCTL_DEV_LIST 8
+
 /* Values of the "majors" map: a whole major is traced. Key: major number. */
 /* Values of the "devs" map: one device node is traced. Key: kernel dev_t. */
 #define XP_DEV_TRACED 1

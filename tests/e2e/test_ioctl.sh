@@ -72,6 +72,17 @@ else
 	fail "ioctl raw_tp fallback: $(head -c 200 "$WORK/rawtp.out")"
 fi
 
+# up to 8 --device nodes are compared in the program, more go to a hash map:
+# both count the same
+others=$(find /dev -maxdepth 1 -type c ! -name null 2>/dev/null | sort | head -8)
+if [ "$(echo "$others" | grep -c .)" -lt 8 ]; then
+	skip "ioctl with 9 --device nodes: fewer than 8 other character devices in /dev"
+elif run_case manydev 2 --json $(printf -- '--device %s ' $others); then
+	check manydev "ioctl with 9 --device nodes (past the in-program list) counts exactly" 2
+else
+	fail "ioctl with 9 --device nodes: tracer exited with $?"
+fi
+
 # the hook is chosen by trying: kprobes first, where the kernel has them
 if [ -e /sys/bus/event_source/devices/kprobe ]; then
 	if XPUTRACE_IOCTL_HOOK=kprobe run_case kprobe 2 --json && grep -q '"hook":"kprobe"' "$WORK/kprobe.out"; then
