@@ -7,27 +7,15 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-one_line() { # name want-status want-text args...
-	local name=$1 want=$2 text=$3
-	shift 3
-	"$XP" "$@" > "$WORK/o.out" 2> "$WORK/o.err"
-	local rc=$? lines
-	lines=$(wc -l < "$WORK/o.err")
-	if [ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -q -- "$text" "$WORK/o.err"; then
-		pass "sched $name"
-	else
-		fail "sched $name: exit $rc, stderr: $(head -c 400 "$WORK/o.err")"
-	fi
-}
 if [ ! -x "$XP" ]; then
 	skip "sched: $XP is not built"
 	exit 0
 fi
-one_line "rejects an unknown flag" 2 "unknown option" sched --bogus
-one_line "rejects a bad duration" 2 "duration" sched -d 0
-one_line "rejects a bad pid" 2 "pid" sched -p x
-one_line "rejects a long comm" 2 "longer than" sched --comm 0123456789abcdefg
-one_line "rejects a bad --max-jobs" 2 "max-jobs" sched --max-jobs 3
+one_line "sched rejects an unknown flag" 2 "unknown option" sched --bogus
+one_line "sched rejects a bad duration" 2 "duration" sched -d 0
+one_line "sched rejects a bad pid" 2 "pid" sched -p x
+one_line "sched rejects a long comm" 2 "longer than" sched --comm 0123456789abcdefg
+one_line "sched rejects a bad --max-jobs" 2 "max-jobs" sched --max-jobs 3
 "$XP" sched --help > "$WORK/h.out" 2>&1 && grep -q -- "--ring" "$WORK/h.out" \
 	&& pass "sched --help" || fail "sched --help: $(head -c 200 "$WORK/h.out")"
 
@@ -41,5 +29,5 @@ tfs=/sys/kernel/tracing
 if ls $tfs/events/gpu_scheduler >/dev/null 2>&1; then
 	skip "sched without gpu_scheduler events: this kernel has them (the lab tests them)"
 else
-	one_line "without gpu_scheduler events" 1 "this kernel has no gpu_scheduler events" sched -d 1
+	one_line "sched without gpu_scheduler events" 1 "this kernel has no gpu_scheduler events" sched -d 1
 fi
