@@ -166,6 +166,33 @@ expect_eq "export exit status" 0 $?
 expect_eq "the Xid fired in the ioctl: an instant" 1 "$(grep -o '"name":"Xid 13"' $S/nv.trace.json | wc -l)"
 expect_eq "NV_ESC_RM_CONTROL slices, as report counted" "$(jget $S/rep.json ioctls[name=NV_ESC_RM_CONTROL].calls)" "$(grep -o '"name":"NV_ESC_RM_CONTROL"' $S/nv.trace.json | wc -l)"
 expect_eq "bottom halves, as report counted" "$(jget $S/rep.json irqs[irq=42].bottom_half.count)" "$(grep -o '"name":"nvidia_isr_kthread_bh"' $S/nv.trace.json | wc -l)"
+group sample
+# --sample 10 beside --sample 1, on one client's known calls: every call timed by the one; the
+# first and every 10th of each escape timed by the other, and every call counted in the kernel
+start_xp $S/s1.json nvidia --json --no-hist --sample 1 || finish
+S1=$XPID
+start_xp $S/s10.json nvidia --json --no-hist --sample 10 || finish
+S10=$XPID
+start_xp $S/s10.txt nvidia --no-hist --sample 10 || finish
+S10T=$XPID
+nvclient alloc=25 control=0 pages=0 >/dev/null & Q=$!; wait $Q
+sleep 0.3
+kill -INT $S1 $S10 $S10T; wait $S1; r1=$?; wait $S10; r10=$?; wait $S10T
+cat $S/s10.txt
+expect_eq "exit status" "0 0" "$r1 $r10"
+for e in "NV_ESC_RM_ALLOC 25" "NV_ESC_RM_FREE 25" "NV_ESC_CARD_INFO 1"; do
+	set -- $e
+	expect_eq "--sample 1: $1 timed, every call" $2 "$(jget $S/s1.json "ioctls[name=$1].calls")"
+	expect_eq "--sample 10: $1 timed (the 1st, 11th, 21st), seen" "$((($2 + 9) / 10)) $2" \
+		"$(jget $S/s10.json "ioctls[name=$1].calls") $(jget $S/s10.json "ioctls[name=$1].seen")"
+done
+expect_eq "--sample 1: no rate, no seen count" "" "$(jget $S/s1.json ioctl_sample 2>/dev/null)"
+expect_eq "--sample 10: the rate and all seen" "10 51" "$(jget $S/s10.json ioctl_sample) $(jget $S/s10.json ioctl_seen)"
+expect_eq "--sample 10: client $Q's ioctls are the timed ones" 7 "$(jget $S/s10.json "processes[pid=$Q].ioctls")"
+expect_eq "--sample 10: the text says the rate and what was seen" 1 \
+	"$(grep -c '^note: --sample 10: 1 in 10 ioctls of each escape timed .*51 ioctls seen' $S/s10.txt)"
+expect_eq "--sample 10: text: NV_ESC_RM_ALLOC seen 25, timed 3" 1 "$(grep -c '^NV_ESC_RM_ALLOC *25 *3 ' $S/s10.txt)"
+
 group xid_only
 # without kprobes (forced here) only the Xid tracepoint: holders read from /proc at the Xid
 nvclient alloc=0 control=0 pages=0 hold=60 >/dev/null & Y=$!

@@ -139,10 +139,44 @@ int BPF_KPROBE(nv_close, struct inode *inode, struct file *file)
 		     0, (__u64)file);
 }
 
+/* --sample N: 1 in N ioctls of each escape is timed; every one is counted in nv_ioctl_seen */
+const volatile __u32 sample_n = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);	/* the ioctl's cmd */
+	__type(value, __u64);	/* calls seen (filters applied) */
+} nv_ioctl_seen SEC(".maps");
+
+static __always_inline int ioctl_enter(struct file *file, __u32 cmd)
+{
+	__u64 *seen, n, zero = 0;
+
+	if (sample_n > 1) {
+		if (skip(XP_NV_IOCTL, bpf_get_current_pid_tgid()))
+			return 0;
+		seen = bpf_map_lookup_elem(&nv_ioctl_seen, &cmd);
+		if (!seen) {
+			bpf_map_update_elem(&nv_ioctl_seen, &cmd, &zero, BPF_NOEXIST);
+			seen = bpf_map_lookup_elem(&nv_ioctl_seen, &cmd);
+		}
+		if (!seen) {
+			xp_drop(XP_DROP_MAP_FULL);
+			return 0;
+		}
+		/* the first call of an escape is timed, then every Nth after it */
+		n = __sync_fetch_and_add(seen, 1);
+		if (n % sample_n)
+			return 0;
+	}
+	return enter(XP_NV_IOCTL, file_minor(file), cmd, 0);
+}
+
 SEC("kprobe")
 int BPF_KPROBE(nv_ioctl, struct file *file, unsigned int cmd)
 {
-	return enter(XP_NV_IOCTL, file_minor(file), cmd, 0);
+	return ioctl_enter(file, cmd);
 }
 
 SEC("kprobe")

@@ -30,6 +30,7 @@
 struct nv_opts {
 	const char *on_xid;	/* --on-xid FILE */
 	double keep_s;		/* --keep SECONDS */
+	uint64_t sample;	/* --sample N: 1 in N ioctls per escape timed */
 	/* set by the open, not by the user: what it found, for the summary */
 	bool found_known;
 	bool found[XP_NV_NFN];
@@ -43,12 +44,16 @@ static const struct xp_cap_opt opts[] = {
 			       "memory; when an Xid comes, write them (and the next second's)\n"
 			       "to FILE as a trace file for 'report' and 'export'", false },
 	{ "keep", 0, "SECONDS", "what --on-xid keeps (default 10)", false },
+	{ "sample", 0, "N", "time 1 in N ioctls of each escape (default 1: every call);\n"
+			    "every call is still counted, in the kernel, and shown beside\n"
+			    "the sampled ones", false },
 	{ NULL },
 };
 
 static void nv_opts_init(void *p)
 {
 	((struct nv_opts *)p)->keep_s = 10;
+	((struct nv_opts *)p)->sample = 1;
 }
 
 static int nv_opt(void *p, int i, const char *arg)
@@ -61,8 +66,23 @@ static int nv_opt(void *p, int i, const char *arg)
 		o->on_xid = arg;
 		return 0;
 	}
+	if (i == 2) {
+		if (xp_parse_u64(arg, 1, 1000000, &o->sample))
+			return xp_fail(2, "nvidia: --sample wants a whole number from 1 to 1000000, not '%s'", arg);
+		return 0;
+	}
 	if (xp_parse_seconds(arg, &o->keep_s) || o->keep_s < 0.1 || o->keep_s > 3600)
 		return xp_fail(2, "nvidia: --keep wants seconds from 0.1 to 3600, not '%s'", arg);
+	return 0;
+}
+
+static int nv_opts_check(void *p)
+{
+	const struct nv_opts *o = p;
+
+	if (o->on_xid && o->sample > 1)
+		return xp_fail(2, "nvidia: --on-xid keeps every call: it does not go with --sample %" PRIu64,
+			       o->sample);
 	return 0;
 }
 
@@ -74,6 +94,9 @@ struct nv_st {
 	uint64_t pending;	/* an Xid's time: write once a second of later events is kept */
 	bool written;
 	uint64_t xids_after;	/* Xids after the file was written */
+	/* --sample: the kernel's count per escape at the start of the interval */
+	struct nv_seen { uint32_t cmd; uint64_t n; } seen_base[XP_NV_MAX_ESC], seen_next[XP_NV_MAX_ESC];
+	int nseen_base, nseen_next;
 };
 
 static bool nv_available(const struct xp_doctor_env *d, char *why, size_t len)
@@ -92,7 +115,7 @@ static bool nv_available(const struct xp_doctor_env *d, char *why, size_t len)
 static int nv_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
 {
 	struct nv_opts *o = ci->opts;
-	int err = xp_nv_live_open(&ci->k, a->f, a->share, o->found, &o->xid, o->xid_why,
+	int err = xp_nv_live_open(&ci->k, a->f, a->share, (unsigned int)o->sample, o->found, &o->xid, o->xid_why,
 				  sizeof(o->xid_why), why, len);
 
 	o->found_known = !err;
@@ -213,6 +236,7 @@ static int nv_init(struct xp_cap_inst *ci)
 	s->no_kprobes = o->found_known && o->no_kprobes;
 	snprintf(s->xid_why, sizeof(s->xid_why), "%s", o->xid_why);
 	s->t0 = ci->env->t0;
+	s->sample = ci->env->live && o->sample > 1 ? (uint32_t)o->sample : 0;
 	if (ci->env->live && ci->env->out != XP_OUT_PERFETTO) {
 		scan_holders(s, &ci->env->filt);
 		scan_gpus(s);
@@ -348,10 +372,39 @@ static int nv_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return 0;
 }
 
+/*
+ * --sample: the calls per escape the kernel counted since the last report;
+ * what it read becomes the next interval's base at the reset.
+ */
+static void read_seen(struct xp_cap_inst *ci)
+{
+	struct nv_st *st = ci->st;
+	struct bpf_map *m = ci->k ? bpf_object__find_map_by_name(ci->k->obj, XP_NV_SEEN_MAP) : NULL;
+	uint32_t key, next, *prev = NULL;
+	uint64_t n;
+
+	if (!m || !st->s->sample)
+		return;
+	st->nseen_next = 0;
+	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(m, &key, sizeof(key), &n, sizeof(n), 0))
+			continue;
+		if (st->nseen_next < XP_NV_MAX_ESC)
+			st->seen_next[st->nseen_next++] = (struct nv_seen){ key, n };
+		for (int i = 0; i < st->nseen_base; i++)
+			if (st->seen_base[i].cmd == key)
+				n -= st->seen_base[i].n;
+		xp_nv_set_seen(st->s, key, n);
+	}
+}
+
 static void nv_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	struct nv_st *st = ci->st;
 
+	read_seen(ci);
 	if (st->pending)
 		flight_write(ci, st);
 	if (r->final && st->xids_after)
@@ -365,8 +418,12 @@ static void nv_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_repor
 
 static void nv_reset(struct xp_cap_inst *ci, uint64_t now)
 {
+	struct nv_st *st = ci->st;
+
 	(void)now;
-	xp_nv_reset(((struct nv_st *)ci->st)->s);
+	xp_nv_reset(st->s);
+	memcpy(st->seen_base, st->seen_next, sizeof(st->seen_base));
+	st->nseen_base = st->nseen_next;
 }
 
 const struct xp_cap xp_cap_nvidia = {
@@ -391,9 +448,11 @@ const struct xp_cap xp_cap_nvidia = {
 "  xputrace nvidia -d 10               calls into nvidia.ko for 10 s\n"
 "  xputrace nvidia --stream -p 1234    one process's calls as they happen\n"
 "  xputrace nvidia -j --no-hist        a JSON summary\n"
+"  xputrace nvidia --sample 100        time 1 in 100 ioctls per escape, count all\n"
 "  xputrace nvidia --on-xid xid.xpt    keep 10 s of events; write them when an Xid comes\n",
 	.rectype = XP_REC_NVIDIA,
 	.opts = opts, .opts_size = sizeof(struct nv_opts), .opts_init = nv_opts_init, .opt = nv_opt,
+	.opts_check = nv_opts_check,
 	.available = nv_available, .open = nv_open_k, .describe = nv_describe,
 	.init = nv_init, .free = nv_free_st, .feed = nv_feed, .stream_header = xp_nv_stream_header,
 	.report = nv_report, .reset = nv_reset,

@@ -29,6 +29,7 @@ void xp_nv_reset(struct xp_nv_state *s)
 	s->xid_known = keep->xid_known;
 	s->no_kprobes = keep->no_kprobes;
 	s->xid_probed = keep->xid_probed;
+	s->sample = keep->sample;
 	memcpy(s->xid_why, keep->xid_why, sizeof(s->xid_why));
 	free(keep);
 }
@@ -191,6 +192,16 @@ static void unhold(struct xp_nv_state *s, uint64_t file, uint32_t pid, uint32_t 
 		return;
 	}
 	s->holds[i] = s->holds[--s->nholds];
+}
+
+void xp_nv_set_seen(struct xp_nv_state *s, uint32_t cmd, uint64_t seen)
+{
+	struct xp_nv_esc *e = esc_of(s, cmd);
+
+	if (e) {
+		s->ioctl_seen += seen - e->seen;
+		e->seen = seen;
+	}
 }
 
 void xp_nv_add_holder(struct xp_nv_state *s, uint32_t pid, const char *comm, uint32_t minor)

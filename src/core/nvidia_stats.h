@@ -22,6 +22,7 @@ struct xp_nv_proc {
 struct xp_nv_esc {
 	uint32_t cmd;
 	uint64_t errors;
+	uint64_t seen;		/* sampling: every call, counted in the kernel */
 	struct xp_hist lat;
 };
 
@@ -91,6 +92,8 @@ struct xp_nv_state {
 	bool xid_probed;
 	char xid_why[160];
 	bool probed[XP_NV_NFN];
+	uint32_t sample;	/* live --sample N: 1 in N ioctls per escape timed; 0, 1: all */
+	uint64_t ioctl_seen;	/* sampling: every ioctl call, counted in the kernel */
 };
 
 void xp_nv_init(struct xp_nv_state *s);
@@ -100,6 +103,8 @@ void xp_nv_add(struct xp_nv_state *s, const struct xp_nv_rec *r);
 void xp_nv_add_holder(struct xp_nv_state *s, uint32_t pid, const char *comm, uint32_t minor);
 /* A GPU's PCI name and device minor (the driver's /proc/driver/nvidia/gpus/NAME/information). */
 void xp_nv_add_gpu(struct xp_nv_state *s, const char *pci, uint32_t minor);
+/* Sampling: the calls of escape `cmd` the kernel counted this interval. */
+void xp_nv_set_seen(struct xp_nv_state *s, uint32_t cmd, uint64_t seen);
 /* A new interval: counts and Xids to zero; the holders and GPUs kept. */
 void xp_nv_reset(struct xp_nv_state *s);
 /* The device node of a minor: "/dev/nvidia0", "/dev/nvidiactl". */

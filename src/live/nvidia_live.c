@@ -82,7 +82,7 @@ static void progs_of(struct nvidia_bpf *s, struct progs p[XP_NV_NFN])
 #define NV_MAXACTIVE 1024
 
 int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
-		    const struct xp_live_share *share, bool found[XP_NV_NFN], bool *xid,
+		    const struct xp_live_share *share, unsigned int sample, bool found[XP_NV_NFN], bool *xid,
 		    char *xid_why, size_t xid_whylen, char *why, size_t whylen)
 {
 	struct xp_tp_format *fmt = NULL;
@@ -137,6 +137,7 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 	k->drops = skel->maps.drops;
 	k->hook = kp ? "kprobe" : "tracepoint";
 	XP_APPLY_FILTERS(skel, f);
+	skel->rodata->sample_n = sample > 1 ? sample : 1;
 	progs_of(skel, p);
 	/* the Xid tracepoint: its fields found by name in its format file */
 	*xid = false;

@@ -18,8 +18,14 @@
  * module loaded (or none of the functions in it); else `why` says what failed.
  */
 int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
-		    const struct xp_live_share *share, bool found[XP_NV_NFN], bool *xid,
+		    const struct xp_live_share *share, unsigned int sample, bool found[XP_NV_NFN], bool *xid,
 		    char *xid_why, size_t xid_whylen, char *why, size_t whylen);
+
+/*
+ * `sample` > 1: 1 in `sample` ioctls of each escape is timed; the kernel
+ * counts every call per escape in the map XP_NV_SEEN_MAP (cmd -> calls).
+ */
+#define XP_NV_SEEN_MAP "nv_ioctl_seen"
 
 /* The module's text symbols among the probed functions, from a kallsyms file. */
 int xp_nv_module_funcs(const char *kallsyms, const char *module, bool found[XP_NV_NFN]);

@@ -50,6 +50,11 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 				fprintf(f, " %s", xp_nv_funcs[i].name);
 		fprintf(f, "\n");
 	}
+	if (s->sample > 1)
+		fprintf(f, "note: --sample %u: 1 in %u ioctls of each escape timed (the first, then every "
+			   "%uth): %" PRIu64 " ioctls seen (counted in the kernel); the ioctl CALLS, TIMED, "
+			   "IOCTLS and ERRORS below count the timed ones, unscaled\n",
+			s->sample, s->sample, s->sample, s->ioctl_seen);
 	if (s->overflow)
 		fprintf(f, "note: %" PRIu64 " calls past the tracked processes/escapes/interrupts\n", s->overflow);
 
@@ -58,7 +63,10 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		if (s->calls[i] || (s->probed_known && s->probed[i])) {
 			if (!head++)
 				fprintf(f, "\n%-28s %8s\n", "FUNCTION", "CALLS");
-			fprintf(f, "%-28s %8" PRIu64 "\n", xp_nv_funcs[i].name, s->calls[i]);
+			fprintf(f, "%-28s %8" PRIu64, xp_nv_funcs[i].name, s->calls[i]);
+			if (i == XP_NV_IOCTL && s->sample > 1)
+				fprintf(f, "  (1 in %u of %" PRIu64 " seen)", s->sample, s->ioctl_seen);
+			fprintf(f, "\n");
 		}
 
 	if (s->nprocs) {
@@ -85,14 +93,20 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 			s->closes_unknown);
 
 	if (s->nescs) {
-		fprintf(f, "\n%-26s %8s %10s %10s %10s %10s %6s\n", "ESCAPE", "CALLS", "AVG", "P50", "P99",
-			"MAX", "ERRORS");
+		fprintf(f, "\n%-26s ", "ESCAPE");
+		if (s->sample > 1)
+			fprintf(f, "%10s %8s", "SEEN", "TIMED");
+		else
+			fprintf(f, "%8s", "CALLS");
+		fprintf(f, " %10s %10s %10s %10s %6s\n", "AVG", "P50", "P99", "MAX", "ERRORS");
 		for (int i = 0; i < s->nescs; i++) {
 			const struct xp_nv_esc *e = &s->escs[i];
 			char a[16], b[16], c[16], d[16];
 
-			fprintf(f, "%-26.26s %8" PRIu64 " %10s %10s %10s %10s %6" PRIu64 "\n",
-				esc_name(e->cmd, name, sizeof(name)), e->lat.count,
+			fprintf(f, "%-26.26s ", esc_name(e->cmd, name, sizeof(name)));
+			if (s->sample > 1)
+				fprintf(f, "%10" PRIu64 " ", e->seen);
+			fprintf(f, "%8" PRIu64 " %10s %10s %10s %10s %6" PRIu64 "\n", e->lat.count,
 				xp_fmt_ns(e->lat.count ? e->lat.sum / e->lat.count : 0, a, sizeof(a)),
 				xp_fmt_ns(xp_hist_percentile(&e->lat, 50), b, sizeof(b)),
 				xp_fmt_ns(xp_hist_percentile(&e->lat, 99), c, sizeof(c)),
@@ -172,6 +186,11 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 	xp_json_ku64(&j, "overflow", s->overflow);
 	if (s->probed_known)
 		xp_json_kbool(&j, "kprobes", !s->no_kprobes);
+	if (s->sample > 1) {
+		/* "calls" of ioctls are the timed ones; "seen" every call, counted in the kernel */
+		xp_json_ku64(&j, "ioctl_sample", s->sample);
+		xp_json_ku64(&j, "ioctl_seen", s->ioctl_seen);
+	}
 	xp_json_key(&j, "functions");
 	xp_json_begin_arr(&j);
 	for (int i = 0; i < XP_NV_NFN; i++) {
@@ -180,6 +199,8 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		if (s->probed_known)
 			xp_json_kbool(&j, "probed", s->probed[i]);
 		xp_json_ku64(&j, "calls", s->calls[i]);
+		if (i == XP_NV_IOCTL && s->sample > 1)
+			xp_json_ku64(&j, "seen", s->ioctl_seen);
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);
@@ -222,6 +243,8 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		xp_json_kstr(&j, "name", esc_name(s->escs[i].cmd, name, sizeof(name)));
 		xp_json_ku64(&j, "cmd", s->escs[i].cmd);
 		xp_json_ku64(&j, "calls", s->escs[i].lat.count);
+		if (s->sample > 1)
+			xp_json_ku64(&j, "seen", s->escs[i].seen);
 		xp_json_ku64(&j, "errors", s->escs[i].errors);
 		xp_json_khist(&j, "latency_ns", &s->escs[i].lat);
 		xp_json_end_obj(&j);

@@ -246,6 +246,49 @@ static void test_report(void)
 	free(s);
 }
 
+/* --sample: the kernel's counts beside the timed calls, said in the report, nothing scaled. */
+static void test_sample(void)
+{
+	struct xp_nv_state *s = malloc(sizeof(*s));
+	struct xp_run_info ri = { .command = "nvidia", .source = "live", .mode = "summary" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	xp_nv_init(s);
+	s->sample = 10;
+	for (int i = 0; i < 3; i++)
+		add(s, rec(XP_NV_IOCTL, 100, "cuda", 255, RM_CONTROL, 0, 1000, 0));
+	xp_nv_set_seen(s, RM_CONTROL, 25);
+	xp_nv_set_seen(s, RM_FREE, 4);	/* seen; its one timed call not read yet */
+	xp_nv_set_seen(s, RM_CONTROL, 26);	/* a later read replaces, not adds */
+	CHECK_U64(s->ioctl_seen, 30);
+	CHECK_U64(s->nescs, 2);
+	CHECK_U64(s->escs[0].seen, 26);
+	CHECK_U64(s->escs[0].lat.count, 3);
+	CHECK_U64(s->escs[1].lat.count, 0);
+	f = open_memstream(&buf, &len);
+	xp_nv_report_json(f, s, &ri);
+	fclose(f);
+	CHECK(strstr(buf, "\"ioctl_sample\":10,\"ioctl_seen\":30,") != NULL);
+	CHECK(strstr(buf, "{\"name\":\"nvidia_unlocked_ioctl\",\"calls\":3,\"seen\":30}") != NULL);
+	CHECK(strstr(buf, "\"name\":\"NV_ESC_RM_CONTROL\",\"cmd\":3223340586,\"calls\":3,\"seen\":26,") != NULL);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	xp_nv_report_text(f, s, &ri, false);
+	fclose(f);
+	CHECK(strstr(buf, "note: --sample 10: 1 in 10 ioctls of each escape timed") != NULL);
+	CHECK(strstr(buf, "30 ioctls seen") != NULL);
+	CHECK(strstr(buf, "nvidia_unlocked_ioctl               3  (1 in 10 of 30 seen)") != NULL);
+	CHECK(strstr(buf, "SEEN    TIMED") != NULL);
+	free(buf);
+	xp_nv_reset(s);
+	CHECK_U64(s->sample, 10);	/* the rate outlives an interval, the counts do not */
+	CHECK_U64(s->ioctl_seen, 0);
+	free(s);
+}
+
 static struct xp_nv_xid_rec xid(uint64_t ts, const char *dev, uint32_t code, const char *msg)
 {
 	struct xp_nv_xid_rec x;
@@ -387,5 +430,6 @@ int main(void)
 	RUN(test_double_matches);
 	RUN(test_stats);
 	RUN(test_report);
+	RUN(test_sample);
 	UNIT_EXIT();
 }
