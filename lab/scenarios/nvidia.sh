@@ -143,6 +143,12 @@ for k in functions[name=nvidia_open].calls functions[name=nvidia_unlocked_ioctl]
 	xids[code=13].msg xids[code=13].in_flight[0].pid; do
 	expect_eq "report = live: $k" "$(l "$k")" "$(jget $S/rep.json "$k")"
 done
+# the files open before recording began are in the file: the holders and the Xid joins read back
+expect_eq "report: holders, as live" "$(jget -n $J holders)" "$(jget -n $S/rep.json holders)"
+expect_eq "report: holder $A opened before recording began" "true $A" \
+	"$(jget $S/rep.json "holders[pid=$A].before_start") $(jget $S/rep.json "holders[pid=$A].pid")"
+expect_eq "report: Xid 79 on /dev/nvidia0, its holders $A and $H, as live" "/dev/nvidia0 2 $A $H" \
+	"$(jget $S/rep.json xids[code=79].device) $(jget -n $S/rep.json xids[code=79].holders) $(jget $S/rep.json "xids[code=79].holders[pid=$A].pid") $(jget $S/rep.json "xids[code=79].holders[pid=$H].pid")"
 
 group flight_recorder
 # --on-xid kept the last 0.5 s before the first Xid and the second after it
@@ -156,6 +162,11 @@ expect_eq "the ioctl in flight at Xid 13" "$X NV_ESC_RM_CONTROL" "$(jget $F xids
 expect_eq "client $X's calls after the Xids, in it" "2 2" "$(jget $F "processes[pid=$X].opens") $(jget $F "processes[pid=$X].ioctls")"
 expect_eq "client $B's calls, over a second before: let go" "" "$(jget $F "processes[pid=$B].pid" 2>/dev/null)"
 expect_eq "the suspend just before the Xids: let go" 0 "$(jget $F functions[name=nvidia_suspend].calls)"
+# what was held when its first record was written: $A (before tracing) and $H (opened while traced, before the window)
+expect_eq "the files held at its start: $A's and $H's, as of before it" "true true" \
+	"$(jget $F "holders[pid=$A].before_start") $(jget $F "holders[pid=$H].before_start")"
+expect_eq "Xid 79 on /dev/nvidia0: its holders $A and $H, as live" "/dev/nvidia0 2 $A $H" \
+	"$(jget $F xids[code=79].device) $(jget -n $F xids[code=79].holders) $(jget $F "xids[code=79].holders[pid=$A].pid") $(jget $F "xids[code=79].holders[pid=$H].pid")"
 xputrace export --perfetto /tmp/fr.xpt -o $S/fr.trace.json
 expect_eq "export of the flight file: exit status and the Xid instants" "0 2" "$? $(grep -o '"name":"Xid [0-9]*"' $S/fr.trace.json | wc -l)"
 
@@ -165,6 +176,7 @@ expect_eq "export exit status" 0 $?
 # the JSON writer puts no spaces between tokens
 expect_eq "the Xid fired in the ioctl: an instant" 1 "$(grep -o '"name":"Xid 13"' $S/nv.trace.json | wc -l)"
 expect_eq "NV_ESC_RM_CONTROL slices, as report counted" "$(jget $S/rep.json ioctls[name=NV_ESC_RM_CONTROL].calls)" "$(grep -o '"name":"NV_ESC_RM_CONTROL"' $S/nv.trace.json | wc -l)"
+expect_eq "the files held before recording began: an instant each" 2 "$(grep -o '"name":"holds /dev/nvidia[a-z0-9]* (opened before the trace)"' $S/nv.trace.json | wc -l)"
 expect_eq "bottom halves, as report counted" "$(jget $S/rep.json irqs[irq=42].bottom_half.count)" "$(grep -o '"name":"nvidia_isr_kthread_bh"' $S/nv.trace.json | wc -l)"
 group sample
 # --sample 10 beside --sample 1, on one client's known calls: every call timed by the one; the

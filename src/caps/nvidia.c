@@ -156,17 +156,19 @@ static bool comm_of(unsigned long pid, char *comm, size_t len)
 	return ok;
 }
 
-/* The device files open before tracing began: every process's fds on major 195. */
-static void scan_holders(struct xp_nv_state *s, const struct xp_filters *filt)
+/* The device files open now: every process's fds on major 195, handed to `add`. */
+static int scan_holders(const struct xp_filters *filt,
+			int (*add)(void *ctx, uint32_t pid, const char *comm, uint32_t minor), void *ctx)
 {
 	DIR *proc = opendir("/proc"), *fds;
 	struct dirent *e, *fe;
 	char path[300], comm[32];
 	struct stat st;
+	int err = 0;
 
 	if (!proc)
-		return;
-	while ((e = readdir(proc))) {
+		return 0;
+	while (!err && (e = readdir(proc))) {
 		char *end;
 		unsigned long pid = strtoul(e->d_name, &end, 10);
 
@@ -179,29 +181,31 @@ static void scan_holders(struct xp_nv_state *s, const struct xp_filters *filt)
 		snprintf(path, sizeof(path), "/proc/%lu/fd", pid);
 		if (!(fds = opendir(path)))
 			continue;
-		while ((fe = readdir(fds))) {
+		while (!err && (fe = readdir(fds))) {
 			if (fe->d_name[0] == '.')
 				continue;
 			snprintf(path, sizeof(path), "/proc/%lu/fd/%s", pid, fe->d_name);
 			if (!stat(path, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == NV_MAJOR)
-				xp_nv_add_holder(s, (uint32_t)pid, comm, minor(st.st_rdev));
+				err = add(ctx, (uint32_t)pid, comm, minor(st.st_rdev));
 		}
 		closedir(fds);
 	}
 	closedir(proc);
+	return err;
 }
 
 /* The GPUs' PCI names and device minors, from the driver's procfs files. */
-static void scan_gpus(struct xp_nv_state *s)
+static int scan_gpus(int (*add)(void *ctx, const char *pci, uint32_t minor), void *ctx)
 {
 	DIR *d = opendir("/proc/driver/nvidia/gpus");
 	struct dirent *e;
 	char path[400], line[256];
 	unsigned int minor;
+	int err = 0;
 
 	if (!d)
-		return;
-	while ((e = readdir(d))) {
+		return 0;
+	while (!err && (e = readdir(d))) {
 		FILE *f;
 
 		if (e->d_name[0] == '.')
@@ -209,12 +213,57 @@ static void scan_gpus(struct xp_nv_state *s)
 		snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information", e->d_name);
 		if (!(f = fopen(path, "re")))
 			continue;
-		while (fgets(line, sizeof(line), f))
+		while (!err && fgets(line, sizeof(line), f))
 			if (sscanf(line, "Device Minor: %u", &minor) == 1)
-				xp_nv_add_gpu(s, e->d_name, minor);
+				err = add(ctx, e->d_name, minor);
 		fclose(f);
 	}
 	closedir(d);
+	return err;
+}
+
+static int holder_to_state(void *ctx, uint32_t pid, const char *comm, uint32_t minor)
+{
+	xp_nv_add_holder(ctx, pid, comm, minor);
+	return 0;
+}
+
+/* The snapshot's records, as the kernel side would write them. */
+struct snap {
+	int (*fn)(void *ctx, const struct xp_rec_hdr *h);
+	void *ctx;
+	uint64_t ts;
+};
+
+static int holder_rec(void *ctx, uint32_t pid, const char *comm, uint32_t minor)
+{
+	const struct snap *sn = ctx;
+	struct xp_nv_rec r;
+
+	xp_nv_snapshot_rec(&r, XP_NV_HOLDER, sn->ts, pid, comm, minor, 0);
+	return sn->fn(sn->ctx, &r.h);
+}
+
+static int gpu_rec(void *ctx, const char *pci, uint32_t minor)
+{
+	const struct snap *sn = ctx;
+	struct xp_nv_xid_rec x;
+
+	xp_nv_gpu_rec(&x, sn->ts, pci, minor);
+	return sn->fn(sn->ctx, &x.r.h);
+}
+
+/* Before tracing began: the GPUs first (Xids are tied by them), then the files held. */
+static int nv_snapshot(struct xp_cap_inst *ci, const struct xp_filters *f, uint64_t ts,
+		       int (*fn)(void *ctx, const struct xp_rec_hdr *h), void *ctx)
+{
+	struct snap sn = { fn, ctx, ts };
+	int err;
+
+	(void)ci;
+	if ((err = scan_gpus(gpu_rec, &sn)))
+		return err;
+	return scan_holders(f, holder_rec, &sn);
 }
 
 static int nv_init(struct xp_cap_inst *ci)
@@ -237,10 +286,6 @@ static int nv_init(struct xp_cap_inst *ci)
 	snprintf(s->xid_why, sizeof(s->xid_why), "%s", o->xid_why);
 	s->t0 = ci->env->t0;
 	s->sample = ci->env->live && o->sample > 1 ? (uint32_t)o->sample : 0;
-	if (ci->env->live && ci->env->out != XP_OUT_PERFETTO) {
-		scan_holders(s, &ci->env->filt);
-		scan_gpus(s);
-	}
 	st->s = s;
 	if (ci->env->live && o->on_xid) {
 		if (xp_nv_flight_init(&st->fl, (uint64_t)(o->keep_s * 1e9))) {
@@ -289,6 +334,58 @@ static void kernel_drops(const struct xp_kside *k, uint64_t d[XP_DROP_ALL])
 	}
 }
 
+static void flight_pre_free(struct xp_rec_hdr **pre, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(pre[i]);
+	free(pre);
+}
+
+/* What the flight file begins with: the GPUs, and the files held when its first record was written. */
+static int flight_pre(const struct nv_st *st, uint64_t ts, struct xp_rec_hdr ***out, int *n)
+{
+	const struct xp_nv_state *s = st->s;
+	struct xp_nv_hold *h = calloc(XP_NV_MAX_HOLDS, sizeof(*h));
+	struct xp_rec_hdr **pre = calloc((size_t)s->ngpus + XP_NV_MAX_HOLDS, sizeof(*pre));
+	int nh = 0, k = 0, err = 0;
+
+	if (!h || !pre) {
+		err = -ENOMEM;
+		goto out;
+	}
+	nh = xp_nv_flight_holders(&st->fl, s->holds, s->nholds, h, XP_NV_MAX_HOLDS);
+	for (int i = 0; i < s->ngpus; i++) {
+		struct xp_nv_xid_rec *x = malloc(sizeof(*x));
+
+		if (!x) {
+			err = -ENOMEM;
+			goto out;
+		}
+		xp_nv_gpu_rec(x, ts, s->gpus[i].pci, s->gpus[i].minor);
+		pre[k++] = &x->r.h;
+	}
+	for (int i = 0; i < nh; i++) {
+		struct xp_nv_rec *r = malloc(sizeof(*r));
+
+		if (!r) {
+			err = -ENOMEM;
+			goto out;
+		}
+		xp_nv_snapshot_rec(r, XP_NV_HOLDER, ts, h[i].pid, h[i].comm, h[i].minor, h[i].file);
+		pre[k++] = &r->h;
+	}
+out:
+	free(h);
+	if (err) {
+		flight_pre_free(pre, k);
+		pre = NULL;
+		k = 0;
+	}
+	*out = pre;
+	*n = k;
+	return err;
+}
+
 /* Writes what the flight recorder kept to the --on-xid file. */
 static void flight_write(struct xp_cap_inst *ci, struct nv_st *st)
 {
@@ -296,8 +393,9 @@ static void flight_write(struct xp_cap_inst *ci, struct nv_st *st)
 	struct xp_trace_meta *m = calloc(1, sizeof(*m));
 	struct xp_trace_stats ts = { 0 };
 	struct xp_outfile of;
+	struct xp_rec_hdr **pre = NULL;
+	int err, npre = 0;
 	char why[256];
-	int err;
 
 	st->pending = 0;
 	st->written = true;
@@ -323,7 +421,8 @@ static void flight_write(struct xp_cap_inst *ci, struct nv_st *st)
 		free(m);
 		return;
 	}
-	if ((err = xp_nv_flight_write(&st->fl, of.fd, m, &ts))) {
+	if ((err = flight_pre(st, m->start_ns, &pre, &npre)) ||
+	    (err = xp_nv_flight_write(&st->fl, of.fd, m, &ts, (const struct xp_rec_hdr *const *)pre, npre))) {
 		xp_out_abort(&of);
 		fprintf(stderr, "xputrace: nvidia: --on-xid: writing %s: %s\n", o->on_xid, strerror(-err));
 	} else if ((err = xp_out_commit(&of, why, sizeof(why)))) {
@@ -334,6 +433,7 @@ static void flight_write(struct xp_cap_inst *ci, struct nv_st *st)
 			o->on_xid);
 	}
 	free(m);
+	flight_pre_free(pre, npre);
 }
 
 static int nv_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
@@ -342,22 +442,22 @@ static int nv_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	const struct xp_cap_env *e = ci->env;
 	struct nv_st *st = ci->st;
 
-	if (h->size < sizeof(*r) || (r->fn >= XP_NV_NFN && r->fn != XP_NV_XID) ||
-	    (r->fn == XP_NV_XID && h->size < sizeof(struct xp_nv_xid_rec)))
+	if (!xp_nv_rec_ok(h))
 		return ci->undecodable++, 0;
 	if (e->out == XP_OUT_PERFETTO) {
 		xp_perfetto_nvidia(e->pf, r);
 		return 0;
 	}
-	if (e->out == XP_OUT_STREAM)
+	if (e->out == XP_OUT_STREAM && r->fn != XP_NV_GPU)
 		(void)(e->json ? xp_nv_stream_json(e->stream_json, r, e->t0) : xp_nv_stream_text(e->f, r, e->t0));
 	/* opens and closes unseen: who holds the GPU is read when an Xid comes */
 	if (r->fn == XP_NV_XID && e->live && st->s->no_kprobes) {
 		st->s->nholds = 0;
-		scan_holders(st->s, &e->filt);
+		scan_holders(&e->filt, holder_to_state, st->s);
 	}
 	xp_nv_add(st->s, r);
-	if (st->flight) {
+	/* the flight file gets the holders and GPUs of its own start, when written */
+	if (st->flight && r->fn != XP_NV_HOLDER && r->fn != XP_NV_GPU) {
 		xp_nv_flight_add(&st->fl, h);
 		if (r->fn == XP_NV_XID) {
 			if (st->written)
@@ -453,7 +553,7 @@ const struct xp_cap xp_cap_nvidia = {
 	.rectype = XP_REC_NVIDIA,
 	.opts = opts, .opts_size = sizeof(struct nv_opts), .opts_init = nv_opts_init, .opt = nv_opt,
 	.opts_check = nv_opts_check,
-	.available = nv_available, .open = nv_open_k, .describe = nv_describe,
+	.available = nv_available, .open = nv_open_k, .snapshot = nv_snapshot, .describe = nv_describe,
 	.init = nv_init, .free = nv_free_st, .feed = nv_feed, .stream_header = xp_nv_stream_header,
 	.report = nv_report, .reset = nv_reset,
 };

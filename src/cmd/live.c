@@ -425,6 +425,9 @@ static int run(struct live_run *r, int argc, char **argv)
 	xp_signals_install();
 	if (r->o.stream && !r->o.json && cap->stream_header)
 		cap->stream_header(stdout);
+	/* what was so before tracing began, fed as the kernel's records are */
+	if (cap->snapshot && (err = cap->snapshot(&r->ci, &r->o.f, r->env.t0, on_record, r)))
+		return xp_fail(1, "%s: %s", verb, strerror(-err));
 	/* on stderr, so it never mixes with a JSON document; tests wait for it */
 	cap->describe(&r->ci, what, sizeof(what));
 	if (r->o.duration_s)

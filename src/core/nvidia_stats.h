@@ -39,6 +39,7 @@ struct xp_nv_hold {
 	uint32_t pid;
 	uint32_t minor;
 	char comm[XP_COMM_LEN];
+	bool before;		/* open before tracing (or the file) began */
 };
 
 #define XP_NV_MAX_XIDS 64
@@ -97,6 +98,13 @@ struct xp_nv_state {
 };
 
 void xp_nv_init(struct xp_nv_state *s);
+/* Whether a record of XP_REC_NVIDIA is one this build reads (a known fn, the size it needs). */
+bool xp_nv_rec_ok(const struct xp_rec_hdr *h);
+/* A record of what was so before tracing began (shared/nvidia.h): XP_NV_HOLDER. */
+void xp_nv_snapshot_rec(struct xp_nv_rec *r, uint8_t fn, uint64_t ts, uint32_t pid, const char *comm,
+			uint32_t minor, uint64_t file);
+/* XP_NV_GPU: a GPU's PCI name and device minor. */
+void xp_nv_gpu_rec(struct xp_nv_xid_rec *x, uint64_t ts, const char *pci, uint32_t minor);
 /* One record (its size checked by the caller). */
 void xp_nv_add(struct xp_nv_state *s, const struct xp_nv_rec *r);
 /* A device file found open at the start (pid, minor). */

@@ -86,7 +86,7 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		const struct xp_nv_hold *h = &s->holds[i];
 
 		fprintf(f, "  %-16s %s[%u]%s\n", xp_nv_minor_name(h->minor, dev, sizeof(dev)), h->comm,
-			h->pid, h->file ? "" : " (opened before tracing began)");
+			h->pid, h->before ? " (opened before tracing began)" : "");
 	}
 	if (s->closes_unknown)
 		fprintf(f, "closes of files opened before tracing began by another process: %" PRIu64 "\n",
@@ -231,7 +231,7 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		xp_json_kstr(&j, "device", xp_nv_minor_name(h->minor, dev, sizeof(dev)));
 		xp_json_ku64(&j, "pid", h->pid);
 		xp_json_kstr(&j, "comm", h->comm);
-		xp_json_kbool(&j, "before_start", !h->file);
+		xp_json_kbool(&j, "before_start", h->before);
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);
@@ -398,6 +398,17 @@ void xp_perfetto_nvidia(struct xp_perfetto *p, const struct xp_nv_rec *r)
 
 	memcpy(comm, r->comm, XP_COMM_LEN);
 	comm[XP_COMM_LEN] = '\0';
+	if (r->fn == XP_NV_GPU)
+		return;
+	if (r->fn == XP_NV_HOLDER) {	/* an instant at the start, on the holder's track */
+		xp_perfetto_name(p, pid, tid, comm);
+		snprintf(name, sizeof(name), "holds %s (opened before the trace)",
+			 xp_nv_minor_name(r->minor, dev, sizeof(dev)));
+		xp_perfetto_instant_begin(p, pid, tid, "nvidia", name, r->h.ts_ns);
+		xp_json_kstr(&p->j, "device", dev);
+		xp_perfetto_slice_end(p);
+		return;
+	}
 	if (r->fn == XP_NV_XID) {
 		snprintf(name, sizeof(name), "GPU %.32s", x->dev);
 		xp_perfetto_track(p, "NVIDIA", 0xfff0, name, &pid, &tid);
