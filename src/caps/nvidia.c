@@ -33,10 +33,8 @@ struct nv_opts {
 	uint64_t sample;	/* --sample N: 1 in N ioctls per escape timed */
 	/* set by the open, not by the user: what it found, for the summary */
 	bool found_known;
-	bool found[XP_NV_NFN];
-	bool xid;
+	struct xp_nv_open_info info;	/* the functions attached, the Xid tracepoint, the hooks passed over */
 	bool no_kprobes;	/* only the Xid tracepoint */
-	char xid_why[160];
 };
 
 static const struct xp_cap_opt opts[] = {
@@ -101,27 +99,33 @@ struct nv_st {
 
 static bool nv_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
-	bool kp = d->at[XP_AT_KPROBE].ok, mod = d->module_loaded("nvidia");
+	bool mod = d->module_loaded("nvidia");
 	bool xid = mod && d->at[XP_AT_TRACEPOINT].ok && d->event_exists(XP_NV_XID_GROUP, XP_NV_XID_EVENT);
+	char passed[400];
+	const char *hook = xp_nv_hook_plan(d->at, passed, sizeof(passed));
 
-	snprintf(why, len, "%s", kp && mod ? "kprobes on nvidia.ko"
-				 : !kp && xid ? "kprobes unavailable: Xids only (nvidia:nvidia_dev_xid); ioctls to "
-						"/dev/nvidia* are traced by 'ioctl'"
-				 : !kp ? "kprobes unavailable; ioctls to /dev/nvidia* are still traced by 'ioctl'"
-				       : "the nvidia module is not loaded");
-	return mod && (kp || xid);
+	if (hook && mod)
+		snprintf(why, len, "%s on nvidia.ko%s%s%s", hook, passed[0] ? " (not " : "", passed,
+			 passed[0] ? ")" : "");
+	else
+		snprintf(why, len, "%s", !hook && xid ? "kprobes unavailable: Xids only (nvidia:nvidia_dev_xid); "
+							"ioctls to /dev/nvidia* are traced by 'ioctl'"
+				       : !hook ? "kprobes unavailable; ioctls to /dev/nvidia* are still traced by 'ioctl'"
+					       : "the nvidia module is not loaded");
+	return mod && (hook || xid);
 }
 
 static int nv_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
 {
 	struct nv_opts *o = ci->opts;
-	int err = xp_nv_live_open(&ci->k, a->f, a->share, (unsigned int)o->sample, o->found, &o->xid, o->xid_why,
-				  sizeof(o->xid_why), why, len);
+	int err;
 
+	o->info.sample = (unsigned int)o->sample;
+	err = xp_nv_live_open(&ci->k, a->f, a->share, &o->info, why, len);
 	o->found_known = !err;
 	o->no_kprobes = true;
 	for (int i = 0; i < XP_NV_NFN; i++)
-		o->no_kprobes &= !o->found[i];
+		o->no_kprobes &= !o->info.found[i];
 	return err;
 }
 
@@ -131,13 +135,15 @@ static void nv_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 	int n = 0;
 
 	for (int i = 0; i < XP_NV_NFN; i++)
-		n += o->found[i];
+		n += o->info.found[i];
 	if (o->no_kprobes)
 		snprintf(buf, len, "nvidia Xids (tracepoint; no kprobes here: calls into nvidia.ko "
 				   "are not seen)");
 	else
-		snprintf(buf, len, "nvidia.ko (%d of %d functions, %s%s)", n, XP_NV_NFN, ci->k->hook,
-			 o->xid ? ", Xid tracepoint" : "; no Xid tracepoint");
+		snprintf(buf, len, "nvidia.ko (%d of %d functions, %s%s%s%s%s%s)", n, XP_NV_NFN, ci->k->hook,
+			 o->info.hook_note[0] ? ", " : "", o->info.hook_note,
+			 o->info.xid ? ", Xid tracepoint" : "; no Xid tracepoint",
+			 o->info.hook_why[0] ? "; not " : "", o->info.hook_why);
 }
 
 static bool comm_of(unsigned long pid, char *comm, size_t len)
@@ -279,11 +285,15 @@ static int nv_init(struct xp_cap_inst *ci)
 	}
 	xp_nv_init(s);
 	s->probed_known = o->found_known;
-	memcpy(s->probed, o->found, sizeof(s->probed));
+	memcpy(s->probed, o->info.found, sizeof(s->probed));
 	s->xid_known = o->found_known;
-	s->xid_probed = o->xid;
+	s->xid_probed = o->info.xid;
 	s->no_kprobes = o->found_known && o->no_kprobes;
-	snprintf(s->xid_why, sizeof(s->xid_why), "%s", o->xid_why);
+	snprintf(s->xid_why, sizeof(s->xid_why), "%s", o->info.xid_why);
+	if (o->found_known && !o->no_kprobes) {
+		snprintf(s->hook_why, sizeof(s->hook_why), "%s", o->info.hook_why);
+		snprintf(s->hook_note, sizeof(s->hook_note), "%s", o->info.hook_note);
+	}
 	s->t0 = ci->env->t0;
 	s->sample = ci->env->live && o->sample > 1 ? (uint32_t)o->sample : 0;
 	st->s = s;

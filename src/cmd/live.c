@@ -378,7 +378,7 @@ static int run(struct live_run *r, int argc, char **argv)
 	const char *verb = cap->name;
 	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false };
 	struct xp_open_args oa;
-	char why[256] = "", what[160];
+	char why[512] = "", what[640];
 	int err, status;
 
 	status = xp_opts_parse(verb, argc, argv, XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0),

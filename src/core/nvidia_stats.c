@@ -31,6 +31,8 @@ void xp_nv_reset(struct xp_nv_state *s)
 	s->xid_probed = keep->xid_probed;
 	s->sample = keep->sample;
 	memcpy(s->xid_why, keep->xid_why, sizeof(s->xid_why));
+	memcpy(s->hook_why, keep->hook_why, sizeof(s->hook_why));
+	memcpy(s->hook_note, keep->hook_note, sizeof(s->hook_note));
 	free(keep);
 }
 

@@ -92,6 +92,8 @@ struct xp_nv_state {
 	bool xid_known;		/* live: whether the Xid tracepoint was attached */
 	bool xid_probed;
 	char xid_why[160];
+	char hook_why[400];	/* live: why the hooks cheaper than the one used were not */
+	char hook_note[200];	/* live: functions that hook could not take, and what took them */
 	bool probed[XP_NV_NFN];
 	uint32_t sample;	/* live --sample N: 1 in N ioctls per escape timed; 0, 1: all */
 	uint64_t ioctl_seen;	/* sampling: every ioctl call, counted in the kernel */

@@ -186,6 +186,10 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 	xp_json_ku64(&j, "overflow", s->overflow);
 	if (s->probed_known)
 		xp_json_kbool(&j, "kprobes", !s->no_kprobes);
+	if (s->hook_why[0])
+		xp_json_kstr(&j, "hooks_passed_over", s->hook_why);
+	if (s->hook_note[0])
+		xp_json_kstr(&j, "hook_note", s->hook_note);
 	if (s->sample > 1) {
 		/* "calls" of ioctls are the timed ones; "seen" every call, counted in the kernel */
 		xp_json_ku64(&j, "ioctl_sample", s->sample);
