@@ -195,7 +195,8 @@ S10T=$XPID
 nvclient alloc=25 control=0 pages=0 >/dev/null & Q=$!; wait $Q
 sleep 0.3
 kill -INT $S1 $S10 $S10T; wait $S1; r1=$?; wait $S10; r10=$?; wait $S10T
-cat $S/s10.txt
+echo "# xputrace nvidia --no-hist --sample 10"
+cat $S/s10.txt.err $S/s10.txt
 expect_eq "exit status" "0 0" "$r1 $r10"
 for e in "NV_ESC_RM_ALLOC 25" "NV_ESC_RM_FREE 25" "NV_ESC_CARD_INFO 1"; do
 	set -- $e
@@ -211,6 +212,15 @@ expect_eq "--sample 10: the text says the rate and what was seen" 1 \
 expect_eq "--sample 10: text: NV_ESC_RM_ALLOC seen 25, timed 3" 1 "$(grep -c '^NV_ESC_RM_ALLOC *25 *3 ' $S/s10.txt)"
 
 group hooks
+# within, where the tracer timed every call the module counted; an interrupt lost (counted as a
+# drop, checked above it) may be the long one, so the means are then not of the same calls
+within_same() {
+	if [ "${3:-0}" -ge 1 ] && [ "${3:-0}" -lt "${5:-0}" ]; then
+		say "$1: $3 of the module's $5 calls timed (the others counted lost): means not compared"
+		return
+	fi
+	within "$@"
+}
 # each hook, forced, sees one client's known calls alike: exact counts per process, escape and
 # function (process context: nothing else of ours runs then); interrupts seen + drops = the
 # module's count; the latency within 10 % of the module's clock
@@ -275,9 +285,9 @@ for hk in fentry kprobe.multi kprobe; do
 	hd() { echo $(($(ns $S/ha.txt $1) - $(ns $S/hb.txt $1))) $(($(cnt $S/ha.txt $1) - $(cnt $S/hb.txt $1))); }
 	within "$hk: NV_ESC_RM_CONTROL (2 ms imposed)" $(jget $H "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.sum") \
 		$(jget $H "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.count") $(hd NV_ESC_RM_CONTROL) 2000000
-	within "$hk: nvidia_isr_kthread_bh (2 ms imposed)" $(jget $H "irqs[irq=42].bottom_half.sum") \
+	within_same "$hk: nvidia_isr_kthread_bh (2 ms imposed)" $(jget $H "irqs[irq=42].bottom_half.sum") \
 		$(jget $H "irqs[irq=42].bottom_half.count") $(hd nvidia_isr_kthread_bh) 2000000
-	within "$hk: nvidia_isr (2 ms imposed)" $(jget $H "irqs[irq=42].isr.sum") $(jget $H "irqs[irq=42].isr.count") \
+	within_same "$hk: nvidia_isr (2 ms imposed)" $(jget $H "irqs[irq=42].isr.sum") $(jget $H "irqs[irq=42].isr.count") \
 		$(hd nvidia_isr) 2000000
 	within "$hk: nvidia_suspend (5 ms imposed)" $(jget $H suspend_ns.sum) $(jget $H suspend_ns.count) $(hd nvidia_suspend) 5000000
 	within "$hk: nvidia_resume (3 ms imposed)" $(jget $H resume_ns.sum) $(jget $H resume_ns.count) $(hd nvidia_resume) 3000000

@@ -538,21 +538,25 @@ static void nv_reset(struct xp_cap_inst *ci, uint64_t now)
 
 const struct xp_cap xp_cap_nvidia = {
 	.name = "nvidia",
-	.summary = "the NVIDIA driver from the inside: kprobes on nvidia.ko, Xid errors",
+	.summary = "the NVIDIA driver from the inside: probes on nvidia.ko, Xid errors",
 	.about =
-"Kprobes on the functions of the loaded nvidia.ko (names and signatures from\n"
+"Probes on the functions of the loaded nvidia.ko (names and signatures from\n"
 "NVIDIA's open kernel modules, listed in docs/nvidia.md with the versions they\n"
 "hold for), looked up in the loaded module: one it lacks is a note, not a\n"
-"failure. Per process: opens, closes, ioctls, mmaps and bytes mapped, page\n"
+"failure. Attached by the cheapest hook that works: fentry/fexit where the\n"
+"module has BTF, else kprobe.multi (Linux 6.7 and later, which count what it\n"
+"misses), else one kprobe per function; 'Tracing ...' says which, and why not\n"
+"the cheaper ones. Per process: opens, closes, ioctls, mmaps and bytes mapped, page\n"
 "faults; the processes holding each device file now, also those that opened\n"
-"it before tracing began. Per escape (NV_ESC_*): calls, errors, latency. Per\n"
+"it before tracing began (kept in 'record' files too). Per escape (NV_ESC_*):\n"
+"calls, errors, latency, of every call or of 1 in N (--sample). Per\n"
 "interrupt line: ISR, MSI-X ISR and bottom-half calls with latency histograms.\n"
 "P2P page requests and DMA mappings; suspend and resume durations. Xid errors (the\n"
 "nvidia:nvidia_dev_xid tracepoint, NVIDIA 575 and later) with the GPU's PCI\n"
 "name, code and message, the processes that held that GPU and the ioctls in\n"
-"flight at that moment. The calls need kprobes: where the kernel has none,\n"
-"only Xids are traced (where the module has the tracepoint), and 'xputrace\n"
-"ioctl' still sees /dev/nvidia*. Not yet run on real NVIDIA hardware: checked\n"
+"flight at that moment. Where the kernel has none of those hooks, only Xids\n"
+"are traced (where the module has the tracepoint), and 'xputrace ioctl'\n"
+"still sees /dev/nvidia*. Not yet run on real NVIDIA hardware: checked\n"
 "against a test double of the module with the same names and argument shapes.\n",
 	.examples =
 "  xputrace nvidia -d 10               calls into nvidia.ko for 10 s\n"
