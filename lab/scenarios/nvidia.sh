@@ -237,6 +237,9 @@ fi
 if [ $want = kprobe ]; then
 	expect_eq "auto: it says why not kprobe.multi" 1 "$(grep -c '^Tracing nvidia.ko (.*; kprobe.multi: ' $S/auto.err)"
 fi
+xputrace doctor >$S/doc.txt 2>&1
+grep -E '^ *nvidia +(yes|no) ' $S/doc.txt
+expect_eq "doctor: the hook it would pick" 1 "$(grep -cE "^ *nvidia +yes +$want on nvidia.ko" $S/doc.txt)"
 for hk in fentry kprobe.multi kprobe; do
 	cp $C $S/hb.txt
 	XPUTRACE_NVIDIA_HOOK=$hk xputrace nvidia --json --no-hist >$S/h.json 2>$S/h.err & HX=$!
