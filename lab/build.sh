@@ -46,6 +46,15 @@ for m in "$LAB_DIR"/modules/*/; do
 	build_module "$(basename "$m")" "$m"
 done
 build_module vkms "$K_SRC/drivers/gpu/drm/vkms" CONFIG_DRM_VKMS=m
+# The nvidia double gets module BTF (for fentry/fexit on it), made as kbuild
+# makes it, against the kernel's own vmlinux: kbuild skips it without a
+# vmlinux beside the headers, and on newer suites it is switched off above.
+nvko="$OUT/nvidia_double/nvidia.ko"
+if [ -f "$nvko" ] && [ -f "$K_DIR/vmlinux.pvh" ] && command -v pahole >/dev/null &&
+	! readelf -S "$nvko" | grep -q ' \.BTF '; then
+	LLVM_OBJCOPY=objcopy pahole -J --btf_base "$K_DIR/vmlinux.pvh" "$nvko" >/dev/null 2>&1 ||
+		log "no BTF for nvidia_double on $K_RELEASE (pahole failed): fentry on it is not tested"
+fi
 # modules whose source is gone
 for d in "$OUT"/*/; do
 	n=$(basename "$d")

@@ -57,7 +57,7 @@ apt_run() { # apt_run TAG apt-get|apt-cache ARGS...
 # machine is a fresh Debian 12 where we are root).
 # (busybox-static is unpacked into the cache instead: it conflicts with busybox.)
 HOST_PKGS=(qemu-system-x86 cpio xz-utils gzip gcc-12 make bc bison flex
-	libelf-dev libssl-dev libdrm-dev binutils ca-certificates)
+	libelf-dev libssl-dev libdrm-dev binutils ca-certificates dwarves)
 host_tools() {
 	local missing=() p
 	for p in "${HOST_PKGS[@]}"; do

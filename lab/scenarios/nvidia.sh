@@ -36,12 +36,17 @@ group live
 nvclient alloc=0 control=0 pages=0 hold=60 >/dev/null & A=$!
 i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 cp $C $S/before.txt
+# kprobes here, as when this group was written: three tracers on one emulated vCPU with
+# fentry/fexit time each other's programs (one trampoline runs every tracer's in turn);
+# each hook alone, and which one is picked, are checked in group hooks
+export XPUTRACE_NVIDIA_HOOK=kprobe
 start_xp $S/live.json nvidia --json || finish
 L=$XPID
 start_xp $S/rec.out record -o /tmp/nv.xpt nvidia || finish
 R=$XPID
 start_xp $S/live.txt nvidia --no-hist --on-xid /tmp/fr.xpt --keep 0.5 || finish
 T2=$XPID
+unset XPUTRACE_NVIDIA_HOOK
 nvclient alloc=2 control=3 pages=4 >$S/b.txt & B=$!; wait $B; rb=$?
 nvclient alloc=1 control=0 pages=0 hold=60 >/dev/null & H=$!
 i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 12 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -143,6 +148,12 @@ for k in functions[name=nvidia_open].calls functions[name=nvidia_unlocked_ioctl]
 	xids[code=13].msg xids[code=13].in_flight[0].pid; do
 	expect_eq "report = live: $k" "$(l "$k")" "$(jget $S/rep.json "$k")"
 done
+# the files open before recording began are in the file: the holders and the Xid joins read back
+expect_eq "report: holders, as live" "$(jget -n $J holders)" "$(jget -n $S/rep.json holders)"
+expect_eq "report: holder $A opened before recording began" "true $A" \
+	"$(jget $S/rep.json "holders[pid=$A].before_start") $(jget $S/rep.json "holders[pid=$A].pid")"
+expect_eq "report: Xid 79 on /dev/nvidia0, its holders $A and $H, as live" "/dev/nvidia0 2 $A $H" \
+	"$(jget $S/rep.json xids[code=79].device) $(jget -n $S/rep.json xids[code=79].holders) $(jget $S/rep.json "xids[code=79].holders[pid=$A].pid") $(jget $S/rep.json "xids[code=79].holders[pid=$H].pid")"
 
 group flight_recorder
 # --on-xid kept the last 0.5 s before the first Xid and the second after it
@@ -156,6 +167,11 @@ expect_eq "the ioctl in flight at Xid 13" "$X NV_ESC_RM_CONTROL" "$(jget $F xids
 expect_eq "client $X's calls after the Xids, in it" "2 2" "$(jget $F "processes[pid=$X].opens") $(jget $F "processes[pid=$X].ioctls")"
 expect_eq "client $B's calls, over a second before: let go" "" "$(jget $F "processes[pid=$B].pid" 2>/dev/null)"
 expect_eq "the suspend just before the Xids: let go" 0 "$(jget $F functions[name=nvidia_suspend].calls)"
+# what was held when its first record was written: $A (before tracing) and $H (opened while traced, before the window)
+expect_eq "the files held at its start: $A's and $H's, as of before it" "true true" \
+	"$(jget $F "holders[pid=$A].before_start") $(jget $F "holders[pid=$H].before_start")"
+expect_eq "Xid 79 on /dev/nvidia0: its holders $A and $H, as live" "/dev/nvidia0 2 $A $H" \
+	"$(jget $F xids[code=79].device) $(jget -n $F xids[code=79].holders) $(jget $F "xids[code=79].holders[pid=$A].pid") $(jget $F "xids[code=79].holders[pid=$H].pid")"
 xputrace export --perfetto /tmp/fr.xpt -o $S/fr.trace.json
 expect_eq "export of the flight file: exit status and the Xid instants" "0 2" "$? $(grep -o '"name":"Xid [0-9]*"' $S/fr.trace.json | wc -l)"
 
@@ -165,7 +181,122 @@ expect_eq "export exit status" 0 $?
 # the JSON writer puts no spaces between tokens
 expect_eq "the Xid fired in the ioctl: an instant" 1 "$(grep -o '"name":"Xid 13"' $S/nv.trace.json | wc -l)"
 expect_eq "NV_ESC_RM_CONTROL slices, as report counted" "$(jget $S/rep.json ioctls[name=NV_ESC_RM_CONTROL].calls)" "$(grep -o '"name":"NV_ESC_RM_CONTROL"' $S/nv.trace.json | wc -l)"
+expect_eq "the files held before recording began: an instant each" 2 "$(grep -o '"name":"holds /dev/nvidia[a-z0-9]* (opened before the trace)"' $S/nv.trace.json | wc -l)"
 expect_eq "bottom halves, as report counted" "$(jget $S/rep.json irqs[irq=42].bottom_half.count)" "$(grep -o '"name":"nvidia_isr_kthread_bh"' $S/nv.trace.json | wc -l)"
+group sample
+# --sample 10 beside --sample 1, on one client's known calls: every call timed by the one; the
+# first and every 10th of each escape timed by the other, and every call counted in the kernel
+start_xp $S/s1.json nvidia --json --no-hist --sample 1 || finish
+S1=$XPID
+start_xp $S/s10.json nvidia --json --no-hist --sample 10 || finish
+S10=$XPID
+start_xp $S/s10.txt nvidia --no-hist --sample 10 || finish
+S10T=$XPID
+nvclient alloc=25 control=0 pages=0 >/dev/null & Q=$!; wait $Q
+sleep 0.3
+kill -INT $S1 $S10 $S10T; wait $S1; r1=$?; wait $S10; r10=$?; wait $S10T
+echo "# xputrace nvidia --no-hist --sample 10"
+cat $S/s10.txt.err $S/s10.txt
+expect_eq "exit status" "0 0" "$r1 $r10"
+for e in "NV_ESC_RM_ALLOC 25" "NV_ESC_RM_FREE 25" "NV_ESC_CARD_INFO 1"; do
+	set -- $e
+	expect_eq "--sample 1: $1 timed, every call" $2 "$(jget $S/s1.json "ioctls[name=$1].calls")"
+	expect_eq "--sample 10: $1 timed (the 1st, 11th, 21st), seen" "$((($2 + 9) / 10)) $2" \
+		"$(jget $S/s10.json "ioctls[name=$1].calls") $(jget $S/s10.json "ioctls[name=$1].seen")"
+done
+expect_eq "--sample 1: no rate, no seen count" "" "$(jget $S/s1.json ioctl_sample 2>/dev/null)"
+expect_eq "--sample 10: the rate and all seen" "10 51" "$(jget $S/s10.json ioctl_sample) $(jget $S/s10.json ioctl_seen)"
+expect_eq "--sample 10: client $Q's ioctls are the timed ones" 7 "$(jget $S/s10.json "processes[pid=$Q].ioctls")"
+expect_eq "--sample 10: the text says the rate and what was seen" 1 \
+	"$(grep -c '^note: --sample 10: 1 in 10 ioctls of each escape timed .*51 ioctls seen' $S/s10.txt)"
+expect_eq "--sample 10: text: NV_ESC_RM_ALLOC seen 25, timed 3" 1 "$(grep -c '^NV_ESC_RM_ALLOC *25 *3 ' $S/s10.txt)"
+
+group hooks
+# within, where the tracer timed every call the module counted; an interrupt lost (counted as a
+# drop, checked above it) may be the long one, so the means are then not of the same calls
+within_same() {
+	if [ "${3:-0}" -ge 1 ] && [ "${3:-0}" -lt "${5:-0}" ]; then
+		say "$1: $3 of the module's $5 calls timed (the others counted lost): means not compared"
+		return
+	fi
+	within "$@"
+}
+# each hook, forced, sees one client's known calls alike: exact counts per process, escape and
+# function (process context: nothing else of ours runs then); interrupts seen + drops = the
+# module's count; the latency within 10 % of the module's clock
+# fentry/fexit where the module has BTF (the lab builds it without on kernels whose pahole it lacks),
+# kprobe.multi where the kernel counts its misses (6.7 and later), else kprobes
+kv=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
+if [ -e /sys/kernel/btf/nvidia ]; then want=fentry/fexit; elif [ $kv -ge 607 ]; then want=kprobe.multi; else want=kprobe; fi
+xputrace nvidia --json -d 0.3 >$S/auto.json 2>$S/auto.err
+cat $S/auto.err
+expect_eq "auto: the cheapest hook that counts its misses" "0 $want" "$? $(jget $S/auto.json hook)"
+if [ $want != fentry/fexit ]; then
+	expect_eq "auto: it says why not fentry" 1 "$(grep -c '^Tracing nvidia.ko (.*; not fentry: the nvidia module has no BTF' $S/auto.err)"
+fi
+if [ $want = kprobe ]; then
+	expect_eq "auto: it says why not kprobe.multi" 1 "$(grep -c '^Tracing nvidia.ko (.*; kprobe.multi: ' $S/auto.err)"
+fi
+xputrace doctor >$S/doc.txt 2>&1
+grep -E '^ *nvidia +(yes|no) ' $S/doc.txt
+expect_eq "doctor: the hook it would pick" 1 "$(grep -cE "^ *nvidia +yes +$want on nvidia.ko" $S/doc.txt)"
+for hk in fentry kprobe.multi kprobe; do
+	cp $C $S/hb.txt
+	XPUTRACE_NVIDIA_HOOK=$hk xputrace nvidia --json --no-hist >$S/h.json 2>$S/h.err & HX=$!
+	# (an exited child stays signalable until waited for: its error line says it ended)
+	i=0; while ! grep -q '^Tracing\|^xputrace:' $S/h.err 2>/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	if ! grep -q '^Tracing' $S/h.err; then
+		wait $HX; rh=$?
+		if [ $hk = fentry ] && [ ! -e /sys/kernel/btf/nvidia ]; then
+			expect_eq "fentry, forced, without module BTF: one line, status 1" "1 1" \
+				"$(grep -c 'XPUTRACE_NVIDIA_HOOK=fentry: the nvidia module has no BTF' $S/h.err) $rh"
+		elif [ $hk = kprobe.multi ] && [ $kv -lt 607 ]; then
+			expect_eq "kprobe.multi, forced, where this kernel has none: one line, status 1" "1 1" \
+				"$(grep -c 'XPUTRACE_NVIDIA_HOOK=kprobe.multi: ' $S/h.err) $rh"
+		else
+			bad "$hk: did not start (status $rh): $(cat $S/h.err)"
+		fi
+		continue
+	fi
+	cat $S/h.err
+	nvclient alloc=2 control=3 pages=4 >/dev/null & Q=$!; wait $Q
+	i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != "$(($(cnt $S/hb.txt nvidia_isr_kthread_bh) + 5))" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
+	echo suspend >/sys/kernel/debug/nvidia_double/trigger
+	sleep 0.2
+	kill -INT $HX; wait $HX; rh=$?
+	cp $C $S/ha.txt
+	H=$S/h.json
+	expect_eq "$hk: exit status, hook" "0 $(case $hk in fentry) echo fentry/fexit ;; *) echo $hk ;; esac)" "$rh $(jget $H hook)"
+	expect_eq "$hk: 'Tracing' names it" 1 "$(grep -c "^Tracing nvidia.ko (12 of 14 functions, $(jget $H hook)[,;]" $S/h.err)"
+	for e in "opens 2" "closes 2" "ioctls 8" "mmaps 1" "mmap_bytes $((4 * PS))" "faults 4"; do
+		set -- $e
+		expect_eq "$hk: client $Q: $1" $2 "$(jget $H "processes[pid=$Q].$1")"
+	done
+	for e in "NV_ESC_RM_ALLOC 2" "NV_ESC_RM_FREE 2" "NV_ESC_RM_CONTROL 3" "NV_ESC_CARD_INFO 1"; do
+		set -- $e
+		expect_eq "$hk: $1 calls" $2 "$(jget $H "ioctls[name=$1].calls")"
+	done
+	for f in nvidia_open nvidia_close nvidia_unlocked_ioctl nvidia_mmap nvidia_fault nvidia_suspend nvidia_resume; do
+		expect_eq "$hk: $f = the module's count" $(($(cnt $S/ha.txt $f) - $(cnt $S/hb.txt $f))) "$(jget $H "functions[name=$f].calls")"
+	done
+	lost=0
+	for f in nvidia_isr nvidia_isr_msix nvidia_isr_kthread_bh; do
+		lost=$((lost + $(cnt $S/ha.txt $f) - $(cnt $S/hb.txt $f) - $(jget $H "functions[name=$f].calls")))
+	done
+	expect_eq "$hk: interrupt calls not seen = drops counted" $lost "$(jget $H drops.total)"
+	hd() { echo $(($(ns $S/ha.txt $1) - $(ns $S/hb.txt $1))) $(($(cnt $S/ha.txt $1) - $(cnt $S/hb.txt $1))); }
+	within "$hk: NV_ESC_RM_CONTROL (2 ms imposed)" $(jget $H "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.sum") \
+		$(jget $H "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.count") $(hd NV_ESC_RM_CONTROL) 2000000
+	within_same "$hk: nvidia_isr_kthread_bh (2 ms imposed)" $(jget $H "irqs[irq=42].bottom_half.sum") \
+		$(jget $H "irqs[irq=42].bottom_half.count") $(hd nvidia_isr_kthread_bh) 2000000
+	within_same "$hk: nvidia_isr (2 ms imposed)" $(jget $H "irqs[irq=42].isr.sum") $(jget $H "irqs[irq=42].isr.count") \
+		$(hd nvidia_isr) 2000000
+	within "$hk: nvidia_suspend (5 ms imposed)" $(jget $H suspend_ns.sum) $(jget $H suspend_ns.count) $(hd nvidia_suspend) 5000000
+	within "$hk: nvidia_resume (3 ms imposed)" $(jget $H resume_ns.sum) $(jget $H resume_ns.count) $(hd nvidia_resume) 3000000
+	say "$hk: hooks passed over: $(jget $H hooks_passed_over 2>/dev/null)"
+done
+
 group xid_only
 # without kprobes (forced here) only the Xid tracepoint: holders read from /proc at the Xid
 nvclient alloc=0 control=0 pages=0 hold=60 >/dev/null & Y=$!

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The nvidia capability's kernel side: one kprobe per probed nvidia.ko
- * function (shared/nvidia.h) and a return probe on those that are timed.
+ * The nvidia capability's kernel side: the probed nvidia.ko functions
+ * (shared/nvidia.h), on entry and, for those that are timed, on return,
+ * through one of three hooks user space picks, cheapest first: fentry/fexit
+ * (BTF trampolines, where the module has BTF), kprobe.multi (one link for
+ * every function), one kprobe per function.
  * Counted calls write their record at the entry; timed calls keep the
  * entry's time and argument until the return, which writes the record
  * with the duration. User space attaches only the programs of functions
@@ -125,42 +128,72 @@ static __always_inline int leave(__u32 fn, __s64 ret)
 	return emit(fn, c.ts, c.minor, c.arg32, 0, now - c.ts, ret, 1);
 }
 
-SEC("kprobe")
-int BPF_KPROBE(nv_open, struct inode *inode, struct file *file)
-{
-	return enter(XP_NV_OPEN, inode ? BPF_CORE_READ(inode, i_rdev) & 0xfffff : XP_NV_NO_MINOR,
-		     0, (__u64)file);
-}
+/* --sample N: 1 in N ioctls of each escape is timed; every one is counted in nv_ioctl_seen */
+const volatile __u32 sample_n = 1;
 
-SEC("kprobe")
-int BPF_KPROBE(nv_close, struct inode *inode, struct file *file)
-{
-	return enter(XP_NV_CLOSE, inode ? BPF_CORE_READ(inode, i_rdev) & 0xfffff : XP_NV_NO_MINOR,
-		     0, (__u64)file);
-}
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);	/* the ioctl's cmd */
+	__type(value, __u64);	/* calls seen (filters applied) */
+} nv_ioctl_seen SEC(".maps");
 
-SEC("kprobe")
-int BPF_KPROBE(nv_ioctl, struct file *file, unsigned int cmd)
+static __always_inline int ioctl_enter(struct file *file, __u32 cmd)
 {
+	__u64 *seen, n, zero = 0;
+
+	if (sample_n > 1) {
+		if (skip(XP_NV_IOCTL, bpf_get_current_pid_tgid()))
+			return 0;
+		seen = bpf_map_lookup_elem(&nv_ioctl_seen, &cmd);
+		if (!seen) {
+			bpf_map_update_elem(&nv_ioctl_seen, &cmd, &zero, BPF_NOEXIST);
+			seen = bpf_map_lookup_elem(&nv_ioctl_seen, &cmd);
+		}
+		if (!seen) {
+			xp_drop(XP_DROP_MAP_FULL);
+			return 0;
+		}
+		/* the first call of an escape is timed, then every Nth after it */
+		n = __sync_fetch_and_add(seen, 1);
+		if (n % sample_n)
+			return 0;
+	}
 	return enter(XP_NV_IOCTL, file_minor(file), cmd, 0);
 }
 
-SEC("kprobe")
-int BPF_KPROBE(nv_mmap, struct file *file, struct vm_area_struct___xp *vma)
+/* The entries, whatever the hook: what each function's record takes from its arguments. */
+static __always_inline int open_close(__u32 fn, struct inode *inode, struct file *file)
+{
+	return enter(fn, inode ? BPF_CORE_READ(inode, i_rdev) & 0xfffff : XP_NV_NO_MINOR, 0, (__u64)file);
+}
+
+static __always_inline int mmap_enter(struct file *file, struct vm_area_struct___xp *vma)
 {
 	__u64 bytes = BPF_CORE_READ(vma, vm_end) - BPF_CORE_READ(vma, vm_start);
 
 	return enter(XP_NV_MMAP, file_minor(file), 0, bytes);
 }
 
-SEC("kprobe")
-int BPF_KPROBE(nv_fault, struct vm_fault___xp *vmf)
+static __always_inline int fault_enter(struct vm_fault___xp *vmf)
 {
 	struct file *f = BPF_CORE_READ(vmf, vma, vm_file);
 
 	return enter(XP_NV_FAULT, f ? file_minor(f) : XP_NV_NO_MINOR, 0, 0);
 }
 
+/* ---- one kprobe per function (and a return probe on the timed ones) ---- */
+
+SEC("kprobe")
+int BPF_KPROBE(nv_open, struct inode *inode, struct file *file) { return open_close(XP_NV_OPEN, inode, file); }
+SEC("kprobe")
+int BPF_KPROBE(nv_close, struct inode *inode, struct file *file) { return open_close(XP_NV_CLOSE, inode, file); }
+SEC("kprobe")
+int BPF_KPROBE(nv_ioctl, struct file *file, unsigned int cmd) { return ioctl_enter(file, cmd); }
+SEC("kprobe")
+int BPF_KPROBE(nv_mmap, struct file *file, struct vm_area_struct___xp *vma) { return mmap_enter(file, vma); }
+SEC("kprobe")
+int BPF_KPROBE(nv_fault, struct vm_fault___xp *vmf) { return fault_enter(vmf); }
 SEC("kprobe")
 int BPF_KPROBE(nv_isr, int irq) { return enter(XP_NV_ISR, XP_NV_NO_MINOR, irq, 0); }
 SEC("kprobe")
@@ -169,13 +202,11 @@ SEC("kprobe")
 int BPF_KPROBE(nv_isr_bh, int irq) { return enter(XP_NV_ISR_BH, XP_NV_NO_MINOR, irq, 0); }
 SEC("kprobe")
 int BPF_KPROBE(nv_isr_msix_bh, int irq) { return enter(XP_NV_ISR_MSIX_BH, XP_NV_NO_MINOR, irq, 0); }
-
 SEC("kprobe")
 int BPF_KPROBE(nv_p2p_get, __u64 token, __u32 va_space, __u64 va, __u64 length)
 {
 	return enter(XP_NV_P2P_GET, XP_NV_NO_MINOR, 0, length);
 }
-
 SEC("kprobe")
 int BPF_KPROBE(nv_p2p_put) { return enter(XP_NV_P2P_PUT, XP_NV_NO_MINOR, 0, 0); }
 SEC("kprobe")
@@ -185,7 +216,6 @@ int BPF_KPROBE(nv_suspend) { return enter(XP_NV_SUSPEND, XP_NV_NO_MINOR, 0, 0); 
 SEC("kprobe")
 int BPF_KPROBE(nv_resume) { return enter(XP_NV_RESUME, XP_NV_NO_MINOR, 0, 0); }
 
-/* Return probes of the timed functions. */
 SEC("kprobe")
 int BPF_KRETPROBE(nv_ioctl_ret, long ret) { return leave(XP_NV_IOCTL, ret); }
 SEC("kprobe")
@@ -200,6 +230,100 @@ SEC("kprobe")
 int BPF_KRETPROBE(nv_suspend_ret, int ret) { return leave(XP_NV_SUSPEND, ret); }
 SEC("kprobe")
 int BPF_KRETPROBE(nv_resume_ret, int ret) { return leave(XP_NV_RESUME, ret); }
+
+/*
+ * ---- kprobe.multi: one program for every entry, one for every return; the
+ * function is the attach cookie (its enum xp_nv_fn), set per symbol ----
+ */
+SEC("kprobe.multi")
+int nv_multi(struct pt_regs *ctx)
+{
+	__u32 fn = (__u32)bpf_get_attach_cookie(ctx);
+
+	switch (fn) {
+	case XP_NV_OPEN:
+	case XP_NV_CLOSE:
+		return open_close(fn, (struct inode *)PT_REGS_PARM1(ctx), (struct file *)PT_REGS_PARM2(ctx));
+	case XP_NV_IOCTL:
+		return ioctl_enter((struct file *)PT_REGS_PARM1(ctx), (__u32)PT_REGS_PARM2(ctx));
+	case XP_NV_MMAP:
+		return mmap_enter((struct file *)PT_REGS_PARM1(ctx), (void *)PT_REGS_PARM2(ctx));
+	case XP_NV_FAULT:
+		return fault_enter((void *)PT_REGS_PARM1(ctx));
+	case XP_NV_ISR:
+	case XP_NV_ISR_MSIX:
+	case XP_NV_ISR_BH:
+	case XP_NV_ISR_MSIX_BH:
+		return enter(fn, XP_NV_NO_MINOR, (int)PT_REGS_PARM1(ctx), 0);
+	case XP_NV_P2P_GET:
+		return enter(fn, XP_NV_NO_MINOR, 0, PT_REGS_PARM4(ctx));
+	default:
+		return fn < XP_NV_NFN ? enter(fn, XP_NV_NO_MINOR, 0, 0) : 0;
+	}
+}
+
+SEC("kretprobe.multi")
+int nv_multi_ret(struct pt_regs *ctx)
+{
+	__u32 fn = (__u32)bpf_get_attach_cookie(ctx);
+
+	return fn < XP_NV_NFN ? leave(fn, (long)PT_REGS_RC(ctx)) : 0;
+}
+
+/*
+ * ---- fentry/fexit: BPF trampolines on the module's functions, found in its
+ * BTF (targets set by user space); the arguments as the driver declares them ----
+ */
+SEC("fentry")
+int BPF_PROG(nv_open_fe, struct inode *inode, struct file *file) { return open_close(XP_NV_OPEN, inode, file); }
+SEC("fentry")
+int BPF_PROG(nv_close_fe, struct inode *inode, struct file *file) { return open_close(XP_NV_CLOSE, inode, file); }
+SEC("fentry")
+int BPF_PROG(nv_ioctl_fe, struct file *file, unsigned int cmd) { return ioctl_enter(file, cmd); }
+SEC("fentry")
+int BPF_PROG(nv_mmap_fe, struct file *file, struct vm_area_struct___xp *vma) { return mmap_enter(file, vma); }
+SEC("fentry")
+int BPF_PROG(nv_fault_fe, struct vm_fault___xp *vmf) { return fault_enter(vmf); }
+SEC("fentry")
+int BPF_PROG(nv_isr_fe, int irq) { return enter(XP_NV_ISR, XP_NV_NO_MINOR, irq, 0); }
+SEC("fentry")
+int BPF_PROG(nv_isr_msix_fe, int irq) { return enter(XP_NV_ISR_MSIX, XP_NV_NO_MINOR, irq, 0); }
+SEC("fentry")
+int BPF_PROG(nv_isr_bh_fe, int irq) { return enter(XP_NV_ISR_BH, XP_NV_NO_MINOR, irq, 0); }
+SEC("fentry")
+int BPF_PROG(nv_isr_msix_bh_fe, int irq) { return enter(XP_NV_ISR_MSIX_BH, XP_NV_NO_MINOR, irq, 0); }
+SEC("fentry")
+int BPF_PROG(nv_p2p_get_fe, __u64 token, __u32 va_space, __u64 va, __u64 length)
+{
+	return enter(XP_NV_P2P_GET, XP_NV_NO_MINOR, 0, length);
+}
+SEC("fentry")
+int BPF_PROG(nv_p2p_put_fe) { return enter(XP_NV_P2P_PUT, XP_NV_NO_MINOR, 0, 0); }
+SEC("fentry")
+int BPF_PROG(nv_p2p_dma_map_fe) { return enter(XP_NV_P2P_DMA_MAP, XP_NV_NO_MINOR, 0, 0); }
+SEC("fentry")
+int BPF_PROG(nv_suspend_fe) { return enter(XP_NV_SUSPEND, XP_NV_NO_MINOR, 0, 0); }
+SEC("fentry")
+int BPF_PROG(nv_resume_fe) { return enter(XP_NV_RESUME, XP_NV_NO_MINOR, 0, 0); }
+
+/* fexit: every argument comes before the return value */
+SEC("fexit")
+int BPF_PROG(nv_ioctl_fx, struct file *file, unsigned int cmd, unsigned long arg, long ret)
+{
+	return leave(XP_NV_IOCTL, ret);
+}
+SEC("fexit")
+int BPF_PROG(nv_isr_fx, int irq, void *arg, int ret) { return leave(XP_NV_ISR, ret); }
+SEC("fexit")
+int BPF_PROG(nv_isr_msix_fx, int irq, void *arg, int ret) { return leave(XP_NV_ISR_MSIX, ret); }
+SEC("fexit")
+int BPF_PROG(nv_isr_bh_fx, int irq, void *data, int ret) { return leave(XP_NV_ISR_BH, ret); }
+SEC("fexit")
+int BPF_PROG(nv_isr_msix_bh_fx, int irq, void *data, int ret) { return leave(XP_NV_ISR_MSIX_BH, ret); }
+SEC("fexit")
+int BPF_PROG(nv_suspend_fx, void *dev, int action, bool procfs, int ret) { return leave(XP_NV_SUSPEND, ret); }
+SEC("fexit")
+int BPF_PROG(nv_resume_fx, void *dev, int action, int ret) { return leave(XP_NV_RESUME, ret); }
 
 /* The Xid tracepoint: where its fields are, from its format file (0: absent). */
 const volatile __u32 xid_dev_off = 0, xid_code_off = 0, xid_msg_off = 0;

@@ -141,6 +141,15 @@ struct xp_cap {
 	int (*open)(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len);
 	/* The one-line error when the kernel lacks the events (after -ENOENT). */
 	void (*no_events)(const struct xp_cap_inst *ci, char *msg, size_t len);
+	/*
+	 * Live, once the kernel side is attached: records of what was so before
+	 * tracing began (nvidia: the device files already open), handed to `fn`
+	 * with time `ts`. The live runner feeds them before the kernel's
+	 * records, `record` writes them first into the file, so a file reports
+	 * what the live run found. NULL: none. 0 or fn's negative return.
+	 */
+	int (*snapshot)(struct xp_cap_inst *ci, const struct xp_filters *f, uint64_t ts,
+			int (*fn)(void *ctx, const struct xp_rec_hdr *h), void *ctx);
 	/* What "Tracing ..." says it traces, e.g. "GPU ioctls (tp_btf)". */
 	void (*describe)(const struct xp_cap_inst *ci, char *buf, size_t len);
 

@@ -378,7 +378,7 @@ static int run(struct live_run *r, int argc, char **argv)
 	const char *verb = cap->name;
 	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false };
 	struct xp_open_args oa;
-	char why[256] = "", what[160];
+	char why[512] = "", what[640];
 	int err, status;
 
 	status = xp_opts_parse(verb, argc, argv, XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0),
@@ -425,6 +425,9 @@ static int run(struct live_run *r, int argc, char **argv)
 	xp_signals_install();
 	if (r->o.stream && !r->o.json && cap->stream_header)
 		cap->stream_header(stdout);
+	/* what was so before tracing began, fed as the kernel's records are */
+	if (cap->snapshot && (err = cap->snapshot(&r->ci, &r->o.f, r->env.t0, on_record, r)))
+		return xp_fail(1, "%s: %s", verb, strerror(-err));
 	/* on stderr, so it never mixes with a JSON document; tests wait for it */
 	cap->describe(&r->ci, what, sizeof(what));
 	if (r->o.duration_s)

@@ -245,6 +245,13 @@ static int record(struct record_run *r, int argc, char **argv)
 		xp_fail(1, "record: writing %s: %s", r->out, strerror(-err));
 		goto out;
 	}
+	/* what was so before recording began goes first: a file reports what a live run finds */
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].cap->snapshot &&
+		    (err = r->ci[i].cap->snapshot(&r->ci[i], &r->o.f, r->meta->start_ns, on_record, r))) {
+			xp_fail(1, "record: writing %s: %s", r->out, strerror(-err));
+			goto out;
+		}
 	r->sess.duration_s = r->o.duration_s;
 	r->sess.interval_s = 1.0;	/* the writer's timer: stats and a flush */
 	r->sess.on_record = on_record;

@@ -45,7 +45,8 @@ const struct xp_nv_func xp_nv_funcs[XP_NV_NFN] = {
 
 const char *xp_nv_fn_name(unsigned int fn)
 {
-	return fn < XP_NV_NFN ? xp_nv_funcs[fn].name : fn == XP_NV_XID ? XP_NV_XID_EVENT : "?";
+	return fn < XP_NV_NFN ? xp_nv_funcs[fn].name : fn == XP_NV_XID ? XP_NV_XID_EVENT
+	       : fn == XP_NV_HOLDER ? "(held before tracing)" : fn == XP_NV_GPU ? "(gpu)" : "?";
 }
 
 int xp_nv_fn_by_name(const char *name)

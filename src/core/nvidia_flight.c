@@ -76,17 +76,59 @@ void xp_nv_flight_add(struct xp_nv_flight *fl, const struct xp_rec_hdr *h)
 	fl->records++;
 }
 
+int xp_nv_flight_holders(const struct xp_nv_flight *fl, const struct xp_nv_hold *now, int n,
+			 struct xp_nv_hold *out, int max)
+{
+	size_t *offs = malloc(sizeof(*offs) * (fl->records ? fl->records : 1)), k = 0;
+	int nout = 0;
+
+	for (int i = 0; i < n && nout < max; i++)
+		out[nout++] = now[i];
+	if (!offs)
+		return nout;
+	for (size_t off = fl->head; off < fl->tail && k < fl->records; off += PAD8(at(fl, off)->size))
+		offs[k++] = off;
+	/* newest first: an open undone, a close redone */
+	while (k--) {
+		const struct xp_nv_rec *r = (const void *)at(fl, offs[k]);
+
+		if (r->h.size < sizeof(*r))
+			continue;
+		if (r->fn == XP_NV_OPEN) {
+			for (int i = 0; i < nout; i++)
+				if (out[i].file == r->arg64 && !out[i].before) {
+					out[i] = out[--nout];
+					break;
+				}
+		} else if (r->fn == XP_NV_CLOSE && nout < max) {
+			struct xp_nv_hold *h = &out[nout++];
+
+			memset(h, 0, sizeof(*h));
+			h->file = r->arg64;
+			h->pid = r->h.pid;
+			h->minor = r->minor;
+			memcpy(h->comm, r->comm, XP_COMM_LEN);
+			h->comm[XP_COMM_LEN - 1] = '\0';
+		}
+	}
+	free(offs);
+	for (int i = 0; i < nout; i++)
+		out[i].before = true;	/* before the file began */
+	return nout;
+}
+
 int xp_nv_flight_write(const struct xp_nv_flight *fl, int fd, struct xp_trace_meta *m,
-		       struct xp_trace_stats *st)
+		       struct xp_trace_stats *st, const struct xp_rec_hdr *const *pre, int npre)
 {
 	struct xp_trace_writer *w;
 	int err;
 
 	if ((err = xp_trace_writer_open(&w, fd, m, 0)))
 		return err;
-	for (size_t off = fl->head; off < fl->tail; off += PAD8(at(fl, off)->size))
-		if ((err = xp_trace_writer_add(w, at(fl, off))))
-			break;
+	for (int i = 0; i < npre && !err; i++)
+		err = xp_trace_writer_add(w, pre[i]);
+	for (size_t off = fl->head; !err && off < fl->tail; off += PAD8(at(fl, off)->size))
+		err = xp_trace_writer_add(w, at(fl, off));
 	st->records = xp_trace_writer_records(w);
 	if (!err)
 		err = xp_trace_writer_finish(w, st);

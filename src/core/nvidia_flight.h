@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/nvidia_stats.h"
 #include "core/tracefile.h"
 
 #define XP_NV_FLIGHT_MAX_BYTES (64u << 20)
@@ -26,8 +27,20 @@ void xp_nv_flight_free(struct xp_nv_flight *fl);
 void xp_nv_flight_add(struct xp_nv_flight *fl, const struct xp_rec_hdr *h);
 /* The oldest record's time, 0 when empty. */
 uint64_t xp_nv_flight_oldest(const struct xp_nv_flight *fl);
-/* Writes every kept record to fd as a trace file with `m` and `st` (its records set here). */
+/*
+ * The device files held when the oldest kept record was written: those held
+ * now (`now`, n of them, as the analysis has them after every kept record)
+ * with the kept opens undone and the kept closes redone. Returns how many
+ * are in `out` (at most max).
+ */
+int xp_nv_flight_holders(const struct xp_nv_flight *fl, const struct xp_nv_hold *now, int n,
+			 struct xp_nv_hold *out, int max);
+/*
+ * Writes the `npre` records of `pre` (what was so at the start: GPUs,
+ * holders), then every kept record, to fd as a trace file with `m` and `st`
+ * (its records set here).
+ */
 int xp_nv_flight_write(const struct xp_nv_flight *fl, int fd, struct xp_trace_meta *m,
-		       struct xp_trace_stats *st);
+		       struct xp_trace_stats *st, const struct xp_rec_hdr *const *pre, int npre);
 
 #endif

@@ -29,7 +29,10 @@ void xp_nv_reset(struct xp_nv_state *s)
 	s->xid_known = keep->xid_known;
 	s->no_kprobes = keep->no_kprobes;
 	s->xid_probed = keep->xid_probed;
+	s->sample = keep->sample;
 	memcpy(s->xid_why, keep->xid_why, sizeof(s->xid_why));
+	memcpy(s->hook_why, keep->hook_why, sizeof(s->hook_why));
+	memcpy(s->hook_note, keep->hook_note, sizeof(s->hook_note));
 	free(keep);
 }
 
@@ -158,7 +161,8 @@ static struct xp_nv_irq *irq_of(struct xp_nv_state *s, uint32_t irq)
 	return &s->irqs[s->nirqs++];
 }
 
-static void hold(struct xp_nv_state *s, uint64_t file, uint32_t pid, const char *comm, uint32_t minor)
+static void hold(struct xp_nv_state *s, uint64_t file, uint32_t pid, const char *comm, uint32_t minor,
+		 bool before)
 {
 	struct xp_nv_hold *h;
 
@@ -170,6 +174,7 @@ static void hold(struct xp_nv_state *s, uint64_t file, uint32_t pid, const char 
 	h->file = file;
 	h->pid = pid;
 	h->minor = minor;
+	h->before = before;
 	memcpy(h->comm, comm, XP_COMM_LEN);
 	h->comm[XP_COMM_LEN - 1] = '\0';
 }
@@ -193,12 +198,56 @@ static void unhold(struct xp_nv_state *s, uint64_t file, uint32_t pid, uint32_t 
 	s->holds[i] = s->holds[--s->nholds];
 }
 
+void xp_nv_set_seen(struct xp_nv_state *s, uint32_t cmd, uint64_t seen)
+{
+	struct xp_nv_esc *e = esc_of(s, cmd);
+
+	if (e) {
+		s->ioctl_seen += seen - e->seen;
+		e->seen = seen;
+	}
+}
+
 void xp_nv_add_holder(struct xp_nv_state *s, uint32_t pid, const char *comm, uint32_t minor)
 {
 	char c[XP_COMM_LEN] = "";
 
 	snprintf(c, sizeof(c), "%s", comm);
-	hold(s, 0, pid, c, minor);
+	hold(s, 0, pid, c, minor, true);
+}
+
+bool xp_nv_rec_ok(const struct xp_rec_hdr *h)
+{
+	const struct xp_nv_rec *r = (const void *)h;
+
+	if (h->size < sizeof(*r))
+		return false;
+	if (r->fn == XP_NV_XID || r->fn == XP_NV_GPU)
+		return h->size >= sizeof(struct xp_nv_xid_rec);
+	return r->fn < XP_NV_NFN || r->fn == XP_NV_HOLDER;
+}
+
+void xp_nv_snapshot_rec(struct xp_nv_rec *r, uint8_t fn, uint64_t ts, uint32_t pid, const char *comm,
+			uint32_t minor, uint64_t file)
+{
+	memset(r, 0, sizeof(*r));
+	r->h.type = XP_REC_NVIDIA;
+	r->h.size = sizeof(*r);
+	r->h.ts_ns = ts;
+	r->h.pid = pid;
+	r->h.tid = pid;
+	r->fn = fn;
+	r->minor = minor;
+	r->arg64 = file;
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+}
+
+void xp_nv_gpu_rec(struct xp_nv_xid_rec *x, uint64_t ts, const char *pci, uint32_t minor)
+{
+	memset(x, 0, sizeof(*x));
+	xp_nv_snapshot_rec(&x->r, XP_NV_GPU, ts, 0, "", minor, 0);
+	x->r.h.size = sizeof(*x);
+	snprintf(x->dev, sizeof(x->dev), "%s", pci);
 }
 
 void xp_nv_add(struct xp_nv_state *s, const struct xp_nv_rec *r)
@@ -209,6 +258,22 @@ void xp_nv_add(struct xp_nv_state *s, const struct xp_nv_rec *r)
 
 	if (r->fn == XP_NV_XID && r->h.size >= sizeof(struct xp_nv_xid_rec)) {
 		add_xid(s, (const struct xp_nv_xid_rec *)r);
+		return;
+	}
+	if (r->fn == XP_NV_GPU && r->h.size >= sizeof(struct xp_nv_xid_rec)) {
+		const struct xp_nv_xid_rec *x = (const void *)r;
+		char pci[XP_NV_XID_DEV];
+
+		memcpy(pci, x->dev, sizeof(pci));
+		pci[sizeof(pci) - 1] = '\0';
+		for (int i = 0; i < s->ngpus; i++)
+			if (!strcmp(s->gpus[i].pci, pci))
+				return;
+		xp_nv_add_gpu(s, pci, r->minor);
+		return;
+	}
+	if (r->fn == XP_NV_HOLDER) {
+		hold(s, r->arg64, r->h.pid, r->comm, r->minor, true);
 		return;
 	}
 	if (r->fn >= XP_NV_NFN)
@@ -229,7 +294,7 @@ void xp_nv_add(struct xp_nv_state *s, const struct xp_nv_rec *r)
 	case XP_NV_OPEN:
 		if (p)
 			p->opens++;
-		hold(s, r->arg64, r->h.pid, r->comm, r->minor);
+		hold(s, r->arg64, r->h.pid, r->comm, r->minor, false);
 		break;
 	case XP_NV_CLOSE:
 		if (p)

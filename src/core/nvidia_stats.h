@@ -22,6 +22,7 @@ struct xp_nv_proc {
 struct xp_nv_esc {
 	uint32_t cmd;
 	uint64_t errors;
+	uint64_t seen;		/* sampling: every call, counted in the kernel */
 	struct xp_hist lat;
 };
 
@@ -38,6 +39,7 @@ struct xp_nv_hold {
 	uint32_t pid;
 	uint32_t minor;
 	char comm[XP_COMM_LEN];
+	bool before;		/* open before tracing (or the file) began */
 };
 
 #define XP_NV_MAX_XIDS 64
@@ -90,16 +92,29 @@ struct xp_nv_state {
 	bool xid_known;		/* live: whether the Xid tracepoint was attached */
 	bool xid_probed;
 	char xid_why[160];
+	char hook_why[400];	/* live: why the hooks cheaper than the one used were not */
+	char hook_note[200];	/* live: functions that hook could not take, and what took them */
 	bool probed[XP_NV_NFN];
+	uint32_t sample;	/* live --sample N: 1 in N ioctls per escape timed; 0, 1: all */
+	uint64_t ioctl_seen;	/* sampling: every ioctl call, counted in the kernel */
 };
 
 void xp_nv_init(struct xp_nv_state *s);
+/* Whether a record of XP_REC_NVIDIA is one this build reads (a known fn, the size it needs). */
+bool xp_nv_rec_ok(const struct xp_rec_hdr *h);
+/* A record of what was so before tracing began (shared/nvidia.h): XP_NV_HOLDER. */
+void xp_nv_snapshot_rec(struct xp_nv_rec *r, uint8_t fn, uint64_t ts, uint32_t pid, const char *comm,
+			uint32_t minor, uint64_t file);
+/* XP_NV_GPU: a GPU's PCI name and device minor. */
+void xp_nv_gpu_rec(struct xp_nv_xid_rec *x, uint64_t ts, const char *pci, uint32_t minor);
 /* One record (its size checked by the caller). */
 void xp_nv_add(struct xp_nv_state *s, const struct xp_nv_rec *r);
 /* A device file found open at the start (pid, minor). */
 void xp_nv_add_holder(struct xp_nv_state *s, uint32_t pid, const char *comm, uint32_t minor);
 /* A GPU's PCI name and device minor (the driver's /proc/driver/nvidia/gpus/NAME/information). */
 void xp_nv_add_gpu(struct xp_nv_state *s, const char *pci, uint32_t minor);
+/* Sampling: the calls of escape `cmd` the kernel counted this interval. */
+void xp_nv_set_seen(struct xp_nv_state *s, uint32_t cmd, uint64_t seen);
 /* A new interval: counts and Xids to zero; the holders and GPUs kept. */
 void xp_nv_reset(struct xp_nv_state *s);
 /* The device node of a minor: "/dev/nvidia0", "/dev/nvidiactl". */

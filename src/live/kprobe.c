@@ -180,11 +180,18 @@ int xp_kprobe_attach(struct bpf_program *prog, const char *func, struct bpf_link
 	return attach(prog, func, -1, link, why, whylen);
 }
 
+static uint64_t (*other_missed)(void);
+
+void xp_kprobes_missed_also(uint64_t (*fn)(void))
+{
+	other_missed = fn;
+}
+
 uint64_t xp_kretprobes_missed(void)
 {
 	char why[128];
 	const char *root = nevents ? xp_tracefs(why, sizeof(why), NULL) : NULL;
-	uint64_t n = missed_removed;
+	uint64_t n = missed_removed + (other_missed ? other_missed() : 0);
 
 	for (int i = 0; root && i < nevents; i++)
 		n += missed_of(root, events[i]);

@@ -32,6 +32,13 @@ int xp_kprobe_attach(struct bpf_program *prog, const char *func, struct bpf_link
 		     char *why, size_t whylen);
 /* Returns the kernel missed on this process's events (entries and returns) so far. */
 uint64_t xp_kretprobes_missed(void);
+/*
+ * Adds what `fn` returns to xp_kretprobes_missed: the misses of probes made
+ * otherwise (kprobe.multi links, whose own count is in their link info),
+ * less those their programs' skipped runs count twice. The sum with every
+ * program's skipped runs is what was lost; taken alone it may wrap below 0.
+ */
+void xp_kprobes_missed_also(uint64_t (*fn)(void));
 /* Removes this process's events (their links must be gone). */
 void xp_kretprobes_remove(void);
 #endif

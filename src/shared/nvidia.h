@@ -62,4 +62,18 @@ struct xp_nv_xid_rec {
 	char msg[XP_NV_XID_MSG];
 };
 
+/*
+ * What was so before the records began, written by user space (not by the
+ * kernel side) at the start of a live run, of a `record` file and of an
+ * --on-xid file, so that each reads back the same:
+ *   XP_NV_HOLDER  a struct xp_nv_rec: a device file open then; pid, comm,
+ *                 minor; arg64 the struct file where it is known (an
+ *                 --on-xid file), 0 where it was found in /proc.
+ *   XP_NV_GPU     a struct xp_nv_xid_rec: a GPU's PCI name (dev) and the
+ *                 minor of its /dev/nvidiaN (r.minor), which Xids are tied by.
+ * Builds from before them count them as undecodable and read the rest.
+ */
+#define XP_NV_HOLDER 0x81
+#define XP_NV_GPU 0x82
+
 #endif

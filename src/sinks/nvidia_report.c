@@ -50,6 +50,11 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 				fprintf(f, " %s", xp_nv_funcs[i].name);
 		fprintf(f, "\n");
 	}
+	if (s->sample > 1)
+		fprintf(f, "note: --sample %u: 1 in %u ioctls of each escape timed (the first, then every "
+			   "%uth): %" PRIu64 " ioctls seen (counted in the kernel); the ioctl CALLS, TIMED, "
+			   "IOCTLS and ERRORS below count the timed ones, unscaled\n",
+			s->sample, s->sample, s->sample, s->ioctl_seen);
 	if (s->overflow)
 		fprintf(f, "note: %" PRIu64 " calls past the tracked processes/escapes/interrupts\n", s->overflow);
 
@@ -58,7 +63,10 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		if (s->calls[i] || (s->probed_known && s->probed[i])) {
 			if (!head++)
 				fprintf(f, "\n%-28s %8s\n", "FUNCTION", "CALLS");
-			fprintf(f, "%-28s %8" PRIu64 "\n", xp_nv_funcs[i].name, s->calls[i]);
+			fprintf(f, "%-28s %8" PRIu64, xp_nv_funcs[i].name, s->calls[i]);
+			if (i == XP_NV_IOCTL && s->sample > 1)
+				fprintf(f, "  (1 in %u of %" PRIu64 " seen)", s->sample, s->ioctl_seen);
+			fprintf(f, "\n");
 		}
 
 	if (s->nprocs) {
@@ -78,21 +86,27 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		const struct xp_nv_hold *h = &s->holds[i];
 
 		fprintf(f, "  %-16s %s[%u]%s\n", xp_nv_minor_name(h->minor, dev, sizeof(dev)), h->comm,
-			h->pid, h->file ? "" : " (opened before tracing began)");
+			h->pid, h->before ? " (opened before tracing began)" : "");
 	}
 	if (s->closes_unknown)
 		fprintf(f, "closes of files opened before tracing began by another process: %" PRIu64 "\n",
 			s->closes_unknown);
 
 	if (s->nescs) {
-		fprintf(f, "\n%-26s %8s %10s %10s %10s %10s %6s\n", "ESCAPE", "CALLS", "AVG", "P50", "P99",
-			"MAX", "ERRORS");
+		fprintf(f, "\n%-26s ", "ESCAPE");
+		if (s->sample > 1)
+			fprintf(f, "%10s %8s", "SEEN", "TIMED");
+		else
+			fprintf(f, "%8s", "CALLS");
+		fprintf(f, " %10s %10s %10s %10s %6s\n", "AVG", "P50", "P99", "MAX", "ERRORS");
 		for (int i = 0; i < s->nescs; i++) {
 			const struct xp_nv_esc *e = &s->escs[i];
 			char a[16], b[16], c[16], d[16];
 
-			fprintf(f, "%-26.26s %8" PRIu64 " %10s %10s %10s %10s %6" PRIu64 "\n",
-				esc_name(e->cmd, name, sizeof(name)), e->lat.count,
+			fprintf(f, "%-26.26s ", esc_name(e->cmd, name, sizeof(name)));
+			if (s->sample > 1)
+				fprintf(f, "%10" PRIu64 " ", e->seen);
+			fprintf(f, "%8" PRIu64 " %10s %10s %10s %10s %6" PRIu64 "\n", e->lat.count,
 				xp_fmt_ns(e->lat.count ? e->lat.sum / e->lat.count : 0, a, sizeof(a)),
 				xp_fmt_ns(xp_hist_percentile(&e->lat, 50), b, sizeof(b)),
 				xp_fmt_ns(xp_hist_percentile(&e->lat, 99), c, sizeof(c)),
@@ -172,6 +186,15 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 	xp_json_ku64(&j, "overflow", s->overflow);
 	if (s->probed_known)
 		xp_json_kbool(&j, "kprobes", !s->no_kprobes);
+	if (s->hook_why[0])
+		xp_json_kstr(&j, "hooks_passed_over", s->hook_why);
+	if (s->hook_note[0])
+		xp_json_kstr(&j, "hook_note", s->hook_note);
+	if (s->sample > 1) {
+		/* "calls" of ioctls are the timed ones; "seen" every call, counted in the kernel */
+		xp_json_ku64(&j, "ioctl_sample", s->sample);
+		xp_json_ku64(&j, "ioctl_seen", s->ioctl_seen);
+	}
 	xp_json_key(&j, "functions");
 	xp_json_begin_arr(&j);
 	for (int i = 0; i < XP_NV_NFN; i++) {
@@ -180,6 +203,8 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		if (s->probed_known)
 			xp_json_kbool(&j, "probed", s->probed[i]);
 		xp_json_ku64(&j, "calls", s->calls[i]);
+		if (i == XP_NV_IOCTL && s->sample > 1)
+			xp_json_ku64(&j, "seen", s->ioctl_seen);
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);
@@ -210,7 +235,7 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		xp_json_kstr(&j, "device", xp_nv_minor_name(h->minor, dev, sizeof(dev)));
 		xp_json_ku64(&j, "pid", h->pid);
 		xp_json_kstr(&j, "comm", h->comm);
-		xp_json_kbool(&j, "before_start", !h->file);
+		xp_json_kbool(&j, "before_start", h->before);
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);
@@ -222,6 +247,8 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		xp_json_kstr(&j, "name", esc_name(s->escs[i].cmd, name, sizeof(name)));
 		xp_json_ku64(&j, "cmd", s->escs[i].cmd);
 		xp_json_ku64(&j, "calls", s->escs[i].lat.count);
+		if (s->sample > 1)
+			xp_json_ku64(&j, "seen", s->escs[i].seen);
 		xp_json_ku64(&j, "errors", s->escs[i].errors);
 		xp_json_khist(&j, "latency_ns", &s->escs[i].lat);
 		xp_json_end_obj(&j);
@@ -375,6 +402,17 @@ void xp_perfetto_nvidia(struct xp_perfetto *p, const struct xp_nv_rec *r)
 
 	memcpy(comm, r->comm, XP_COMM_LEN);
 	comm[XP_COMM_LEN] = '\0';
+	if (r->fn == XP_NV_GPU)
+		return;
+	if (r->fn == XP_NV_HOLDER) {	/* an instant at the start, on the holder's track */
+		xp_perfetto_name(p, pid, tid, comm);
+		snprintf(name, sizeof(name), "holds %s (opened before the trace)",
+			 xp_nv_minor_name(r->minor, dev, sizeof(dev)));
+		xp_perfetto_instant_begin(p, pid, tid, "nvidia", name, r->h.ts_ns);
+		xp_json_kstr(&p->j, "device", dev);
+		xp_perfetto_slice_end(p);
+		return;
+	}
 	if (r->fn == XP_NV_XID) {
 		snprintf(name, sizeof(name), "GPU %.32s", x->dev);
 		xp_perfetto_track(p, "NVIDIA", 0xfff0, name, &pid, &tid);

@@ -18,6 +18,11 @@ one_line "nvidia rejects a stray argument" 2 "unexpected argument" nvidia extra
 one_line "nvidia rejects a bad --keep" 2 "keep wants seconds" nvidia --keep 0
 one_line "nvidia rejects a --keep with a unit" 2 "keep wants seconds" nvidia --keep 5s
 one_line "nvidia rejects an empty --on-xid" 2 "on-xid wants a file name" nvidia --on-xid ""
+one_line "nvidia rejects --sample 0" 2 "sample wants a whole number" nvidia --sample 0
+one_line "nvidia rejects a --sample that is no number" 2 "sample wants a whole number" nvidia --sample 10x
+one_line "nvidia rejects a --sample past the bound" 2 "sample wants a whole number" nvidia --sample 1000001
+one_line "nvidia: --on-xid keeps every call, not with --sample" 2 "does not go with --sample" nvidia --sample 10 --on-xid x
+one_line "record does not take --sample (live only)" 2 "sample|unknown option|unrecognized" record -o "$WORK/r.xpt" nvidia --sample 10
 one_line "record does not take --on-xid (live only)" 2 "on-xid|unknown option|unrecognized" record -o "$WORK/r.xpt" nvidia --on-xid x
 if "$XP" --help | grep -q '^  nvidia '; then pass "nvidia is a verb in the top-level help"
 else fail "nvidia is missing from the top-level help"; fi

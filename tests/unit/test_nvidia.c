@@ -246,6 +246,49 @@ static void test_report(void)
 	free(s);
 }
 
+/* --sample: the kernel's counts beside the timed calls, said in the report, nothing scaled. */
+static void test_sample(void)
+{
+	struct xp_nv_state *s = malloc(sizeof(*s));
+	struct xp_run_info ri = { .command = "nvidia", .source = "live", .mode = "summary" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	xp_nv_init(s);
+	s->sample = 10;
+	for (int i = 0; i < 3; i++)
+		add(s, rec(XP_NV_IOCTL, 100, "cuda", 255, RM_CONTROL, 0, 1000, 0));
+	xp_nv_set_seen(s, RM_CONTROL, 25);
+	xp_nv_set_seen(s, RM_FREE, 4);	/* seen; its one timed call not read yet */
+	xp_nv_set_seen(s, RM_CONTROL, 26);	/* a later read replaces, not adds */
+	CHECK_U64(s->ioctl_seen, 30);
+	CHECK_U64(s->nescs, 2);
+	CHECK_U64(s->escs[0].seen, 26);
+	CHECK_U64(s->escs[0].lat.count, 3);
+	CHECK_U64(s->escs[1].lat.count, 0);
+	f = open_memstream(&buf, &len);
+	xp_nv_report_json(f, s, &ri);
+	fclose(f);
+	CHECK(strstr(buf, "\"ioctl_sample\":10,\"ioctl_seen\":30,") != NULL);
+	CHECK(strstr(buf, "{\"name\":\"nvidia_unlocked_ioctl\",\"calls\":3,\"seen\":30}") != NULL);
+	CHECK(strstr(buf, "\"name\":\"NV_ESC_RM_CONTROL\",\"cmd\":3223340586,\"calls\":3,\"seen\":26,") != NULL);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	xp_nv_report_text(f, s, &ri, false);
+	fclose(f);
+	CHECK(strstr(buf, "note: --sample 10: 1 in 10 ioctls of each escape timed") != NULL);
+	CHECK(strstr(buf, "30 ioctls seen") != NULL);
+	CHECK(strstr(buf, "nvidia_unlocked_ioctl               3  (1 in 10 of 30 seen)") != NULL);
+	CHECK(strstr(buf, "SEEN    TIMED") != NULL);
+	free(buf);
+	xp_nv_reset(s);
+	CHECK_U64(s->sample, 10);	/* the rate outlives an interval, the counts do not */
+	CHECK_U64(s->ioctl_seen, 0);
+	free(s);
+}
+
 static struct xp_nv_xid_rec xid(uint64_t ts, const char *dev, uint32_t code, const char *msg)
 {
 	struct xp_nv_xid_rec x;
@@ -366,7 +409,7 @@ static void test_flight(void)
 	CHECK(f != NULL);
 	if (!f)
 		return;
-	CHECK(xp_nv_flight_write(&fl, fileno(f), &m, &st) == 0);
+	CHECK(xp_nv_flight_write(&fl, fileno(f), &m, &st, NULL, 0) == 0);
 	CHECK_U64(st.records, 20051);
 	rewind(f);
 	CHECK(xp_trace_reader_open(&rd, f) == 0);
@@ -379,13 +422,128 @@ static void test_flight(void)
 	xp_nv_flight_free(&fl);
 }
 
+static int feed_state(void *ctx, const struct xp_rec_hdr *h)
+{
+	if (h->type == XP_REC_NVIDIA && xp_nv_rec_ok(h))
+		xp_nv_add(ctx, (const struct xp_nv_rec *)h);
+	return 0;
+}
+
+/*
+ * What was so before the records began (GPUs, files held) goes into a file
+ * as records and reads back: the holders are "before start", an Xid read
+ * from the file is tied to its GPU and its holders as it was live.
+ */
+static void test_snapshot_file(void)
+{
+	struct xp_nv_state *s = malloc(sizeof(*s));
+	struct xp_trace_writer *w;
+	struct xp_trace_meta m;
+	struct xp_trace_stats st = { 0 };
+	struct xp_trace_reader rd;
+	struct xp_nv_xid_rec g, x;
+	struct xp_nv_rec h1, h2, bad;
+	FILE *f = tmpfile();
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	memset(&m, 0, sizeof(m));
+	xp_trace_meta_host(&m, "test");
+	snprintf(m.caps[m.ncaps++], sizeof(m.caps[0]), "nvidia");
+	xp_nv_gpu_rec(&g, 10, "0000:01:00.0", 0);
+	xp_nv_snapshot_rec(&h1, XP_NV_HOLDER, 10, 50, "old", 0, 0);
+	xp_nv_snapshot_rec(&h2, XP_NV_HOLDER, 10, 51, "ctl-only", 255, 0);
+	x = xid(1000, "0000:01:00.0", 79, "GPU has fallen off the bus.");
+	CHECK(xp_nv_rec_ok(&g.r.h) && xp_nv_rec_ok(&h1.h) && xp_nv_rec_ok(&x.r.h));
+	bad = h1;
+	bad.fn = 0x83;
+	CHECK(!xp_nv_rec_ok(&bad.h));
+	bad = h1;	/* a GPU record needs the longer layout */
+	bad.fn = XP_NV_GPU;
+	CHECK(!xp_nv_rec_ok(&bad.h));
+	CHECK(xp_trace_writer_open(&w, fileno(f), &m, 0) == 0);
+	CHECK(xp_trace_writer_add(w, &g.r.h) == 0);
+	CHECK(xp_trace_writer_add(w, &h1.h) == 0);
+	CHECK(xp_trace_writer_add(w, &h2.h) == 0);
+	CHECK(xp_trace_writer_add(w, &x.r.h) == 0);
+	CHECK(xp_trace_writer_finish(w, &st) == 0);
+	xp_trace_writer_free(w);
+	rewind(f);
+	xp_nv_init(s);
+	CHECK(xp_trace_reader_open(&rd, f) == 0);
+	CHECK(xp_trace_reader_run(&rd, feed_state, s) == 0);
+	CHECK_U64(rd.records, 4);
+	xp_trace_reader_close(&rd);
+	fclose(f);
+	CHECK_U64(s->ngpus, 1);
+	CHECK_U64(s->nholds, 2);
+	CHECK(s->holds[0].before && s->holds[1].before);
+	CHECK_U64(s->calls[XP_NV_OPEN], 0);	/* no call counted for them */
+	CHECK_U64(s->nprocs, 0);
+	CHECK_U64(s->nxids, 1);
+	CHECK_U64(s->xids[0].minor, 0);		/* the PCI name known from the file */
+	CHECK_U64(s->xids[0].nholders, 1);	/* /dev/nvidia0's holder, not nvidiactl's */
+	CHECK_U64(s->xids[0].holders[0].pid, 50);
+	/* a close of a file held before the start matches it */
+	add(s, rec(XP_NV_CLOSE, 50, "old", 0, 0, 0xc000, 0, 0));
+	CHECK_U64(s->nholds, 1);
+	CHECK_U64(s->closes_unknown, 0);
+	free(s);
+}
+
+/* The flight file's holders: those of its first record's time. */
+static void test_flight_holders(void)
+{
+	struct xp_nv_state *s = malloc(sizeof(*s));
+	struct xp_nv_hold out[8];
+	struct xp_nv_flight fl;
+	struct xp_nv_rec r;
+	int n;
+
+	xp_nv_init(s);
+	CHECK(xp_nv_flight_init(&fl, 1000000000ull) == 0);
+	xp_nv_add_holder(s, 50, "old", 0);			/* before tracing, held all along */
+	add(s, rec(XP_NV_OPEN, 60, "early", 0, 0, 0xa, 0, 0));	/* before the window, closed in it */
+	add(s, rec(XP_NV_OPEN, 61, "early2", 0, 0, 0xb, 0, 0));	/* before the window, held */
+	r = rec(XP_NV_OPEN, 70, "late", 0, 0, 0xc, 0, 0);	/* in the window, held */
+	r.h.ts_ns = 100;
+	xp_nv_add(s, &r);
+	xp_nv_flight_add(&fl, &r.h);
+	r = rec(XP_NV_CLOSE, 60, "early", 0, 0, 0xa, 0, 0);
+	r.h.ts_ns = 200;
+	xp_nv_add(s, &r);
+	xp_nv_flight_add(&fl, &r.h);
+	r = rec(XP_NV_OPEN, 80, "brief", 0, 0, 0xd, 0, 0);	/* opened and closed in it */
+	r.h.ts_ns = 300;
+	xp_nv_add(s, &r);
+	xp_nv_flight_add(&fl, &r.h);
+	r = rec(XP_NV_CLOSE, 80, "brief", 0, 0, 0xd, 0, 0);
+	r.h.ts_ns = 400;
+	xp_nv_add(s, &r);
+	xp_nv_flight_add(&fl, &r.h);
+	CHECK_U64(s->nholds, 3);	/* old, early2, late */
+	n = xp_nv_flight_holders(&fl, s->holds, s->nholds, out, 8);
+	CHECK_U64(n, 3);		/* old, early2, early: not late, not brief */
+	for (int i = 0; i < n; i++) {
+		CHECK(out[i].pid == 50 || out[i].pid == 61 || out[i].pid == 60);
+		CHECK(out[i].before);
+	}
+	CHECK(xp_nv_flight_holders(&fl, s->holds, s->nholds, out, 2) <= 2);	/* bounded */
+	xp_nv_flight_free(&fl);
+	free(s);
+}
+
 int main(void)
 {
+	RUN(test_snapshot_file);
+	RUN(test_flight_holders);
 	RUN(test_flight);
 	RUN(test_xid_join);
 	RUN(test_facts);
 	RUN(test_double_matches);
 	RUN(test_stats);
 	RUN(test_report);
+	RUN(test_sample);
 	UNIT_EXIT();
 }
