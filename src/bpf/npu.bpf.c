@@ -19,15 +19,18 @@ struct task_struct___npu {
 	unsigned int flags;
 } __attribute__((preserve_access_index));
 
-/* The per-CPU preempt counter: says whether a call runs in an interrupt. */
-extern const int __preempt_count __ksym __weak;
-
 const volatile __u8 per_call = 0;	/* 1: a record per call instead of counting */
 /* the tracepoints' field offsets, from their format files */
 const volatile __u32 job_event_off = 8, job_ctx_off = 16, job_engine_off = 20, job_id_off = 24;
 const volatile __u32 jsm_event_off = 8, jsm_type_off = 16, jsm_status_off = 24,
 		     jsm_req_off = 28, jsm_result_off = 32;
 const volatile __u32 pm_event_off = 8;
+/*
+ * The per-CPU preempt counter says whether a call runs in an interrupt:
+ * user space gives the addresses of __preempt_count and __per_cpu_offset
+ * (kallsyms), 0 where it has none.
+ */
+const volatile __u64 preempt_count_sym = 0, per_cpu_offset_sym = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -62,13 +65,22 @@ struct {
 
 static __always_inline bool in_irq_ctx(void)
 {
-	const int *pc;
+	__u64 off = 0, cpu = bpf_get_smp_processor_id();
+	int pc = 0;
 
-	if (!&__preempt_count)
+	if (!preempt_count_sym || !per_cpu_offset_sym)
 		return false;
-	pc = bpf_this_cpu_ptr(&__preempt_count);
-	/* hardirq and NMI counts, or serving a softirq */
-	return (*pc & 0x00ff0000) || (*pc & 0x00000100);
+	if (bpf_probe_read_kernel(&off, sizeof(off), (void *)(per_cpu_offset_sym + cpu * 8)) ||
+	    bpf_probe_read_kernel(&pc, sizeof(pc), (void *)(preempt_count_sym + off)))
+		return false;
+	/*
+	 * Serving a softirq (bit 8), or any count above the softirq byte:
+	 * hardirq and NMI nesting sit at bits 16-23 on 6.x kernels, but a
+	 * 7.3 kernel was measured with hardirq at bit 24 (the bits below
+	 * count interrupt-disabled sections there: no process's context
+	 * either). Bit 31 is x86's need-resched flag.
+	 */
+	return (pc & 0x7fff0000) || (pc & 0x00000100);
 }
 
 static __always_inline bool in_kthread(void)

@@ -233,7 +233,7 @@ static void add_jsm(struct xp_npu_state *s, const struct xp_npu_rec *r)
 	char type[XP_NPU_STR];
 	struct xp_npu_jsm *m;
 	uint32_t k[3] = { r->b, 0, 0 };
-	struct xp_npu_pend *p = pend_find(s->jsm_open, k);
+	struct xp_npu_pend *p = pend_find(s->jsm_open, k), *q;
 	bool rx = has(r->name, "rx") || (!has(r->name, "tx") && p);
 
 	snprintf(type, sizeof(type), "%.*s", XP_NPU_STR - 1, r->type[0] ? r->type : "?");
@@ -243,11 +243,11 @@ static void add_jsm(struct xp_npu_state *s, const struct xp_npu_rec *r)
 	}
 	m->msgs++;
 	if (!rx) {
-		k[1] = (uint32_t)(m - s->jsm);
-		pend_new(s->jsm_open, k, r->h.ts_ns);
+		q = pend_new(s->jsm_open, k, r->h.ts_ns);
+		q->row = (uint32_t)(m - s->jsm);
 	} else if (p) {
-		if (p->k[1] < (uint32_t)s->njsm && r->h.ts_ns >= p->ts)
-			xp_hist_add(&s->jsm[p->k[1]].lat, r->h.ts_ns - p->ts);
+		if (p->row < (uint32_t)s->njsm && r->h.ts_ns >= p->ts)
+			xp_hist_add(&s->jsm[p->row].lat, r->h.ts_ns - p->ts);
 		p->used = false;
 	}
 }

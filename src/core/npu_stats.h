@@ -103,6 +103,7 @@ struct xp_npu_jobq {
 
 struct xp_npu_pend {
 	uint32_t k[3];
+	uint32_t row;		/* JSM: the request's row */
 	uint64_t ts;
 	bool used;
 };

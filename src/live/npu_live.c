@@ -43,6 +43,25 @@ static bool module_loaded(const char *name)
 	return ok;
 }
 
+/* The address of a kernel symbol of vmlinux (not a module's), 0 when not found or hidden. */
+static unsigned long long ksym(const char *name)
+{
+	char line[512], sym[256];
+	unsigned long long addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int n;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%llx %*c %255s", &addr, sym);
+		if (n == 2 && !strcmp(sym, name) && !strchr(line, '['))
+			found = addr;
+	}
+	fclose(f);
+	return found;
+}
+
 /* A field of a vpu event: its offset where it has the name and size expected, else -1. */
 static int field(const struct xp_tp_format *fmt, const char *name, unsigned int size)
 {
@@ -166,6 +185,9 @@ int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
 	k->drops = s->maps.drops;
 	XP_APPLY_FILTERS(s, f);
 	s->rodata->per_call = per_call;
+	/* x86-64: where the preempt counter of each CPU is (interrupt or not) */
+	s->rodata->preempt_count_sym = ksym("__preempt_count");
+	s->rodata->per_cpu_offset_sym = ksym("__per_cpu_offset");
 	tracepoints(l, root);
 	xp_kmulti_prepare(&l->km, s->progs.npu_entry, at[XP_AT_KPROBE_MULTI].ok);
 	xp_kmulti_prepare(&l->km, s->progs.npu_return, at[XP_AT_KPROBE_MULTI].ok);

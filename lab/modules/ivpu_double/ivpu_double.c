@@ -19,7 +19,7 @@
  * It also fires the driver's tracepoints (vpu:job, vpu:jsm, vpu:pm, with the
  * real field layout: ivpu_double_trace.h) and imposes known delays, timed by
  * its own clock in debugfs intel_vpu_double/lat ("what count sum_ns"):
- *   bo_create   ivpu_bo_create_ioctl busy-waits BO_CREATE_MS
+ *   bo_create   ivpu_bo_create_ioctl busy-waits BO_CREATE_MS (timed by its caller)
  *   job, jsm    a job "runs" JOB_US: vpu:job submit -> done and the JSM
  *               request -> response pair around it
  *   suspend     the trigger "suspend MS": vpu:pm suspend, MS ms later resume
@@ -44,7 +44,7 @@ enum vpu_ipc_msg_status { VPU_DOUBLE_MSG_FREE, VPU_DOUBLE_MSG_ALLOCATED };
 #define CREATE_TRACE_POINTS
 #include "ivpu_double_trace.h"
 
-#define BO_CREATE_MS 3
+#define BO_CREATE_MS 10
 #define JOB_US 5000
 #define BOOT_REPLY_US 200
 
@@ -114,7 +114,7 @@ static void lat_add(int l, u64 ns)
 }
 
 /* The messages the firmware will answer, in order: a job's or the boot's. */
-struct fw_msg { u32 job_id, request_id; u64 t; };
+struct fw_msg { u32 job_id, request_id; u64 t_job, t_req; };
 static struct fw_msg fw_q[64];
 static unsigned int fw_head, fw_tail;
 static DEFINE_SPINLOCK(fw_lock);
@@ -191,8 +191,6 @@ noinline int ivpu_bo_create_ioctl(struct drm_device *dev, void *data, struct drm
 	struct ivpu_bo *bo;
 	int ret;
 
-	u64 t0 = ktime_get_ns();
-
 	COUNT(C_BO_CREATE);
 	obj = ivpu_gem_create_object(dev, PAGE_ALIGN(args->size));
 	if (IS_ERR(obj))
@@ -204,7 +202,6 @@ noinline int ivpu_bo_create_ioctl(struct drm_device *dev, void *data, struct drm
 	ret = ivpu_bo_pin(bo);
 	args->vpu_addr = bo->vpu_addr;
 	kfree(bo);	/* the double keeps nothing: only the call sequence matters */
-	lat_add(L_BO_CREATE, ktime_get_ns() - t0);
 	return ret;
 }
 
@@ -259,44 +256,48 @@ static void ipc_work_fn(struct work_struct *w)
 			continue;
 		}
 		trace_jsm("[rx]", "JOB_DONE", VPU_DOUBLE_MSG_FREE, m.request_id, 0);
+		lat_add(L_JSM, now - m.t_req);
+		now = ktime_get_ns();
 		trace_job("done", 1, 0, m.job_id);
-		lat_add(L_JOB, now - m.t);
-		lat_add(L_JSM, now - m.t);
+		lat_add(L_JOB, now - m.t_job);
 	}
 }
 
 static enum hrtimer_restart ipc_irq_fire(struct hrtimer *t)
 {
-	ivpu_ipc_irq_handler(container_of(t, struct ivpu_device, irq_timer));
+	struct ivpu_device *vdev = container_of(t, struct ivpu_device, irq_timer);
+
+	atomic_inc(&vdev->ipc_pending);	/* the message is there when its interrupt comes */
+	ivpu_ipc_irq_handler(vdev);
 	return HRTIMER_NORESTART;
 }
 
 /* The firmware answers one message: an IPC interrupt after `us`. */
-static void fw_reply(struct ivpu_device *vdev, u32 job_id, u32 request_id, u64 t, u32 us)
+static void fw_reply(struct ivpu_device *vdev, u32 job_id, u32 request_id, u64 t_job, u64 t_req, u32 us)
 {
 	while (hrtimer_active(&vdev->irq_timer))
 		usleep_range(50, 100);
 	spin_lock_bh(&fw_lock);
-	fw_q[fw_head % ARRAY_SIZE(fw_q)] = (struct fw_msg){ job_id, request_id, t };
+	fw_q[fw_head % ARRAY_SIZE(fw_q)] = (struct fw_msg){ job_id, request_id, t_job, t_req };
 	fw_head++;
 	spin_unlock_bh(&fw_lock);
-	atomic_inc(&vdev->ipc_pending);
 	hrtimer_start(&vdev->irq_timer, ns_to_ktime((u64)us * NSEC_PER_USEC), HRTIMER_MODE_REL);
 }
 
 noinline int ivpu_submit_ioctl(struct drm_device *dev, void *data, struct drm_file *file)
 {
 	u32 job_id = ++next_job_id, req = ++next_request_id;
-	u64 t;
+	u64 t_job, t_req;
 
 	COUNT(C_SUBMIT);
 	ivpu_rpm_get(&vdev_);
 	while (hrtimer_active(&vdev_.irq_timer))	/* one job on the engine at a time */
 		usleep_range(50, 100);
-	t = ktime_get_ns();
+	t_job = ktime_get_ns();
 	trace_job("submit", 1, 0, job_id);
+	t_req = ktime_get_ns();
 	trace_jsm("[tx]", "SUBMIT_JOB", VPU_DOUBLE_MSG_ALLOCATED, req, 0);
-	fw_reply(&vdev_, job_id, req, t, JOB_US);
+	fw_reply(&vdev_, job_id, req, t_job, t_req, JOB_US);
 	ivpu_rpm_put(&vdev_);
 	return 0;
 }
@@ -317,7 +318,7 @@ noinline void ivpu_fw_boot_params_setup(struct ivpu_device *vdev, struct vpu_boo
 noinline int ivpu_hw_boot_fw(struct ivpu_device *vdev)
 {
 	COUNT(C_HW_BOOT_FW);
-	fw_reply(vdev, 0, 0, ktime_get_ns(), BOOT_REPLY_US);	/* the firmware's "ready" message */
+	fw_reply(vdev, 0, 0, 0, 0, BOOT_REPLY_US);	/* the firmware's "ready" message */
 	return 0;
 }
 
@@ -403,8 +404,11 @@ static ssize_t trigger_write(struct file *f, const char __user *ubuf, size_t len
 		sscanf(buf, "bo_create %u %u", &n, &kb);
 		for (i = 0; i < n && !ret; i++) {
 			struct drm_ivpu_bo_create args = { .size = (u64)kb * 1024 };
+			u64 t0 = ktime_get_ns();
 
+			/* timed by the caller: the probes' own cost is in both clocks */
 			ret = ivpu_bo_create_ioctl(NULL, &args, NULL);
+			lat_add(L_BO_CREATE, ktime_get_ns() - t0);
 		}
 	} else if (!strncmp(buf, "submit", 6)) {
 		sscanf(buf, "submit %u", &n);
