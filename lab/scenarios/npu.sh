@@ -165,11 +165,27 @@ grep -o '"ipc_messages":[0-9]*,"ipc_messages_per_s":[0-9.e+-]*' $S/iv.json
 group baseline
 start_xp $S/b.txt npu --no-hist --baseline $J || finish
 P3=$XPID
+start_xp $S/rec.out record -o /tmp/npu.xpt npu || finish
+P5=$XPID
 $S/npuapp $D/trigger open 'bo_create 2 256' 'submit 2' close
 i=0; while [ "$(cnt $D/counts ivpu_ipc_receive)" != 7 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 0.3
-kill -INT $P3; wait $P3
-expect_eq "baseline run exit status" 0 $?
+kill -INT $P3 $P5; wait $P3; r3=$?; wait $P5; r5=$?
+expect_eq "baseline and record exit status" "0 0" "$r3 $r5"
+group record_report
+xputrace report /tmp/npu.xpt npu --json >$S/rep.json 2>$S/rep.err
+expect_eq "report exit status" 0 $?
+cat $S/rep.err
+R=$S/rep.json
+rl=$(jget $R drops.total)
+expect_eq "report: pages mapped, buffers, jobs, IPC messages" "128 2 2 2" \
+	"$(jget $R functions[function=ivpu_mmu_context_map_page].calls) $(jget $R buffers_created) $(jget $R jobs_submitted) $(jget $R ipc_messages)"
+expect_eq "report: ratios" "64 1" "$(jget $R ratios.mmu_pages_per_buffer) $(jget $R ratios.ipc_messages_per_job)"
+expect_eq "report: bo_create timed twice, jobs done" "2 2 2" \
+	"$(jget $R latency[function=ivpu_bo_create_ioctl].ns.count) $(jget $R jobs[ctx=1].submitted) $(jget $R jobs[ctx=1].done)"
+expect_eq "report: the client's calls, per process" "npuapp 146" "$(jget $R processes[0].comm) $(jget $R processes[0].calls)"
+expect_eq "report: interrupt calls seen + drops" 6 $(($(jget $R device.calls) + rl))
+group baseline_text
 cat $S/b.txt
 check "it says what moved" grep -q '^against the baseline .*: moved beyond 50 %' $S/b.txt
 expect_eq "MMU pages mapped per buffer moved from 16 to 64" 1 \

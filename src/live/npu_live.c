@@ -125,6 +125,11 @@ int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
 	int err, n, li = 0;
 
 	xp_probe_attach_types(at);
+	/* nothing loads at all: a privilege, not the kernel */
+	if (!at[XP_AT_KPROBE].ok && !at[XP_AT_KPROBE_MULTI].ok && !at[XP_AT_TRACEPOINT].ok) {
+		snprintf(why, whylen, "loading a BPF program: %s", at[XP_AT_TRACEPOINT].why);
+		return -EPERM;
+	}
 	if (!at[XP_AT_KPROBE].ok && !at[XP_AT_KPROBE_MULTI].ok) {
 		snprintf(why, whylen, "kprobes are not available on this kernel (%s); intel_vpu's "
 				      "functions cannot be traced here", at[XP_AT_KPROBE].why);
