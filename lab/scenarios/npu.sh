@@ -105,13 +105,24 @@ l() { jget $J "$1"; }
 drops=$(l drops.total)
 say "drops: $drops"
 expect_eq "offered = the double's ivpu_* functions in available_filter_functions" $n "$(l attach.offered)"
-expect_eq "attached all of them" "$n 0" "$(l attach.attached) $(l attach.refused_count)"
 # kprobe.multi where the kernel takes it (doctor's probe), else one kprobe per function
 xputrace doctor --json >$S/dj.json 2>/dev/null
 km=$(grep -A1 '"kprobe.multi"' $S/dj.json | grep -c '"ok": true')
 say "doctor: kprobe.multi works here: $km"
 [ "$km" = 1 ] && want=kprobe.multi || want=kprobe
 expect_eq "hook" $want "$(l attach.hook)"
+a=$(l attach.attached) r=$(l attach.refused_count)
+expect_eq "attached + refused = offered" $n $((a + r))
+expect_eq "every refused one listed" $r "$(jget -n $J attach.refused)"
+# on the kprobe blacklist: a plain kprobe is refused (EINVAL); kprobe.multi may take it
+NK=ivpu_hw_diag_nokprobe
+if [ $want = kprobe ]; then
+	expect_eq "one kprobe each: $NK refused, with the kernel's reason" "1 Invalid argument" \
+		"$r $(l "attach.refused[function=$NK].why")"
+else
+	say "kprobe.multi: $NK $( [ "$r" = 0 ] && echo attached || echo "refused: $(l attach.refused)")"
+	check "only $NK may be refused" [ "$r" -le 1 ]
+fi
 # A call in an interrupt that came while one of the tracers' programs ran on
 # that CPU is skipped by the kernel and counted as a drop: the interrupt's
 # calls are seen or counted lost; every other call is seen.

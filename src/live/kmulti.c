@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
+#include "core/split_refused.h"
 #include "live/kmulti.h"
 
 static struct xp_kmulti *alive;
@@ -129,25 +130,40 @@ static struct bpf_link *multi_link(const struct xp_kmulti *m, struct bpf_program
 	return l;
 }
 
-/* Halves a refused set until each refused function is alone: the kernel says which and why. */
+struct try_ctx {
+	struct xp_kmulti *m;
+	struct bpf_program *prog;
+	bool ret;
+	const uint64_t *cookies;
+	int *err;
+};
+
+/* One try of a subset: attached and let go at once, or the kernel's refusal. */
+static int try_multi(void *p, const int *idx, int n)
+{
+	struct try_ctx *t = p;
+	struct bpf_link *l = multi_link(t->m, t->prog, t->ret, idx, n, t->cookies);
+
+	if (!l)
+		return -errno;
+	bpf_link__destroy(l);
+	return 0;
+}
+
+/* Finds which functions the kernel refuses, one by one, and why. */
 static void find_refused(struct xp_kmulti *m, struct bpf_program *prog, bool ret, const int *idx,
 			 int n, const uint64_t *cookies)
 {
-	struct bpf_link *l;
+	int *err = calloc((size_t)m->n, sizeof(*err));
+	struct try_ctx t = { m, prog, ret, cookies, err };
 
-	if (n <= 0)
+	if (!err)
 		return;
-	if ((l = multi_link(m, prog, ret, idx, n, cookies))) {
-		bpf_link__destroy(l);
-		return;
-	}
-	if (n == 1) {
-		m->fn[idx[0]].err = -errno;
-		m->nrefused++;
-		return;
-	}
-	find_refused(m, prog, ret, idx, n / 2, cookies);
-	find_refused(m, prog, ret, idx + n / 2, n - n / 2, cookies);
+	m->nrefused += xp_split_refused(idx, n, try_multi, &t, err);
+	for (int i = 0; i < m->n; i++)
+		if (err[i])
+			m->fn[i].err = err[i];
+	free(err);
 }
 
 int xp_kmulti_attach(struct xp_kmulti *m, struct bpf_program *prog, bool ret, const int *idx,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/npu_stats.h"
+#include "core/split_refused.h"
 #include "sinks/npu_report.h"
 #include "unit.h"
 
@@ -255,8 +256,61 @@ static void test_baseline(void)
 	CHECK(base.has_ipc_per_job && base.ipc_per_job == 2.5);
 }
 
+/* An all-or-nothing attach that refuses some items, as a kprobe.multi link does. */
+struct fake {
+	const int *refuse;	/* -errno per item, 0: taken */
+	int tries;
+};
+
+static int fake_try(void *p, const int *idx, int n)
+{
+	struct fake *f = p;
+
+	f->tries++;
+	for (int i = 0; i < n; i++)
+		if (f->refuse[idx[i]])
+			return f->refuse[idx[i]];
+	return 0;
+}
+
+static void test_split_refused(void)
+{
+	int refuse[300] = { 0 }, err[300], idx[300], n;
+	struct fake f = { refuse, 0 };
+
+	for (int i = 0; i < 300; i++)
+		idx[i] = i;
+	/* none refused: one try */
+	memset(err, 0, sizeof(err));
+	CHECK_U64(xp_split_refused(idx, 300, fake_try, &f, err), 0);
+	CHECK_U64(f.tries, 1);
+	/* three refused, with their own reasons, the first and last included */
+	refuse[0] = -EINVAL, refuse[137] = -ESRCH, refuse[299] = -EBUSY;
+	f.tries = 0;
+	n = xp_split_refused(idx, 300, fake_try, &f, err);
+	CHECK_U64(n, 3);
+	CHECK(err[0] == -EINVAL && err[137] == -ESRCH && err[299] == -EBUSY);
+	for (int i = 1; i < 299; i++)
+		if (i != 137 && err[i]) {
+			fprintf(stderr, "item %d marked refused\n", i);
+			CHECK(0);
+		}
+	CHECK(f.tries <= 2 * 3 * 9 + 1);	/* about 2 x refused x log2(300) */
+	/* a subset: only its items are tried */
+	memset(err, 0, sizeof(err));
+	CHECK_U64(xp_split_refused(idx + 100, 100, fake_try, &f, err), 1);
+	CHECK(err[137] == -ESRCH && !err[0] && !err[299]);
+	/* every item refused */
+	for (int i = 0; i < 8; i++)
+		refuse[i] = -EPERM;
+	memset(err, 0, sizeof(err));
+	CHECK_U64(xp_split_refused(idx, 8, fake_try, &f, err), 8);
+	CHECK_U64(xp_split_refused(idx, 0, fake_try, &f, err), 0);
+}
+
 int main(void)
 {
+	RUN(test_split_refused);
 	RUN(test_categories);
 	RUN(test_calls);
 	RUN(test_events);
