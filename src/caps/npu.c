@@ -209,11 +209,36 @@ static int npu_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return 0;
 }
 
-static void count_one(void *ctx, const struct xp_npu_key *k, const struct xp_npu_val *v)
+static uint32_t home(uint32_t tgid, uint32_t fn)
+{
+	return ((tgid * 2654435761u) ^ (fn * 40503u)) % LAST_SLOTS;
+}
+
+/* Frees slot i of the linear-probing table, moving back what was placed past it. */
+static void last_free(struct last *t, uint32_t i)
+{
+	for (uint32_t j = (i + 1) % LAST_SLOTS, n = 0; t[j].used && n < LAST_SLOTS; j = (j + 1) % LAST_SLOTS, n++) {
+		uint32_t h = home(t[j].tgid, t[j].fn);
+
+		/* t[j] may move to i when its home is not in (i, j] (cyclically) */
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			t[i] = t[j];
+			i = j;
+		}
+	}
+	t[i].used = false;
+}
+
+/*
+ * One (process, function) of the kernel's cumulative counts: what it
+ * gained since the last drain. `gone`: its process had ended before the
+ * count was read, which is its last; the entry leaves the map.
+ */
+static void count_one(void *ctx, const struct xp_npu_key *k, const struct xp_npu_val *v, bool gone)
 {
 	struct xp_cap_inst *ci = ctx;
 	struct npu_st *st = ci->st;
-	uint32_t h = (k->tgid * 2654435761u) ^ (k->fn * 40503u);
+	uint32_t h = home(k->tgid, k->fn), at = 0;
 	struct last *l = NULL;
 	char comm[XP_COMM_LEN + 1];
 
@@ -221,21 +246,22 @@ static void count_one(void *ctx, const struct xp_npu_key *k, const struct xp_npu
 		struct last *c = &st->last[(h + i) % LAST_SLOTS];
 
 		if (!c->used || (c->tgid == k->tgid && c->fn == k->fn))
-			l = c;
+			l = c, at = (h + i) % LAST_SLOTS;
 	}
 	if (!l) {
 		st->last_lost++;
 		return;
 	}
-	if (!l->used) {
+	if (!l->used)
 		*l = (struct last){ .tgid = k->tgid, .fn = k->fn, .used = true };
+	if (v->calls > l->calls) {
+		memcpy(comm, v->comm, XP_COMM_LEN);
+		comm[XP_COMM_LEN] = '\0';
+		xp_npu_add_calls(&st->s, k->fn, NULL, k->tgid, comm, v->calls - l->calls);
+		l->calls = v->calls;
 	}
-	if (v->calls <= l->calls)
-		return;
-	memcpy(comm, v->comm, XP_COMM_LEN);
-	comm[XP_COMM_LEN] = '\0';
-	xp_npu_add_calls(&st->s, k->fn, NULL, k->tgid, comm, v->calls - l->calls);
-	l->calls = v->calls;
+	if (gone)
+		last_free(st->last, at);
 }
 
 static int npu_drain(struct xp_cap_inst *ci, bool tick)

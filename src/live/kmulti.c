@@ -197,10 +197,8 @@ int xp_kmulti_attach(struct xp_kmulti *m, struct bpf_program *prog, bool ret, co
 			if (!(l = bpf_program__attach_kprobe_opts(prog, m->fn[use[i]].name, &o))) {
 				int e = -errno;
 
-				if (!ret) {
-					m->fn[use[i]].err = e;
-					m->nrefused++;
-				}
+				m->fn[use[i]].err = e;
+				m->nrefused++;
 				if (!first_err)
 					first_err = e;
 				continue;
@@ -214,7 +212,7 @@ int xp_kmulti_attach(struct xp_kmulti *m, struct bpf_program *prog, bool ret, co
 			snprintf(why, whylen, "out of memory");
 			return err;
 		}
-		if (!ok) {
+		if (!ok && !ret) {
 			snprintf(why, whylen, "attaching kprobes: every function refused (%s)",
 				 strerror(-first_err));
 			return first_err ? first_err : -ENOENT;
@@ -222,7 +220,7 @@ int xp_kmulti_attach(struct xp_kmulti *m, struct bpf_program *prog, bool ret, co
 		return 0;
 	}
 	l = multi_link(m, prog, ret, use, n, cookies);
-	if (!l && !ret) {
+	if (!l) {
 		/* one refused function fails the whole link: find which, attach the rest */
 		err = -errno;
 		find_refused(m, prog, ret, use, n, cookies);
@@ -232,8 +230,13 @@ int xp_kmulti_attach(struct xp_kmulti *m, struct bpf_program *prog, bool ret, co
 			else
 				use[i - (k - n)] = use[i];
 		l = n ? multi_link(m, prog, ret, use, n, cookies) : NULL;
-		if (!l && !n)
+		if (!l && !n) {
 			errno = -err;
+			if (ret) {	/* no function timed: each is listed as refused */
+				free(use);
+				return 0;
+			}
+		}
 	}
 	free(use);
 	if (!l) {

@@ -55,10 +55,12 @@ void xp_kmulti_prepare(struct xp_kmulti *m, struct bpf_program *prog, bool kerne
 /*
  * Attaches `prog` (an entry or, with `ret`, a return program) to the
  * functions listed in `idx` (all of them when NULL), each with
- * cookies[its index]. The entry attach finds the refused functions (their
- * `err` set, `nrefused` counted) and attaches the rest in one link; a
- * return attach skips the functions refused already. 0, or -errno with `why`
- * when nothing could be attached.
+ * cookies[its index]. A kprobe.multi link fails whole when the kernel
+ * refuses one function: the refused ones are then found (their `err` set,
+ * `nrefused` counted) and the rest attached in one link; later attaches
+ * skip them. 0, or -errno with `why` when an entry attach took nothing (a
+ * return attach that took nothing is not an error: its functions are
+ * listed as refused).
  */
 int xp_kmulti_attach(struct xp_kmulti *m, struct bpf_program *prog, bool ret, const int *idx,
 		     int nidx, const uint64_t *cookies, char *why, size_t whylen);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -20,6 +21,7 @@ static void live_destroy(void *p)
 
 	xp_kmulti_free(&l->km);
 	npu_bpf__destroy(l->skel);
+	free(l->forget);
 	free(l);
 }
 
@@ -255,22 +257,42 @@ fail:
 	return err;
 }
 
+static bool alive(uint32_t tgid)
+{
+	return !kill((pid_t)tgid, 0) || errno == EPERM;
+}
+
 int xp_npu_live_counts(struct xp_kside *k,
-		       void (*fn)(void *ctx, const struct xp_npu_key *key, const struct xp_npu_val *v),
+		       void (*fn)(void *ctx, const struct xp_npu_key *key, const struct xp_npu_val *v,
+				  bool gone),
 		       void *ctx)
 {
 	struct xp_npu_live *l = k->skel;
 	struct npu_bpf *s = l->skel;
 	int fd = bpf_map__fd(s->maps.npu_calls);
+	uint32_t n = 0, max = bpf_map__max_entries(s->maps.npu_calls);
 	struct xp_npu_key key, next;
 	struct xp_npu_val v;
 	void *prev = NULL;
 
+	if (!l->forget && !(l->forget = calloc(max, sizeof(*l->forget))))
+		return -ENOMEM;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(fd, &next, &v))
-			fn(ctx, &next, &v);
+		/* whether it ended is asked first: the count read after is its last */
+		bool gone = next.tgid && !alive(next.tgid);
+
+		if (!bpf_map_lookup_elem(fd, &next, &v)) {
+			if (gone && n >= max)
+				gone = false;	/* a key more than the map holds: at the next drain */
+			fn(ctx, &next, &v, gone);
+			if (gone)
+				l->forget[n++] = next;
+		}
 		key = next;
 		prev = &key;
 	}
+	/* after the walk: deleting during it would restart it */
+	for (uint32_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &l->forget[i]);
 	return 0;
 }

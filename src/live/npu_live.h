@@ -19,6 +19,7 @@ struct xp_npu_live {
 	int nlat;
 	bool tp_job, tp_jsm, tp_pm;	/* the driver's tracepoints attached */
 	char tp_why[160];		/* why not, when none */
+	struct xp_npu_key *forget;	/* the drain's entries of processes gone */
 };
 
 /*
@@ -32,9 +33,15 @@ int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
 		     const struct xp_live_share *share, bool per_call, const char *const *lat,
 		     char *why, size_t whylen);
 
-/* The kernel's cumulative count for each (process, function): calls `fn` once each. */
+/*
+ * The kernel's cumulative count for each (process, function): calls `fn`
+ * once each. `gone`: the process had ended before its count was read, so
+ * that count is final and its entry leaves the map (processes coming and
+ * going never fill it).
+ */
 int xp_npu_live_counts(struct xp_kside *k,
-		       void (*fn)(void *ctx, const struct xp_npu_key *key, const struct xp_npu_val *v),
+		       void (*fn)(void *ctx, const struct xp_npu_key *key, const struct xp_npu_val *v,
+				  bool gone),
 		       void *ctx);
 
 #endif
