@@ -200,8 +200,10 @@ static int npu_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 
 	if (h->size < sizeof(*r) || r->kind < XP_NPU_CALL || r->kind > XP_NPU_PM)
 		return ci->undecodable++, 0;
-	if (e->out == XP_OUT_PERFETTO)
+	if (e->out == XP_OUT_PERFETTO) {
+		xp_perfetto_npu(e->pf, r);
 		return 0;
+	}
 	if (e->out == XP_OUT_STREAM)
 		(void)(e->json ? xp_npu_stream_json(e->stream_json, r, e->t0) : xp_npu_stream_text(e->f, r, e->t0));
 	if (xp_npu_add(&st->s, r))

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sinks/npu_report.h"
+#include "sinks/perfetto.h"
 #include "sinks/text.h"
 
 #define MAX_MOVED (XP_NPU_NCAT + 2)
@@ -422,4 +423,58 @@ int xp_npu_stream_json(struct xp_json *j, const struct xp_npu_rec *r, uint64_t t
 	}
 	xp_json_end_obj(j);
 	return 0;
+}
+
+#define PF_GROUP "NPU (intel_vpu)"
+enum { PF_DEVICE = 1, PF_IPC, PF_POWER, PF_JOBS = 0x1000 };
+
+void xp_perfetto_npu(struct xp_perfetto *p, const struct xp_npu_rec *r)
+{
+	char comm[XP_COMM_LEN + 1], name[XP_NPU_NAME + 1], type[XP_NPU_STR + 1], track[48];
+	uint32_t pid = r->h.pid, tid = r->h.tid;
+
+	memcpy(comm, r->comm, XP_COMM_LEN);
+	comm[XP_COMM_LEN] = '\0';
+	memcpy(name, r->name, XP_NPU_NAME);
+	name[XP_NPU_NAME] = '\0';
+	memcpy(type, r->type, XP_NPU_STR);
+	type[XP_NPU_STR] = '\0';
+	switch (r->kind) {
+	case XP_NPU_RET:
+		if (r->dev)
+			xp_perfetto_track(p, PF_GROUP, PF_DEVICE, "interrupts and workers", &pid, &tid);
+		else
+			xp_perfetto_name(p, pid, tid, comm);
+		xp_perfetto_slice_begin(p, pid, tid, "npu_call", name, r->h.ts_ns, r->dur_ns);
+		xp_json_kstr(&p->j, "category", xp_npu_cat_key(xp_npu_category(name)));
+		xp_perfetto_slice_end(p);
+		return;
+	case XP_NPU_JOB: {
+		bool submit = strstr(name, "submit") != NULL;
+		bool done = strstr(name, "done") || strstr(name, "signal") || strstr(name, "complete");
+
+		snprintf(track, sizeof(track), "jobs: ctx %u engine %u", r->a, r->b);
+		xp_perfetto_track(p, PF_GROUP, PF_JOBS + ((r->a & 0xfff) << 4) + (r->b & 0xf), track, &pid, &tid);
+		if (submit || done)
+			xp_perfetto_async(p, submit, pid, tid, "npu_job", "job",
+					  ((uint64_t)r->a << 40) ^ ((uint64_t)r->b << 32) ^ r->c, r->h.ts_ns);
+		return;
+	}
+	case XP_NPU_JSM:
+		xp_perfetto_track(p, PF_GROUP, PF_IPC, "IPC (JSM messages)", &pid, &tid);
+		xp_perfetto_instant_begin(p, pid, tid, "npu_jsm", type[0] ? type : name, r->h.ts_ns);
+		xp_json_kstr(&p->j, "event", name);
+		xp_json_ku64(&p->j, "status", r->a);
+		xp_json_ku64(&p->j, "request_id", r->b);
+		xp_json_ku64(&p->j, "result", r->c);
+		xp_perfetto_slice_end(p);
+		return;
+	case XP_NPU_PM:
+		xp_perfetto_track(p, PF_GROUP, PF_POWER, "power", &pid, &tid);
+		xp_perfetto_instant_begin(p, pid, tid, "npu_pm", name, r->h.ts_ns);
+		xp_perfetto_slice_end(p);
+		return;
+	default:
+		return;	/* calls: counted, not drawn */
+	}
 }

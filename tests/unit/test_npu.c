@@ -7,6 +7,7 @@
 #include "core/npu_stats.h"
 #include "core/split_refused.h"
 #include "sinks/npu_report.h"
+#include "sinks/perfetto.h"
 #include "unit.h"
 
 static void test_categories(void)
@@ -308,8 +309,53 @@ static void test_split_refused(void)
 	CHECK_U64(xp_split_refused(idx, 0, fake_try, &f, err), 0);
 }
 
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *q = hay; (q = strstr(q, needle)); q += strlen(needle))
+		n++;
+	return n;
+}
+
+static void test_perfetto(void)
+{
+	struct xp_perfetto *p = calloc(1, sizeof(*p));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct xp_npu_rec r;
+
+	xp_perfetto_begin(p, f, 1000);
+	r = rec(XP_NPU_CALL, 2000, "ivpu_bo_pin"), r.fn = 1;
+	xp_perfetto_npu(p, &r);
+	r = rec(XP_NPU_RET, 3000, "ivpu_bo_create_ioctl"), r.dur_ns = 10000000;
+	xp_perfetto_npu(p, &r);
+	r = rec(XP_NPU_JOB, 4000, "submit"), r.a = 1, r.b = 0, r.c = 7;
+	xp_perfetto_npu(p, &r);
+	r = rec(XP_NPU_JOB, 9000, "done"), r.a = 1, r.b = 0, r.c = 7;
+	xp_perfetto_npu(p, &r);
+	r = rec(XP_NPU_JSM, 5000, "[tx]"), snprintf(r.type, sizeof(r.type), "SUBMIT_JOB"), r.b = 3;
+	xp_perfetto_npu(p, &r);
+	r = rec(XP_NPU_PM, 6000, "suspend");
+	xp_perfetto_npu(p, &r);
+	xp_perfetto_end(p, NULL);
+	fclose(f);
+	CHECK_U64(count_of(text, "\"ph\":\"X\""), 1);
+	CHECK_U64(count_of(text, "\"name\":\"ivpu_bo_create_ioctl\""), 1);
+	CHECK_U64(count_of(text, "ivpu_bo_pin"), 0);	/* untimed calls are not drawn */
+	CHECK_U64(count_of(text, "\"ph\":\"b\""), 1);
+	CHECK_U64(count_of(text, "\"ph\":\"e\""), 1);
+	CHECK_U64(count_of(text, "\"ph\":\"i\""), 2);
+	CHECK_U64(count_of(text, "\"name\":\"SUBMIT_JOB\""), 1);
+	CHECK_U64(count_of(text, "jobs: ctx 1 engine 0"), 1);
+	free(text);
+	free(p);
+}
+
 int main(void)
 {
+	RUN(test_perfetto);
 	RUN(test_split_refused);
 	RUN(test_categories);
 	RUN(test_calls);
