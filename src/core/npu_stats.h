@@ -152,7 +152,7 @@ struct xp_npu_info {
 	char hook[16];			/* "kprobe.multi" or "kprobe" */
 	int offered, attached, nrefused;
 	struct {
-		char name[64];
+		char name[128];
 		int err;		/* -errno */
 	} refused[XP_NPU_MAX_REFUSED];
 	bool tp_job, tp_jsm, tp_pm;

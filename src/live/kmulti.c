@@ -21,7 +21,7 @@ static int by_name(const void *a, const void *b)
 int xp_kmulti_resolve(struct xp_kmulti *m, const char *filter_file, const char *module,
 		      const char *pattern, char *why, size_t whylen)
 {
-	char line[512], name[256], mod[160], want[140];
+	char line[768], name[512], mod[160], want[140];
 	FILE *f = fopen(filter_file, "re");
 	int cap = 0, k = 0;
 
@@ -34,9 +34,9 @@ int xp_kmulti_resolve(struct xp_kmulti *m, const char *filter_file, const char *
 	}
 	snprintf(want, sizeof(want), "[%s]", module);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%255s %159s", name, mod) != 2 || strcmp(mod, want))
+		if (sscanf(line, "%511s %159s", name, mod) != 2 || strcmp(mod, want))
 			continue;
-		if (strlen(name) >= XP_KMULTI_NAME || fnmatch(pattern, name, 0))
+		if (fnmatch(pattern, name, 0))
 			continue;
 		if (m->n == cap) {
 			struct xp_kmulti_fn *nf;
@@ -50,7 +50,9 @@ int xp_kmulti_resolve(struct xp_kmulti *m, const char *filter_file, const char *
 			m->fn = nf;
 		}
 		memset(&m->fn[m->n], 0, sizeof(m->fn[0]));
-		snprintf(m->fn[m->n].name, XP_KMULTI_NAME, "%s", name);
+		snprintf(m->fn[m->n].name, XP_KMULTI_NAME, "%.*s", XP_KMULTI_NAME - 1, name);
+		if (strlen(name) >= XP_KMULTI_NAME)
+			m->fn[m->n].err = -ENAMETOOLONG;
 		m->n++;
 	}
 	fclose(f);
@@ -61,6 +63,8 @@ int xp_kmulti_resolve(struct xp_kmulti *m, const char *filter_file, const char *
 		if (!k || strcmp(m->fn[i].name, m->fn[k - 1].name))
 			m->fn[k++] = m->fn[i];
 	m->n = k;
+	for (int i = 0; i < m->n; i++)
+		m->nrefused += m->fn[i].err != 0;
 	return m->n;
 }
 

@@ -14,11 +14,12 @@
 #include <stdint.h>
 #include <bpf/libbpf.h>
 
-#define XP_KMULTI_NAME 64
+#define XP_KMULTI_NAME 128
 
 struct xp_kmulti_fn {
 	char name[XP_KMULTI_NAME];
-	int err;		/* 0: attached (or not tried yet); -errno: the kernel refused it */
+	int err;		/* 0: attached (or not tried yet); -errno: refused (by the kernel, or
+				   -ENAMETOOLONG: a name longer than this holds, never tried) */
 };
 
 struct xp_kmulti {
