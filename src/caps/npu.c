@@ -110,7 +110,8 @@ static bool npu_available(const struct xp_doctor_env *d, char *why, size_t len)
 		snprintf(why, len, "kprobes unavailable (%s): intel_vpu's functions cannot be traced",
 			 d->at[XP_AT_KPROBE].why);
 	else if (!mod)
-		snprintf(why, len, "the intel_vpu module (Intel NPU driver) is not loaded");
+		snprintf(why, len, "the intel_vpu module (Intel NPU driver) is not loaded%s",
+			 d->module_loaded("amdxdna") ? "; amdxdna (AMD NPU) is, and is not traced yet" : "");
 	else
 		snprintf(why, len, "%s on intel_vpu's ivpu_* functions%s", km ? "kprobe.multi" : "one kprobe each",
 			 tp ? ", vpu tracepoints" : "; no vpu tracepoints");

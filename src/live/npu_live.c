@@ -138,7 +138,8 @@ int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
 		return -EOPNOTSUPP;
 	}
 	if (!module_loaded(XP_NPU_MODULE)) {
-		snprintf(why, whylen, "the %s module (Intel NPU driver) is not loaded", XP_NPU_MODULE);
+		snprintf(why, whylen, "the %s module (Intel NPU driver) is not loaded%s", XP_NPU_MODULE,
+			 module_loaded("amdxdna") ? "; amdxdna (AMD NPU) is, and is not traced yet" : "");
 		return -ENOENT;
 	}
 	if (!(root = xp_tracefs(why, whylen, NULL)))
