@@ -8,15 +8,6 @@
 #include "caps/cap.h"
 #include "live/features.h"
 
-static bool npu_available(const struct xp_doctor_env *d, char *why, size_t len)
-{
-	bool km = d->at[XP_AT_KPROBE_MULTI].ok, ok = km && d->module_loaded("intel_vpu");
-
-	snprintf(why, len, "%s", ok ? "kprobe.multi on intel_vpu"
-				 : !km ? "kprobe.multi unavailable" : "the intel_vpu module is not loaded");
-	return ok;
-}
-
 static bool uprobes_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool ok = d->at[XP_AT_UPROBE].ok;
@@ -25,12 +16,6 @@ static bool uprobes_available(const struct xp_doctor_env *d, char *why, size_t l
 				 : d->at[XP_AT_UPROBE].why);
 	return ok;
 }
-
-const struct xp_cap xp_cap_npu = {
-	.name = "npu",
-	.summary = "Intel and AMD NPU drivers: every ivpu_* call, IPC, jobs",
-	.available = npu_available,
-};
 
 const struct xp_cap xp_cap_uprobes = {
 	.name = "uprobes",

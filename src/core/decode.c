@@ -3,6 +3,7 @@
 #include "shared/ioctl.h"
 #include "shared/latency.h"
 #include "shared/nvidia.h"
+#include "shared/npu.h"
 #include "shared/rawtp.h"
 
 size_t xp_rec_min_size(unsigned int type)
@@ -14,6 +15,7 @@ size_t xp_rec_min_size(unsigned int type)
 	case XP_REC_MEM: return sizeof(struct xp_rawtp_rec);
 	case XP_REC_LATENCY: return sizeof(struct xp_lat_rec);
 	case XP_REC_NVIDIA: return sizeof(struct xp_nv_rec);
+	case XP_REC_NPU: return sizeof(struct xp_npu_rec);
 	default: return 0;
 	}
 }

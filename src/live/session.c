@@ -9,6 +9,7 @@
 
 #include "core/decode.h"
 #include "core/privs.h"
+#include "live/kmulti.h"
 #include "live/kprobe.h"
 #include "live/session.h"
 
@@ -261,7 +262,7 @@ static uint64_t obj_missed(const struct bpf_object *obj)
 
 static uint64_t kernel_missed(const struct xp_session *s)
 {
-	uint64_t n = obj_missed(s->obj) + xp_kretprobes_missed();
+	uint64_t n = obj_missed(s->obj) + xp_kretprobes_missed() + xp_kmulti_missed_all();
 
 	for (size_t i = 0; i < sizeof(s->more_obj) / sizeof(s->more_obj[0]); i++)
 		n += obj_missed(s->more_obj[i]);

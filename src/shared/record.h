@@ -23,6 +23,7 @@ enum xp_rec_type {
 	XP_REC_MEM = 4, /* struct xp_rawtp_rec: one raw amdgpu/i915/xe memory or submit event */
 	XP_REC_LATENCY = 5, /* struct xp_lat_rec: one start/end pair of `latency` */
 	XP_REC_NVIDIA = 6, /* struct xp_nv_rec (shared/nvidia.h): one call into nvidia.ko */
+	XP_REC_NPU = 7, /* struct xp_npu_rec (shared/npu.h): an NPU driver call or event */
 	XP_REC_TYPE_MAX,
 };
 
