@@ -699,6 +699,20 @@ static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	}
 }
 
+int32_t xp_vbl_dev_of(const struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	int32_t dev = -1;
+
+	if (ev->kind == XP_VBL_SUBMIT || ev->kind == XP_VBL_CRTC)
+		return ev->dev;
+	if (ev->kind != XP_VBL_EVENT)
+		dev = file_dev(s, ev->file);
+	if (dev < 0 && ev->kind != XP_VBL_QUEUED && ev->cpu < XP_VBL_MAX_CPUS &&
+	    s->cpu_pipe[ev->cpu] == ev->crtc)
+		dev = s->cpu_dev[ev->cpu];
+	return dev;
+}
+
 void xp_vbl_add(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
 	s->events++;

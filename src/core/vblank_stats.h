@@ -239,6 +239,8 @@ struct xp_vbl_state {
 /* late_ns: 0 for 1 ms. The state is large: allocate it. */
 void xp_vbl_init(struct xp_vbl_state *s, uint64_t late_ns);
 void xp_vbl_add(struct xp_vbl_state *s, const struct xp_vbl_event *ev);
+/* The device an event is on, as xp_vbl_add will see it (call before): -1 unknown. */
+int32_t xp_vbl_dev_of(const struct xp_vbl_state *s, const struct xp_vbl_event *ev);
 /* At the end: deliveries still waiting for their vblank's time are settled without it. */
 void xp_vbl_finish(struct xp_vbl_state *s);
 /* A new interval: counts and histograms to zero; pairing state kept. */

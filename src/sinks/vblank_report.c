@@ -344,14 +344,23 @@ void xp_vbl_stream_header(FILE *f)
 
 void xp_vbl_stream_text(FILE *f, const struct xp_vbl_delivery *d, uint64_t t0)
 {
-	char a[16], b[16], w[48], t[32];
+	char a[16], b[16], w[48], t[32], fr[96] = "", k[32], c[16];
 
 	*xp_put_rel_s(t, d->ts, t0) = '\0';	/* before t0: negative, never wrapped */
-	fprintf(f, "%12s %-22.22s %-5d %9u %9u %10s %10s %6u %s\n",
+	if (d->frame) {
+		int n = snprintf(fr, sizeof(fr), " %s", xp_vbl_kind_name(d->kind, k, sizeof(k)));
+
+		if (d->has_lateness && d->vblank_ns >= d->submit_ns)
+			n += snprintf(fr + n, sizeof(fr) - (size_t)n, " scanout=%s",
+				      xp_fmt_ns(d->vblank_ns - d->submit_ns, c, sizeof(c)));
+		if (d->has_target)
+			snprintf(fr + n, sizeof(fr) - (size_t)n, " missed=%u", d->missed_target);
+	}
+	fprintf(f, "%12s %-22.22s %-5d %9u %9u %10s %10s %6u %s%s\n",
 		t, who(d->pid, d->file, d->comm, w, sizeof(w)), d->crtc,
 		d->seq, d->req_seq, d->queued ? xp_fmt_ns(d->latency_ns, a, sizeof(a)) : "-",
 		d->has_lateness ? xp_fmt_ns(d->lateness_ns, b, sizeof(b)) : "?", d->missed_before,
-		d->late ? "LATE" : "");
+		d->late ? "LATE" : "", fr);
 }
 
 void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint64_t t0)
@@ -373,6 +382,20 @@ void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint
 		xp_json_ku64(j, "lateness_ns", d->lateness_ns);
 	xp_json_ku64(j, "missed_before", d->missed_before);
 	xp_json_kbool(j, "late", d->late);
+	if (d->frame) {
+		char k[32];
+
+		if (d->tid)
+			xp_json_ku64(j, "tid", d->tid);
+		if (d->dev >= 0)
+			xp_json_ki64(j, "device", d->dev);
+		xp_json_kstr(j, "kind", xp_vbl_kind_name(d->kind, k, sizeof(k)));
+		xp_json_ki64(j, "submit_ns", xp_rel_ns(d->submit_ns, t0));
+		if (d->has_lateness && d->vblank_ns >= d->submit_ns)
+			xp_json_ku64(j, "scanout_ns", d->vblank_ns - d->submit_ns);
+		if (d->has_target)
+			xp_json_ku64(j, "missed_target", d->missed_target);
+	}
 	xp_json_end_obj(j);
 	xp_json_finish(j);
 }
