@@ -137,5 +137,11 @@ else
 	# the issue's symptom: gaps between completions counted as the CRTC's misses
 	expect_eq "CRTC $CI: no misses from gaps between deliveries" 0 \
 		"$(jget /tmp/m.json "crtcs[crtc=$CI].missed_frames")"
+	say "the text summary of modetest -v"
+	start_xp /tmp/mt.txt vblank --no-hist || finish
+	(sleep 3; echo) | modetest -M vkms -s "$C:1024x768" -v >/dev/null 2>&1
+	stop_xp
+	cat /tmp/mt.txt
+	check "the text summary names modetest's flips" grep -q "/modetest .* flip " /tmp/mt.txt
 fi
 finish
