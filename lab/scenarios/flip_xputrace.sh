@@ -79,6 +79,21 @@ say "present rate $hz Hz at a refresh of $(val /tmp/a.txt refresh_mhz) mHz"
 check "present rate $hz Hz below 3/4 of the refresh rate and above half of it" \
 	awk -v h=$hz -v r=$(val /tmp/a.txt refresh_mhz) 'BEGIN { exit !(h * 1000 <= r * 0.76 && h * 1000 > r * 0.5) }'
 
+group wait_vblank
+# wait-vblank requests (reserved through drm_event_reserve_init_locked) are
+# on the device too: one CRTC row, with the vblanks and the requests
+start_xp /tmp/w.json vblank --json || finish
+vblstall $DEV frames=30 >/tmp/w.txt; rc=$?
+stop_xp
+expect_eq "vblstall status" 0 $rc
+P=$(val /tmp/w.txt pid) CI=$(val /tmp/w.txt crtc_index)
+expect_eq "CRTC rows" 1 "$(jget -n /tmp/w.json crtcs)"
+expect_eq "its device" "$MINOR" "$(jget /tmp/w.json "crtcs[crtc=$CI].device")"
+expect_eq "requests on it" 30 "$(jget /tmp/w.json "crtcs[crtc=$CI].requests")"
+expect_eq "vblstall's requests" 30 "$(jget /tmp/w.json "clients[pid=$P].requests")"
+expect_eq "vblstall's deliveries" 30 "$(jget /tmp/w.json "clients[pid=$P].delivered")"
+expect_eq "no frames for a wait-vblank client" "" "$(jget /tmp/w.json "clients[pid=$P].asked" 2>/dev/null)"
+
 group stream_text
 start_xp /tmp/t.txt vblank --stream || finish
 flipper $DEV api=legacy frames=10 late_every=5 vgem=$VGEM >/tmp/s.txt

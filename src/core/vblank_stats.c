@@ -50,6 +50,34 @@ const char *xp_vbl_probe_format(int ev)
 	return NULL;
 }
 
+int xp_vbl_raw_cfg_fill(const struct xp_rawtp_layout *l, struct xp_vbl_raw_cfg cfg[XP_VBL_NDRM])
+{
+	memset(cfg, 0, sizeof(*cfg) * XP_VBL_NDRM);
+	for (int e = 0; e < XP_VBL_NDRM && e < l->n; e++) {
+		const struct xp_tp_format *f = &l->fmt[e];
+		struct xp_vbl_raw_cfg *c = &cfg[e];
+
+		for (int i = 0; i < XP_VBL_RAW_ARGS; i++)
+			c->off[i] = -1;
+		if (!l->present[e])
+			continue;
+		c->raw_size = f->size < XP_RAWTP_RAW ? f->size : XP_RAWTP_RAW;
+		c->filter = l->ev[e].proc_ctx;
+		for (int i = 0; i < f->nfields; i++) {
+			const struct xp_tp_field *fl = &f->fields[i];
+
+			if (fl->common)
+				continue;
+			if (fl->data_loc || c->nargs == XP_VBL_RAW_ARGS || fl->offset + fl->size > XP_RAWTP_RAW ||
+			    (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8))
+				return -EINVAL;
+			c->off[c->nargs] = (int16_t)fl->offset;
+			c->size[c->nargs++] = (uint8_t)fl->size;
+		}
+	}
+	return 0;
+}
+
 const char *xp_vbl_kind_name(unsigned int kinds, char *buf, size_t len)
 {
 	static const char *const names[] = { "wait", "flip", "atomic", "seq" };

@@ -37,6 +37,7 @@
 #include <stdint.h>
 #include "core/hist.h"
 #include "core/rawtp.h"
+#include "shared/vblank.h"
 
 enum xp_vbl_tp {
 	XP_VBL_EVENT = 0, XP_VBL_QUEUED, XP_VBL_DELIVERED,
@@ -55,6 +56,13 @@ enum xp_vbl_tp {
 extern const struct xp_rawtp_event xp_vbl_events[XP_VBL_NEV];
 /* The format-file text of XP_VBL_SUBMIT or XP_VBL_CRTC; NULL for the others. */
 const char *xp_vbl_probe_format(int ev);
+/*
+ * The raw tracepoint programs' settings for the drm events of `l`
+ * (src/shared/vblank.h): argument i to the i-th field of the format. -EINVAL
+ * when a present event has a field that cannot be an argument (a string, a
+ * size other than 1, 2, 4, 8, more fields than arguments).
+ */
+int xp_vbl_raw_cfg_fill(const struct xp_rawtp_layout *l, struct xp_vbl_raw_cfg cfg[XP_VBL_NDRM]);
 
 #define XP_VBL_IDLE_NS 1000000000ULL	/* a silence this long is the interrupt off, not misses */
 

@@ -13,22 +13,25 @@
 static void skel_destroy(void *skel) { vblank_bpf__destroy(skel); }
 
 /* The probes, in attach order: the ioctl before what happens inside it. */
-static const char *const probe_fn[] = { "drm_ioctl", "drm_event_reserve_init", "drm_handle_vblank" };
-#define NPROBES 3
+static const char *const probe_fn[] = { "drm_ioctl", "drm_event_reserve_init",
+					 "drm_event_reserve_init_locked", "drm_handle_vblank" };
+#define NPROBES 4
 #define PROBE_LINK0 (XP_KSIDE_LINKS - NPROBES)
 
 static struct bpf_program *probe_prog(struct vblank_bpf *skel, int i)
 {
 	struct bpf_program *p[NPROBES] = { skel->progs.xp_vbl_ioctl, skel->progs.xp_vbl_reserve,
-					   skel->progs.xp_vbl_handle };
+					   skel->progs.xp_vbl_reserve_locked, skel->progs.xp_vbl_handle };
 	return p[i];
 }
 
-/* Opens and loads the skeleton, with the probes' programs or without. */
+/* Opens and loads the skeleton, with the probes' programs or without, the
+ * drm events as raw tracepoints (raw) or classic ones. */
 static int load(struct xp_kside *k, struct xp_rawtp_layout *l, const struct xp_filters *f,
-		const struct xp_live_share *share, bool probes, char *why, size_t whylen)
+		const struct xp_live_share *share, bool probes, bool raw, char *why, size_t whylen)
 {
 	struct vblank_bpf *skel = vblank_bpf__open();
+	struct bpf_program *rp[XP_VBL_NDRM];
 	int err;
 
 	if (!skel) {
@@ -45,6 +48,19 @@ static int load(struct xp_kside *k, struct xp_rawtp_layout *l, const struct xp_f
 				    true, why, whylen);
 	if (err)
 		return err;
+	rp[0] = skel->progs.xp_vbl_raw_0;
+	rp[1] = skel->progs.xp_vbl_raw_1;
+	rp[2] = skel->progs.xp_vbl_raw_2;
+	if (raw && (err = xp_vbl_raw_cfg_fill(l, (struct xp_vbl_raw_cfg *)skel->rodata->xp_vbl_raw))) {
+		snprintf(why, whylen, "the drm vblank events' fields do not map to their arguments");
+		return err;
+	}
+	for (int i = 0; i < XP_VBL_NDRM; i++) {
+		bpf_program__set_autoload(rp[i], raw && l->present[i]);
+		if (raw)	/* the classic slot stays unloaded */
+			bpf_program__set_autoload(bpf_object__find_program_by_name(k->obj, i == 0 ? "xp_vbl_0" :
+						  i == 1 ? "xp_vbl_1" : "xp_vbl_2"), false);
+	}
 	for (int i = 0; i < NPROBES; i++)
 		bpf_program__set_autoload(probe_prog(skel, i), probes);
 	if ((err = xp_live_share_maps(share, k->events, k->drops, why, whylen)))
@@ -64,21 +80,66 @@ static int attach_probes(struct xp_kside *k, char *why, size_t whylen)
 			int err = -errno;
 
 			snprintf(why, whylen, "no kprobe on %s: %s", probe_fn[i], strerror(-err));
-			for (int j = 0; j <= i; j++) {
-				bpf_link__destroy(k->links[PROBE_LINK0 + j]);
-				k->links[PROBE_LINK0 + j] = NULL;
-			}
 			return err;
 		}
 	}
 	return 0;
 }
 
+/* The drm events, last first (deliveries before their queueing is watched
+ * would pair with nothing): raw tracepoints, or the classic slots. */
+static int attach_events(struct xp_kside *k, struct xp_rawtp_layout *l, bool raw, char *why,
+			 size_t whylen)
+{
+	struct vblank_bpf *skel = k->skel;
+	struct bpf_program *rp[XP_VBL_NDRM] = { skel->progs.xp_vbl_raw_0, skel->progs.xp_vbl_raw_1,
+						skel->progs.xp_vbl_raw_2 };
+
+	if (!raw)
+		return xp_rawtp_live_attach(k, "vbl", l, why, whylen);
+	for (int i = XP_VBL_NDRM - 1; i >= 0; i--) {
+		if (!l->present[i])
+			continue;
+		k->links[i] = bpf_program__attach_raw_tracepoint(rp[i], l->ev[i].name);
+		if (!k->links[i]) {
+			int err = -errno;
+
+			snprintf(why, whylen, "attaching the raw tracepoint %s: %s", l->ev[i].name,
+				 strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* One way of opening; on failure k is left empty for the next. */
+static int try_open(struct xp_kside *k, struct xp_rawtp_layout *l, const struct xp_filters *f,
+		    const struct xp_live_share *share, bool probes, bool raw, char *why, size_t whylen)
+{
+	int err = load(k, l, f, share, probes, raw, why, whylen);
+
+	if (!err && probes)
+		err = attach_probes(k, why, whylen);
+	if (!err)
+		err = attach_events(k, l, raw, why, whylen);
+	if (err) {
+		xp_kside_detach(k);
+		if (k->skel)
+			vblank_bpf__destroy(k->skel);
+		k->skel = NULL;
+		k->obj = NULL;
+		k->detached = false;
+	}
+	return err;
+}
+
 int xp_vblank_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
 			const struct xp_filters *f, const struct xp_live_share *share, bool *probes,
 			char *note, size_t notelen, char *why, size_t whylen)
 {
+	char rawwhy[160] = "";
 	struct xp_kside *k;
+	bool raw = true;
 	int err = xp_rawtp_live_layouts(l, why, whylen);
 
 	*probes = false;
@@ -90,25 +151,27 @@ int xp_vblank_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
 		l->present[i] = false;
 	if (!(k = xp_kside_new(NULL, skel_destroy)))
 		return -ENOMEM;
-	err = load(k, l, f, share, true, note, notelen);
-	if (!err && !(err = attach_probes(k, note, notelen)))
+	/*
+	 * Raw tracepoints with the probes first; the probes are what is left out
+	 * first (no kprobes, no drm BTF to relocate against), then the raw
+	 * tracepoints (a kernel that cannot attach them to a module's events).
+	 */
+	if (!(err = try_open(k, l, f, share, true, true, note, notelen))) {
 		*probes = true;
-	if (err) {
-		/* without the probes (no kprobes, or no drm BTF to relocate against) */
-		xp_kside_detach(k);
-		vblank_bpf__destroy(k->skel);
-		k->skel = NULL;
-		k->detached = false;
-		err = load(k, l, f, share, false, why, whylen);
+	} else if ((err = try_open(k, l, f, share, false, true, rawwhy, sizeof(rawwhy)))) {
+		raw = false;
+		if (!(err = try_open(k, l, f, share, true, false, rawwhy, sizeof(rawwhy))))
+			*probes = true;
+		else
+			err = try_open(k, l, f, share, false, false, why, whylen);
 	}
-	k->hook = *probes ? "tracepoint+kprobe" : "tracepoint";
-	if (!err)
-		err = xp_rawtp_live_attach(k, "vbl", l, why, whylen);
 	if (err) {
 		xp_kside_close(k);
 		return err;
 	}
+	k->hook = raw ? (*probes ? "raw_tp+kprobe" : "raw_tp") : (*probes ? "tracepoint+kprobe" : "tracepoint");
 	if (*probes) {
+		note[0] = '\0';
 		xp_rawtp_layout_parse(l, XP_VBL_SUBMIT, xp_vbl_probe_format(XP_VBL_SUBMIT));
 		xp_rawtp_layout_parse(l, XP_VBL_CRTC, xp_vbl_probe_format(XP_VBL_CRTC));
 	}

@@ -42,4 +42,23 @@ struct xp_vbl_crtc_raw {
 	__u32 pipe;		/* the CRTC index, as drm_vblank_event names it */
 };
 
+/*
+ * The drm group's three events as raw tracepoints (no BTF needed): the
+ * program sees the tracepoint's C arguments, not the formatted record, and
+ * writes each one where the format file puts the field of the same position
+ * (their TP_STRUCT__entry fields are their TP_PROTO arguments, in order), so
+ * user space decodes the same record the classic copy would have made. A raw
+ * tracepoint only guards against itself: a classic tracepoint program in the
+ * vblank interrupt is skipped whenever it lands in another BPF program (the
+ * probes in the asking thread among them).
+ */
+#define XP_VBL_RAW_ARGS 4
+struct xp_vbl_raw_cfg {
+	__u16 raw_size;			/* raw_len, as the classic copy would set it */
+	__u8 filter;			/* process context: apply the filters */
+	__u8 nargs;
+	__s16 off[XP_VBL_RAW_ARGS];	/* where argument i goes in raw; -1: nowhere */
+	__u8 size[XP_VBL_RAW_ARGS];	/* its size there: 1, 2, 4 or 8 */
+};
+
 #endif

@@ -523,6 +523,32 @@ static void test_probe_formats(void)
 	CHECK(xp_vbl_probe_format(XP_VBL_EVENT) == NULL);
 }
 
+/* the raw tracepoints put argument i where the format has field i */
+static void test_raw_cfg(void)
+{
+	struct xp_vbl_raw_cfg c[XP_VBL_NDRM];
+
+	setup(0);
+	CHECK(!xp_vbl_raw_cfg_fill(&L, c));
+	CHECK_U64(c[XP_VBL_EVENT].nargs, 4);
+	CHECK(c[XP_VBL_EVENT].off[0] == 8 && c[XP_VBL_EVENT].size[0] == 4);	/* crtc */
+	CHECK(c[XP_VBL_EVENT].off[2] == 16 && c[XP_VBL_EVENT].size[2] == 8);	/* time */
+	CHECK(c[XP_VBL_EVENT].off[3] == 24 && c[XP_VBL_EVENT].size[3] == 1);	/* high_prec */
+	CHECK_U64(c[XP_VBL_EVENT].raw_size, 25);
+	CHECK(!c[XP_VBL_EVENT].filter);
+	CHECK_U64(c[XP_VBL_QUEUED].nargs, 3);
+	CHECK(c[XP_VBL_QUEUED].off[0] == 8 && c[XP_VBL_QUEUED].size[0] == 8);	/* file */
+	CHECK(c[XP_VBL_QUEUED].off[2] == 20 && c[XP_VBL_QUEUED].size[2] == 4);	/* seq */
+	CHECK(c[XP_VBL_QUEUED].filter);		/* in the requesting process */
+	CHECK(!c[XP_VBL_DELIVERED].filter);
+	CHECK(c[XP_VBL_DELIVERED].off[3] == -1);
+	/* an event with a string cannot be built from its arguments */
+	CHECK(!xp_rawtp_layout_parse(&L, XP_VBL_DELIVERED,
+		"name: drm_vblank_event_delivered\nID: 1\nformat:\n" FMT_COMMON
+		"\tfield:__data_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n\nprint fmt: \"\"\n"));
+	CHECK(xp_vbl_raw_cfg_fill(&L, c) == -EINVAL);
+}
+
 static void test_layout_driven(void)
 {
 	struct xp_rawtp_rec r;
@@ -585,6 +611,7 @@ int main(void)
 	RUN(test_frames);
 	RUN(test_frames_atomic);
 	RUN(test_probe_formats);
+	RUN(test_raw_cfg);
 	RUN(test_layout_driven);
 	RUN(test_cfg_and_report);
 	free(S);
