@@ -50,15 +50,15 @@ frames_vs_client() { # JSON CLIENT_OUT KIND
 	expect_eq "drops" 0 "$(jget $j drops.total)"
 }
 
-# run_client OUT_JSON OUT_TXT EXPECTED_MISSES XPUTRACE_ARGS... -- FLIPPER_ARGS...
+# run_client OUT_JSON OUT_TXT EXPECTED_MISSES "XPUTRACE ARGS" FLIPPER_ARGS...
 # The pattern's misses are the test's premise, not xputrace's doing: with one
 # emulated CPU a host stall can delay a flip past a vblank of its own. Up to
 # three windows, until one where the client saw exactly its pattern.
 run_client() {
-	local j=$1 o=$2 want=$3 w xa=() ; shift 3
-	while [ "$1" != -- ]; do xa+=("$1"); shift; done; shift
+	local j=$1 o=$2 want=$3 xa=$4 w
+	shift 4
 	for w in 1 2 3; do
-		start_xp $j "${xa[@]}" || return 1
+		start_xp $j $xa || return 1
 		flipper "$@" >$o; rc=$?
 		stop_xp; xrc=$?
 		[ "$(val $o missed)" = "$want" ] && break
@@ -69,7 +69,7 @@ run_client() {
 
 group legacy
 # a legacy client: every 10th flip's buffer is fenced 1.5 frames: 6 misses in 60
-run_client /tmp/l.json /tmp/l.txt 6 vblank --json -- $DEV api=legacy frames=60 late_every=10 vgem=$VGEM || finish
+run_client /tmp/l.json /tmp/l.txt 6 "vblank --json" $DEV api=legacy frames=60 late_every=10 vgem=$VGEM || finish
 expect_eq "xputrace/flipper status" "0 0" "$xrc $rc"
 expect_eq "the client's own misses" 6 "$(val /tmp/l.txt missed)"
 frames_vs_client /tmp/l.json /tmp/l.txt flip
@@ -80,7 +80,7 @@ expect_eq "deliveries matched no request" 0 "$(jget /tmp/l.json delivered_unmatc
 group atomic
 # an atomic client sitting out one vblank after every 3rd flip (3 of every
 # 4 vblanks), every 8th flip fenced: 5 misses in 40
-run_client /tmp/a.json /tmp/a.txt 5 vblank --json -- $DEV api=atomic frames=40 skip_every=3 late_every=8 vgem=$VGEM || finish
+run_client /tmp/a.json /tmp/a.txt 5 "vblank --json" $DEV api=atomic frames=40 skip_every=3 late_every=8 vgem=$VGEM || finish
 expect_eq "xputrace/flipper status" "0 0" "$xrc $rc"
 expect_eq "the client's own misses" 5 "$(val /tmp/a.txt missed)"
 frames_vs_client /tmp/a.json /tmp/a.txt atomic
@@ -120,7 +120,7 @@ check "the text summary's frames table names flipper" grep -q "/flipper .* atomi
 
 group record
 F=/tmp/f.xpt
-run_client /tmp/rec.out /tmp/r.txt 3 record -o $F vblank -- $DEV api=legacy frames=30 late_every=10 vgem=$VGEM || finish
+run_client /tmp/rec.out /tmp/r.txt 3 "record -o $F vblank" $DEV api=legacy frames=30 late_every=10 vgem=$VGEM || finish
 expect_eq "record/flipper status" "0 0" "$xrc $rc"
 xputrace report $F vblank --json >/tmp/rep.json 2>/tmp/rep.err
 expect_eq "report exit status" 0 $?
