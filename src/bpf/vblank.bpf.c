@@ -12,7 +12,10 @@
  *    first, wait-vblank and CRTC sequence through the second, which the
  *    first calls) is reserved there in the asking thread: one submit record;
  *  - drm_handle_vblank(dev, pipe): the device of the drm_vblank_event that
- *    follows on this CPU: one crtc record.
+ *    follows on this CPU: one crtc record;
+ *  - drm_crtc_arm_vblank_event(crtc, e) and drm_crtc_send_vblank_event(crtc,
+ *    e): which pipe the CRTC object a frame asked for is, once a second per
+ *    CRTC: one pipe record.
  */
 #include "bpf/rawtp.bpf.h"
 #include "shared/vblank.h"
@@ -25,6 +28,16 @@ struct drm_minor {
 
 struct drm_device {
 	struct drm_minor *primary;
+};
+
+struct drm_mode_object {
+	__u32 id;
+};
+
+struct drm_crtc {
+	struct drm_device *dev;
+	struct drm_mode_object base;
+	unsigned int index;
 };
 
 struct drm_event {
@@ -47,6 +60,7 @@ XP_RAWTP_PROG(vbl, XP_REC_VBLANK, 1)	/* drm_vblank_event_queued */
 XP_RAWTP_PROG(vbl, XP_REC_VBLANK, 2)	/* drm_vblank_event_delivered */
 XP_RAWTP_PROG(vbl, XP_REC_VBLANK, 3)	/* slot of the submit record: never attached */
 XP_RAWTP_PROG(vbl, XP_REC_VBLANK, 4)	/* slot of the crtc record: never attached */
+XP_RAWTP_PROG(vbl, XP_REC_VBLANK, 5)	/* slot of the pipe record: never attached */
 
 /*
  * The same three events as raw tracepoints, where they attach: user space
@@ -107,6 +121,15 @@ int xp_vbl_raw_2(struct bpf_raw_tracepoint_args *ctx) { return emit_raw(ctx, 2);
 /* the table indices of the two records (enum xp_vbl_tp) */
 #define EV_SUBMIT 3
 #define EV_CRTC 4
+#define EV_PIPE 5
+
+/* CRTC -> when its pipe record was last written */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u64);
+	__type(value, __u64);
+} pipe_seen SEC(".maps");
 
 struct ioctl_entry {
 	__u64 ts;
@@ -226,6 +249,29 @@ int xp_vbl_handle(struct pt_regs *ctx)
 	if (!r)
 		return 0;
 	__builtin_memcpy(r->raw, &c, sizeof(c));
+	xp_submit(r);
+	return 0;
+}
+
+/* The CRTC an event is armed on (or sent on at once): its object id and pipe. */
+SEC("kprobe")
+int xp_vbl_pipe(struct pt_regs *ctx)
+{
+	struct drm_crtc *crtc = (void *)ctx->di;
+	__u64 key = ctx->di, now = bpf_ktime_get_ns(), *last = bpf_map_lookup_elem(&pipe_seen, &key);
+	struct xp_vbl_pipe_raw p = {};
+	struct xp_rawtp_rec *r;
+
+	if (last && now - *last < 1000000000ULL)
+		return 0;
+	bpf_map_update_elem(&pipe_seen, &key, &now, BPF_ANY);
+	p.minor = minor_of(BPF_CORE_READ(crtc, dev));
+	p.crtc_id = BPF_CORE_READ(crtc, base.id);
+	p.pipe = BPF_CORE_READ(crtc, index);
+	r = rec(EV_PIPE, sizeof(p));
+	if (!r)
+		return 0;
+	__builtin_memcpy(r->raw, &p, sizeof(p));
 	xp_submit(r);
 	return 0;
 }

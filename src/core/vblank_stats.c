@@ -12,11 +12,12 @@ const struct xp_rawtp_event xp_vbl_events[XP_VBL_NEV] = {
 	[XP_VBL_DELIVERED] = { .group = "drm", .name = "drm_vblank_event_delivered" },
 	[XP_VBL_SUBMIT] = { .group = "xputrace", .name = "vblank_submit", .proc_ctx = true },
 	[XP_VBL_CRTC] = { .group = "xputrace", .name = "vblank_crtc" },
+	[XP_VBL_PIPE] = { .group = "xputrace", .name = "vblank_pipe" },
 };
 
 /* The layouts of struct xp_vbl_submit_raw and xp_vbl_crtc_raw, in format-file syntax. */
 #define FIELD(t, n, s, sz, sg) "\tfield:" t " " #n ";\toffset:%zu;\tsize:" #sz ";\tsigned:" #sg ";\n"
-static char submit_fmt[1024], crtc_fmt[512];
+static char submit_fmt[1024], crtc_fmt[512], pipe_fmt[512];
 
 const char *xp_vbl_probe_format(int ev)
 {
@@ -46,6 +47,19 @@ const char *xp_vbl_probe_format(int ev)
 				 offsetof(struct xp_vbl_crtc_raw, minor),
 				 offsetof(struct xp_vbl_crtc_raw, pipe));
 		return crtc_fmt;
+	}
+	if (ev == XP_VBL_PIPE) {
+		if (!pipe_fmt[0])
+			snprintf(pipe_fmt, sizeof(pipe_fmt),
+				 "name: vblank_pipe\nID: 0\nformat:\n"
+				 FIELD("s32", minor, s, 4, 1) FIELD("u32", crtc_id, s, 4, 0)
+				 FIELD("u32", pipe, s, 4, 0) FIELD("u32", pad, s, 4, 0)
+				 "\nprint fmt: \"\"\n",
+				 offsetof(struct xp_vbl_pipe_raw, minor),
+				 offsetof(struct xp_vbl_pipe_raw, crtc_id),
+				 offsetof(struct xp_vbl_pipe_raw, pipe),
+				 offsetof(struct xp_vbl_pipe_raw, pad));
+		return pipe_fmt;
 	}
 	return NULL;
 }
@@ -134,6 +148,17 @@ int xp_vbl_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
 		ev->dev = (int32_t)(uint32_t)minor;
 		ev->submit_ns = sub && sub <= ev->ts ? sub : ev->ts;
 		ev->crtc = -1;
+		return 0;
+	}
+	if (ev->kind == XP_VBL_PIPE) {
+		uint64_t minor, id, pipe;
+
+		if (xp_rawtp_u64(l, r, "minor", &minor) || xp_rawtp_u64(l, r, "crtc_id", &id) ||
+		    xp_rawtp_u64(l, r, "pipe", &pipe))
+			return -EBADMSG;
+		ev->dev = (int32_t)(uint32_t)minor;
+		ev->crtc_id = (uint32_t)id;
+		ev->crtc = (int32_t)pipe;
 		return 0;
 	}
 	if (ev->kind == XP_VBL_CRTC) {
@@ -355,15 +380,35 @@ static void settle(struct xp_vbl_state *s, struct xp_vbl_delivery *d, bool has_t
 		s->on_frame(s->cb_ctx, d);
 }
 
-/* The device of a vblank: the crtc record just before it on its CPU. */
+/*
+ * The device of a vblank: the crtc record just before it on its CPU. Without
+ * one (its probe was skipped: it fires in the interrupt, and a kprobe that
+ * lands in another BPF program does not run), the device whose CRTC of that
+ * pipe this vblank's sequence number follows most closely.
+ */
 static int32_t vblank_dev(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
 	int32_t dev = -1;
+	uint32_t best = 0;
 
 	if (ev->cpu < XP_VBL_MAX_CPUS && s->cpu_pipe[ev->cpu] == ev->crtc) {
 		dev = s->cpu_dev[ev->cpu];
 		s->cpu_pipe[ev->cpu] = -1;
+		return dev;
 	}
+	for (int i = 0; s->devices && i < s->ncrtcs; i++) {
+		const struct xp_vbl_crtc *c = &s->crtcs[i];
+		uint32_t d = ev->seq - c->last_seq;
+
+		if (c->crtc != ev->crtc || c->dev < 0 || !c->have_last || (int32_t)d <= 0)
+			continue;
+		if (dev < 0 || d < best) {
+			dev = c->dev;
+			best = d;
+		}
+	}
+	if (dev >= 0)
+		s->devices_guessed++;
 	return dev;
 }
 
@@ -482,6 +527,26 @@ static void take_asker(struct xp_vbl_client *cl, uint32_t pid, uint32_t tid, con
 	cl->pid = pid;
 	cl->tid = tid;
 	memcpy(cl->comm, comm, XP_COMM_LEN);
+}
+
+/* A CRTC object's pipe, as the kernel armed an event on it: exact, replaces a guess. */
+static void on_pipe(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	/* a guess that gave this pipe to another object was wrong */
+	for (int i = 0; i < s->nids;)
+		if (s->ids[i].dev == ev->dev && s->ids[i].pipe == ev->crtc && s->ids[i].id != ev->crtc_id)
+			s->ids[i] = s->ids[--s->nids];
+		else
+			i++;
+	for (int i = 0; i < s->nids; i++)
+		if (s->ids[i].dev == ev->dev && s->ids[i].id == ev->crtc_id) {
+			s->ids[i].pipe = ev->crtc;
+			return;
+		}
+	if (s->nids < XP_VBL_MAX_IDS)
+		s->ids[s->nids++] = (struct xp_vbl_crtc_id){ ev->dev, ev->crtc_id, ev->crtc };
+	else
+		s->overflow++;
 }
 
 /* A submit record: the file's device and process; a frame asked for. */
@@ -731,7 +796,7 @@ int32_t xp_vbl_dev_of(const struct xp_vbl_state *s, const struct xp_vbl_event *e
 {
 	int32_t dev = -1;
 
-	if (ev->kind == XP_VBL_SUBMIT || ev->kind == XP_VBL_CRTC)
+	if (ev->kind == XP_VBL_SUBMIT || ev->kind == XP_VBL_CRTC || ev->kind == XP_VBL_PIPE)
 		return ev->dev;
 	if (ev->kind != XP_VBL_EVENT)
 		dev = file_dev(s, ev->file);
@@ -754,6 +819,7 @@ void xp_vbl_add(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	case XP_VBL_DELIVERED: on_delivered(s, ev); break;
 	case XP_VBL_SUBMIT: on_submit(s, ev); break;
 	case XP_VBL_CRTC: on_crtc(s, ev); break;
+	case XP_VBL_PIPE: on_pipe(s, ev); break;
 	default: break;
 	}
 }
@@ -812,7 +878,7 @@ void xp_vbl_reset(struct xp_vbl_state *s)
 		memset(&c->frame, 0, sizeof(c->frame));
 	}
 	s->events = s->overflow = s->unknown_lateness = s->filtered = 0;
-	s->submits = s->unmatched_frames = 0;
+	s->submits = s->unmatched_frames = s->devices_guessed = 0;
 	/* frames asked this interval whose CRTC was not known yet are counted in the next */
 	s->first_ts = s->last_ts = 0;
 }

@@ -43,6 +43,7 @@ enum xp_vbl_tp {
 	XP_VBL_EVENT = 0, XP_VBL_QUEUED, XP_VBL_DELIVERED,
 	XP_VBL_SUBMIT,		/* the kernel side's own: an event a file asked for */
 	XP_VBL_CRTC,		/* the kernel side's own: the device of the next vblank on this CPU */
+	XP_VBL_PIPE,		/* the kernel side's own: a CRTC object id's pipe */
 	XP_VBL_NEV
 };
 #define XP_VBL_NDRM 3		/* the first events of the table are the drm group's */
@@ -54,7 +55,7 @@ enum xp_vbl_tp {
  * format file (none exists: they are set when the probes attach).
  */
 extern const struct xp_rawtp_event xp_vbl_events[XP_VBL_NEV];
-/* The format-file text of XP_VBL_SUBMIT or XP_VBL_CRTC; NULL for the others. */
+/* The format-file text of XP_VBL_SUBMIT, _CRTC or _PIPE; NULL for the others. */
 const char *xp_vbl_probe_format(int ev);
 /*
  * The raw tracepoint programs' settings for the drm events of `l`
@@ -81,7 +82,7 @@ struct xp_vbl_event {
 	int32_t dev;			/* SUBMIT, CRTC: the device's primary minor, -1 unknown */
 	uint64_t submit_ns;		/* the ioctl's entry, else ts */
 	uint32_t type;			/* XP_DRM_EVENT_* */
-	uint32_t crtc_id;		/* the CRTC's object id, 0 unknown */
+	uint32_t crtc_id;		/* SUBMIT, PIPE: the CRTC's object id, 0 unknown */
 	uint32_t ioctl_nr;
 	uint64_t user_data;
 };
@@ -232,6 +233,7 @@ struct xp_vbl_state {
 	int32_t cpu_pipe[XP_VBL_MAX_CPUS];	/* -1: none pending */
 	bool attributed;		/* submit records seen: the probes ran */
 	bool devices;			/* crtc records seen */
+	uint64_t devices_guessed;	/* vblanks without their crtc record, by sequence */
 	uint64_t submits, unmatched_frames;	/* this interval; frames completed with no submit seen */
 	/* totals */
 	uint64_t events, overflow, unknown_lateness;

@@ -14,14 +14,16 @@ static void skel_destroy(void *skel) { vblank_bpf__destroy(skel); }
 
 /* The probes, in attach order: the ioctl before what happens inside it. */
 static const char *const probe_fn[] = { "drm_ioctl", "drm_event_reserve_init",
-					 "drm_event_reserve_init_locked", "drm_handle_vblank" };
-#define NPROBES 4
+					 "drm_event_reserve_init_locked", "drm_crtc_arm_vblank_event",
+					 "drm_crtc_send_vblank_event", "drm_handle_vblank" };
+#define NPROBES 6
 #define PROBE_LINK0 (XP_KSIDE_LINKS - NPROBES)
 
 static struct bpf_program *probe_prog(struct vblank_bpf *skel, int i)
 {
 	struct bpf_program *p[NPROBES] = { skel->progs.xp_vbl_ioctl, skel->progs.xp_vbl_reserve,
-					   skel->progs.xp_vbl_reserve_locked, skel->progs.xp_vbl_handle };
+					   skel->progs.xp_vbl_reserve_locked, skel->progs.xp_vbl_pipe,
+					   skel->progs.xp_vbl_pipe, skel->progs.xp_vbl_handle };
 	return p[i];
 }
 
@@ -174,6 +176,7 @@ int xp_vblank_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
 		note[0] = '\0';
 		xp_rawtp_layout_parse(l, XP_VBL_SUBMIT, xp_vbl_probe_format(XP_VBL_SUBMIT));
 		xp_rawtp_layout_parse(l, XP_VBL_CRTC, xp_vbl_probe_format(XP_VBL_CRTC));
+		xp_rawtp_layout_parse(l, XP_VBL_PIPE, xp_vbl_probe_format(XP_VBL_PIPE));
 	}
 	*out = k;
 	return 0;

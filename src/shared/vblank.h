@@ -15,6 +15,7 @@
  *  - crtc: a vblank being handled, from a probe on drm_handle_vblank(): the
  *    device and pipe of the drm_vblank_event that follows on the same CPU
  *    (the tracepoint names only the pipe).
+ *  - pipe: which pipe a CRTC object id is (struct xp_vbl_pipe_raw).
  * Fixed-width types only: shared by kernel and user side.
  */
 #ifndef XP_SHARED_VBLANK_H
@@ -40,6 +41,15 @@ struct xp_vbl_submit_raw {
 struct xp_vbl_crtc_raw {
 	__s32 minor;		/* the device's primary minor; -1: unknown */
 	__u32 pipe;		/* the CRTC index, as drm_vblank_event names it */
+};
+
+/* A CRTC's object id and pipe, from a probe on drm_crtc_arm_vblank_event()
+ * (the CRTC a frame's event is armed on): now and then per CRTC. */
+struct xp_vbl_pipe_raw {
+	__s32 minor;		/* the device's primary minor; -1: unknown */
+	__u32 crtc_id;		/* its object id, as the submit record names it */
+	__u32 pipe;		/* its index, as the vblank events name it */
+	__u32 pad;
 };
 
 /*

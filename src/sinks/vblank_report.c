@@ -132,6 +132,9 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 	if (probes_ran(r->layout) && s->unmatched_frames)
 		fprintf(f, "note: %" PRIu64 " events delivered to files whose request was not seen "
 			   "(asked before tracing began, or dropped)\n", s->unmatched_frames);
+	if (probes_ran(r->layout) && s->devices_guessed)
+		fprintf(f, "note: %" PRIu64 " vblanks without their drm_handle_vblank probe (skipped in the "
+			   "interrupt) were given the device by their sequence number\n", s->devices_guessed);
 	if (s->overflow)
 		fprintf(f, "note: %" PRIu64 " events past the tracked CRTCs/clients/requests\n", s->overflow);
 	if (s->proc_filter)
@@ -242,6 +245,7 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		xp_json_kbool(&j, "attributed", true);
 		xp_json_ku64(&j, "submits", s->submits);
 		xp_json_ku64(&j, "delivered_unmatched", s->unmatched_frames);
+		xp_json_ku64(&j, "vblank_device_by_sequence", s->devices_guessed);
 	}
 	xp_json_ku64(&j, "overflow", s->overflow);
 	if (s->proc_filter)

@@ -288,6 +288,19 @@ static void setup_probes(void)
 {
 	CHECK(!xp_rawtp_layout_parse(&L, XP_VBL_SUBMIT, xp_vbl_probe_format(XP_VBL_SUBMIT)));
 	CHECK(!xp_rawtp_layout_parse(&L, XP_VBL_CRTC, xp_vbl_probe_format(XP_VBL_CRTC)));
+	CHECK(!xp_rawtp_layout_parse(&L, XP_VBL_PIPE, xp_vbl_probe_format(XP_VBL_PIPE)));
+}
+
+/* the kernel arms a frame's event on a CRTC: its object id is that pipe */
+static void pipe_of(int dev, uint32_t crtc_id, int pipe, uint64_t ts)
+{
+	struct xp_rawtp_rec r;
+
+	rec_init(&L, &r, XP_REC_VBLANK, XP_VBL_PIPE, ts, 0, "kworker/u2:1");
+	rec_put(&L, &r, "minor", (uint64_t)(uint32_t)dev);
+	rec_put(&L, &r, "crtc_id", crtc_id);
+	rec_put(&L, &r, "pipe", (uint64_t)pipe);
+	feed(&r);
 }
 
 /* drm_handle_vblank on `cpu`, then its deliveries, then its drm_vblank_event */
@@ -385,7 +398,9 @@ static void test_frames(void)
 			/* card1's vblank, same pipe index, on another CPU */
 			vblank_on(1, 0, seq1, vt + 3 * MS, 2);
 			vblank_end(0, seq1++, vt + 3 * MS, 2);
-			vblank_on(0, 0, seq, vt, 0);
+			/* one vblank's probe skipped: its device from its sequence */
+			if (i != 7)
+				vblank_on(0, 0, seq, vt, 0);
 			if (w == wait)
 				delivered_on(vt + 30000, F, 0, seq, 0);
 			vblank_end(0, seq, vt, 0);
@@ -402,6 +417,7 @@ static void test_frames(void)
 	CHECK_U64(S->crtcs[0].vblanks, 25);	/* 1 + 16 + 2 x 4 */
 	CHECK_U64(S->crtcs[1].vblanks, 24);
 	CHECK_U64(S->crtcs[0].missed, 0);	/* its own sequence has no gap */
+	CHECK_U64(S->devices_guessed, 1);
 	CHECK_U64(S->crtcs[0].missed_frames, 0);
 	CHECK_U64(S->nclients, 1);
 	{
@@ -507,6 +523,55 @@ static void test_frames_atomic(void)
 	CHECK_U64(S->unmatched_frames, 0);
 }
 
+/*
+ * A compositor driving two CRTCs of one device through one DRM file, a
+ * commit for each, pipe 0's first (object ids 40 = pipe 0, 41 = pipe 1): pipe 1's
+ * vblank comes 5 ms before pipe 0's, so its completion is delivered first,
+ * while the frame asked first is pipe 0's. The pipe records pair them
+ * right; a guess from the order would not.
+ */
+static void test_frames_two_crtcs(void)
+{
+	const uint64_t F = 0xc0;
+	uint64_t vt = T0;
+
+	setup(0);
+	setup_probes();
+	vblank_on(0, 0, 10, vt, 0);
+	vblank_end(0, 10, vt, 0);
+	vblank_on(0, 1, 20, vt - 5 * MS, 0);
+	vblank_end(1, 20, vt - 5 * MS, 0);
+	for (int k = 1; k <= 10; k++) {
+		uint64_t ask = vt + 2 * MS;
+
+		submit(ask, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 40, 0xbc, 800, 801, "compositor");
+		submit(ask + 1 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 41, 0xbc, 800, 801, "compositor");
+		pipe_of(0, 40, 0, ask + 50000);
+		pipe_of(0, 41, 1, ask + 1 * MS + 60000);
+		vt += P60;
+		vblank_on(0, 1, 20 + k, vt - 5 * MS, 0);
+		delivered_on(vt - 5 * MS + 10000, F, 1, 20 + k, 0);
+		vblank_end(1, 20 + k, vt - 5 * MS, 0);
+		vblank_on(0, 0, 10 + k, vt, 0);
+		delivered_on(vt + 10000, F, 0, 10 + k, 0);
+		vblank_end(0, 10 + k, vt, 0);
+	}
+	xp_vbl_finish(S);
+	CHECK_U64(S->ncrtcs, 2);
+	CHECK_U64(S->nclients, 2);
+	for (int i = 0; i < S->nclients; i++) {
+		const struct xp_vbl_client *c = &S->clients[i];
+		/* pipe 1's vblank is 5 ms earlier: 8.67 ms after its ask, pipe 0's 14.67 ms */
+		uint64_t scan = c->crtc == 1 ? P60 - 8 * MS : P60 - 2 * MS;
+
+		CHECK_U64(c->pid, 800);
+		CHECK_U64(c->asked, 10);
+		CHECK_U64(c->completed, 10);
+		CHECK_U64(c->missed_target, 0);
+		CHECK_U64(c->scanout.sum, 10 * scan);
+	}
+}
+
 /* the probes' formats describe the structs the kernel side writes */
 static void test_probe_formats(void)
 {
@@ -520,6 +585,9 @@ static void test_probe_formats(void)
 	CHECK((fl = xp_tp_field(&f, "user_data")) && fl->offset == offsetof(struct xp_vbl_submit_raw, user_data));
 	CHECK(!xp_tp_format_parse(xp_vbl_probe_format(XP_VBL_CRTC), &f));
 	CHECK(f.size == sizeof(struct xp_vbl_crtc_raw));
+	CHECK(!xp_tp_format_parse(xp_vbl_probe_format(XP_VBL_PIPE), &f));
+	CHECK(f.size == sizeof(struct xp_vbl_pipe_raw));
+	CHECK((fl = xp_tp_field(&f, "pipe")) && fl->offset == offsetof(struct xp_vbl_pipe_raw, pipe));
 	CHECK(xp_vbl_probe_format(XP_VBL_EVENT) == NULL);
 }
 
@@ -610,6 +678,7 @@ int main(void)
 	RUN(test_unrequested_and_attribution);
 	RUN(test_frames);
 	RUN(test_frames_atomic);
+	RUN(test_frames_two_crtcs);
 	RUN(test_probe_formats);
 	RUN(test_raw_cfg);
 	RUN(test_layout_driven);
