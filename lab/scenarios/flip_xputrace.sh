@@ -134,6 +134,25 @@ expect_eq "frame slices on flipper's track" 30 \
 check "flows to the CRTC's scanout slices" grep -q '"name":"scanout"' /tmp/f.json
 check "a missed frame drawn as such" grep -q 'to scanout (missed)' /tmp/f.json
 
+group no_probes
+# without the probes (a kernel without kprobes; forced here, through the
+# classic tracepoints): start-up says so, the flips reach a file of no
+# known process, the CRTC has no device
+export XPUTRACE_VBLANK_HOOK=tracepoint
+start_xp /tmp/n.json vblank --json || finish
+flipper $DEV api=legacy frames=20 >/tmp/n.txt; rc=$?
+stop_xp; xrc=$?
+unset XPUTRACE_VBLANK_HOOK
+expect_eq "xputrace/flipper status" "0 0" "$xrc $rc"
+expect_eq "hook" tracepoint "$(jget /tmp/n.json hook)"
+check "start-up says frames are attributed to no process" grep -q "attributed to no process" /tmp/n.json.err
+P=$(val /tmp/n.txt pid) CI=$(val /tmp/n.txt crtc_index)
+expect_eq "flipper is no client" "" "$(jget /tmp/n.json "clients[pid=$P].delivered" 2>/dev/null)"
+d=$(jget /tmp/n.json "crtcs[crtc=$CI].delivered_unrequested")
+check "its flips delivered unrequested on CRTC $CI ($d >= 20)" [ "${d:-0}" -ge 20 ]
+expect_eq "no device" "" "$(jget /tmp/n.json "crtcs[crtc=$CI].device" 2>/dev/null)"
+expect_eq "no misses from gaps between deliveries" 0 "$(jget /tmp/n.json "crtcs[crtc=$CI].missed_frames")"
+
 group modetest
 # an unmodified client from Debian's packages: modetest -v flips as fast as
 # its events come back, until it reads a line

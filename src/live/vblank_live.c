@@ -139,10 +139,25 @@ int xp_vblank_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
 			const struct xp_filters *f, const struct xp_live_share *share, bool *probes,
 			char *note, size_t notelen, char *why, size_t whylen)
 {
+	/* tests pick one way: raw_tp+kprobe, raw_tp, tracepoint+kprobe, tracepoint */
+	static const char *const hooks[] = { "raw_tp+kprobe", "raw_tp", "tracepoint+kprobe", "tracepoint" };
+	const char *force = getenv("XPUTRACE_VBLANK_HOOK");
 	char rawwhy[160] = "";
 	struct xp_kside *k;
 	bool raw = true;
-	int err = xp_rawtp_live_layouts(l, why, whylen);
+	int h = -1, err;
+
+	if (force && *force) {
+		for (int i = 0; i < 4; i++)
+			if (!strcmp(force, hooks[i]))
+				h = i;
+		if (h < 0) {
+			snprintf(why, whylen, "XPUTRACE_VBLANK_HOOK=%s: not a hook (raw_tp+kprobe, raw_tp, "
+					      "tracepoint+kprobe, tracepoint)", force);
+			return -EINVAL;
+		}
+	}
+	err = xp_rawtp_live_layouts(l, why, whylen);
 
 	*probes = false;
 	note[0] = '\0';
@@ -158,7 +173,13 @@ int xp_vblank_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
 	 * first (no kprobes, no drm BTF to relocate against), then the raw
 	 * tracepoints (a kernel that cannot attach them to a module's events).
 	 */
-	if (!(err = try_open(k, l, f, share, true, true, note, notelen))) {
+	if (h >= 0) {
+		raw = h < 2;
+		*probes = !(h & 1);
+		err = try_open(k, l, f, share, *probes, raw, why, whylen);
+		if (!*probes)
+			snprintf(note, notelen, "XPUTRACE_VBLANK_HOOK=%s: no probes", force);
+	} else if (!(err = try_open(k, l, f, share, true, true, note, notelen))) {
 		*probes = true;
 	} else if ((err = try_open(k, l, f, share, false, true, rawwhy, sizeof(rawwhy)))) {
 		raw = false;
