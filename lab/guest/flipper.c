@@ -3,19 +3,21 @@
  * pattern, and measures itself, so that a tracer's per-process frame counts
  * and scanout latency can be checked against it.
  *
- *   flipper DEVICE api=legacy|atomic frames=N [late_every=K vgem=VGEM_DEVICE]
+ *   flipper DEVICE api=legacy|atomic|seq frames=N [late_every=K [vgem=VGEM_DEVICE]]
  *           [skip_every=M]
  *
  * It lights the first connected output of DEVICE (a KMS driver: vkms) with
  * a mode set, then flips between two framebuffers N times, one flip at a
  * time: drmModePageFlip (api=legacy) or an atomic commit of the primary
  * plane's FB_ID with DRM_MODE_PAGE_FLIP_EVENT | DRM_MODE_ATOMIC_NONBLOCK
- * (api=atomic). Each flip is asked 2 ms after the vblank of the previous
- * one.
+ * (api=atomic); or, flipping nothing, asks for a CRTC-sequence event
+ * (drmCrtcQueueSequence, api=seq) for the next vblank. Each is asked 2 ms
+ * after the vblank of the previous one.
  *  - late_every=K: every K-th flip's buffer carries an unsignalled write
  *    fence (the buffers are vgem objects imported into DEVICE, the fence
  *    vgem's), signalled 1.5 frames after the flip was asked: the kernel
  *    cannot scan it out before, so it completes one vblank after its target.
+ *    With api=seq, every K-th asks for the vblank after next instead.
  *  - skip_every=M: after every M-th flip it sits one vblank out (asks 2 ms
  *    after the next vblank), so it presents on M of every M+1 vblanks.
  * Its own measurement, from the events' vblank timestamps and sequence
@@ -156,6 +158,15 @@ static int got;
 static unsigned int ev_seq;
 static uint64_t ev_vt;
 
+static void on_seq(int f, uint64_t seq, uint64_t ns, uint64_t data)
+{
+	(void)f;
+	(void)data;
+	got = 1;
+	ev_seq = (unsigned int)seq;
+	ev_vt = ns;
+}
+
 static void on_flip(int f, unsigned int seq, unsigned int sec, unsigned int usec, void *data)
 {
 	(void)f;
@@ -167,7 +178,7 @@ static void on_flip(int f, unsigned int seq, unsigned int sec, unsigned int usec
 
 int main(int argc, char **argv)
 {
-	drmEventContext evctx = { .version = 2, .page_flip_handler = on_flip };
+	drmEventContext evctx = { .version = 4, .page_flip_handler = on_flip, .sequence_handler = on_seq };
 	const char *api, *vgem;
 	unsigned long frames, late_every, skip_every, missed = 0, completed = 0;
 	uint32_t crtc_id = 0, conn_id = 0, plane_id = 0, fb_prop = 0, crtc_index = 0;
@@ -177,7 +188,7 @@ int main(int argc, char **argv)
 	struct buf bufs[2];
 	uint64_t period, scan_sum = 0, ref_vt = 0;
 	unsigned int ref_seq = 0;
-	int atomic;
+	int atomic, seqapi;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: flipper DEVICE api=legacy|atomic frames=N [late_every=K vgem=DEV] [skip_every=M]\n");
@@ -185,11 +196,12 @@ int main(int argc, char **argv)
 	}
 	api = sarg(argc, argv, "api", "legacy");
 	atomic = !strcmp(api, "atomic");
+	seqapi = !strcmp(api, "seq");
 	frames = arg(argc, argv, "frames", 60);
 	late_every = arg(argc, argv, "late_every", 0);
 	skip_every = arg(argc, argv, "skip_every", 0);
 	vgem = sarg(argc, argv, "vgem", NULL);
-	if (late_every && !vgem) {
+	if (late_every && !vgem && !seqapi) {
 		fprintf(stderr, "flipper: late_every needs vgem=DEVICE (the fences are vgem's)\n");
 		return 2;
 	}
@@ -256,10 +268,14 @@ int main(int argc, char **argv)
 		uint64_t t;
 		int r;
 
-		if (late && drmIoctl(vfd, VGEM_IOCTL_FENCE_ATTACH, &fa))
+		if (late && !seqapi && drmIoctl(vfd, VGEM_IOCTL_FENCE_ATTACH, &fa))
 			die("vgem FENCE_ATTACH");
 		t = now_ns();
-		if (atomic) {
+		if (seqapi) {
+			uint64_t queued;
+
+			r = drmCrtcQueueSequence(fd, crtc_id, DRM_CRTC_SEQUENCE_RELATIVE, late ? 2 : 1, &queued, i);
+		} else if (atomic) {
 			drmModeAtomicReq *req = drmModeAtomicAlloc();
 
 			drmModeAtomicAddProperty(req, plane_id, fb_prop, b->fb);
@@ -269,8 +285,8 @@ int main(int argc, char **argv)
 			r = drmModePageFlip(fd, crtc_id, b->fb, DRM_MODE_PAGE_FLIP_EVENT, NULL);
 		}
 		if (r)
-			die(atomic ? "atomic commit" : "PAGE_FLIP");
-		if (late) {
+			die(seqapi ? "CRTC_QUEUE_SEQUENCE" : atomic ? "atomic commit" : "PAGE_FLIP");
+		if (late && !seqapi) {
 			struct vgem_fence_signal fs = { .fence = fa.out_fence };
 
 			sleep_until(t + period * 3 / 2);

@@ -90,6 +90,11 @@ say "present rate $hz Hz at a refresh of $(val /tmp/a.txt refresh_mhz) mHz"
 check "present rate $hz Hz below 3/4 of the refresh rate and above half of it" \
 	awk -v h=$hz -v r=$(val /tmp/a.txt refresh_mhz) 'BEGIN { exit !(h * 1000 <= r * 0.76 && h * 1000 > r * 0.5) }'
 
+group seq
+# CRTC-sequence events, every 6th asked for the vblank after next: 5 misses in 30
+run_client /tmp/q.json /tmp/q.txt 5 "vblank --json" $DEV api=seq frames=30 late_every=6 || finish
+frames_vs_client /tmp/q.json /tmp/q.txt seq
+
 group wait_vblank
 # wait-vblank requests (reserved through drm_event_reserve_init_locked) are
 # on the device too: one CRTC row, with the vblanks and the requests
