@@ -82,5 +82,21 @@ if [ ! -x "$G/drmioctl32" ] || [ "$LAB_DIR/guest/drmioctl.c" -nt "$G/drmioctl32"
 		"$LAB_DIR/guest/drmioctl.c" || log "building drmioctl32 failed (gcc-multilib missing?)"
 fi
 
+# A real display client from Debian's packages: libdrm-tests' modetest
+# (-v: page flips), run in the guest with the shared libraries it loads
+# (run.sh copies them). Without it, the scenarios that need it skip.
+REAL="$CACHE/build/real"
+if [ ! -x "$REAL/modetest" ]; then
+	mkdir -p "$CACHE/debs" "$REAL"
+	apt_setup old
+	if (cd "$CACHE/debs" && apt_run old apt-get download -qq libdrm-tests) >/dev/null 2>&1; then
+		t=$(mktemp -d)
+		dpkg-deb -x "$(ls -t "$CACHE"/debs/libdrm-tests_*.deb | head -1)" "$t"
+		cp "$t/usr/bin/modetest" "$REAL/" || log "libdrm-tests has no usr/bin/modetest"
+		rm -rf "$t"
+	else
+		log "apt-get download libdrm-tests failed: scenarios that need modetest skip"
+	fi
+fi
 ls "$OUT"/*/*.ko >"$OUT/modules.list" 2>/dev/null || true
 log "$tag: built $(wc -l <"$OUT/modules.list") modules for $K_RELEASE"

@@ -58,6 +58,13 @@ cp "$LAB_DIR/guest/guest-lib.sh" "$ROOT/lab/guest-lib.sh"
 cp "$sfile" "$ROOT/lab/scenario.sh"
 echo "$scenario" >"$ROOT/lab/scenario.name"
 cp "$CACHE/build/guest/"* "$ROOT/lab/bin/" 2>/dev/null || true
+# real clients from Debian's packages (build.sh), with their shared libraries
+for b in "$CACHE/build/real/"*; do
+	[ -x "$b" ] || continue
+	cp "$b" "$ROOT/lab/bin/"
+	ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' |
+		while read -r l; do mkdir -p "$ROOT$(dirname "$l")"; cp -L "$l" "$ROOT$l"; done
+done
 F=${XPUTRACE_BIN:+$(dirname "$XPUTRACE_BIN")/floor-static}
 [ -x "${F:-}" ] || F=$REPO_DIR/build/bench/floor-static
 [ ! -x "$F" ] || strip --strip-debug -o "$ROOT/lab/bin/floor" "$F"	# bench/floor.c

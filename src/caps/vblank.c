@@ -9,6 +9,7 @@
 #include "core/vblank_stats.h"
 #include "live/features.h"
 #include "live/kside.h"
+#include "live/vblank_live.h"
 #include "sinks/perfetto.h"
 #include "sinks/vblank_report.h"
 
@@ -41,21 +42,37 @@ static int vb_opt(void *p, int i, const char *arg)
 static bool vb_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool ok = d->at[XP_AT_TRACEPOINT].ok && d->event_exists("drm", "drm_vblank_event");
+	bool kp = d->at[XP_AT_KPROBE].ok;
 
-	snprintf(why, len, "%s", ok ? "drm vblank events present"
-				 : "no drm vblank events: the drm module is not loaded");
+	if (!ok)
+		snprintf(why, len, "no drm vblank events: the drm module is not loaded");
+	else
+		snprintf(why, len, "drm vblank events present; %s", kp
+			 ? "kprobes: page flips and atomic commits attributed per process and device"
+			 : "no kprobes: page flips and atomic commits unattributed, CRTCs of all devices added up");
 	return ok;
 }
+
+/* Whether the probes attached in this run, and why not (one capability instance live). */
+static bool vb_probes;
+static char vb_probe_note[160];
 
 static int vb_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
 {
 	char cards[128];
-	int n, err = xp_tp_open(&ci->k, ci->layout, XP_REC_VBLANK, a->f, a->share, why, len);
+	int n, err = xp_vblank_live_open(&ci->k, ci->layout, a->f, a->share, &vb_probes, vb_probe_note,
+					 sizeof(vb_probe_note), why, len);
 
-	if (!err && (n = xp_display_devices("", cards, sizeof(cards))) > 1)
-		fprintf(stderr, "note: %d display devices (%s); the vblank events name only the "
-				"CRTC index, so each CRTC row adds up that index on all of them\n", n, cards);
-	return err;
+	if (err)
+		return err;
+	if (!vb_probes)
+		fprintf(stderr, "note: %s: page flips, atomic commits and CRTC sequences are attributed "
+				"to no process\n", vb_probe_note);
+	if (!vb_probes && (n = xp_display_devices("", cards, sizeof(cards))) > 1)
+		fprintf(stderr, "note: %d display devices (%s); without kprobes the vblank events name "
+				"only the CRTC index, so each CRTC row adds up that index on all of them\n",
+			n, cards);
+	return 0;
 }
 
 static void vb_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
@@ -67,7 +84,13 @@ static void vb_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
 
 static void vb_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
-	snprintf(buf, len, "vblanks (%d drm events)", ci->layout->npresent);
+	int n = 0;
+
+	for (int i = 0; i < XP_VBL_NDRM && i < ci->layout->n; i++)
+		n += ci->layout->present[i];
+	snprintf(buf, len, "vblanks (%d drm events%s)", n,
+		 vb_probes ? "; requests and devices from kprobes on drm_event_reserve_init, "
+			     "drm_handle_vblank" : "");
 }
 
 static void vb_on_delivery(void *ctx, const struct xp_vbl_delivery *d)
@@ -75,6 +98,11 @@ static void vb_on_delivery(void *ctx, const struct xp_vbl_delivery *d)
 	const struct xp_cap_env *e = ((struct xp_cap_inst *)ctx)->env;
 
 	(void)(e->json ? xp_vbl_stream_json(e->stream_json, d, e->t0) : xp_vbl_stream_text(e->f, d, e->t0));
+}
+
+static void vb_on_frame(void *ctx, const struct xp_vbl_delivery *d)
+{
+	xp_perfetto_vblank_frame(((struct xp_cap_inst *)ctx)->env->pf, d);
 }
 
 static int vb_init(struct xp_cap_inst *ci)
@@ -88,6 +116,9 @@ static int vb_init(struct xp_cap_inst *ci)
 	s->proc_filter = ci->env->filt.pid || ci->env->filt.comm || ci->env->filt.cgroup_id;
 	if (ci->env->out == XP_OUT_STREAM) {
 		s->on_delivery = vb_on_delivery;
+		s->cb_ctx = ci;
+	} else if (ci->env->out == XP_OUT_PERFETTO) {
+		s->on_frame = vb_on_frame;
 		s->cb_ctx = ci;
 	}
 	ci->st = s;
@@ -107,10 +138,11 @@ static int vb_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 		ci->undecodable++;
 		return 0;
 	}
-	if (ci->env->out == XP_OUT_PERFETTO)
+	if (ci->env->out == XP_OUT_PERFETTO) {
+		ev.dev = xp_vbl_dev_of(ci->st, &ev);
 		xp_perfetto_vblank(ci->env->pf, &ev);
-	else
-		xp_vbl_add(ci->st, &ev);
+	}
+	xp_vbl_add(ci->st, &ev);
 	return 0;
 }
 
@@ -134,25 +166,33 @@ const struct xp_cap xp_cap_vblank = {
 	.summary = "frame timing per CRTC: refresh rate, missed vblanks, late events",
 	.about =
 "Frame timing from the DRM vblank tracepoints (drm_vblank_event, _queued,\n"
-"_delivered; their layouts are read from the running kernel at start-up).\n"
-"Per CRTC: the measured refresh rate, the vblank interval's jitter (stddev,\n"
-"p99, max), and missed vblanks (sequence numbers skipped between handled\n"
-"vblanks; a silence of 1 s or more is counted as an idle gap: the interrupt\n"
-"was off because nobody waited). Per client (DRM file and CRTC, named by the\n"
-"process that queued wait-vblank requests on it): requests, deliveries, the\n"
-"queued -> delivered latency, frames missed (sequence numbers skipped between\n"
-"two deliveries), and late deliveries: delivered more than --late-ms after the\n"
-"timestamp of the vblank requested, or on a later vblank than requested.\n"
-"Deliveries fire in the vblank interrupt: a file that never queued a request\n"
-"(page flips, atomic commits) cannot be named and shows as (unknown). The\n"
-"process filters apply to the requests (queued in the process); with one,\n"
-"only deliveries to files the chosen processes queued on are counted per\n"
-"client. The vblank events carry a CRTC index and no device: with several\n"
-"display devices, a CRTC row adds up that index on all of them (said at\n"
-"start-up).\n",
+"_delivered; their layouts are read from the running kernel at start-up) and,\n"
+"where the kernel has kprobes, probes on drm_ioctl, drm_event_reserve_init\n"
+"and its _locked variant (every event a DRM file asks for, in the asking\n"
+"thread), drm_crtc_arm_vblank_event and drm_crtc_send_vblank_event (which\n"
+"pipe a CRTC object is) and drm_handle_vblank (the device of each vblank).\n"
+"Per CRTC (a device's pipe): the measured refresh rate, the vblank interval's\n"
+"jitter (stddev, p99, max), and missed vblanks (sequence numbers skipped\n"
+"between handled vblanks; a silence of 1 s or more is counted as an idle gap:\n"
+"the interrupt was off because nobody waited). Per client (DRM file and CRTC,\n"
+"named by the process that asked): wait-vblank requests, deliveries, the\n"
+"queued -> delivered latency, frames missed (vblanks skipped between two\n"
+"requested deliveries), and late deliveries: delivered more than --late-ms\n"
+"after the timestamp of the vblank requested, or on a later vblank than\n"
+"requested. Frames (page flips, atomic commits with an event, CRTC sequences)\n"
+"per process, thread and CRTC: asked, completed, submit -> scanout (the ioctl\n"
+"to the vblank the frame went out on), vblank -> delivered, frames that\n"
+"missed their target (completed one or more vblanks after the first vblank\n"
+"following the submit), the frame interval and the present rate. Without\n"
+"kprobes, frames cannot be named (they complete in the vblank interrupt) and\n"
+"show as (unknown), and the vblank events carry a CRTC index and no device:\n"
+"with several display devices a CRTC row adds up that index on all of them.\n"
+"The process filters apply to the requests (made in the process); with one,\n"
+"only deliveries to files the chosen processes asked on are counted.\n",
 	.examples =
 "  xputrace vblank -d 10                 refresh, misses and latency for 10 s\n"
 "  xputrace vblank --stream --late-ms 2  every delivery, late ones flagged\n"
+"  xputrace vblank -c kwin_wayland -d 5  a compositor's page flips and misses\n"
 "  xputrace vblank -i 1 -j               a JSON summary per second\n",
 	.rectype = XP_REC_VBLANK, .events = xp_vbl_events, .nev = XP_VBL_NEV,
 	.opts = opts, .opts_size = sizeof(struct vblank_opts), .opts_init = vb_opts_init, .opt = vb_opt,

@@ -1,13 +1,121 @@
 #include <errno.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "core/vblank_stats.h"
+#include "shared/vblank.h"
 
 const struct xp_rawtp_event xp_vbl_events[XP_VBL_NEV] = {
 	[XP_VBL_EVENT] = { .group = "drm", .name = "drm_vblank_event" },
 	[XP_VBL_QUEUED] = { .group = "drm", .name = "drm_vblank_event_queued", .proc_ctx = true },
 	[XP_VBL_DELIVERED] = { .group = "drm", .name = "drm_vblank_event_delivered" },
+	[XP_VBL_SUBMIT] = { .group = "xputrace", .name = "vblank_submit", .proc_ctx = true },
+	[XP_VBL_CRTC] = { .group = "xputrace", .name = "vblank_crtc" },
+	[XP_VBL_PIPE] = { .group = "xputrace", .name = "vblank_pipe" },
 };
+
+/* The layouts of struct xp_vbl_submit_raw and xp_vbl_crtc_raw, in format-file syntax. */
+#define FIELD(t, n, s, sz, sg) "\tfield:" t " " #n ";\toffset:%zu;\tsize:" #sz ";\tsigned:" #sg ";\n"
+static char submit_fmt[1024], crtc_fmt[512], pipe_fmt[512];
+
+const char *xp_vbl_probe_format(int ev)
+{
+	if (ev == XP_VBL_SUBMIT) {
+		if (!submit_fmt[0])
+			snprintf(submit_fmt, sizeof(submit_fmt),
+				 "name: vblank_submit\nID: 0\nformat:\n"
+				 FIELD("u64", file, s, 8, 0) FIELD("u64", submit_ns, s, 8, 0)
+				 FIELD("u32", type, s, 4, 0) FIELD("u32", crtc_id, s, 4, 0)
+				 FIELD("s32", minor, s, 4, 1) FIELD("u32", ioctl_nr, s, 4, 0)
+				 FIELD("u64", user_data, s, 8, 0) "\nprint fmt: \"\"\n",
+				 offsetof(struct xp_vbl_submit_raw, file),
+				 offsetof(struct xp_vbl_submit_raw, submit_ns),
+				 offsetof(struct xp_vbl_submit_raw, type),
+				 offsetof(struct xp_vbl_submit_raw, crtc_id),
+				 offsetof(struct xp_vbl_submit_raw, minor),
+				 offsetof(struct xp_vbl_submit_raw, ioctl_nr),
+				 offsetof(struct xp_vbl_submit_raw, user_data));
+		return submit_fmt;
+	}
+	if (ev == XP_VBL_CRTC) {
+		if (!crtc_fmt[0])
+			snprintf(crtc_fmt, sizeof(crtc_fmt),
+				 "name: vblank_crtc\nID: 0\nformat:\n"
+				 FIELD("s32", minor, s, 4, 1) FIELD("u32", pipe, s, 4, 0)
+				 "\nprint fmt: \"\"\n",
+				 offsetof(struct xp_vbl_crtc_raw, minor),
+				 offsetof(struct xp_vbl_crtc_raw, pipe));
+		return crtc_fmt;
+	}
+	if (ev == XP_VBL_PIPE) {
+		if (!pipe_fmt[0])
+			snprintf(pipe_fmt, sizeof(pipe_fmt),
+				 "name: vblank_pipe\nID: 0\nformat:\n"
+				 FIELD("s32", minor, s, 4, 1) FIELD("u32", crtc_id, s, 4, 0)
+				 FIELD("u32", pipe, s, 4, 0) FIELD("u32", pad, s, 4, 0)
+				 "\nprint fmt: \"\"\n",
+				 offsetof(struct xp_vbl_pipe_raw, minor),
+				 offsetof(struct xp_vbl_pipe_raw, crtc_id),
+				 offsetof(struct xp_vbl_pipe_raw, pipe),
+				 offsetof(struct xp_vbl_pipe_raw, pad));
+		return pipe_fmt;
+	}
+	return NULL;
+}
+
+int xp_vbl_raw_cfg_fill(const struct xp_rawtp_layout *l, struct xp_vbl_raw_cfg cfg[XP_VBL_NDRM])
+{
+	memset(cfg, 0, sizeof(*cfg) * XP_VBL_NDRM);
+	for (int e = 0; e < XP_VBL_NDRM && e < l->n; e++) {
+		const struct xp_tp_format *f = &l->fmt[e];
+		struct xp_vbl_raw_cfg *c = &cfg[e];
+
+		for (int i = 0; i < XP_VBL_RAW_ARGS; i++)
+			c->off[i] = -1;
+		if (!l->present[e])
+			continue;
+		c->raw_size = f->size < XP_RAWTP_RAW ? f->size : XP_RAWTP_RAW;
+		c->filter = l->ev[e].proc_ctx;
+		for (int i = 0; i < f->nfields; i++) {
+			const struct xp_tp_field *fl = &f->fields[i];
+
+			if (fl->common)
+				continue;
+			if (fl->data_loc || c->nargs == XP_VBL_RAW_ARGS || fl->offset + fl->size > XP_RAWTP_RAW ||
+			    (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8))
+				return -EINVAL;
+			c->off[c->nargs] = (int16_t)fl->offset;
+			c->size[c->nargs++] = (uint8_t)fl->size;
+		}
+	}
+	return 0;
+}
+
+const char *xp_vbl_kind_name(unsigned int kinds, char *buf, size_t len)
+{
+	static const char *const names[] = { "wait", "flip", "atomic", "seq" };
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 4 && k < len; i++)
+		if (kinds & (1u << i))
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? "+" : "", names[i]);
+	if (!k)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* The kind of frame an ioctl asks for, from the event type and the ioctl number. */
+static unsigned int kind_of(uint32_t type, uint32_t nr)
+{
+	if (type == XP_DRM_EVENT_VBLANK)
+		return XP_VBL_K_WAIT;
+	if (type == XP_DRM_EVENT_CRTC_SEQUENCE)
+		return XP_VBL_K_SEQ;
+	/* a flip-complete event: ATOMIC (0xbc), else the legacy PAGE_FLIP (0xb0, 0xb1 target) */
+	return nr == 0xbc ? XP_VBL_K_ATOMIC : XP_VBL_K_FLIP;
+}
 
 int xp_vbl_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
 		  struct xp_vbl_event *ev)
@@ -24,6 +132,44 @@ int xp_vbl_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
 	ev->tid = r->hdr.tid;
 	memcpy(ev->comm, r->comm, XP_COMM_LEN);
 	ev->comm[XP_COMM_LEN - 1] = '\0';
+	ev->cpu = r->hdr.cpu;
+	ev->dev = -1;
+	if (ev->kind == XP_VBL_SUBMIT) {
+		uint64_t t, id, nr, minor, sub;
+
+		if (xp_rawtp_u64(l, r, "file", &ev->file) || xp_rawtp_u64(l, r, "type", &t) ||
+		    xp_rawtp_u64(l, r, "crtc_id", &id) || xp_rawtp_u64(l, r, "minor", &minor) ||
+		    xp_rawtp_u64(l, r, "ioctl_nr", &nr) || xp_rawtp_u64(l, r, "submit_ns", &sub))
+			return -EBADMSG;
+		(void)xp_rawtp_u64(l, r, "user_data", &ev->user_data);
+		ev->type = (uint32_t)t;
+		ev->crtc_id = (uint32_t)id;
+		ev->ioctl_nr = (uint32_t)nr;
+		ev->dev = (int32_t)(uint32_t)minor;
+		ev->submit_ns = sub && sub <= ev->ts ? sub : ev->ts;
+		ev->crtc = -1;
+		return 0;
+	}
+	if (ev->kind == XP_VBL_PIPE) {
+		uint64_t minor, id, pipe;
+
+		if (xp_rawtp_u64(l, r, "minor", &minor) || xp_rawtp_u64(l, r, "crtc_id", &id) ||
+		    xp_rawtp_u64(l, r, "pipe", &pipe))
+			return -EBADMSG;
+		ev->dev = (int32_t)(uint32_t)minor;
+		ev->crtc_id = (uint32_t)id;
+		ev->crtc = (int32_t)pipe;
+		return 0;
+	}
+	if (ev->kind == XP_VBL_CRTC) {
+		uint64_t minor, pipe;
+
+		if (xp_rawtp_u64(l, r, "minor", &minor) || xp_rawtp_u64(l, r, "pipe", &pipe))
+			return -EBADMSG;
+		ev->dev = (int32_t)(uint32_t)minor;
+		ev->crtc = (int32_t)pipe;
+		return 0;
+	}
 	if ((err = xp_rawtp_u64(l, r, "crtc", &crtc)) || (err = xp_rawtp_u64(l, r, "seq", &seq)))
 		return -EBADMSG;
 	ev->crtc = (int32_t)crtc;
@@ -43,14 +189,17 @@ void xp_vbl_init(struct xp_vbl_state *s, uint64_t late_ns)
 {
 	memset(s, 0, sizeof(*s));
 	s->late_ns = late_ns ? late_ns : 1000000;
+	for (int i = 0; i < XP_VBL_MAX_CPUS; i++)
+		s->cpu_pipe[i] = -1;
 }
 
-static struct xp_vbl_crtc *crtc_of(struct xp_vbl_state *s, int32_t crtc)
+/* A CRTC is a device's pipe: the same index on two devices is two CRTCs. */
+static struct xp_vbl_crtc *crtc_of(struct xp_vbl_state *s, int32_t dev, int32_t crtc)
 {
 	struct xp_vbl_crtc *c;
 
 	for (int i = 0; i < s->ncrtcs; i++)
-		if (s->crtcs[i].crtc == crtc)
+		if (s->crtcs[i].crtc == crtc && s->crtcs[i].dev == dev)
 			return &s->crtcs[i];
 	if (s->ncrtcs == XP_VBL_MAX_CRTCS) {
 		s->overflow++;
@@ -58,8 +207,26 @@ static struct xp_vbl_crtc *crtc_of(struct xp_vbl_state *s, int32_t crtc)
 	}
 	c = &s->crtcs[s->ncrtcs++];
 	memset(c, 0, sizeof(*c));
+	c->dev = dev;
 	c->crtc = crtc;
 	return c;
+}
+
+static struct xp_vbl_file *file_find(struct xp_vbl_state *s, uint64_t file)
+{
+	for (int i = 0; i < s->nfiles; i++)
+		if (s->files[i].file == file)
+			return &s->files[i];
+	return NULL;
+}
+
+/* The device a file's events are on: -1 when it never asked while traced. */
+static int32_t file_dev(const struct xp_vbl_state *s, uint64_t file)
+{
+	for (int i = 0; i < s->nfiles; i++)
+		if (s->files[i].file == file)
+			return s->files[i].dev;
+	return -1;
 }
 
 static struct xp_vbl_client *client_of(struct xp_vbl_state *s, uint64_t file, int32_t crtc)
@@ -77,13 +244,24 @@ static struct xp_vbl_client *client_of(struct xp_vbl_state *s, uint64_t file, in
 	memset(c, 0, sizeof(*c));
 	c->file = file;
 	c->crtc = crtc;
-	/* a file seen queuing on another CRTC names its process here too */
+	c->dev = file_dev(s, file);
+	/* a file seen asking (on another CRTC, or for a flip) names its process here too */
 	for (int i = 0; i < s->nclients - 1; i++)
 		if (s->clients[i].file == file && s->clients[i].pid) {
 			c->pid = s->clients[i].pid;
+			c->tid = s->clients[i].tid;
 			memcpy(c->comm, s->clients[i].comm, XP_COMM_LEN);
 			break;
 		}
+	if (!c->pid) {
+		const struct xp_vbl_file *f = file_find(s, file);
+
+		if (f) {
+			c->pid = f->pid;
+			c->tid = f->tid;
+			memcpy(c->comm, f->comm, XP_COMM_LEN);
+		}
+	}
 	return c;
 }
 
@@ -112,9 +290,69 @@ static bool vblank_time(const struct xp_vbl_crtc *c, uint32_t seq, uint64_t *t)
 	return found;
 }
 
+/*
+ * The frame's target: the first vblank on c after its submit, from the recent
+ * vblanks. False when they do not reach back to the submit.
+ */
+static bool target_seq(const struct xp_vbl_crtc *c, uint64_t submit, uint32_t done, uint32_t *seq)
+{
+	bool found = false, before = false;
+	uint32_t best = 0;
+
+	for (unsigned int i = 0; i < c->rcount; i++) {
+		unsigned int k = (c->rhead + XP_VBL_RECENT - 1 - i) % XP_VBL_RECENT;
+
+		if (c->rtime[k] <= submit) {
+			before = true;
+			continue;
+		}
+		/* at or before the vblank it completed on, the earliest */
+		if ((int32_t)(done - c->rseq[k]) >= 0 && (!found || (int32_t)(best - c->rseq[k]) > 0)) {
+			best = c->rseq[k];
+			found = true;
+		}
+	}
+	/* a full window with nothing before the submit may miss the true target */
+	if (!found || (!before && c->rcount == XP_VBL_RECENT))
+		return false;
+	*seq = best;
+	return true;
+}
+
+/* A frame's figures once the time of the vblank it completed on is known. */
+static void settle_frame(struct xp_vbl_state *s, struct xp_vbl_crtc *c, struct xp_vbl_client *cl,
+			 struct xp_vbl_delivery *d, bool has_time, uint64_t vt)
+{
+	uint32_t t;
+
+	if (!has_time)
+		return;
+	d->vblank_ns = vt;
+	if (vt >= d->submit_ns && cl)
+		xp_hist_add(&cl->scanout, vt - d->submit_ns);
+	if (c && target_seq(c, d->submit_ns, d->seq, &t)) {
+		d->has_target = true;
+		d->missed_target = d->seq - t;
+		if (d->missed_target && cl)
+			cl->missed_target++;
+	} else if (cl) {
+		cl->target_unknown++;
+	}
+	if (!cl)
+		return;
+	if (cl->have_last_vt && vt > cl->prev_vt)
+		xp_hist_add(&cl->interval, vt - cl->prev_vt);
+	cl->have_last_vt = true;
+	cl->prev_vt = vt;
+	if (!cl->presented++)
+		cl->first_vt = vt;
+	cl->last_vt = vt;
+	(void)s;
+}
+
 static void settle(struct xp_vbl_state *s, struct xp_vbl_delivery *d, bool has_time, uint64_t vt)
 {
-	struct xp_vbl_crtc *c = crtc_of(s, d->crtc);
+	struct xp_vbl_crtc *c = crtc_of(s, d->dev, d->crtc);
 	struct xp_vbl_client *cl = client_of(s, d->file, d->crtc);
 
 	d->has_lateness = has_time;
@@ -134,13 +372,59 @@ static void settle(struct xp_vbl_state *s, struct xp_vbl_delivery *d, bool has_t
 		if (cl)
 			cl->late++;
 	}
+	if (d->frame)
+		settle_frame(s, c, cl, d, has_time, vt);
 	if (s->on_delivery)
 		s->on_delivery(s->cb_ctx, d);
+	if (d->frame && s->on_frame)
+		s->on_frame(s->cb_ctx, d);
+}
+
+/*
+ * The device of a vblank: the crtc record just before it on its CPU. Without
+ * one (its probe was skipped: it fires in the interrupt, and a kprobe that
+ * lands in another BPF program does not run), the device whose CRTC of that
+ * pipe this vblank's sequence number follows most closely.
+ */
+static int32_t vblank_dev(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	int32_t dev = -1;
+	uint32_t best = 0;
+
+	if (ev->cpu < XP_VBL_MAX_CPUS && s->cpu_pipe[ev->cpu] == ev->crtc) {
+		dev = s->cpu_dev[ev->cpu];
+		s->cpu_pipe[ev->cpu] = -1;
+		return dev;
+	}
+	for (int i = 0; s->devices && i < s->ncrtcs; i++) {
+		const struct xp_vbl_crtc *c = &s->crtcs[i];
+		uint32_t d = ev->seq - c->last_seq;
+
+		if (c->crtc != ev->crtc || c->dev < 0 || !c->have_last || (int32_t)d <= 0)
+			continue;
+		if (dev < 0 || d < best) {
+			dev = c->dev;
+			best = d;
+		}
+	}
+	if (dev >= 0)
+		s->devices_guessed++;
+	return dev;
+}
+
+static void on_crtc(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	s->devices = true;
+	if (ev->cpu < XP_VBL_MAX_CPUS) {
+		s->cpu_dev[ev->cpu] = ev->dev;
+		s->cpu_pipe[ev->cpu] = ev->crtc;
+	}
 }
 
 static void on_vblank(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
-	struct xp_vbl_crtc *c = crtc_of(s, ev->crtc);
+	int32_t dev = vblank_dev(s, ev);
+	struct xp_vbl_crtc *c = crtc_of(s, dev, ev->crtc);
 
 	if (!c)
 		return;
@@ -179,7 +463,7 @@ static void on_vblank(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	for (int i = 0; i < s->nparked;) {
 		struct xp_vbl_delivery *d = &s->parked[i];
 
-		if (d->crtc == ev->crtc && (int32_t)(ev->seq - d->req_seq) >= 0) {
+		if (d->crtc == ev->crtc && d->dev == dev && (int32_t)(ev->seq - d->req_seq) >= 0) {
 			struct xp_vbl_delivery one = *d;
 			uint64_t vt;
 			bool ok = vblank_time(c, one.req_seq, &vt);
@@ -194,7 +478,7 @@ static void on_vblank(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 
 static void on_queued(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
-	struct xp_vbl_crtc *c = crtc_of(s, ev->crtc);
+	struct xp_vbl_crtc *c = crtc_of(s, file_dev(s, ev->file), ev->crtc);
 	struct xp_vbl_client *cl = client_of(s, ev->file, ev->crtc);
 	struct xp_vbl_pending *p;
 
@@ -202,7 +486,9 @@ static void on_queued(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 		c->queued++;
 	if (cl) {
 		cl->queued++;
+		cl->kinds |= XP_VBL_K_WAIT;
 		cl->pid = ev->pid;
+		cl->tid = ev->tid;
 		memcpy(cl->comm, ev->comm, XP_COMM_LEN);
 	}
 	if (s->npending == XP_VBL_MAX_PENDING) {
@@ -220,9 +506,168 @@ static void on_queued(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	memcpy(p->comm, ev->comm, XP_COMM_LEN);
 }
 
+static int32_t id_pipe(const struct xp_vbl_state *s, int32_t dev, uint32_t id)
+{
+	for (int i = 0; i < s->nids; i++)
+		if (s->ids[i].dev == dev && s->ids[i].id == id)
+			return s->ids[i].pipe;
+	return -1;
+}
+
+static bool pipe_taken(const struct xp_vbl_state *s, int32_t dev, int32_t pipe, uint32_t id)
+{
+	for (int i = 0; i < s->nids; i++)
+		if (s->ids[i].dev == dev && s->ids[i].pipe == pipe && s->ids[i].id != id)
+			return true;
+	return false;
+}
+
+static void take_asker(struct xp_vbl_client *cl, uint32_t pid, uint32_t tid, const char *comm)
+{
+	cl->pid = pid;
+	cl->tid = tid;
+	memcpy(cl->comm, comm, XP_COMM_LEN);
+}
+
+/* A CRTC object's pipe, as the kernel armed an event on it: exact, replaces a guess. */
+static void on_pipe(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	/* a guess that gave this pipe to another object was wrong */
+	for (int i = 0; i < s->nids;)
+		if (s->ids[i].dev == ev->dev && s->ids[i].pipe == ev->crtc && s->ids[i].id != ev->crtc_id)
+			s->ids[i] = s->ids[--s->nids];
+		else
+			i++;
+	for (int i = 0; i < s->nids; i++)
+		if (s->ids[i].dev == ev->dev && s->ids[i].id == ev->crtc_id) {
+			s->ids[i].pipe = ev->crtc;
+			return;
+		}
+	if (s->nids < XP_VBL_MAX_IDS)
+		s->ids[s->nids++] = (struct xp_vbl_crtc_id){ ev->dev, ev->crtc_id, ev->crtc };
+	else
+		s->overflow++;
+}
+
+/* A submit record: the file's device and process; a frame asked for. */
+static void on_submit(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	unsigned int kind = kind_of(ev->type, ev->ioctl_nr);
+	struct xp_vbl_file *f = file_find(s, ev->file);
+	struct xp_vbl_flip *fl;
+	int32_t pipe;
+
+	s->attributed = true;
+	s->submits++;
+	if (!f) {
+		if (s->nfiles == XP_VBL_MAX_FILES) {	/* the oldest file is forgotten */
+			memmove(&s->files[0], &s->files[1], sizeof(s->files[0]) * (XP_VBL_MAX_FILES - 1));
+			s->nfiles--;
+			s->overflow++;
+		}
+		f = &s->files[s->nfiles++];
+		f->file = ev->file;
+	}
+	f->dev = ev->dev;
+	f->pid = ev->pid;
+	f->tid = ev->tid;
+	memcpy(f->comm, ev->comm, XP_COMM_LEN);
+	for (int i = 0; i < s->nclients; i++)
+		if (s->clients[i].file == ev->file) {
+			s->clients[i].dev = ev->dev;
+			if (!s->clients[i].pid)
+				take_asker(&s->clients[i], ev->pid, ev->tid, ev->comm);
+		}
+	/* a wait-vblank request: its queued tracepoint has the CRTC and vblank */
+	if (kind == XP_VBL_K_WAIT)
+		return;
+	if (s->nflips == XP_VBL_MAX_FLIPS) {	/* the oldest is given up on */
+		memmove(&s->flips[0], &s->flips[1], sizeof(s->flips[0]) * (XP_VBL_MAX_FLIPS - 1));
+		s->nflips--;
+		s->overflow++;
+	}
+	fl = &s->flips[s->nflips++];
+	memset(fl, 0, sizeof(*fl));
+	fl->file = ev->file;
+	fl->ts = ev->ts;
+	fl->submit_ns = ev->submit_ns;
+	fl->dev = ev->dev;
+	fl->crtc_id = ev->crtc_id;
+	fl->pid = ev->pid;
+	fl->tid = ev->tid;
+	fl->kind = kind;
+	memcpy(fl->comm, ev->comm, XP_COMM_LEN);
+	/* a CRTC whose pipe is known counts the frame asked now, else at its completion */
+	if (ev->crtc_id && (pipe = id_pipe(s, ev->dev, ev->crtc_id)) >= 0) {
+		struct xp_vbl_client *cl = client_of(s, ev->file, pipe);
+
+		if (cl) {
+			cl->asked++;
+			cl->kinds |= kind;
+			take_asker(cl, ev->pid, ev->tid, ev->comm);
+			fl->counted = true;
+		}
+	}
+}
+
+/*
+ * The frame a delivery completes: the oldest one the file asked for whose
+ * CRTC is this pipe (or not known yet: then learnt from it). Taken off the
+ * list into d.
+ */
+static bool match_frame(struct xp_vbl_state *s, const struct xp_vbl_event *ev,
+			struct xp_vbl_client *cl, struct xp_vbl_delivery *d)
+{
+	for (int i = 0; i < s->nflips; i++) {
+		struct xp_vbl_flip *f = &s->flips[i];
+
+		if (f->file != ev->file || f->ts > ev->ts)
+			continue;
+		if (f->crtc_id) {
+			int32_t pipe = id_pipe(s, f->dev, f->crtc_id);
+
+			if (pipe >= 0 && pipe != ev->crtc)
+				continue;
+			if (pipe < 0 && pipe_taken(s, f->dev, ev->crtc, f->crtc_id))
+				continue;
+			if (pipe < 0 && s->nids < XP_VBL_MAX_IDS)
+				s->ids[s->nids++] = (struct xp_vbl_crtc_id){ f->dev, f->crtc_id, ev->crtc };
+		}
+		d->frame = true;
+		d->pid = f->pid;
+		d->tid = f->tid;
+		memcpy(d->comm, f->comm, XP_COMM_LEN);
+		d->kind = f->kind;
+		d->submit_ns = f->submit_ns;
+		if (cl) {
+			if (!f->counted)
+				cl->asked++;
+			cl->completed++;
+			cl->kinds |= f->kind;
+			take_asker(cl, f->pid, f->tid, f->comm);
+		}
+		memmove(&s->flips[i], &s->flips[i + 1], sizeof(s->flips[0]) * (size_t)(s->nflips - i - 1));
+		s->nflips--;
+		return true;
+	}
+	return false;
+}
+
+static bool exact_request(const struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	for (int i = 0; i < s->npending; i++)
+		if (s->pending[i].file == ev->file && s->pending[i].crtc == ev->crtc &&
+		    s->pending[i].seq == ev->seq)
+			return true;
+	return false;
+}
+
 /* Whether a delivery to (file, crtc) is known to be for a process that queued on it. */
 static bool requested(const struct xp_vbl_state *s, uint64_t file, int32_t crtc)
 {
+	for (int i = 0; i < s->nfiles; i++)
+		if (s->files[i].file == file)
+			return true;
 	for (int i = 0; i < s->npending; i++)
 		if (s->pending[i].file == file && s->pending[i].crtc == crtc)
 			return true;
@@ -262,6 +707,7 @@ static void match_request(struct xp_vbl_state *s, const struct xp_vbl_event *ev,
 		d->latency_ns = ev->ts > p->ts ? ev->ts - p->ts : 0;
 		d->pid = p->pid;
 		memcpy(d->comm, p->comm, XP_COMM_LEN);
+		d->tid = 0;
 		memmove(&s->pending[match], &s->pending[match + 1],
 			sizeof(s->pending[0]) * (size_t)(s->npending - match - 1));
 		s->npending--;
@@ -282,13 +728,15 @@ static void client_delivered(struct xp_vbl_crtc *c, struct xp_vbl_client *cl, st
 		cl->unqueued++;
 	if (d->seq != d->req_seq)
 		cl->late_frames += d->seq - d->req_seq;
-	if (cl->have_last && (int32_t)(d->seq - cl->last_seq) > 1) {
+	/* gaps between a client's deliveries are its misses only where it asked
+	 * for each vblank (wait-vblank requests); frames have their own rule */
+	if (d->queued && cl->have_last && (int32_t)(d->seq - cl->last_seq) > 1) {
 		d->missed_before = d->seq - cl->last_seq - 1;
 		cl->missed_frames += d->missed_before;
 		if (c)
 			c->missed_frames += d->missed_before;
 	}
-	if (cl->have_last && d->ts > cl->last_ts)
+	if (!d->frame && cl->have_last && d->ts > cl->last_ts)
 		xp_hist_add(&cl->frame, d->ts - cl->last_ts);
 	cl->have_last = true;
 	cl->last_seq = d->seq;
@@ -312,14 +760,21 @@ static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 		s->filtered++;
 		return;
 	}
-	c = crtc_of(s, ev->crtc);
+	/* the file's device, else that of the vblank being handled on this CPU */
+	d.dev = file_dev(s, ev->file);
+	if (d.dev < 0 && ev->cpu < XP_VBL_MAX_CPUS && s->cpu_pipe[ev->cpu] == ev->crtc)
+		d.dev = s->cpu_dev[ev->cpu];
+	c = crtc_of(s, d.dev, ev->crtc);
 	cl = client_of(s, ev->file, ev->crtc);
-	match_request(s, ev, cl, &d);
+	if (exact_request(s, ev) || !match_frame(s, ev, cl, &d))
+		match_request(s, ev, cl, &d);
+	if (!d.frame && s->attributed && !d.queued && ev->file)
+		s->unmatched_frames++;
 	if (c) {
 		c->delivered++;
 		if (d.queued)
 			xp_hist_add(&c->latency, d.latency_ns);
-		else
+		else if (!d.frame)
 			c->unqueued++;
 		if (d.seq != d.req_seq)
 			c->late_frames += d.seq - d.req_seq;
@@ -337,6 +792,20 @@ static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	}
 }
 
+int32_t xp_vbl_dev_of(const struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	int32_t dev = -1;
+
+	if (ev->kind == XP_VBL_SUBMIT || ev->kind == XP_VBL_CRTC || ev->kind == XP_VBL_PIPE)
+		return ev->dev;
+	if (ev->kind != XP_VBL_EVENT)
+		dev = file_dev(s, ev->file);
+	if (dev < 0 && ev->kind != XP_VBL_QUEUED && ev->cpu < XP_VBL_MAX_CPUS &&
+	    s->cpu_pipe[ev->cpu] == ev->crtc)
+		dev = s->cpu_dev[ev->cpu];
+	return dev;
+}
+
 void xp_vbl_add(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
 	s->events++;
@@ -348,6 +817,9 @@ void xp_vbl_add(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	case XP_VBL_EVENT: on_vblank(s, ev); break;
 	case XP_VBL_QUEUED: on_queued(s, ev); break;
 	case XP_VBL_DELIVERED: on_delivered(s, ev); break;
+	case XP_VBL_SUBMIT: on_submit(s, ev); break;
+	case XP_VBL_CRTC: on_crtc(s, ev); break;
+	case XP_VBL_PIPE: on_pipe(s, ev); break;
 	default: break;
 	}
 }
@@ -356,11 +828,27 @@ void xp_vbl_finish(struct xp_vbl_state *s)
 {
 	while (s->nparked) {
 		struct xp_vbl_delivery d = s->parked[--s->nparked];
-		struct xp_vbl_crtc *c = crtc_of(s, d.crtc);
+		struct xp_vbl_crtc *c = crtc_of(s, d.dev, d.crtc);
 		uint64_t vt;
 		bool ok = c && vblank_time(c, d.req_seq, &vt);
 
 		settle(s, &d, ok, ok ? vt : 0);
+	}
+	/* frames asked and never completed, on their CRTC where it is known */
+	for (int i = 0; i < s->nflips; i++) {
+		struct xp_vbl_flip *f = &s->flips[i];
+		struct xp_vbl_client *cl;
+
+		if (f->counted)
+			continue;
+		cl = client_of(s, f->file, f->crtc_id ? id_pipe(s, f->dev, f->crtc_id) : -1);
+		if (cl) {
+			cl->asked++;
+			cl->kinds |= f->kind;
+			if (!cl->pid)
+				take_asker(cl, f->pid, f->tid, f->comm);
+		}
+		f->counted = true;
 	}
 }
 
@@ -381,17 +869,34 @@ void xp_vbl_reset(struct xp_vbl_state *s)
 		struct xp_vbl_client *c = &s->clients[i];
 
 		c->queued = c->delivered = c->unqueued = c->missed_frames = c->late = c->late_frames = 0;
+		c->asked = c->completed = c->missed_target = c->target_unknown = 0;
+		c->presented = c->first_vt = c->last_vt = 0;
+		memset(&c->scanout, 0, sizeof(c->scanout));
+		memset(&c->interval, 0, sizeof(c->interval));
 		memset(&c->latency, 0, sizeof(c->latency));
 		memset(&c->lateness, 0, sizeof(c->lateness));
 		memset(&c->frame, 0, sizeof(c->frame));
 	}
 	s->events = s->overflow = s->unknown_lateness = s->filtered = 0;
+	s->submits = s->unmatched_frames = s->devices_guessed = 0;
+	/* frames asked this interval whose CRTC was not known yet are counted in the next */
 	s->first_ts = s->last_ts = 0;
 }
 
 uint64_t xp_vbl_period_ns(const struct xp_vbl_crtc *c)
 {
 	return c->span_seq ? (c->span_ns + c->span_seq / 2) / c->span_seq : 0;
+}
+
+uint64_t xp_vbl_present_mhz(const struct xp_vbl_client *c)
+{
+	unsigned __int128 num;
+	uint64_t span = c->last_vt - c->first_vt;
+
+	if (c->presented < 2 || !span)
+		return 0;
+	num = (unsigned __int128)(c->presented - 1) * 1000000000000ULL;
+	return (uint64_t)((num + span / 2) / span);
 }
 
 uint64_t xp_vbl_refresh_mhz(const struct xp_vbl_crtc *c)

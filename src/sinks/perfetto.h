@@ -90,6 +90,13 @@ void xp_perfetto_async(struct xp_perfetto *p, bool begin, uint32_t pid, uint32_t
 void xp_perfetto_sched_job(struct xp_perfetto *p, const struct xp_sched_job_info *j);
 /* A vblank event: an instant on its CRTC's track (vblanks, deliveries, requests). */
 void xp_perfetto_vblank(struct xp_perfetto *p, const struct xp_vbl_event *ev);
+/*
+ * A frame (page flip, atomic commit, CRTC sequence) once settled: a slice on
+ * the asking thread from its submit to its delivery, split at the vblank it
+ * completed on (to scanout, to delivery), and a flow arrow to a "scanout"
+ * slice at that vblank on its CRTC's track.
+ */
+void xp_perfetto_vblank_frame(struct xp_perfetto *p, const struct xp_vbl_delivery *d);
 
 /*
  * A buffer memory or submission event (mem): an instant on the thread it

@@ -22,21 +22,119 @@ static const char *who(uint32_t pid, uint64_t file, const char *comm, char *buf,
 	return buf;
 }
 
+/* "card0", or "?" when the device is not known */
+static const char *devname(int32_t dev, char *buf, size_t len)
+{
+	if (dev < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "card%d", dev);
+	return buf;
+}
+
+static bool has_frames(const struct xp_vbl_client *k)
+{
+	return k->asked || k->completed;
+}
+
+/* the drm events of the layout present, of the drm ones */
+static int drm_present(const struct xp_rawtp_layout *l, int *n)
+{
+	int p = 0;
+
+	*n = l->n < XP_VBL_NDRM ? l->n : XP_VBL_NDRM;
+	for (int i = 0; i < *n; i++)
+		p += l->present[i];
+	return p;
+}
+
+static bool probes_ran(const struct xp_rawtp_layout *l)
+{
+	return l->n > XP_VBL_SUBMIT && l->present[XP_VBL_SUBMIT];
+}
+
+static void frames_text(FILE *f, const struct xp_vbl_report *r)
+{
+	const struct xp_vbl_state *s = r->st;
+	char a[16], b[16], w[48], dv[16], kd[32], sc[40], vd[40], in[40];
+	bool any = false;
+
+	for (int i = 0; i < s->nclients; i++)
+		any |= has_frames(&s->clients[i]);
+	if (!any)
+		return;
+	fprintf(f, "\nframes (page flips, atomic commits, CRTC sequences), per process and CRTC:\n");
+	fprintf(f, "%-22s %-8s %-7s %-4s %-11s %6s %6s %6s %-19s %-19s %-19s %9s\n", "PROCESS", "TID",
+		"DEVICE", "CRTC", "KIND", "ASKED", "DONE", "MISSED", "SCANOUT p50/p99", "VBL->DELIV p50/p99",
+		"INTERVAL p50/p99", "RATE_HZ");
+	for (int i = 0; i < s->nclients; i++) {
+		const struct xp_vbl_client *k = &s->clients[i];
+		uint64_t mhz = xp_vbl_present_mhz(k);
+		char crtc[8], rate[24];
+
+		if (!has_frames(k))
+			continue;
+		snprintf(crtc, sizeof(crtc), k->crtc < 0 ? "?" : "%d", k->crtc);
+		snprintf(sc, sizeof(sc), "%s/%s", pct(&k->scanout, 50, a, sizeof(a)), pct(&k->scanout, 99, b, sizeof(b)));
+		snprintf(vd, sizeof(vd), "%s/%s", pct(&k->lateness, 50, a, sizeof(a)), pct(&k->lateness, 99, b, sizeof(b)));
+		snprintf(in, sizeof(in), "%s/%s", pct(&k->interval, 50, a, sizeof(a)), pct(&k->interval, 99, b, sizeof(b)));
+		if (mhz)
+			snprintf(rate, sizeof(rate), "%" PRIu64 ".%03" PRIu64, mhz / 1000, mhz % 1000);
+		else
+			snprintf(rate, sizeof(rate), "-");
+		fprintf(f, "%-22.22s %-8u %-7s %-4s %-11s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %-19s %-19s %-19s %9s\n",
+			who(k->pid, k->file, k->comm, w, sizeof(w)), k->tid, devname(k->dev, dv, sizeof(dv)), crtc,
+			xp_vbl_kind_name(k->kinds & ~(unsigned int)XP_VBL_K_WAIT, kd, sizeof(kd)), k->asked,
+			k->completed, k->missed_target, sc, vd, in, rate);
+	}
+	fprintf(f, "MISSED: frames completed one or more vblanks after the first vblank following their "
+		   "submit; SCANOUT: submit (the ioctl) -> the vblank it completed on\n");
+	if (!r->hist)
+		return;
+	for (int i = 0; i < s->nclients; i++) {
+		const struct xp_vbl_client *k = &s->clients[i];
+
+		if (!has_frames(k))
+			continue;
+		who(k->pid, k->file, k->comm, w, sizeof(w));
+		if (k->scanout.count) {
+			fprintf(f, "\n%s CRTC %d submit -> scanout:\n", w, k->crtc);
+			xp_print_log2_hist(f, &k->scanout, 2);
+		}
+		if (k->lateness.count) {
+			fprintf(f, "\n%s CRTC %d vblank -> delivered:\n", w, k->crtc);
+			xp_print_log2_hist(f, &k->lateness, 2);
+		}
+		if (k->interval.count) {
+			fprintf(f, "\n%s CRTC %d frame interval:\n", w, k->crtc);
+			xp_print_log2_hist(f, &k->interval, 2);
+		}
+	}
+}
+
 void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 {
 	const struct xp_vbl_state *s = r->st;
-	char a[16], b[16], c[16], d[16], w[48];
+	char a[16], b[16], c[16], d[16], w[48], dv[16];
+	int ndrm, pdrm = drm_present(r->layout, &ndrm);
+	bool devs = false;
 
 	if (r->ri->interval)
 		fprintf(f, "--- interval %" PRIu64 " ---\n", r->ri->interval);
 	fprintf(f, "%s: %.1f s, %d of %d drm vblank events, %d CRTC%s, %d client%s, late over %s, ",
-		r->ri->command, r->ri->duration_s, r->layout->npresent, r->layout->n, s->ncrtcs,
+		r->ri->command, r->ri->duration_s, pdrm, ndrm, s->ncrtcs,
 		s->ncrtcs == 1 ? "" : "s", s->nclients, s->nclients == 1 ? "" : "s",
 		xp_fmt_ns(s->late_ns, a, sizeof(a)));
 	xp_print_drops(f, r->ri->drops);
-	for (int i = 0; i < r->layout->n; i++)
+	for (int i = 0; i < ndrm; i++)
 		if (!r->layout->present[i])
 			fprintf(f, "note: this kernel has no drm/%s event\n", r->layout->ev[i].name);
+	if (probes_ran(r->layout) && s->unmatched_frames)
+		fprintf(f, "note: %" PRIu64 " events delivered to files whose request was not seen "
+			   "(asked before tracing began, or dropped)\n", s->unmatched_frames);
+	if (probes_ran(r->layout) && s->devices_guessed)
+		fprintf(f, "note: %" PRIu64 " vblanks without their drm_handle_vblank probe (skipped in the "
+			   "interrupt) were given the device by their sequence number\n", s->devices_guessed);
 	if (s->overflow)
 		fprintf(f, "note: %" PRIu64 " events past the tracked CRTCs/clients/requests\n", s->overflow);
 	if (s->proc_filter)
@@ -46,13 +144,20 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 		fprintf(f, "no vblank events\n");
 		return;
 	}
-	fprintf(f, "\n%-5s %8s %11s %10s %9s %9s %9s %7s %6s %9s %9s %7s %6s\n", "CRTC", "VBLANKS",
+	for (int i = 0; i < s->ncrtcs; i++)
+		devs |= s->crtcs[i].dev >= 0;
+	fprintf(f, "\n");
+	if (devs)
+		fprintf(f, "%-7s ", "DEVICE");
+	fprintf(f, "%-5s %8s %11s %10s %9s %9s %9s %7s %6s %9s %9s %7s %6s\n", "CRTC", "VBLANKS",
 		"REFRESH_HZ", "PERIOD", "STDDEV", "P99", "MAX", "MISSED", "IDLE", "REQUESTS",
 		"DELIVERED", "MISSFRM", "LATE");
 	for (int i = 0; i < s->ncrtcs; i++) {
 		const struct xp_vbl_crtc *k = &s->crtcs[i];
 		uint64_t mhz = xp_vbl_refresh_mhz(k);
 
+		if (devs)
+			fprintf(f, "%-7s ", devname(k->dev, dv, sizeof(dv)));
 		fprintf(f, "%-5d %8" PRIu64 " %7" PRIu64 ".%03" PRIu64 " %10s %9s %9s %9s %7" PRIu64
 			   " %6" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 "\n",
 			k->crtc, k->vblanks, mhz / 1000, mhz % 1000,
@@ -97,6 +202,7 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 				break;
 			}
 	}
+	frames_text(f, r);
 	if (s->unknown_lateness)
 		fprintf(f, "lateness unknown for %" PRIu64 " deliveries (their vblank was not seen)\n",
 			s->unknown_lateness);
@@ -131,9 +237,16 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 	xp_json_ku64(&j, "late_ns", s->late_ns);
 	xp_json_key(&j, "events");
 	xp_json_begin_obj(&j);
-	for (int i = 0; i < r->layout->n; i++)
+	for (int i = 0; i < r->layout->n && i < XP_VBL_NDRM; i++)
 		xp_json_kbool(&j, r->layout->ev[i].name, r->layout->present[i]);
 	xp_json_end_obj(&j);
+	if (probes_ran(r->layout)) {
+		/* who asked for each event, and each vblank's device, from the probes */
+		xp_json_kbool(&j, "attributed", true);
+		xp_json_ku64(&j, "submits", s->submits);
+		xp_json_ku64(&j, "delivered_unmatched", s->unmatched_frames);
+		xp_json_ku64(&j, "vblank_device_by_sequence", s->devices_guessed);
+	}
 	xp_json_ku64(&j, "overflow", s->overflow);
 	if (s->proc_filter)
 		xp_json_ku64(&j, "filtered_deliveries", s->filtered);
@@ -144,6 +257,8 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		const struct xp_vbl_crtc *k = &s->crtcs[i];
 
 		xp_json_begin_obj(&j);
+		if (k->dev >= 0)
+			xp_json_ki64(&j, "device", k->dev);
 		xp_json_ki64(&j, "crtc", k->crtc);
 		xp_json_ku64(&j, "vblanks", k->vblanks);
 		if (k->vblanks) {
@@ -202,6 +317,22 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		xp_json_khist(&j, "latency_ns", &k->latency);
 		xp_json_khist(&j, "lateness_ns", &k->lateness);
 		xp_json_khist(&j, "frame_ns", &k->frame);
+		if (has_frames(k)) {
+			char kd[32];
+
+			if (k->dev >= 0)
+				xp_json_ki64(&j, "device", k->dev);
+			xp_json_ku64(&j, "tid", k->tid);
+			xp_json_kstr(&j, "kind", xp_vbl_kind_name(k->kinds & ~(unsigned int)XP_VBL_K_WAIT, kd, sizeof(kd)));
+			xp_json_ku64(&j, "asked", k->asked);
+			xp_json_ku64(&j, "completed", k->completed);
+			xp_json_ku64(&j, "missed_target", k->missed_target);
+			xp_json_ku64(&j, "target_unknown", k->target_unknown);
+			xp_json_khist(&j, "scanout_ns", &k->scanout);
+			xp_json_khist(&j, "frame_interval_ns", &k->interval);
+			xp_json_key(&j, "present_hz");
+			xp_json_fixed(&j, xp_vbl_present_mhz(k), 3);
+		}
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);
@@ -217,14 +348,23 @@ void xp_vbl_stream_header(FILE *f)
 
 void xp_vbl_stream_text(FILE *f, const struct xp_vbl_delivery *d, uint64_t t0)
 {
-	char a[16], b[16], w[48], t[32];
+	char a[16], b[16], w[48], t[32], fr[96] = "", k[32], c[16];
 
 	*xp_put_rel_s(t, d->ts, t0) = '\0';	/* before t0: negative, never wrapped */
-	fprintf(f, "%12s %-22.22s %-5d %9u %9u %10s %10s %6u %s\n",
+	if (d->frame) {
+		int n = snprintf(fr, sizeof(fr), " %s", xp_vbl_kind_name(d->kind, k, sizeof(k)));
+
+		if (d->has_lateness && d->vblank_ns >= d->submit_ns)
+			n += snprintf(fr + n, sizeof(fr) - (size_t)n, " scanout=%s",
+				      xp_fmt_ns(d->vblank_ns - d->submit_ns, c, sizeof(c)));
+		if (d->has_target)
+			snprintf(fr + n, sizeof(fr) - (size_t)n, " missed=%u", d->missed_target);
+	}
+	fprintf(f, "%12s %-22.22s %-5d %9u %9u %10s %10s %6u %s%s\n",
 		t, who(d->pid, d->file, d->comm, w, sizeof(w)), d->crtc,
 		d->seq, d->req_seq, d->queued ? xp_fmt_ns(d->latency_ns, a, sizeof(a)) : "-",
 		d->has_lateness ? xp_fmt_ns(d->lateness_ns, b, sizeof(b)) : "?", d->missed_before,
-		d->late ? "LATE" : "");
+		d->late ? "LATE" : "", fr);
 }
 
 void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint64_t t0)
@@ -246,6 +386,20 @@ void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint
 		xp_json_ku64(j, "lateness_ns", d->lateness_ns);
 	xp_json_ku64(j, "missed_before", d->missed_before);
 	xp_json_kbool(j, "late", d->late);
+	if (d->frame) {
+		char k[32];
+
+		if (d->tid)
+			xp_json_ku64(j, "tid", d->tid);
+		if (d->dev >= 0)
+			xp_json_ki64(j, "device", d->dev);
+		xp_json_kstr(j, "kind", xp_vbl_kind_name(d->kind, k, sizeof(k)));
+		xp_json_ki64(j, "submit_ns", xp_rel_ns(d->submit_ns, t0));
+		if (d->has_lateness && d->vblank_ns >= d->submit_ns)
+			xp_json_ku64(j, "scanout_ns", d->vblank_ns - d->submit_ns);
+		if (d->has_target)
+			xp_json_ku64(j, "missed_target", d->missed_target);
+	}
 	xp_json_end_obj(j);
 	xp_json_finish(j);
 }

@@ -51,6 +51,9 @@ for c in "${cmds[@]}"; do
 	one_line "$c takes -p/-c${cg:+/-G}: without DRM it fails for that, not for the flags" 1 "doctor" \
 		"$c" -p 1 -c x ${cg:+-G "$cg"} -d 1
 done
+# a hook the vblank kernel side does not have: refused before anything opens
+XPUTRACE_VBLANK_HOOK=kprobe_only one_line "vblank refuses an unknown XPUTRACE_VBLANK_HOOK" 1 \
+	"XPUTRACE_VBLANK_HOOK=kprobe_only: not a hook" vblank -d 1
 if [[ " ${cmds[*]} " == *" mem "* ]] && [ ! -d "$tfs/events/memtest_absent" ]; then
 	one_line "mem --group to a missing group fails with one line" 1 "doctor" mem --group amdgpu=memtest_absent -p 1 -d 1
 fi

@@ -34,6 +34,7 @@
 #include "core/sched_stats.h"
 #include "core/tracefile.h"
 #include "core/vblank_stats.h"
+#include "shared/vblank.h"
 #include "shared/ioctl.h"
 #include "rawtp_util.h"
 #include "sched_formats.h"
@@ -124,7 +125,7 @@ static int slot_cmp(const void *a, const void *b)
 
 /* ---- layouts: what the recording kernel's tracefs said ---- */
 
-static struct xp_rawtp_layout sched_old_l, sched_new_l, vbl_l, mem_l;
+static struct xp_rawtp_layout sched_old_l, sched_new_l, vbl_l, vblp_l, mem_l;
 
 /* drivers/gpu/drm/drm_trace.h as the kernel lays it out */
 static const char fmt_vbl_event[] =
@@ -173,6 +174,10 @@ static void layouts(void)
 	parse(&vbl_l, XP_VBL_EVENT, fmt_vbl_event);
 	parse(&vbl_l, XP_VBL_QUEUED, fmt_vbl_queued);
 	parse(&vbl_l, XP_VBL_DELIVERED, fmt_vbl_delivered);
+	/* with the probes' records: who asked, and each vblank's device */
+	vblp_l = vbl_l;
+	parse(&vblp_l, XP_VBL_SUBMIT, xp_vbl_probe_format(XP_VBL_SUBMIT));
+	parse(&vblp_l, XP_VBL_CRTC, xp_vbl_probe_format(XP_VBL_CRTC));
 
 	xp_rawtp_layout_init(&mem_l, xp_mem_events, XP_MEM_NEV);
 	parse(&mem_l, XP_MEM_AMD_BO_CREATE, fmt_bo_create);
@@ -625,6 +630,78 @@ static void vblank_stream(void)
 	}
 }
 
+/*
+ * Frames, recorded with the probes: card0's pipe 0 at 60 Hz with a legacy
+ * page-flipping client (flips 5 and 10 complete a vblank late), card1's
+ * pipe 0 at 144 Hz with an atomic compositor presenting on 3 of every 4
+ * vblanks. The same pipe index on two devices: two CRTCs.
+ */
+static void flip_vblank(const struct xp_rawtp_layout *l, int dev, int pipe, uint32_t seq,
+			uint64_t vt, uint32_t cpu, const uint64_t *files, int nfiles)
+{
+	struct xp_rawtp_rec *r = rawtp(l, XP_REC_VBLANK, XP_VBL_CRTC, vt + 4 * US, 0, 0, "swapper/0", cpu);
+
+	put(l, r, "minor", (uint64_t)dev);
+	put(l, r, "pipe", (uint64_t)pipe);
+	for (int i = 0; i < nfiles; i++) {
+		r = rawtp(l, XP_REC_VBLANK, XP_VBL_DELIVERED, vt + 20 * US + (uint64_t)i * US, 0, 0,
+			  "swapper/0", cpu);
+		put(l, r, "file", files[i]);
+		put(l, r, "crtc", (uint64_t)pipe);
+		put(l, r, "seq", seq);
+	}
+	r = rawtp(l, XP_REC_VBLANK, XP_VBL_EVENT, vt + 30 * US, 0, 0, "swapper/0", cpu);
+	put(l, r, "crtc", (uint64_t)pipe);
+	put(l, r, "seq", seq);
+	put(l, r, "time", vt);
+	put(l, r, "high_prec", 1);
+}
+
+static void flip_submit(const struct xp_rawtp_layout *l, uint64_t entry, uint64_t file, int dev,
+			uint32_t crtc_id, uint32_t nr, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct xp_rawtp_rec *r = rawtp(l, XP_REC_VBLANK, XP_VBL_SUBMIT, entry + 6 * US, pid, tid, comm, 2);
+
+	put(l, r, "file", file);
+	put(l, r, "submit_ns", entry);
+	put(l, r, "type", XP_DRM_EVENT_FLIP_COMPLETE);
+	put(l, r, "crtc_id", crtc_id);
+	put(l, r, "minor", (uint64_t)dev);
+	put(l, r, "ioctl_nr", nr);
+	put(l, r, "user_data", 0);
+}
+
+static void flip_stream(void)
+{
+	const struct xp_rawtp_layout *l = &vblp_l;
+	const uint64_t F = 0xffff8f40cc00ULL, K = 0xffff8f40dd00ULL;
+	uint32_t seq = 300;
+	int left = 0, frame = 0;
+
+	/* card0: 30 vblanks; a flip asked 3 ms after each completion */
+	for (int k = 0; k < 30; k++, seq++) {
+		uint64_t vt = T0 + 2 * MS + (uint64_t)k * 16666667ULL;
+
+		flip_vblank(l, 0, 0, seq, vt, 0, &F, left == 1 && k > 0 ? 1 : 0);
+		if (left > 0 && --left > 0)
+			continue;
+		if (frame == 12)
+			continue;
+		flip_submit(l, vt + 3 * MS, F, 0, 35, 0xb0, 5100, 5102, "flipper");
+		frame++;
+		left = frame == 5 || frame == 10 ? 2 : 1;
+	}
+	/* card1: 48 vblanks at 144 Hz; kwin asks on 3 of every 4 */
+	seq = 9000;
+	for (int k = 0; k < 48; k++, seq++) {
+		uint64_t vt = T0 + 1 * MS + (uint64_t)k * 6944444ULL;
+
+		flip_vblank(l, 1, 0, seq, vt, 1, &K, k > 0 && (k - 1) % 4 != 3 ? 1 : 0);
+		if (k % 4 != 3 && k < 47)
+			flip_submit(l, vt + 1 * MS, K, 1, 71, 0xbc, 5200, 5200, "kwin_wayland");
+	}
+}
+
 /* ---- mem ---- */
 
 static struct xp_rawtp_rec *mem(int ev, uint64_t ts, uint32_t pid, const char *comm)
@@ -909,6 +986,11 @@ int main(int argc, char **argv)
 	meta_cap(&m, "vblank", XP_REC_VBLANK, &vbl_l);
 	vblank_stream();
 	write_file("vblank.xpt", &m, &(struct ending){ .end = T0 + 510 * MS });
+
+	meta_base(&m, "7.3.4+deb13-amd64", "raw_tp+kprobe");
+	meta_cap(&m, "vblank", XP_REC_VBLANK, &vblp_l);
+	flip_stream();
+	write_file("flip.xpt", &m, &(struct ending){ .end = T0 + 520 * MS });
 
 	meta_base(&m, "6.12.48+deb13-amd64", "tracepoint");
 	meta_cap(&m, "mem", XP_REC_MEM, &mem_l);
