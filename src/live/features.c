@@ -102,3 +102,18 @@ bool xp_kernel_has_kfunc(const char *name)
 	}
 	return vmlinux && btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
 }
+
+bool xp_module_loaded(const char *name)
+{
+	char line[256], want[80];
+	FILE *f = fopen("/proc/modules", "re");
+	bool ok = false;
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), "%s ", name);
+	while (!ok && fgets(line, sizeof(line), f))
+		ok = !strncmp(line, want, strlen(want));
+	fclose(f);
+	return ok;
+}

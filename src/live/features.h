@@ -25,5 +25,7 @@ void xp_probe_attach_types(struct xp_feature out[XP_AT_MAX]);
 
 /* Whether the running kernel's BTF has the kfunc NAME (looked up once per name). */
 bool xp_kernel_has_kfunc(const char *name);
+/* Whether the module `name` is loaded (listed in /proc/modules). */
+bool xp_module_loaded(const char *name);
 
 #endif

@@ -261,19 +261,24 @@ struct kmulti_link_info {
 	__u64 rest[8];
 };
 
+uint64_t xp_kmulti_link_missed(const struct bpf_link *l)
+{
+	struct kmulti_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (!l || bpf_obj_get_info_by_fd(bpf_link__fd(l), &info, &len) ||
+	    info.type != BPF_LINK_TYPE_KPROBE_MULTI || len < offsetof(struct kmulti_link_info, rest))
+		return 0;
+	return info.missed;
+}
+
 uint64_t xp_kmulti_missed(const struct xp_kmulti *m)
 {
 	uint64_t n = m->missed_gone;
 
-	for (int i = 0; m->multi && i < m->nlinks; i++) {
-		struct kmulti_link_info info;
-		__u32 len = sizeof(info);
-
-		memset(&info, 0, sizeof(info));
-		if (!bpf_obj_get_info_by_fd(bpf_link__fd(m->links[i]), &info, &len) &&
-		    info.type == BPF_LINK_TYPE_KPROBE_MULTI && len >= offsetof(struct kmulti_link_info, rest))
-			n += info.missed;
-	}
+	for (int i = 0; m->multi && i < m->nlinks; i++)
+		n += xp_kmulti_link_missed(m->links[i]);
 	return n;
 }
 

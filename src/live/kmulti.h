@@ -66,6 +66,8 @@ void xp_kmulti_prepare(struct xp_kmulti *m, struct bpf_program *prog, bool kerne
 int xp_kmulti_attach(struct xp_kmulti *m, struct bpf_program *prog, bool ret, const int *idx,
 		     int nidx, const uint64_t *cookies, char *why, size_t whylen);
 
+/* Calls the kernel missed on one kprobe.multi link (0 for another link, or before Linux 6.7). */
+uint64_t xp_kmulti_link_missed(const struct bpf_link *l);
 /* Calls the kernel missed on this set's links (kprobe.multi links, Linux 6.7 and later). */
 uint64_t xp_kmulti_missed(const struct xp_kmulti *m);
 /* The same over every set alive in this process. */

@@ -30,21 +30,6 @@ static void live_detach(void *p)
 	xp_kmulti_detach(&((struct xp_npu_live *)p)->km);
 }
 
-static bool module_loaded(const char *name)
-{
-	char line[256], want[64];
-	FILE *f = fopen("/proc/modules", "re");
-	bool ok = false;
-
-	if (!f)
-		return false;
-	snprintf(want, sizeof(want), "%s ", name);
-	while (!ok && fgets(line, sizeof(line), f))
-		ok = !strncmp(line, want, strlen(want));
-	fclose(f);
-	return ok;
-}
-
 /* The address of a kernel symbol of vmlinux (not a module's), 0 when not found or hidden. */
 static unsigned long long ksym(const char *name)
 {
@@ -137,9 +122,9 @@ int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
 				      "functions cannot be traced here", at[XP_AT_KPROBE].why);
 		return -EOPNOTSUPP;
 	}
-	if (!module_loaded(XP_NPU_MODULE)) {
+	if (!xp_module_loaded(XP_NPU_MODULE)) {
 		snprintf(why, whylen, "the %s module (Intel NPU driver) is not loaded%s", XP_NPU_MODULE,
-			 module_loaded("amdxdna") ? "; amdxdna (AMD NPU) is, and is not traced yet" : "");
+			 xp_module_loaded("amdxdna") ? "; amdxdna (AMD NPU) is, and is not traced yet" : "");
 		return -ENOENT;
 	}
 	if (!(root = xp_tracefs(why, whylen, NULL)))

@@ -9,6 +9,7 @@
 
 #include "core/nvidia_facts.h"
 #include "live/features.h"
+#include "live/kmulti.h"
 #include "live/kprobe.h"
 #include "live/nvidia_live.h"
 #include "live/tracefs.h"
@@ -40,21 +41,6 @@ int xp_nv_module_funcs(const char *kallsyms, const char *module, bool found[XP_N
 	}
 	fclose(f);
 	return n;
-}
-
-static bool module_loaded(const char *name)
-{
-	char line[256], want[64];
-	FILE *f = fopen("/proc/modules", "re");
-	bool ok = false;
-
-	if (!f)
-		return false;
-	snprintf(want, sizeof(want), "%s ", name);
-	while (!ok && fgets(line, sizeof(line), f))
-		ok = !strncmp(line, want, strlen(want));
-	fclose(f);
-	return ok;
 }
 
 struct progs {
@@ -125,18 +111,6 @@ static uint64_t prog_missed(const struct bpf_program *p)
 	return info.recursion_misses;
 }
 
-static uint64_t link_missed(const struct bpf_link *l)
-{
-	/* struct bpf_link_info: type, id, prog_id, then kprobe_multi's addrs, count, flags, missed */
-	uint64_t info[32];
-	uint32_t len = sizeof(info);
-
-	memset(info, 0, sizeof(info));
-	if (!l || bpf_obj_get_info_by_fd(bpf_link__fd(l), info, &len) || len < 40)
-		return 0;
-	return info[4];
-}
-
 /*
  * What to add to the misses counted from every program's skipped runs: the
  * links' own, less the return program's skipped runs. A kprobe.multi run is
@@ -147,7 +121,7 @@ static uint64_t link_missed(const struct bpf_link *l)
  */
 static uint64_t multi_missed(void)
 {
-	return multi_missed_gone + link_missed(multi[0]) + link_missed(multi[1]) -
+	return multi_missed_gone + xp_kmulti_link_missed(multi[0]) + xp_kmulti_link_missed(multi[1]) -
 	       (ret_missed_gone + prog_missed(multi_ret));
 }
 
@@ -155,7 +129,7 @@ static void skel_detach(void *skel)
 {
 	(void)skel;
 	for (int i = 0; i < 2; i++) {
-		multi_missed_gone += link_missed(multi[i]);
+		multi_missed_gone += xp_kmulti_link_missed(multi[i]);
 		bpf_link__destroy(multi[i]);
 		multi[i] = NULL;
 	}
@@ -500,13 +474,13 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 	}
 	/* without a hook on functions, the Xid tracepoint alone where the module has it */
 	xid_only = (force && !strcmp(force, "tracepoint")) || !any;
-	if (xid_only && !(at[XP_AT_TRACEPOINT].ok && module_loaded("nvidia") &&
+	if (xid_only && !(at[XP_AT_TRACEPOINT].ok && xp_module_loaded("nvidia") &&
 			  xp_tracefs_event_exists(XP_NV_XID_GROUP, XP_NV_XID_EVENT))) {
 		snprintf(why, whylen, "kprobes are not available on this kernel (%s); ioctls to "
 				      "/dev/nvidia* are still traced by 'xputrace ioctl'", at[XP_AT_KPROBE].why);
 		return -EOPNOTSUPP;
 	}
-	if (!module_loaded("nvidia")) {
+	if (!xp_module_loaded("nvidia")) {
 		snprintf(why, whylen, "the nvidia module is not loaded; ioctls to /dev/nvidia* are "
 				      "traced by 'xputrace ioctl'");
 		return -ENOENT;
