@@ -129,17 +129,57 @@ cp "$K_MODDIR"/modules.builtin* "$K_MODDIR"/modules.order "$MODS/" 2>/dev/null |
 (cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) >"$RES/initrd.gz"
 rm -rf "$ROOT"
 
+# Where each vCPU was when the guest was killed: RIP resolved in System.map.
+hang_where() {
+	python3 - "$RES/registers.txt" "$K_DIR/root/boot/System.map-$K_RELEASE" <<'PY' 2>/dev/null || true
+import bisect, re, sys
+regs = open(sys.argv[1], errors="replace").read()
+syms = []
+try:
+    for line in open(sys.argv[2]):
+        a, t, n = line.split()[:3]
+        if t in "tTwW":
+            syms.append((int(a, 16), n))
+except OSError:
+    pass
+syms.sort()
+for rip in re.findall(r"RIP=([0-9a-f]+)", regs):
+    r, where = int(rip, 16), ""
+    k = bisect.bisect_right(syms, (r, "\uffff")) - 1
+    if k >= 0 and syms:
+        where = " (%s+0x%x)" % (syms[k][1], r - syms[k][0])
+    print("guest vCPU at %s%s" % (rip, where))
+PY
+}
+
 # --- boot
 log "booting $K_RELEASE for scenario $scenario (timeout ${timeout}s)"
 start=$(date +%s.%N)
 qrc=0
 tcg_threads=multi; [ "$cpus" -eq 1 ] || tcg_threads=single
+# A guest that hangs with interrupts off on its one vCPU prints nothing (no
+# NMI watchdog under emulation): just before the timeout, QEMU's monitor is
+# asked where each vCPU is, for the report below.
+( sleep $((timeout - 3)); printf 'info registers -a\n' | timeout 5 python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read())
+time.sleep(2); s.settimeout(1); out = b""
+try:
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        out += b
+except OSError: pass
+sys.stdout.buffer.write(out)' "$RES/monitor.sock" >"$RES/registers.txt" 2>/dev/null ) &
+watch=$!
 timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg,thread=$tcg_threads -cpu max -smp "$cpus" -m 1024 \
 	-kernel "${K_BOOT:-$K_VMLINUZ}" -initrd "$RES/initrd.gz" \
 	-append "console=ttyS0 quiet panic=1 tsc=reliable" \
 	-display none -no-reboot -nodefaults \
 	-serial "file:$RES/console.log" -serial "file:$RES/output.txt" \
+	-monitor "unix:$RES/monitor.sock,server,nowait" \
 	</dev/null >"$RES/qemu.log" 2>&1 || qrc=$?
+pkill -P $watch 2>/dev/null || true; kill $watch 2>/dev/null || true; wait $watch 2>/dev/null || true
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 printf 'boot+run: %.1f s\n' "$secs" | tee "$RES/time"
 
@@ -149,6 +189,7 @@ grc=$(tr -d '\r' <"$RES/output.txt" 2>/dev/null | sed -n 's/^LAB-EXIT \([0-9]*\)
 if [ $qrc -eq 124 ] || [ $qrc -eq 137 ]; then
 	echo "guest hung: killed after ${timeout}s (console tail below)"
 	tail -20 "$RES/console.log"
+	hang_where
 	echo 124 >"$RES/rc"; exit 124
 fi
 if [ -z "$grc" ]; then
