@@ -54,7 +54,7 @@ mkdir -p "$ROOT"/{bin,sbin,lab/bin,proc,sys,dev,tmp,root,etc}
 # --- busybox, init, scenario, guest programs, xputrace
 cp "$BUSYBOX" "$ROOT/bin/busybox"
 cp "$LAB_DIR/guest/init" "$ROOT/init"
-cp "$LAB_DIR/guest/guest-lib.sh" "$ROOT/lab/guest-lib.sh"
+cp "$LAB_DIR"/guest/*.sh "$ROOT/lab/"	# guest-lib.sh and the helpers scenarios source
 cp "$sfile" "$ROOT/lab/scenario.sh"
 echo "$scenario" >"$ROOT/lab/scenario.name"
 cp "$CACHE/build/guest/"* "$ROOT/lab/bin/" 2>/dev/null || true

@@ -34,7 +34,7 @@ mkdir -p "$CACHE"
 SUMMARY="$CACHE/results/summary.txt"
 mkdir -p "$CACHE/results"; : >"$SUMMARY"
 fails=0
-report() { echo "$*" | tee -a "$SUMMARY"; case $1 in FAIL) fails=$((fails + 1)) ;; esac; }
+report() { echo "$*" | tee -a "$SUMMARY"; case $1 in FAIL\ *) fails=$((fails + 1)) ;; esac; }
 skip_all() {
 	local k s
 	for k in "${kernels[@]}"; do for s in "${scenarios[@]}"; do report "SKIP lab/$k/$s: $1"; done; done

@@ -1,0 +1,98 @@
+# xputrace nvidia on the nvidia test double with each hook forced (kprobe, kprobe.multi,
+# fentry/fexit), then the one picked by itself and named by doctor. A guest of its own: on
+# 6.1 under emulation, a guest that had run the whole of nvidia.sh and then these went idle
+# for good now and then, at the kprobe tracer's start after the fentry ones (kprobes first
+# here; see lab/README.md).
+need_xputrace
+. /lab/nvidia-lib.sh
+load nvidia || finish
+mknod /dev/nvidiactl c 195 255; mknod /dev/nvidia0 c 195 0
+kv=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
+
+group hooks
+# within, where the tracer timed every call the module counted; an interrupt lost (counted as a
+# drop, as in nvidia.sh) may be the long one, so the means are then not of the same calls
+within_same() {
+	if [ "${3:-0}" -ge 1 ] && [ "${3:-0}" -lt "${5:-0}" ]; then
+		say "$1: $3 of the module's $5 calls timed (the others counted lost): means not compared"
+		return
+	fi
+	within "$@"
+}
+# each hook, forced, sees one client's known calls alike: exact counts per process, escape and
+# function (process context: nothing else of ours runs then); interrupts seen + drops = the
+# module's count; the latency within 10 % of the module's clock
+for hk in kprobe kprobe.multi fentry; do
+	cp $C $S/hb.txt
+	XPUTRACE_NVIDIA_HOOK=$hk xputrace nvidia --json --no-hist >$S/h.json 2>$S/h.err & HX=$!
+	# (an exited child stays signalable until waited for: its error line says it ended)
+	i=0; while ! grep -q '^Tracing\|^xputrace:' $S/h.err 2>/dev/null && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+	if ! grep -q '^Tracing' $S/h.err; then
+		wait $HX; rh=$?
+		if [ $hk = fentry ] && [ ! -e /sys/kernel/btf/nvidia ]; then
+			expect_eq "fentry, forced, without module BTF: one line, status 1" "1 1" \
+				"$(grep -c 'XPUTRACE_NVIDIA_HOOK=fentry: the nvidia module has no BTF' $S/h.err) $rh"
+		elif [ $hk = kprobe.multi ] && [ $kv -lt 607 ]; then
+			expect_eq "kprobe.multi, forced, where this kernel has none: one line, status 1" "1 1" \
+				"$(grep -c 'XPUTRACE_NVIDIA_HOOK=kprobe.multi: ' $S/h.err) $rh"
+		else
+			bad "$hk: did not start (status $rh): $(cat $S/h.err)"
+		fi
+		continue
+	fi
+	cat $S/h.err
+	nvclient alloc=2 control=3 pages=4 >/dev/null & Q=$!; wait $Q
+	i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != "$(($(cnt $S/hb.txt nvidia_isr_kthread_bh) + 5))" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
+	echo suspend >/sys/kernel/debug/nvidia_double/trigger
+	sleep 0.2
+	kill -INT $HX; wait $HX; rh=$?
+	cp $C $S/ha.txt
+	H=$S/h.json
+	expect_eq "$hk: exit status, hook" "0 $(case $hk in fentry) echo fentry/fexit ;; *) echo $hk ;; esac)" "$rh $(jget $H hook)"
+	expect_eq "$hk: 'Tracing' names it" 1 "$(grep -c "^Tracing nvidia.ko (12 of 14 functions, $(jget $H hook)[,;]" $S/h.err)"
+	for e in "opens 2" "closes 2" "ioctls 8" "mmaps 1" "mmap_bytes $((4 * PS))" "faults 4"; do
+		set -- $e
+		expect_eq "$hk: client $Q: $1" $2 "$(jget $H "processes[pid=$Q].$1")"
+	done
+	for e in "NV_ESC_RM_ALLOC 2" "NV_ESC_RM_FREE 2" "NV_ESC_RM_CONTROL 3" "NV_ESC_CARD_INFO 1"; do
+		set -- $e
+		expect_eq "$hk: $1 calls" $2 "$(jget $H "ioctls[name=$1].calls")"
+	done
+	for f in nvidia_open nvidia_close nvidia_unlocked_ioctl nvidia_mmap nvidia_fault nvidia_suspend nvidia_resume; do
+		expect_eq "$hk: $f = the module's count" $(($(cnt $S/ha.txt $f) - $(cnt $S/hb.txt $f))) "$(jget $H "functions[name=$f].calls")"
+	done
+	lost=0
+	for f in nvidia_isr nvidia_isr_msix nvidia_isr_kthread_bh; do
+		lost=$((lost + $(cnt $S/ha.txt $f) - $(cnt $S/hb.txt $f) - $(jget $H "functions[name=$f].calls")))
+	done
+	expect_eq "$hk: interrupt calls not seen = drops counted" $lost "$(jget $H drops.total)"
+	hd() { echo $(($(ns $S/ha.txt $1) - $(ns $S/hb.txt $1))) $(($(cnt $S/ha.txt $1) - $(cnt $S/hb.txt $1))); }
+	within "$hk: NV_ESC_RM_CONTROL (2 ms imposed)" $(jget $H "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.sum") \
+		$(jget $H "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.count") $(hd NV_ESC_RM_CONTROL) 2000000
+	within_same "$hk: nvidia_isr_kthread_bh (2 ms imposed)" $(jget $H "irqs[irq=42].bottom_half.sum") \
+		$(jget $H "irqs[irq=42].bottom_half.count") $(hd nvidia_isr_kthread_bh) 2000000
+	within_same "$hk: nvidia_isr (2 ms imposed)" $(jget $H "irqs[irq=42].isr.sum") $(jget $H "irqs[irq=42].isr.count") \
+		$(hd nvidia_isr) 2000000
+	within "$hk: nvidia_suspend (5 ms imposed)" $(jget $H suspend_ns.sum) $(jget $H suspend_ns.count) $(hd nvidia_suspend) 5000000
+	within "$hk: nvidia_resume (3 ms imposed)" $(jget $H resume_ns.sum) $(jget $H resume_ns.count) $(hd nvidia_resume) 3000000
+	say "$hk: hooks passed over: $(jget $H hooks_passed_over 2>/dev/null)"
+done
+
+group picked
+# fentry/fexit where the module has BTF (the lab builds it without on kernels whose pahole it lacks),
+# kprobe.multi where the kernel counts its misses (6.7 and later), else kprobes
+if [ -e /sys/kernel/btf/nvidia ]; then want=fentry/fexit; elif [ $kv -ge 607 ]; then want=kprobe.multi; else want=kprobe; fi
+xputrace nvidia --json -d 0.3 >$S/auto.json 2>$S/auto.err; ra=$?
+cat $S/auto.err
+expect_eq "auto: the cheapest hook that counts its misses" "0 $want" "$ra $(jget $S/auto.json hook)"
+if [ $want != fentry/fexit ]; then
+	expect_eq "auto: it says why not fentry" 1 "$(grep -c '^Tracing nvidia.ko (.*; not fentry: the nvidia module has no BTF' $S/auto.err)"
+fi
+if [ $want = kprobe ]; then
+	expect_eq "auto: it says why not kprobe.multi" 1 "$(grep -c '^Tracing nvidia.ko (.*; kprobe.multi: ' $S/auto.err)"
+fi
+xputrace doctor >$S/doc.txt 2>&1
+grep -E '^ *nvidia +(yes|no) ' $S/doc.txt
+expect_eq "doctor: the hook it would pick" 1 "$(grep -cE "^ *nvidia +yes +$want on nvidia.ko" $S/doc.txt)"
+finish
