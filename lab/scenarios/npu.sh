@@ -81,17 +81,6 @@ if [ -n "$REAL" ]; then
 fi
 cnt() { awk -v f=$2 '$1 == f { print $2 }' $1; }
 lat() { awk -v f=$1 '$1 == f { print $3, $2 }' $D/lat; }	# sum count
-# within NAME XP_SUM XP_N MOD_SUM MOD_N IMPOSED_NS: the tracer's mean within
-# 10 % of the module's own, and that at least 95 % of the delay it imposes
-within() {
-	set -- "$1" "${2:-0}" "${3:-0}" "${4:-0}" "${5:-0}" "$6"
-	if [ "$3" -eq 0 ] || [ "$5" -eq 0 ]; then bad "$1: nothing timed (tracer $3, module $5)"; return; fi
-	awk -v xs=$2 -v xn=$3 -v ms=$4 -v mn=$5 -v imp=$6 'BEGIN {
-		x = xs / xn; m = ms / mn; d = (x - m) / m; if (d < 0) d = -d
-		printf "%.0f %.0f %.3f\n", x, m, d; exit !(d <= 0.10 && m >= 0.95 * imp) }' >$S/w.txt
-	if [ $? -eq 0 ]; then ok "$1: tracer mean / module mean / deviation: $(cat $S/w.txt)"
-	else bad "$1: tracer mean / module mean / deviation (imposed $6 ns): $(cat $S/w.txt)"; fi
-}
 
 start_xp $S/d.json npu -j --latency ivpu_submit_ioctl || finish
 P1=$XPID
@@ -167,13 +156,13 @@ expect_eq "timed: bo_create and --latency ivpu_submit_ioctl" "3 4" \
 	"$(l latency[function=ivpu_bo_create_ioctl].ns.count) $(l latency[function=ivpu_submit_ioctl].ns.count)"
 # the module's clock inside the function; its caller's (the probes' cost included) for scale
 say "ivpu_bo_create_ioctl by its caller's clock: $(lat bo_create_call | awk '{ printf "%.0f", $1 / $2 }') ns"
-within "ivpu_bo_create_ioctl (10 ms imposed)" $(l latency[function=ivpu_bo_create_ioctl].ns.sum) \
+within_module "ivpu_bo_create_ioctl (10 ms imposed)" $(l latency[function=ivpu_bo_create_ioctl].ns.sum) \
 	$(l latency[function=ivpu_bo_create_ioctl].ns.count) $(lat bo_create) 10000000
-within "job submit -> done (5 ms imposed)" $(l jobs[ctx=1].submit_to_done_ns.sum) \
+within_module "job submit -> done (5 ms imposed)" $(l jobs[ctx=1].submit_to_done_ns.sum) \
 	$(l jobs[ctx=1].submit_to_done_ns.count) $(lat job) 5000000
-within "JSM request -> response (5 ms imposed)" $(l jsm[type=SUBMIT_JOB].request_to_response_ns.sum) \
+within_module "JSM request -> response (5 ms imposed)" $(l jsm[type=SUBMIT_JOB].request_to_response_ns.sum) \
 	$(l jsm[type=SUBMIT_JOB].request_to_response_ns.count) $(lat jsm) 5000000
-within "PM suspend -> resume (20 ms imposed)" $(l pm[event=suspend].to_next_ns.sum) \
+within_module "PM suspend -> resume (20 ms imposed)" $(l pm[event=suspend].to_next_ns.sum) \
 	$(l pm[event=suspend].to_next_ns.count) $(lat suspend) 20000000
 
 group intervals

@@ -103,16 +103,16 @@ expect_eq "Xid 13: in flight for the 2 ms delay, then more" 1 \
 expect_eq "p2p bytes" $((2 << 20)) "$(l p2p.get_bytes)"
 # latencies against the module's clock and the delays it imposes
 d() { echo $(($(ns $S/after.txt $1) - $(ns $S/before.txt $1))) $(($(cnt $S/after.txt $1) - $(cnt $S/before.txt $1))); }
-within "NV_ESC_RM_CONTROL (2 ms imposed)" $(l "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.sum") \
+within_module "NV_ESC_RM_CONTROL (2 ms imposed)" $(l "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.sum") \
 	$(l "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.count") $(d NV_ESC_RM_CONTROL) 2000000
-within "nvidia_isr (2 ms imposed)" $(l "irqs[irq=42].isr.sum") $(l "irqs[irq=42].isr.count") \
+within_module "nvidia_isr (2 ms imposed)" $(l "irqs[irq=42].isr.sum") $(l "irqs[irq=42].isr.count") \
 	$(d nvidia_isr) 2000000
-within "nvidia_isr_msix" $(l "irqs[irq=42].isr_msix.sum") $(l "irqs[irq=42].isr_msix.count") \
+within_module "nvidia_isr_msix" $(l "irqs[irq=42].isr_msix.sum") $(l "irqs[irq=42].isr_msix.count") \
 	$(d nvidia_isr_msix) 2000000
-within "nvidia_isr_kthread_bh (2 ms imposed)" $(l "irqs[irq=42].bottom_half.sum") \
+within_module "nvidia_isr_kthread_bh (2 ms imposed)" $(l "irqs[irq=42].bottom_half.sum") \
 	$(l "irqs[irq=42].bottom_half.count") $(d nvidia_isr_kthread_bh) 2000000
-within "nvidia_suspend (5 ms imposed)" $(l suspend_ns.sum) $(l suspend_ns.count) $(d nvidia_suspend) 5000000
-within "nvidia_resume (3 ms imposed)" $(l resume_ns.sum) $(l resume_ns.count) $(d nvidia_resume) 3000000
+within_module "nvidia_suspend (5 ms imposed)" $(l suspend_ns.sum) $(l suspend_ns.count) $(d nvidia_suspend) 5000000
+within_module "nvidia_resume (3 ms imposed)" $(l resume_ns.sum) $(l resume_ns.count) $(d nvidia_resume) 3000000
 
 group record_report
 xputrace report /tmp/nv.xpt nvidia --json >$S/rep.json 2>$S/rep.err
