@@ -54,7 +54,7 @@ mkdir -p "$ROOT"/{bin,sbin,lab/bin,proc,sys,dev,tmp,root,etc}
 # --- busybox, init, scenario, guest programs, xputrace
 cp "$BUSYBOX" "$ROOT/bin/busybox"
 cp "$LAB_DIR/guest/init" "$ROOT/init"
-cp "$LAB_DIR"/guest/*.sh "$ROOT/lab/"	# guest-lib.sh and the helpers scenarios source
+cp "$LAB_DIR/guest/guest-lib.sh" "$ROOT/lab/guest-lib.sh"
 cp "$sfile" "$ROOT/lab/scenario.sh"
 echo "$scenario" >"$ROOT/lab/scenario.name"
 cp "$CACHE/build/guest/"* "$ROOT/lab/bin/" 2>/dev/null || true
@@ -129,27 +129,14 @@ cp "$K_MODDIR"/modules.builtin* "$K_MODDIR"/modules.order "$MODS/" 2>/dev/null |
 (cd "$ROOT" && find . | cpio -o -H newc --quiet | gzip -1) >"$RES/initrd.gz"
 rm -rf "$ROOT"
 
-# Where each vCPU was when the guest was killed: RIP resolved in System.map.
+# Where each vCPU was when the guest was killed, and whether its interrupts
+# were on (RFLAGS.IF). The address stays raw: Debian ships no symbols with its
+# kernels (System.map is a stub) and the guest's base is randomised.
 hang_where() {
-	python3 - "$RES/registers.txt" "$K_DIR/root/boot/System.map-$K_RELEASE" <<'PY' 2>/dev/null || true
-import bisect, re, sys
-regs = open(sys.argv[1], errors="replace").read()
-syms = []
-try:
-    for line in open(sys.argv[2]):
-        a, t, n = line.split()[:3]
-        if t in "tTwW":
-            syms.append((int(a, 16), n))
-except OSError:
-    pass
-syms.sort()
-for rip in re.findall(r"RIP=([0-9a-f]+)", regs):
-    r, where = int(rip, 16), ""
-    k = bisect.bisect_right(syms, (r, "\uffff")) - 1
-    if k >= 0 and syms:
-        where = " (%s+0x%x)" % (syms[k][1], r - syms[k][0])
-    print("guest vCPU at %s%s" % (rip, where))
-PY
+	tr -d '\r' <"$RES/registers.txt" 2>/dev/null | grep -o 'RIP=[0-9a-f]*\|RFL=[0-9a-f]*' | paste - - |
+		while read -r rip rfl; do
+			echo "guest vCPU at ${rip#RIP=}, interrupts $( [ $((0x${rfl#RFL=} & 0x200)) -ne 0 ] && echo on || echo off)"
+		done
 }
 
 # --- boot

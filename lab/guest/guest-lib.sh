@@ -66,6 +66,9 @@ start_xp() { # OUT ARGS...
 	done
 }
 stop_xp() { kill -INT $XPID; wait $XPID; }
+# what a test module counted, from its "NAME calls ns" lines: cnt FILE NAME, ns FILE NAME
+cnt() { awk -v f=$2 '$1 == f { print $2 }' $1; }
+ns() { awk -v f=$2 '$1 == f { print $3 }' $1; }
 # within_module NAME XP_SUM XP_N MOD_SUM MOD_N IMPOSED_NS: a tracer's mean within
 # 10 % of a test module's mean by its own clock, and that mean the delay the
 # module imposes (a busy wait: at least 95 % of it)

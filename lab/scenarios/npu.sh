@@ -79,7 +79,6 @@ if [ -n "$REAL" ]; then
 		else bad "vpu:$e: fields differ from the real module's: $(diff $S/real_$e.fmt $S/double_$e.fmt | tr '\n' ' ')"; fi
 	done
 fi
-cnt() { awk -v f=$2 '$1 == f { print $2 }' $1; }
 lat() { awk -v f=$1 '$1 == f { print $3, $2 }' $D/lat; }	# sum count
 
 start_xp $S/d.json npu -j --latency ivpu_submit_ioctl || finish

@@ -5,7 +5,8 @@
 # module's own clock (which imposes known delays), and record/report say
 # what the live run said. Each hook forced alone: nvidia_hooks.sh.
 need_xputrace
-. /lab/nvidia-lib.sh
+C=/sys/kernel/debug/nvidia_double/counts
+PS=$(getconf PAGESIZE 2>/dev/null || echo 4096)
 
 group no_module
 xputrace nvidia -d 1 >$S/nomod.out 2>$S/nomod.err; rc=$?

@@ -4,7 +4,8 @@
 # for good now and then, at the kprobe tracer's start after the fentry ones (kprobes first
 # here; see lab/README.md).
 need_xputrace
-. /lab/nvidia-lib.sh
+C=/sys/kernel/debug/nvidia_double/counts
+PS=$(getconf PAGESIZE 2>/dev/null || echo 4096)
 load nvidia || finish
 mknod /dev/nvidiactl c 195 255; mknod /dev/nvidia0 c 195 0
 kv=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
