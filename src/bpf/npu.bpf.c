@@ -244,3 +244,102 @@ int npu_pm(void *ctx)
 	xp_submit(r);
 	return 0;
 }
+
+/*
+ * AMD's amdxdna. Its xdna_job event names the job's scheduler fence
+ * (context, seqno), which the gpu_scheduler's events name too: the queue
+ * event (in the submitter's context) and the done event join each job to
+ * its process and its time in the scheduler. The gpu_scheduler's events
+ * fire for every driver: queue events are kept for amdxdna's schedulers
+ * (by name), done events for the fence contexts of those jobs.
+ */
+const volatile __u32 xj_name_off = 8, xj_str_off = 12, xj_fctx_off = 16, xj_fseq_off = 24, xj_seq_off = 32,
+		     xj_op_off = 40;
+const volatile __u32 sq_name_off = 8, sq_fctx_off = 24, sq_fseq_off = 32;
+const volatile __u32 sd_fctx_off = 8, sd_fseq_off = 16;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} xdna_fctx SEC(".maps");
+
+/* A __data_loc string of the event: its low 16 bits are the offset in the record. */
+static __always_inline void read_loc(void *ctx, __u32 off, char *dst, __u32 len)
+{
+	__u32 loc = 0;
+
+	if (bpf_probe_read_kernel(&loc, sizeof(loc), (char *)ctx + off) ||
+	    bpf_probe_read_kernel_str(dst, len, (char *)ctx + (loc & 0xffff)) < 0)
+		dst[0] = '\0';
+}
+
+static __always_inline __u64 read_u64(void *ctx, __u32 off)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (char *)ctx + off);
+	return v;
+}
+
+static __always_inline void xdna_ctx_seen(__u64 fctx)
+{
+	__u8 one = 1;
+
+	bpf_map_update_elem(&xdna_fctx, &fctx, &one, BPF_ANY);
+}
+
+SEC("tracepoint")
+int xdna_job(void *ctx)
+{
+	struct xp_npu_rec *r = rec_new(XP_NPU_XDNA, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), 1);
+
+	if (!r)
+		return 0;
+	read_loc(ctx, xj_str_off, r->name, sizeof(r->name));
+	read_loc(ctx, xj_name_off, r->type, sizeof(r->type));
+	r->fctx = read_u64(ctx, xj_fctx_off);
+	r->fseq = read_u64(ctx, xj_fseq_off);
+	r->seq = read_u64(ctx, xj_seq_off);
+	r->a = read_u32(ctx, xj_op_off);
+	xdna_ctx_seen(r->fctx);
+	xp_submit(r);
+	return 0;
+}
+
+SEC("tracepoint")
+int xdna_sched_queue(void *ctx)
+{
+	char sched[XP_NPU_STR];
+	struct xp_npu_rec *r;
+
+	read_loc(ctx, sq_name_off, sched, sizeof(sched));
+	if (sched[0] != 'a' || sched[1] != 'm' || sched[2] != 'd' || sched[3] != 'x' || sched[4] != 'd' ||
+	    sched[5] != 'n' || sched[6] != 'a')
+		return 0;
+	if (!(r = rec_new(XP_NPU_SQUEUE, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), 0)))
+		return 0;
+	__builtin_memcpy(r->type, sched, sizeof(sched));
+	r->fctx = read_u64(ctx, sq_fctx_off);
+	r->fseq = read_u64(ctx, sq_fseq_off);
+	xdna_ctx_seen(r->fctx);
+	xp_submit(r);
+	return 0;
+}
+
+SEC("tracepoint")
+int xdna_sched_done(void *ctx)
+{
+	__u64 fctx = read_u64(ctx, sd_fctx_off);
+	struct xp_npu_rec *r;
+
+	if (!bpf_map_lookup_elem(&xdna_fctx, &fctx))
+		return 0;
+	if (!(r = rec_new(XP_NPU_SDONE, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), 1)))
+		return 0;
+	r->fctx = fctx;
+	r->fseq = read_u64(ctx, sd_fseq_off);
+	xp_submit(r);
+	return 0;
+}

@@ -1,4 +1,4 @@
-/* The npu capability: every ivpu_* function of Intel's NPU driver, and its tracepoints. */
+/* The npu capability: every ivpu_* function of Intel's NPU driver and its tracepoints; amdxdna's jobs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,18 +104,26 @@ static int npu_opts_check(void *p)
 static bool npu_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool km = d->at[XP_AT_KPROBE_MULTI].ok, kp = d->at[XP_AT_KPROBE].ok;
-	bool mod = d->module_loaded(XP_NPU_MODULE), tp = d->group_events(XP_NPU_TP_GROUP) > 0;
+	bool intel = d->module_loaded(XP_NPU_MODULE), tp = d->group_events(XP_NPU_TP_GROUP) > 0;
+	bool xmod = d->module_loaded(XP_XDNA_MODULE), xdna = xmod && d->event_exists(XP_XDNA_TP_GROUP, "xdna_job");
+	bool xsched = d->event_exists("gpu_scheduler", "drm_sched_job_queue");
+	char a[160] = "", b[160] = "";
 
-	if (!km && !kp)
-		snprintf(why, len, "kprobes unavailable (%s): intel_vpu's functions cannot be traced",
-			 d->at[XP_AT_KPROBE].why);
-	else if (!mod)
-		snprintf(why, len, "the intel_vpu module (Intel NPU driver) is not loaded%s",
-			 d->module_loaded("amdxdna") ? "; amdxdna (AMD NPU) is, and is not traced yet" : "");
-	else
-		snprintf(why, len, "%s on intel_vpu's ivpu_* functions%s", km ? "kprobe.multi" : "one kprobe each",
+	if (intel && (km || kp))
+		snprintf(a, sizeof(a), "intel_vpu: %s on its ivpu_* functions%s", km ? "kprobe.multi" : "one kprobe each",
 			 tp ? ", vpu tracepoints" : "; no vpu tracepoints");
-	return (km || kp) && mod;
+	else if (intel)
+		snprintf(a, sizeof(a), "intel_vpu: kprobes unavailable (%.100s)", d->at[XP_AT_KPROBE].why);
+	if (xdna)
+		snprintf(b, sizeof(b), "amdxdna: its xdna_job tracepoint%s",
+			 xsched ? " joined with gpu_scheduler's" : "; gpu_scheduler's events do not name fences");
+	else if (xmod)
+		snprintf(b, sizeof(b), "amdxdna: loaded without its xdna_job tracepoint");
+	if (!intel && !xmod)
+		snprintf(why, len, "no NPU driver is loaded: neither intel_vpu (Intel NPU) nor amdxdna (AMD NPU)");
+	else
+		snprintf(why, len, "%s%s%s", a, a[0] && b[0] ? "; " : "", b);
+	return (intel && (km || kp)) || xdna;
 }
 
 static int npu_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
@@ -128,9 +136,16 @@ static int npu_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char *
 static void npu_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
 	const struct xp_npu_live *l = ci->k->skel;
+	int n = 0;
 
-	snprintf(buf, len, "intel_vpu (%d of %d ivpu_* functions, %s%s)", l->km.n - l->km.nrefused, l->km.n,
-		 ci->k->hook, l->tp_job || l->tp_jsm || l->tp_pm ? ", vpu tracepoints" : "; no vpu tracepoints");
+	buf[0] = '\0';
+	if (l->intel)
+		n = snprintf(buf, len, "intel_vpu (%d of %d ivpu_* functions, %s%s)", l->km.n - l->km.nrefused,
+			     l->km.n, ci->k->hook,
+			     l->tp_job || l->tp_jsm || l->tp_pm ? ", vpu tracepoints" : "; no vpu tracepoints");
+	if (l->xdna && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%samdxdna jobs (xdna_job%s)", n ? " and " : "",
+			 l->xdna_sched ? " joined with gpu_scheduler's events" : "; not joined with the scheduler's");
 }
 
 /* The last cumulative count seen for a (process, function) of the kernel's map. */
@@ -165,6 +180,11 @@ static int npu_init(struct xp_cap_inst *ci)
 		struct xp_npu_info *in = &st->info;
 
 		in->known = true;
+		in->intel = l->intel;
+		snprintf(in->intel_why, sizeof(in->intel_why), "%s", l->intel_why);
+		in->xdna = l->xdna;
+		in->xdna_sched = l->xdna_sched;
+		snprintf(in->xdna_why, sizeof(in->xdna_why), "%s", l->xdna_why);
 		snprintf(in->hook, sizeof(in->hook), "%s", ci->k->hook);
 		in->offered = l->km.n;
 		in->attached = l->km.n - l->km.nrefused;
@@ -195,12 +215,21 @@ static void npu_free(struct xp_cap_inst *ci)
 
 static int npu_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
-	const struct xp_npu_rec *r = (const void *)h;
+	const struct xp_npu_rec *in = (const void *)h;
 	const struct xp_cap_env *e = ci->env;
 	struct npu_st *st = ci->st;
+	struct xp_npu_rec full;
+	const struct xp_npu_rec *r = in;
 
-	if (h->size < sizeof(*r) || r->kind < XP_NPU_CALL || r->kind > XP_NPU_PM)
+	/* files written before amdxdna have shorter records, of the intel_vpu kinds only */
+	if (h->size < XP_NPU_REC_V1_SIZE || in->kind < XP_NPU_CALL || in->kind > XP_NPU_SDONE ||
+	    (in->kind > XP_NPU_PM && h->size < sizeof(*in)))
 		return ci->undecodable++, 0;
+	if (h->size < sizeof(*in)) {
+		memset(&full, 0, sizeof(full));
+		memcpy(&full, in, h->size);
+		r = &full;
+	}
 	if (e->out == XP_OUT_PERFETTO) {
 		xp_perfetto_npu(e->pf, r);
 		return 0;
@@ -296,7 +325,7 @@ static void npu_reset(struct xp_cap_inst *ci, uint64_t now)
 
 const struct xp_cap xp_cap_npu = {
 	.name = "npu",
-	.summary = "Intel NPU driver (intel_vpu): every ivpu_* call, IPC, jobs, power",
+	.summary = "NPU drivers: every intel_vpu call, IPC, jobs, power; amdxdna jobs",
 	.about =
 "One kprobe.multi attach over every ivpu_* function of the loaded intel_vpu\n"
 "module that the kernel can trace (tracefs available_filter_functions; one\n"
@@ -312,7 +341,14 @@ const struct xp_cap xp_cap_npu = {
 "vpu:pm): jobs per context and engine with submit-to-done time, JSM messages\n"
 "by type and status with request-to-response time, PM transitions with the\n"
 "time to the next. Needs kprobes and the intel_vpu module (Linux 6.3 and\n"
-"later). AMD's amdxdna is not traced yet.\n",
+"later).\n"
+"\n"
+"AMD's amdxdna (Linux 6.14 and later; tracepoints only, no kprobes needed):\n"
+"each job of its amdxdna:xdna_job events (job run, sent to device, signaling\n"
+"fence, job free) is joined by its scheduler fence with the gpu_scheduler's\n"
+"queue and done events, per hardware context (hwctx.PID.ID) with the\n"
+"submitting process: time waiting in the scheduler, in the driver, on the\n"
+"device, and in all. Whichever of the two drivers is loaded is traced.\n",
 	.examples =
 "  xputrace npu -d 10                      every ivpu_* call for 10 s\n"
 "  xputrace npu -i 1                       per-second summaries (IPC messages per second)\n"

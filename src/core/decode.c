@@ -15,7 +15,7 @@ size_t xp_rec_min_size(unsigned int type)
 	case XP_REC_MEM: return sizeof(struct xp_rawtp_rec);
 	case XP_REC_LATENCY: return sizeof(struct xp_lat_rec);
 	case XP_REC_NVIDIA: return sizeof(struct xp_nv_rec);
-	case XP_REC_NPU: return sizeof(struct xp_npu_rec);
+	case XP_REC_NPU: return XP_NPU_REC_V1_SIZE;	/* the kinds of later fields are checked by npu */
 	default: return 0;
 	}
 }

@@ -276,6 +276,128 @@ static void add_pm(struct xp_npu_state *s, const struct xp_npu_rec *r)
 	s->pm_last_ts = r->h.ts_ns;
 }
 
+static struct xp_npu_xjob *xjob_find(struct xp_npu_state *s, uint64_t fctx, uint64_t fseq)
+{
+	for (int i = 0; i < XP_NPU_MAX_XJOBS; i++)
+		if (s->xjobs[i].used && s->xjobs[i].fseq == fseq && s->xjobs[i].fctx == fctx)
+			return &s->xjobs[i];
+	return NULL;
+}
+
+static uint64_t xjob_t0(const struct xp_npu_xjob *j)
+{
+	return j->queue_ts ? j->queue_ts : j->run_ts ? j->run_ts : j->sent_ts;
+}
+
+/* The job of this fence, opened if new; when the table is full the oldest is dropped (counted). */
+static struct xp_npu_xjob *xjob_get(struct xp_npu_state *s, uint64_t fctx, uint64_t fseq)
+{
+	struct xp_npu_xjob *j = xjob_find(s, fctx, fseq), *old = NULL;
+
+	if (j)
+		return j;
+	for (int i = 0; i < XP_NPU_MAX_XJOBS && !j; i++) {
+		struct xp_npu_xjob *c = &s->xjobs[i];
+
+		if (!c->used)
+			j = c;
+		else if (!old || xjob_t0(c) < xjob_t0(old))
+			old = c;
+	}
+	if (!j) {
+		j = old;
+		s->xjobs_evicted++;
+	}
+	*j = (struct xp_npu_xjob){ .fctx = fctx, .fseq = fseq, .row = -1, .used = true };
+	return j;
+}
+
+static int hwctx_row(struct xp_npu_state *s, const char *name)
+{
+	for (int i = 0; i < s->nhw; i++)
+		if (!strcmp(s->hw[i].name, name))
+			return i;
+	if (s->nhw >= XP_NPU_MAX_HWCTX)
+		return -1;
+	memset(&s->hw[s->nhw], 0, sizeof(s->hw[0]));
+	snprintf(s->hw[s->nhw].name, sizeof(s->hw[0].name), "%s", name);
+	return s->nhw++;
+}
+
+static void lat(struct xp_hist *h, uint64_t from, uint64_t to)
+{
+	if (from && to >= from)
+		xp_hist_add(h, to - from);
+}
+
+static void add_xdna(struct xp_npu_state *s, const struct xp_npu_rec *r)
+{
+	char ctx[XP_NPU_STR], ev[XP_NPU_NAME];
+	struct xp_npu_xjob *j;
+	struct xp_npu_hwctx *hw;
+	uint64_t t = r->h.ts_ns;
+	int row;
+
+	snprintf(ctx, sizeof(ctx), "%.*s", XP_NPU_STR - 1, r->type[0] ? r->type : "?");
+	snprintf(ev, sizeof(ev), "%.*s", XP_NPU_NAME - 1, r->name);
+	s->xdna_events++;
+	if ((row = hwctx_row(s, ctx)) < 0) {
+		s->overflow++;
+		return;
+	}
+	hw = &s->hw[row];
+	j = xjob_get(s, r->fctx, r->fseq);
+	if (j->row < 0) {
+		j->row = row;
+		if (j->queue_ts)
+			hw->queued++;
+	}
+	if (j->tgid && !hw->tgid) {
+		hw->tgid = j->tgid;
+		memcpy(hw->comm, j->comm, sizeof(hw->comm));
+	}
+	if (!strcmp(ev, "job run")) {
+		hw->run++;
+		j->run_ts = t;
+		lat(&hw->wait, j->queue_ts, t);
+	} else if (!strcmp(ev, "sent to device")) {
+		hw->sent++;
+		j->sent_ts = t;
+		lat(&hw->submit, j->run_ts, t);
+	} else if (has(ev, "signal")) {
+		hw->signaled++;
+		lat(&hw->exec, j->sent_ts, t);
+		lat(&hw->total, j->queue_ts, t);
+	} else if (!strcmp(ev, "job free")) {
+		hw->freed++;
+		j->used = false;
+	} else {
+		hw->other++;
+	}
+}
+
+static void add_squeue(struct xp_npu_state *s, const struct xp_npu_rec *r)
+{
+	struct xp_npu_xjob *j = xjob_get(s, r->fctx, r->fseq);
+
+	s->xdna_events++;
+	j->queue_ts = r->h.ts_ns;
+	j->tgid = r->h.pid;
+	memcpy(j->comm, r->comm, sizeof(j->comm));
+	j->comm[XP_COMM_LEN - 1] = '\0';
+	if (j->row >= 0)
+		s->hw[j->row].queued++;
+}
+
+static void add_sdone(struct xp_npu_state *s, const struct xp_npu_rec *r)
+{
+	struct xp_npu_xjob *j = xjob_find(s, r->fctx, r->fseq);
+
+	s->xdna_events++;
+	if (j && j->row >= 0)
+		s->hw[j->row].done++;
+}
+
 int xp_npu_add(struct xp_npu_state *s, const struct xp_npu_rec *r)
 {
 	char name[XP_NPU_NAME];
@@ -297,6 +419,9 @@ int xp_npu_add(struct xp_npu_state *s, const struct xp_npu_rec *r)
 	case XP_NPU_JOB: s->tp_events++; add_job(s, r); return 0;
 	case XP_NPU_JSM: s->tp_events++; add_jsm(s, r); return 0;
 	case XP_NPU_PM: s->tp_events++; add_pm(s, r); return 0;
+	case XP_NPU_XDNA: add_xdna(s, r); return 0;
+	case XP_NPU_SQUEUE: add_squeue(s, r); return 0;
+	case XP_NPU_SDONE: add_sdone(s, r); return 0;
 	default: return -EINVAL;
 	}
 }
@@ -337,6 +462,16 @@ void xp_npu_reset(struct xp_npu_state *s)
 		memset(&s->pm[i].dur, 0, sizeof(s->pm[i].dur));
 	}
 	s->tp_events = s->overflow = 0;
+	for (int i = 0; i < s->nhw; i++) {
+		struct xp_npu_hwctx *h = &s->hw[i];
+
+		h->queued = h->run = h->sent = h->signaled = h->freed = h->done = h->other = 0;
+		memset(&h->wait, 0, sizeof(h->wait));
+		memset(&h->submit, 0, sizeof(h->submit));
+		memset(&h->exec, 0, sizeof(h->exec));
+		memset(&h->total, 0, sizeof(h->total));
+	}
+	s->xdna_events = s->xjobs_evicted = 0;
 }
 
 /* ---- the baseline: a small JSON reader for the numbers of an npu summary ---- */

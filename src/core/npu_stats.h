@@ -121,6 +121,31 @@ struct xp_npu_pm {
 	struct xp_hist dur;	/* from this event to the next PM event */
 };
 
+/* amdxdna: one hardware context's jobs (its events name it, "hwctx.PID.ID"). */
+#define XP_NPU_MAX_HWCTX 64
+#define XP_NPU_MAX_XJOBS 2048
+struct xp_npu_hwctx {
+	char name[XP_NPU_STR];
+	uint32_t tgid;			/* the submitter, from the scheduler's queue event; 0 unknown */
+	char comm[XP_COMM_LEN];
+	uint64_t queued;		/* jobs whose scheduler queue event was seen (joined) */
+	uint64_t run, sent, signaled, freed, done, other;
+	struct xp_hist wait;		/* queued -> run: waiting in the scheduler */
+	struct xp_hist submit;		/* run -> sent to device: the driver */
+	struct xp_hist exec;		/* sent to device -> signaling fence: the device */
+	struct xp_hist total;		/* queued -> signaling fence */
+};
+
+/* An amdxdna job in flight, by its scheduler fence. */
+struct xp_npu_xjob {
+	uint64_t fctx, fseq;
+	uint64_t queue_ts, run_ts, sent_ts;
+	uint32_t tgid;
+	char comm[XP_COMM_LEN];
+	int row;			/* its hw context, -1 not yet known */
+	bool used;
+};
+
 struct xp_npu_state {
 	struct xp_npu_fnstat fn[XP_NPU_MAX_FN];
 	int nfn;			/* highest index + 1 */
@@ -143,6 +168,11 @@ struct xp_npu_state {
 	int pm_last;			/* the last PM event's entry, -1 none */
 	uint64_t pm_last_ts;
 	uint64_t tp_events, overflow;	/* events past the tables */
+	struct xp_npu_hwctx hw[XP_NPU_MAX_HWCTX];
+	int nhw;
+	struct xp_npu_xjob xjobs[XP_NPU_MAX_XJOBS];
+	uint64_t xdna_events;
+	uint64_t xjobs_evicted;		/* jobs still open when the table was full: never completed */
 };
 
 /* What the live run attached, and the baseline it compares with: for the summary. */
@@ -155,8 +185,12 @@ struct xp_npu_info {
 		char name[128];
 		int err;		/* -errno */
 	} refused[XP_NPU_MAX_REFUSED];
+	bool intel;			/* intel_vpu traced */
+	char intel_why[160];		/* why not, when it is loaded */
 	bool tp_job, tp_jsm, tp_pm;
 	char tp_why[160];
+	bool xdna, xdna_sched;		/* amdxdna's job event; joined with gpu_scheduler's */
+	char xdna_why[160];
 	bool has_base;
 	const char *base_file;
 	struct xp_npu_ratios base;
@@ -170,7 +204,13 @@ void xp_npu_set_lat(struct xp_npu_state *s, int slot, const char *name);
 /* `n` calls of function `fn` by process `tgid` (0: per device). */
 void xp_npu_add_calls(struct xp_npu_state *s, uint32_t fn, const char *name, uint32_t tgid,
 		      const char *comm, uint64_t n);
-/* A record: a call, a return (duration), or a tracepoint event. -EINVAL: undecodable. */
+/*
+ * A record: a call, a return (duration), or a tracepoint event. -EINVAL:
+ * undecodable. An amdxdna job is joined by its scheduler fence: the
+ * gpu_scheduler's queue event (the submitter, the time queued), the
+ * driver's "job run", "sent to device", "signaling fence", "job free",
+ * and the scheduler's done.
+ */
 int xp_npu_add(struct xp_npu_state *s, const struct xp_npu_rec *r);
 /* The ratios of this state over `secs` seconds. */
 void xp_npu_ratios(const struct xp_npu_state *s, double secs, struct xp_npu_ratios *r);

@@ -3,7 +3,8 @@
  * The npu capability's record and kernel maps: calls into the NPU driver's
  * functions (one kprobe.multi program, the function told by its attach
  * cookie), their durations where timed, and the driver's own tracepoints
- * (vpu:job, vpu:jsm, vpu:pm). Shared by kernel and user side.
+ * (vpu:job, vpu:jsm, vpu:pm); AMD's amdxdna job events joined with the
+ * gpu_scheduler's. Shared by kernel and user side.
  */
 #ifndef XP_SHARED_NPU_H
 #define XP_SHARED_NPU_H
@@ -16,6 +17,10 @@ enum xp_npu_kind {
 	XP_NPU_JOB = 3,		/* vpu:job: name = event, a = ctx_id, b = engine_id, c = job_id */
 	XP_NPU_JSM = 4,		/* vpu:jsm: name = event, type, a = status, b = request_id, c = result */
 	XP_NPU_PM = 5,		/* vpu:pm: name = event */
+	/* AMD's amdxdna: its job events, and the gpu_scheduler's for the same jobs */
+	XP_NPU_XDNA = 6,	/* amdxdna:xdna_job: name = event, type = hw context, fctx/fseq, seq, a = op */
+	XP_NPU_SQUEUE = 7,	/* gpu_scheduler:drm_sched_job_queue of an amdxdna job (the submitter's context) */
+	XP_NPU_SDONE = 8,	/* gpu_scheduler:drm_sched_job_done of an amdxdna job */
 };
 
 /* The attach cookie of a function: its index, its latency slot + 1, whether it is an IRQ handler. */
@@ -38,8 +43,14 @@ struct xp_npu_rec {
 	__u32 a, b, c, pad;
 	char comm[XP_COMM_LEN];
 	char name[XP_NPU_NAME];	/* CALL/RET: the function; JOB/JSM/PM: the event string */
-	char type[XP_NPU_STR];	/* JSM: the message type */
+	char type[XP_NPU_STR];	/* JSM: the message type; XDNA: the hw context; SQUEUE: the scheduler */
+	/* since amdxdna: older files' records end before these (XP_NPU_REC_V1_SIZE) */
+	__u64 fctx, fseq;	/* XDNA, SQUEUE, SDONE: the job's finished fence (context, seqno) */
+	__u64 seq;		/* XDNA: the driver's job sequence number in its hw context */
 };
+
+/* The size of a record written before the amdxdna fields: kinds CALL..PM only. */
+#define XP_NPU_REC_V1_SIZE __builtin_offsetof(struct xp_npu_rec, fctx)
 
 /* The kernel's count of calls: per process (tgid) and function; tgid 0: per device. */
 struct xp_npu_key {

@@ -29,8 +29,61 @@ static void fmt_err(int err, char *buf, size_t len)
 	snprintf(buf, len, "%s", strerror(err < 0 ? -err : err));
 }
 
-void xp_npu_report_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
-			const struct xp_run_info *ri, bool hist)
+/* A live run says what it traced; a file shows what its records hold. */
+static bool show_intel(const struct xp_npu_state *s, const struct xp_npu_info *in)
+{
+	return in->known ? in->intel : s->nfn > 0 || s->nlat > 0 || s->njobq > 0 || s->njsm > 0 || s->npm > 0;
+}
+
+static bool show_xdna(const struct xp_npu_state *s, const struct xp_npu_info *in)
+{
+	return in->known ? in->xdna : s->nhw > 0;
+}
+
+static const char *avg_p99(const struct xp_hist *h, char *buf, size_t len)
+{
+	char a[16], b[16];
+
+	if (!h->count)
+		return "-";
+	snprintf(buf, len, "%s / %s", xp_fmt_ns(h->sum / h->count, a, sizeof(a)),
+		 xp_fmt_ns(xp_hist_percentile(h, 99), b, sizeof(b)));
+	return buf;
+}
+
+static void xdna_text(FILE *f, const struct xp_npu_state *s)
+{
+	fprintf(f, "\namdxdna jobs per hardware context (the submitter from the scheduler's queue event):%s\n",
+		s->nhw ? "" : " none");
+	if (!s->nhw)
+		return;
+	fprintf(f, "%-20s %-22s %7s %7s %7s %8s %7s %7s\n", "HW CONTEXT", "PROCESS", "QUEUED", "RUN", "SENT",
+		"SIGNALED", "DONE", "FREED");
+	for (int i = 0; i < s->nhw; i++) {
+		const struct xp_npu_hwctx *h = &s->hw[i];
+		char who[48];
+
+		if (h->tgid)
+			snprintf(who, sizeof(who), "%s[%u]", h->comm, h->tgid);
+		else
+			snprintf(who, sizeof(who), "-");
+		fprintf(f, "%-20.20s %-22.22s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %8" PRIu64 " %7" PRIu64
+			   " %7" PRIu64 "\n", h->name, who, h->queued, h->run, h->sent, h->signaled, h->done, h->freed);
+	}
+	fprintf(f, "\n%-20s %21s %21s %21s %21s\n", "TIMES avg / p99", "IN SCHEDULER", "IN DRIVER", "ON DEVICE",
+		"QUEUED->SIGNALED");
+	for (int i = 0; i < s->nhw; i++) {
+		const struct xp_npu_hwctx *h = &s->hw[i];
+		char a[40], b[40], c[40], d[40];
+
+		fprintf(f, "%-20.20s %21s %21s %21s %21s\n", h->name, avg_p99(&h->wait, a, sizeof(a)),
+			avg_p99(&h->submit, b, sizeof(b)), avg_p99(&h->exec, c, sizeof(c)),
+			avg_p99(&h->total, d, sizeof(d)));
+	}
+}
+
+static void intel_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
+		       const struct xp_run_info *ri, bool hist)
 {
 	double secs = secs_of(ri);
 	struct xp_npu_ratios now;
@@ -38,13 +91,6 @@ void xp_npu_report_text(FILE *f, const struct xp_npu_state *s, const struct xp_n
 	struct xp_npu_moved mv[MAX_MOVED];
 	char e[64];
 
-	if (ri->interval)
-		fprintf(f, "--- interval %" PRIu64 " ---\n", ri->interval);
-	fprintf(f, "%s: %.1f s, ", ri->command, ri->duration_s);
-	if (in->known)
-		fprintf(f, "intel_vpu: %d of %d ivpu_* functions attached (%s), ", in->attached, in->offered,
-			in->hook);
-	xp_print_drops(f, ri->drops);
 	if (in->known && in->nrefused) {
 		fprintf(f, "refused by the kernel (%d):", in->nrefused);
 		for (int i = 0; i < in->nrefused && i < XP_NPU_MAX_REFUSED; i++) {
@@ -53,9 +99,6 @@ void xp_npu_report_text(FILE *f, const struct xp_npu_state *s, const struct xp_n
 		}
 		fprintf(f, "%s\n", in->nrefused > XP_NPU_MAX_REFUSED ? " ..." : "");
 	}
-	if (s->overflow || s->procs_overflow)
-		fprintf(f, "note: %" PRIu64 " calls or events past the tables\n", s->overflow + s->procs_overflow);
-
 	fprintf(f, "\n%-16s %10s %10s\n", "CATEGORY", "CALLS", "PER_S");
 	for (int c = 0; c < XP_NPU_NCAT; c++)
 		fprintf(f, "%-16s %10" PRIu64 " %10.1f\n", xp_npu_cat_name(c), s->cat[c],
@@ -173,6 +216,65 @@ void xp_npu_report_text(FILE *f, const struct xp_npu_state *s, const struct xp_n
 	}
 }
 
+void xp_npu_report_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
+			const struct xp_run_info *ri, bool hist)
+{
+	if (ri->interval)
+		fprintf(f, "--- interval %" PRIu64 " ---\n", ri->interval);
+	fprintf(f, "%s: %.1f s, ", ri->command, ri->duration_s);
+	if (in->known && in->intel)
+		fprintf(f, "intel_vpu: %d of %d ivpu_* functions attached (%s), ", in->attached, in->offered,
+			in->hook);
+	if (in->known && in->xdna)
+		fprintf(f, "amdxdna: xdna_job%s, ", in->xdna_sched ? " + gpu_scheduler" : "");
+	xp_print_drops(f, ri->drops);
+	if (in->known && !in->intel && in->intel_why[0])
+		fprintf(f, "note: intel_vpu is loaded and not traced: %s\n", in->intel_why);
+	if (in->known && in->xdna && !in->xdna_sched)
+		fprintf(f, "note: amdxdna jobs not joined: %s\n", in->xdna_why);
+	if (s->overflow || s->procs_overflow)
+		fprintf(f, "note: %" PRIu64 " calls or events past the tables\n", s->overflow + s->procs_overflow);
+	if (s->xjobs_evicted)
+		fprintf(f, "note: %" PRIu64 " amdxdna jobs still open past the table, dropped\n", s->xjobs_evicted);
+	if (show_intel(s, in))
+		intel_text(f, s, in, ri, hist);
+	if (show_xdna(s, in))
+		xdna_text(f, s);
+}
+
+
+static void xdna_json(struct xp_json *j, const struct xp_npu_state *s)
+{
+	xp_json_key(j, "amdxdna");
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "events", s->xdna_events);
+	xp_json_ku64(j, "jobs_dropped_open", s->xjobs_evicted);
+	xp_json_key(j, "contexts");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nhw; i++) {
+		const struct xp_npu_hwctx *h = &s->hw[i];
+
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "hwctx", h->name);
+		xp_json_ku64(j, "pid", h->tgid);
+		xp_json_kstr(j, "comm", h->comm);
+		xp_json_ku64(j, "queued", h->queued);
+		xp_json_ku64(j, "run", h->run);
+		xp_json_ku64(j, "sent", h->sent);
+		xp_json_ku64(j, "signaled", h->signaled);
+		xp_json_ku64(j, "done", h->done);
+		xp_json_ku64(j, "freed", h->freed);
+		xp_json_ku64(j, "other_events", h->other);
+		xp_json_khist(j, "in_scheduler_ns", &h->wait);
+		xp_json_khist(j, "in_driver_ns", &h->submit);
+		xp_json_khist(j, "on_device_ns", &h->exec);
+		xp_json_khist(j, "queued_to_signaled_ns", &h->total);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_end_obj(j);
+}
+
 void xp_npu_report_json(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
 			const struct xp_run_info *ri)
 {
@@ -185,6 +287,20 @@ void xp_npu_report_json(FILE *f, const struct xp_npu_state *s, const struct xp_n
 	xp_json_begin_obj(&j);
 	xp_json_run_info(&j, ri);
 	if (in->known) {
+		xp_json_key(&j, "drivers");
+		xp_json_begin_obj(&j);
+		xp_json_kbool(&j, "intel_vpu", in->intel);
+		if (!in->intel && in->intel_why[0])
+			xp_json_kstr(&j, "intel_vpu_why", in->intel_why);
+		xp_json_kbool(&j, "amdxdna", in->xdna);
+		xp_json_kbool(&j, "amdxdna_joined", in->xdna_sched);
+		if (in->xdna_why[0])
+			xp_json_kstr(&j, "amdxdna_why", in->xdna_why);
+		xp_json_end_obj(&j);
+	}
+	if (show_xdna(s, in))
+		xdna_json(&j, s);
+	if (in->known && in->intel) {
 		xp_json_key(&j, "attach");
 		xp_json_begin_obj(&j);
 		xp_json_kstr(&j, "module", "intel_vpu");
@@ -342,6 +458,9 @@ static const char *kind_name(uint8_t k)
 	case XP_NPU_JOB: return "job";
 	case XP_NPU_JSM: return "jsm";
 	case XP_NPU_PM: return "pm";
+	case XP_NPU_XDNA: return "xdna";
+	case XP_NPU_SQUEUE: return "queue";
+	case XP_NPU_SDONE: return "done";
 	default: return "?";
 	}
 }
@@ -374,8 +493,22 @@ int xp_npu_stream_text(FILE *f, const struct xp_npu_rec *r, uint64_t t0)
 	case XP_NPU_JSM:
 		snprintf(d, sizeof(d), "type %s status %u request %u result %u", type, r->a, r->b, r->c);
 		break;
+	case XP_NPU_XDNA:
+		snprintf(d, sizeof(d), "%s seq %" PRIu64 " fence %" PRIu64 ":%" PRIu64 " op %u", type, (uint64_t)r->seq,
+			 (uint64_t)r->fctx, (uint64_t)r->fseq, r->a);
+		break;
+	case XP_NPU_SQUEUE:
+		snprintf(d, sizeof(d), "fence %" PRIu64 ":%" PRIu64, (uint64_t)r->fctx, (uint64_t)r->fseq);
+		break;
+	case XP_NPU_SDONE:
+		snprintf(d, sizeof(d), "fence %" PRIu64 ":%" PRIu64, (uint64_t)r->fctx, (uint64_t)r->fseq);
+		break;
 	default: d[0] = '\0';
 	}
+	if (r->kind == XP_NPU_SQUEUE)
+		snprintf(name, sizeof(name), "%s", type);	/* the scheduler */
+	else if (r->kind == XP_NPU_SDONE)
+		snprintf(name, sizeof(name), "drm_sched_job_done");
 	return fprintf(f, "%12s %-24.24s %-7s %-40.40s %s\n", t, who, kind_name(r->kind), name, d) < 0 ? -1 : 0;
 }
 
@@ -418,6 +551,21 @@ int xp_npu_stream_json(struct xp_json *j, const struct xp_npu_rec *r, uint64_t t
 		xp_json_ku64(j, "request_id", r->b);
 		xp_json_ku64(j, "result", r->c);
 		break;
+	case XP_NPU_XDNA:
+		xp_json_kstr(j, "event", name);
+		xp_json_kstr(j, "hwctx", type);
+		xp_json_ku64(j, "seq", r->seq);
+		xp_json_ku64(j, "op", r->a);
+		xp_json_ku64(j, "fence_context", r->fctx);
+		xp_json_ku64(j, "fence_seqno", r->fseq);
+		break;
+	case XP_NPU_SQUEUE:
+		xp_json_kstr(j, "scheduler", type);
+		/* fall through */
+	case XP_NPU_SDONE:
+		xp_json_ku64(j, "fence_context", r->fctx);
+		xp_json_ku64(j, "fence_seqno", r->fseq);
+		break;
 	default:
 		xp_json_kstr(j, "event", name);
 	}
@@ -426,7 +574,8 @@ int xp_npu_stream_json(struct xp_json *j, const struct xp_npu_rec *r, uint64_t t
 }
 
 #define PF_GROUP "NPU (intel_vpu)"
-enum { PF_DEVICE = 1, PF_IPC, PF_POWER, PF_JOBS = 0x1000 };
+#define PF_GROUP_XDNA "NPU (amdxdna)"
+enum { PF_DEVICE = 1, PF_IPC, PF_POWER, PF_JOBS = 0x1000, PF_XDNA = 0x100000 };
 
 void xp_perfetto_npu(struct xp_perfetto *p, const struct xp_npu_rec *r)
 {
@@ -469,6 +618,19 @@ void xp_perfetto_npu(struct xp_perfetto *p, const struct xp_npu_rec *r)
 		xp_json_ku64(&p->j, "result", r->c);
 		xp_perfetto_slice_end(p);
 		return;
+	case XP_NPU_XDNA: {
+		bool sent = !strcmp(name, "sent to device"), sig = strstr(name, "signal") != NULL;
+		uint32_t h = 0;
+
+		if (!sent && !sig)
+			return;
+		for (const char *c = type; *c; c++)
+			h = h * 31 + (unsigned char)*c;
+		snprintf(track, sizeof(track), "amdxdna %s", type);
+		xp_perfetto_track(p, PF_GROUP_XDNA, PF_XDNA + (h & 0xffff), track, &pid, &tid);
+		xp_perfetto_async(p, sent, pid, tid, "npu_job", "on device", (r->fctx << 32) ^ r->fseq, r->h.ts_ns);
+		return;
+	}
 	case XP_NPU_PM:
 		xp_perfetto_track(p, PF_GROUP, PF_POWER, "power", &pid, &tid);
 		xp_perfetto_instant_begin(p, pid, tid, "npu_pm", name, r->h.ts_ns);

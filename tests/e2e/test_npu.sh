@@ -42,14 +42,15 @@ if [ -n "$why" ]; then
 	skip "npu without kprobes or the module: $why"
 	exit 0
 fi
-if grep -qs '^intel_vpu ' /proc/modules && [ -e /sys/bus/event_source/devices/kprobe ]; then
-	skip "npu without kprobes or the module: this machine has both"
+if grep -qs '^amdxdna ' /proc/modules ||
+	{ grep -qs '^intel_vpu ' /proc/modules && [ -e /sys/bus/event_source/devices/kprobe ]; }; then
+	skip "npu without kprobes or an NPU driver: this machine has an NPU driver it can trace"
 	exit 0
 fi
-re="(kprobes are not available on this kernel|intel_vpu module \(Intel NPU driver\) is not loaded)"
+re="(kprobes are not available on this kernel|no NPU driver is loaded: neither intel_vpu \(Intel NPU\) nor amdxdna \(AMD NPU\))"
 one_line "npu without kprobes or the module fails with one line" 1 "$re" npu -d 1
 one_line "npu -j with filters and --latency fails the same way" 1 "$re" npu -j -p 1 -c x --latency ivpu_submit_ioctl -d 1
 one_line "record npu fails with one line" 1 "$re" record -o "$WORK/n.xpt" npu -d 1
 "$XP" doctor > "$WORK/doc.txt" 2>&1
-if grep -Eq "^  npu +no +.*(kprobes unavailable|intel_vpu module \(Intel NPU driver\) is not loaded)" "$WORK/doc.txt"; then pass "doctor says why npu cannot run here"
+if grep -Eq "^  npu +no +.*(kprobes unavailable|no NPU driver is loaded)" "$WORK/doc.txt"; then pass "doctor says why npu cannot run here"
 else fail "doctor on npu: $(grep '^  npu ' "$WORK/doc.txt")"; fi

@@ -189,6 +189,103 @@ static void test_events(void)
 	free(s);
 }
 
+/* An amdxdna job event of hw context `ctx` for the job of fence fctx:fseq. */
+static struct xp_npu_rec xj(uint64_t ts, const char *ctx, const char *ev, uint64_t fctx, uint64_t fseq)
+{
+	struct xp_npu_rec r = rec(XP_NPU_XDNA, ts, ev);
+
+	snprintf(r.type, sizeof(r.type), "%s", ctx);
+	r.fctx = fctx, r.fseq = fseq, r.seq = fseq - 1;
+	r.dev = 1;
+	return r;
+}
+
+static struct xp_npu_rec sq(uint64_t ts, uint32_t pid, uint64_t fctx, uint64_t fseq)
+{
+	struct xp_npu_rec r = rec(XP_NPU_SQUEUE, ts, "");
+
+	snprintf(r.type, sizeof(r.type), "amdxdna_js");
+	r.h.pid = pid;
+	r.fctx = fctx, r.fseq = fseq;
+	return r;
+}
+
+static void test_xdna(void)
+{
+	struct xp_npu_state *s = malloc(sizeof(*s));
+	struct xp_npu_info in = { .known = true, .xdna = true, .xdna_sched = true };
+	struct xp_run_info ri = { .command = "npu", .duration_s = 1 };
+	struct xp_npu_rec r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	xp_npu_init(s);
+	/* hwctx.7.1 (pid 7): two jobs; the second one interleaved with hwctx.8.2's */
+	r = sq(1000, 7, 5, 1); CHECK(!xp_npu_add(s, &r));
+	r = xj(3000, "hwctx.7.1", "job run", 5, 1); CHECK(!xp_npu_add(s, &r));
+	r = xj(3500, "hwctx.7.1", "sent to device", 5, 1); CHECK(!xp_npu_add(s, &r));
+	r = sq(4000, 7, 5, 2); CHECK(!xp_npu_add(s, &r));
+	r = sq(4100, 8, 9, 1); CHECK(!xp_npu_add(s, &r));
+	r = xj(4200, "hwctx.8.2", "job run", 9, 1); CHECK(!xp_npu_add(s, &r));
+	r = xj(5500, "hwctx.7.1", "signaling fence", 5, 1); CHECK(!xp_npu_add(s, &r));
+	r = rec(XP_NPU_SDONE, 5600, ""), r.fctx = 5, r.fseq = 1; CHECK(!xp_npu_add(s, &r));
+	r = xj(6000, "hwctx.7.1", "job run", 5, 2); CHECK(!xp_npu_add(s, &r));
+	r = xj(6000, "hwctx.7.1", "job free", 5, 1); CHECK(!xp_npu_add(s, &r));
+	r = xj(6100, "hwctx.7.1", "sent to device", 5, 2); CHECK(!xp_npu_add(s, &r));
+	r = xj(9100, "hwctx.7.1", "signaling fence", 5, 2); CHECK(!xp_npu_add(s, &r));
+	/* a job whose queue event came before tracing began: no process, no scheduler time */
+	r = xj(9200, "hwctx.9.3", "job run", 11, 4); CHECK(!xp_npu_add(s, &r));
+	r = xj(9300, "hwctx.9.3", "sent to device", 11, 4); CHECK(!xp_npu_add(s, &r));
+	r = xj(9400, "hwctx.9.3", "job timedout", 11, 4); CHECK(!xp_npu_add(s, &r));
+	/* a done of a fence never seen counts nowhere */
+	r = rec(XP_NPU_SDONE, 9500, ""), r.fctx = 77, r.fseq = 1; CHECK(!xp_npu_add(s, &r));
+
+	CHECK_U64(s->nhw, 3);
+	CHECK_STR(s->hw[0].name, "hwctx.7.1");
+	CHECK_U64(s->hw[0].tgid, 7);
+	CHECK_STR(s->hw[0].comm, "app");
+	CHECK_U64(s->hw[0].queued, 2);
+	CHECK_U64(s->hw[0].run, 2);
+	CHECK_U64(s->hw[0].sent, 2);
+	CHECK_U64(s->hw[0].signaled, 2);
+	CHECK_U64(s->hw[0].done, 1);
+	CHECK_U64(s->hw[0].freed, 1);
+	CHECK_U64(s->hw[0].wait.count, 2);
+	CHECK_U64(s->hw[0].wait.sum, 2000 + 2000);	/* 1000 -> 3000, 4000 -> 6000 */
+	CHECK_U64(s->hw[0].submit.sum, 500 + 100);
+	CHECK_U64(s->hw[0].exec.sum, 2000 + 3000);
+	CHECK_U64(s->hw[0].total.sum, 4500 + 5100);
+	CHECK_U64(s->hw[1].tgid, 8);
+	CHECK_U64(s->hw[1].queued, 1);
+	CHECK_U64(s->hw[1].wait.sum, 100);
+	CHECK_U64(s->hw[1].signaled, 0);
+	CHECK_U64(s->hw[2].tgid, 0);
+	CHECK_U64(s->hw[2].queued, 0);
+	CHECK_U64(s->hw[2].wait.count, 0);
+	CHECK_U64(s->hw[2].submit.sum, 100);
+	CHECK_U64(s->hw[2].other, 1);
+
+	f = open_memstream(&text, &len);
+	xp_npu_report_text(f, s, &in, &ri, false);
+	fclose(f);
+	CHECK(strstr(text, "amdxdna: xdna_job + gpu_scheduler") != NULL);
+	CHECK(strstr(text, "CATEGORY") == NULL);	/* intel_vpu was not traced */
+	CHECK(strstr(text, "hwctx.7.1            app[7]") != NULL);
+	free(text);
+
+	/* a new interval: counts to zero, the open job of hwctx.8.2 still joins */
+	xp_npu_reset(s);
+	r = xj(10000, "hwctx.8.2", "sent to device", 9, 1); CHECK(!xp_npu_add(s, &r));
+	r = xj(12000, "hwctx.8.2", "signaling fence", 9, 1); CHECK(!xp_npu_add(s, &r));
+	CHECK_U64(s->hw[1].run, 0);
+	CHECK_U64(s->hw[1].signaled, 1);
+	CHECK_U64(s->hw[1].submit.sum, 10000 - 4200);
+	CHECK_U64(s->hw[1].total.sum, 12000 - 4100);
+	CHECK_U64(s->hw[0].queued, 0);
+	free(s);
+}
+
 static void test_baseline(void)
 {
 	struct xp_npu_state *s = malloc(sizeof(*s));
@@ -339,13 +436,21 @@ static void test_perfetto(void)
 	xp_perfetto_npu(p, &r);
 	r = rec(XP_NPU_PM, 6000, "suspend");
 	xp_perfetto_npu(p, &r);
+	/* amdxdna: on the device from sent to signaling, on its hw context's track */
+	r = xj(6500, "hwctx.7.1", "job run", 5, 1);
+	xp_perfetto_npu(p, &r);
+	r = xj(7000, "hwctx.7.1", "sent to device", 5, 1);
+	xp_perfetto_npu(p, &r);
+	r = xj(8000, "hwctx.7.1", "signaling fence", 5, 1);
+	xp_perfetto_npu(p, &r);
 	xp_perfetto_end(p, NULL);
 	fclose(f);
 	CHECK_U64(count_of(text, "\"ph\":\"X\""), 1);
 	CHECK_U64(count_of(text, "\"name\":\"ivpu_bo_create_ioctl\""), 1);
 	CHECK_U64(count_of(text, "ivpu_bo_pin"), 0);	/* untimed calls are not drawn */
-	CHECK_U64(count_of(text, "\"ph\":\"b\""), 1);
-	CHECK_U64(count_of(text, "\"ph\":\"e\""), 1);
+	CHECK_U64(count_of(text, "\"ph\":\"b\""), 2);
+	CHECK_U64(count_of(text, "\"ph\":\"e\""), 2);
+	CHECK_U64(count_of(text, "amdxdna hwctx.7.1"), 1);
 	CHECK_U64(count_of(text, "\"ph\":\"i\""), 2);
 	CHECK_U64(count_of(text, "\"name\":\"SUBMIT_JOB\""), 1);
 	CHECK_U64(count_of(text, "jobs: ctx 1 engine 0"), 1);
@@ -360,6 +465,7 @@ int main(void)
 	RUN(test_categories);
 	RUN(test_calls);
 	RUN(test_events);
+	RUN(test_xdna);
 	RUN(test_baseline);
 	UNIT_EXIT();
 }
