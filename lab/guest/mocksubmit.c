@@ -10,6 +10,9 @@
  * (1-based). -s writes "sync" at the end of each pass (wait for every job).
  * -n repeats the pass ITER times (0: forever), -i sleeps MS between passes.
  * Prints "job K HANDLE" per job (K counts over all passes) unless -q.
+ * The device is /dev/mockgpu, or the path in the environment variable
+ * MOCKGPU_DEV when set (e.g. MOCKGPU_DEV=/dev/xdnamock for the amdxdna
+ * test double, the same module built with MOCK_XDNA).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@ int main(int argc, char **argv)
 	unsigned long long handles[4096];
 	int nh = 0, sync = 0, quiet = 0, fd, a, total = 0;
 	long iters = 1, pass, interval_ms = 0;
+	const char *dev = getenv("MOCKGPU_DEV");
 
 	while (argc > 1 && argv[1][0] == '-') {
 		if (!strcmp(argv[1], "-s")) sync = 1;
@@ -31,9 +35,11 @@ int main(int argc, char **argv)
 		else return 2;
 		argv++; argc--;
 	}
-	fd = open("/dev/mockgpu", O_RDWR | O_CLOEXEC);
+	if (!dev || !*dev)
+		dev = "/dev/mockgpu";
+	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		perror("/dev/mockgpu");
+		perror(dev);
 		return 1;
 	}
 	for (pass = 0; iters == 0 || pass < iters; pass++) {

@@ -31,6 +31,29 @@
  *
  * Builds for Linux 6.1 (Debian 12) and for 6.17+ (drm_sched_job_init takes
  * credits and a DRM client id; num_rqs in the init args; hrtimer_setup).
+ *
+ * MOCK_XDNA: the same source built as amdxdna.ko (xdna_mock.c defines
+ * MOCK_XDNA and includes this file), a test double of AMD's NPU driver
+ * amdxdna, which is built on the same drm_sched. It is not AMD's driver and
+ * has no NPU behind it. Compared with mockgpu it:
+ *   - names every ring's drm_gpu_scheduler "amdxdna_js" (the real driver's
+ *     scheduler name), its misc device /dev/xdnamock, its debugfs directory
+ *     /sys/kernel/debug/xdnamock and its platform device "xdnamock", so it
+ *     can be loaded beside mockgpu;
+ *   - gives each open file a hardware-context name as the real driver does,
+ *     "hwctx.<tgid of the opener>.<client id>", and numbers the file's jobs
+ *     from 0 in submission order (seq, assigned after drm_sched_job_arm);
+ *   - fires the real driver's amdxdna:xdna_job event (same field layout,
+ *     xdna_mock_trace.h) where the real driver fires it in Linux 7.3
+ *     (drivers/accel/amdxdna/aie2_ctx.c): "job run" at the start of run_job,
+ *     "sent to device" at its end (just before the job is handed to the
+ *     ring, so that it always precedes the job's "signaling fence"),
+ *     "signaling fence" just before the hardware fence is signalled, "job
+ *     free" in free_job; with the hwctx name, seq and op 0 (DEFAULT_IO);
+ *   - completes a job in a worker, which the timer (the "interrupt")
+ *     queues, as the real driver does in its mailbox's receive worker;
+ *   - appends two columns to debugfs jobs: the hwctx name and seq.
+ * Without MOCK_XDNA, mockgpu.ko is exactly what it was.
  */
 #include <linux/module.h>
 #include <linux/version.h>
@@ -48,7 +71,33 @@
 #include <linux/sched.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/workqueue.h>
 #include <drm/gpu_scheduler.h>
+
+#ifdef MOCK_XDNA
+#define MOCK_NAME "xdnamock"	/* misc device, debugfs directory, platform device */
+#define MOCK_PFX "amdxdna (xputrace lab double): "
+#define MOCK_FENCE_DRIVER "amdxdna"
+#define MOCK_SCHED_NAME(ring) "amdxdna_js"	/* the real driver's, for every ring */
+#define MOCK_HWCTX_LEN 40	/* "hwctx." + tgid + "." + client id */
+#define CREATE_TRACE_POINTS
+#include "xdna_mock_trace.h"
+/* op: the real driver's DEFAULT_IO (0), as for an ordinary command */
+#define MOCK_TRACE_JOB(job, what) \
+	trace_xdna_job(&(job)->base, (job)->hwctx, what, (job)->seq, 0)
+#define MOCK_JOBS_EXTRA_HDR " hwctx seq"
+#define MOCK_JOBS_EXTRA_FMT " %s %llu"
+#define MOCK_JOBS_EXTRA_ARGS(r) , (r)->hwctx, (r)->seq
+#else
+#define MOCK_NAME "mockgpu"
+#define MOCK_PFX "mockgpu: "
+#define MOCK_FENCE_DRIVER "mockgpu"
+#define MOCK_SCHED_NAME(ring) ((ring)->name)
+#define MOCK_TRACE_JOB(job, what) do { } while (0)
+#define MOCK_JOBS_EXTRA_HDR ""
+#define MOCK_JOBS_EXTRA_FMT ""
+#define MOCK_JOBS_EXTRA_ARGS(r)
+#endif
 
 #define MOCK_MAX_RINGS 8
 #define MOCK_FENCE_SLOTS 4096	/* jobs a dependency may refer back to */
@@ -92,6 +141,12 @@ struct mock_job {
 	char comm[TASK_COMM_LEN];
 	u64 push_ns, run_ns, start_ns, expiry_ns, armed_ns;
 	u64 fin_ctx, fin_seqno;
+#ifdef MOCK_XDNA
+	char hwctx[MOCK_HWCTX_LEN];	/* a copy: the file may be closed before free_job */
+	u64 seq;
+	struct work_struct done_work;	/* the completion, in a worker as the real driver's */
+	u64 irq_ns;			/* when the timer (the interrupt) fired */
+#endif
 };
 
 struct mock_file {
@@ -101,6 +156,10 @@ struct mock_file {
 	struct mutex lock;
 	u64 batch[MOCK_MAX_BATCH];
 	unsigned int nbatch;
+#ifdef MOCK_XDNA
+	char hwctx[MOCK_HWCTX_LEN];	/* the hardware context's name */
+	u64 seq;			/* the next job's sequence number */
+#endif
 };
 
 struct mock_rec {
@@ -110,6 +169,10 @@ struct mock_rec {
 	s64 late_ns;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];
+#ifdef MOCK_XDNA
+	char hwctx[MOCK_HWCTX_LEN];
+	u64 seq;
+#endif
 };
 
 static struct platform_device *mock_pdev;
@@ -132,7 +195,7 @@ static s64 late_median;
 static struct dentry *dbg_dir;
 
 /* ---- hardware fences: signalled by the ring's "execution" timer ---- */
-static const char *mock_fence_driver(struct dma_fence *f) { return "mockgpu"; }
+static const char *mock_fence_driver(struct dma_fence *f) { return MOCK_FENCE_DRIVER; }
 static const char *mock_fence_timeline(struct dma_fence *f)
 {
 	return "mock-hw";
@@ -187,11 +250,12 @@ static void mock_job_start(struct mock_job *job, ktime_t start)
 	hrtimer_start(&job->timer, arm, HRTIMER_MODE_ABS);
 }
 
-static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
+/* The ring finished @job at @now (its timer's time): signal, log, start the next. */
+static void mock_job_complete(struct mock_job *job, u64 now)
 {
-	struct mock_job *job = container_of(t, struct mock_job, timer), *next;
+	struct mock_job *next;
 	struct mock_ring *ring = job->ring;
-	u64 now = ktime_get_ns(), signal_ns;
+	u64 signal_ns;
 	struct mock_rec *r;
 	unsigned long flags;
 
@@ -200,9 +264,11 @@ static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
 	 * timer is armed only after this fence is signalled, so its completion
 	 * can never overtake this one's, even when its timer fires on another
 	 * CPU. The job stays valid until we return (free_job cancels the timer,
-	 * which waits for this callback).
+	 * which waits for this callback, and in the amdxdna double flushes
+	 * the worker that calls this).
 	 */
 	signal_ns = ktime_get_ns();
+	MOCK_TRACE_JOB(job, "signaling fence");
 	dma_fence_signal(job->hw);
 
 	late_add((s64)(now - job->armed_ns));
@@ -225,6 +291,10 @@ static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
 	r->late_ns = (s64)(now - job->expiry_ns);
 	r->pid = job->pid;
 	memcpy(r->comm, job->comm, TASK_COMM_LEN);
+#ifdef MOCK_XDNA
+	memcpy(r->hwctx, job->hwctx, MOCK_HWCTX_LEN);
+	r->seq = job->seq;
+#endif
 	spin_unlock_irqrestore(&log_lock, flags);
 
 	/* The ring moves on to its next job, as hardware would. */
@@ -237,8 +307,35 @@ static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
 	spin_unlock_irqrestore(&ring->busy_lock, flags);
 	if (next)
 		mock_job_start(next, ns_to_ktime(now));
+}
+
+#ifdef MOCK_XDNA
+/*
+ * The real driver handles a completion in its mailbox's receive worker, not
+ * in the interrupt: the timer (the interrupt) hands the job to a worker.
+ */
+static void mock_job_work(struct work_struct *w)
+{
+	struct mock_job *job = container_of(w, struct mock_job, done_work);
+
+	mock_job_complete(job, job->irq_ns);
+}
+
+static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
+{
+	struct mock_job *job = container_of(t, struct mock_job, timer);
+
+	job->irq_ns = ktime_get_ns();
+	queue_work(system_highpri_wq, &job->done_work);
 	return HRTIMER_NORESTART;
 }
+#else
+static enum hrtimer_restart mock_job_timer(struct hrtimer *t)
+{
+	mock_job_complete(container_of(t, struct mock_job, timer), ktime_get_ns());
+	return HRTIMER_NORESTART;
+}
+#endif
 
 /* ---- drm_sched backend ---- */
 static struct dma_fence *mock_run_job(struct drm_sched_job *sj)
@@ -250,14 +347,24 @@ static struct dma_fence *mock_run_job(struct drm_sched_job *sj)
 	ktime_t now = ktime_get();
 	bool idle;
 
+	MOCK_TRACE_JOB(job, "job run");
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
-	if (!f)
+	if (!f) {
+		MOCK_TRACE_JOB(job, "sent to device");	/* as the real driver on failure */
 		return ERR_PTR(-ENOMEM);
+	}
 	dma_fence_init(f, &mock_fence_ops, &ring->fence_lock, ring->fence_ctx,
 		       atomic64_inc_return(&ring->fence_seq));
 	job->hw = f;
 
 	job->run_ns = ktime_to_ns(now);
+	/*
+	 * The real driver's last event in run_job. Fired before the job is
+	 * handed to the ring: once it is, its completion timer may run (on
+	 * this CPU's interrupt or another CPU's) before we get here again,
+	 * and "signaling fence" must not come before "sent to device".
+	 */
+	MOCK_TRACE_JOB(job, "sent to device");
 	/* One job at a time on a ring: start now if idle, else queue. */
 	spin_lock_irqsave(&ring->busy_lock, flags);
 	if (ring->busy) {
@@ -275,7 +382,7 @@ static struct dma_fence *mock_run_job(struct drm_sched_job *sj)
 
 static enum drm_gpu_sched_stat mock_timedout_job(struct drm_sched_job *sj)
 {
-	pr_warn("mockgpu: job timed out on %s\n", sj->sched->name);
+	pr_warn(MOCK_PFX "job timed out on %s\n", sj->sched->name);
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
 	return DRM_GPU_SCHED_STAT_RESET;
 #else
@@ -287,7 +394,11 @@ static void mock_free_job(struct drm_sched_job *sj)
 {
 	struct mock_job *job = container_of(sj, struct mock_job, base);
 
+	MOCK_TRACE_JOB(job, "job free");	/* before drm_sched_job_cleanup, as the real driver */
 	hrtimer_cancel(&job->timer);	/* the callback may still be returning */
+#ifdef MOCK_XDNA
+	flush_work(&job->done_work);	/* the worker may still be logging it */
+#endif
 	drm_sched_job_cleanup(sj);
 	if (job->hw)
 		dma_fence_put(job->hw);
@@ -346,6 +457,10 @@ static int mock_submit(struct mock_file *mf, unsigned int r, u32 dur_us,
 	job->client_id = mf->client_id;
 	job->pid = task_pid_nr(current);
 	get_task_comm(job->comm, current);
+#ifdef MOCK_XDNA
+	strscpy(job->hwctx, mf->hwctx, MOCK_HWCTX_LEN);
+	INIT_WORK(&job->done_work, mock_job_work);
+#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 	hrtimer_setup(&job->timer, mock_job_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 #else
@@ -383,6 +498,9 @@ static int mock_submit(struct mock_file *mf, unsigned int r, u32 dur_us,
 	fin = &job->base.s_fence->finished;
 	job->fin_ctx = fin->context;
 	job->fin_seqno = fin->seqno;
+#ifdef MOCK_XDNA
+	job->seq = mf->seq++;	/* after arm, as the real driver; under mf->lock */
+#endif
 	job->handle = atomic64_inc_return(&next_handle);
 	*handle_out = job->handle;
 	slot_put(job->handle, fin);
@@ -543,6 +661,10 @@ static int mock_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	mutex_init(&mf->lock);
 	mf->client_id = atomic64_inc_return(&next_client);
+#ifdef MOCK_XDNA
+	/* the real driver: "hwctx.%d.%d", the DRM file's pid (the tgid), its context id */
+	snprintf(mf->hwctx, MOCK_HWCTX_LEN, "hwctx.%d.%llu", task_tgid_nr(current), mf->client_id);
+#endif
 	for (i = 0; i < nrings; i++) {
 		struct drm_gpu_scheduler *s = &rings[i].sched;
 
@@ -583,7 +705,7 @@ static const struct file_operations mock_fops = {
 
 static struct miscdevice mock_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
-	.name = "mockgpu",
+	.name = MOCK_NAME,
 	.fops = &mock_fops,
 	.mode = 0666,
 };
@@ -603,15 +725,15 @@ static int jobs_show(struct seq_file *m, void *v)
 	memcpy(copy, joblog, MOCK_LOG_SLOTS * sizeof(*copy));
 	spin_unlock_irqrestore(&log_lock, flags);
 	first = n > MOCK_LOG_SLOTS ? n - MOCK_LOG_SLOTS : 0;
-	seq_puts(m, "# handle ring client pid comm dur_us fence_ctx fence_seqno push_ns run_ns start_ns signal_ns run_to_signal_ns exec_ns late_ns\n");
+	seq_puts(m, "# handle ring client pid comm dur_us fence_ctx fence_seqno push_ns run_ns start_ns signal_ns run_to_signal_ns exec_ns late_ns" MOCK_JOBS_EXTRA_HDR "\n");
 	for (i = first; i < n; i++) {
 		struct mock_rec *r = &copy[i % MOCK_LOG_SLOTS];
 
-		seq_printf(m, "%llu %u %llu %d %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld\n",
+		seq_printf(m, "%llu %u %llu %d %s %u %llu %llu %llu %llu %llu %llu %llu %llu %lld" MOCK_JOBS_EXTRA_FMT "\n",
 			   r->handle, r->ring, r->client_id, r->pid, r->comm, r->dur_us,
 			   r->fin_ctx, r->fin_seqno, r->push_ns, r->run_ns, r->start_ns,
 			   r->signal_ns, r->signal_ns - r->run_ns, r->signal_ns - r->start_ns,
-			   r->late_ns);
+			   r->late_ns MOCK_JOBS_EXTRA_ARGS(r));
 	}
 	kvfree(copy);
 	return 0;
@@ -672,7 +794,7 @@ static int __init mock_init(void)
 	if (!joblog)
 		return -ENOMEM;
 	/* drm_sched names its device in the new tracepoints: give it one. */
-	mock_pdev = platform_device_register_simple("mockgpu", -1, NULL, 0);
+	mock_pdev = platform_device_register_simple(MOCK_NAME, -1, NULL, 0);
 	if (IS_ERR(mock_pdev)) {
 		ret = PTR_ERR(mock_pdev);
 		goto err_log;
@@ -687,7 +809,7 @@ static int __init mock_init(void)
 			.credit_limit = hw_depth,
 			.hang_limit = 0,
 			.timeout = msecs_to_jiffies(20000),
-			.name = ring->name,
+			.name = MOCK_SCHED_NAME(ring),
 			.dev = &mock_pdev->dev,
 		};
 
@@ -706,10 +828,15 @@ static int __init mock_init(void)
 	ret = misc_register(&mock_misc);
 	if (ret)
 		goto err_rings;
-	dbg_dir = debugfs_create_dir("mockgpu", NULL);
+	dbg_dir = debugfs_create_dir(MOCK_NAME, NULL);
 	debugfs_create_file("jobs", 0644, dbg_dir, NULL, &jobs_fops);
 	debugfs_create_file("stats", 0444, dbg_dir, NULL, &stats_fops);
+#ifdef MOCK_XDNA
+	pr_info(MOCK_PFX "%u rings on the real drm_sched as \"amdxdna_js\", /dev/" MOCK_NAME
+		", event amdxdna:xdna_job (a test double of AMD's NPU driver, no hardware)\n", nrings);
+#else
 	pr_info("mockgpu: %u rings on the real drm_sched (a test stand-in, no hardware)\n", nrings);
+#endif
 	return 0;
 
 err_rings:
@@ -737,7 +864,7 @@ static void rings_drain(void)
 		msleep(10);
 	if (!atomic_read(&live_jobs))
 		return;
-	pr_warn("mockgpu: %d jobs still live at unload: cancelling them\n", atomic_read(&live_jobs));
+	pr_warn(MOCK_PFX "%d jobs still live at unload: cancelling them\n", atomic_read(&live_jobs));
 	for (i = 0; i < nrings; i++) {
 		struct mock_ring *ring = &rings[i];
 		struct mock_job *job, *tmp;
@@ -750,6 +877,7 @@ static void rings_drain(void)
 		list_for_each_entry_safe(job, tmp, &cancel, node) {
 			list_del(&job->node);
 			dma_fence_set_error(job->hw, -ECANCELED);
+			MOCK_TRACE_JOB(job, "signaling fence");
 			dma_fence_signal(job->hw);
 		}
 	}
@@ -777,5 +905,9 @@ static void __exit mock_exit(void)
 
 module_init(mock_init);
 module_exit(mock_exit);
+#ifdef MOCK_XDNA
+MODULE_DESCRIPTION("xputrace lab: test double of AMD's NPU driver amdxdna (mock GPU on the real DRM scheduler, no hardware; not AMD's driver)");
+#else
 MODULE_DESCRIPTION("xputrace lab: mock GPU on the real DRM scheduler (test stand-in, no hardware)");
+#endif
 MODULE_LICENSE("GPL");

@@ -1,0 +1,112 @@
+# xputrace npu on AMD's NPU driver, amdxdna (7.2 and later). Its jobs come
+# from its amdxdna:xdna_job tracepoint, joined by scheduler fence with the
+# gpu_scheduler's queue and done events; no kprobes needed. With Debian's
+# real amdxdna.ko (it loads without an NPU): the verb runs, names the
+# driver, and has no job to show. With the test double (lab/modules/mockgpu
+# built as amdxdna: the real drm_sched, an xdna_job event of the real
+# layout at the real driver's four points), two processes submit at once:
+# the jobs per hardware context and their submitter are exact, the times
+# within 10 % of the double's own clock. On 6.1 (no accel drivers) the verb
+# says in one line that no NPU driver is loaded.
+# lab-modules: amdxdna
+need_xputrace
+KREL=$(uname -r)
+REAL=$(find /lib/modules/$KREL/kernel -name 'amdxdna.ko' 2>/dev/null | head -1)
+DOUBLE=/lib/modules/$KREL/extra/amdxdna.ko
+D=/sys/kernel/debug/xdnamock
+fields() { grep 'field:' $T/events/amdxdna/xdna_job/format | grep -v 'common_'; }
+
+if [ -z "$REAL" ]; then
+	group no_driver
+	xputrace npu -d 1 >$S/o.txt 2>$S/e.txt; rc=$?
+	cat $S/e.txt
+	expect_eq "no NPU driver: exit 1, one line that says so" "1 1 1" \
+		"$rc $(wc -l <$S/e.txt) $(grep -c 'no NPU driver is loaded: neither intel_vpu (Intel NPU) nor amdxdna (AMD NPU)' $S/e.txt)"
+	say "this kernel has no amdxdna"
+	finish
+fi
+
+group real_module
+for d in $(modinfo "$REAL" | sed -n 's/^depends: *//p' | tr ',' ' '); do modprobe $d || bad "modprobe $d"; done
+if insmod "$REAL"; then
+	fields >$S/real.fmt
+	cat $S/real.fmt
+	xputrace doctor >$S/doctor.txt 2>&1
+	expect_eq "doctor: npu runs, on amdxdna's tracepoint joined with gpu_scheduler's" 1 \
+		"$(grep -c "^  npu .*yes .*amdxdna: its xdna_job tracepoint joined with gpu_scheduler's" $S/doctor.txt)"
+	xputrace npu -j -d 1 >$S/real.json 2>$S/real.err
+	expect_eq "npu on the real amdxdna: exit status" 0 $?
+	cat $S/real.err
+	expect_eq "it says what it traces" 1 "$(grep -c '^Tracing .*amdxdna jobs (xdna_job joined with gpu_scheduler' $S/real.err)"
+	expect_eq "drivers: amdxdna traced and joined, intel_vpu not" "true true false" \
+		"$(jget $S/real.json drivers.amdxdna) $(jget $S/real.json drivers.amdxdna_joined) $(jget $S/real.json drivers.intel_vpu)"
+	expect_eq "no NPU here: no hardware context" 0 "$(jget -n $S/real.json amdxdna.contexts)"
+	rmmod amdxdna || bad "rmmod the real amdxdna"
+else
+	bad "insmod $REAL"
+fi
+
+[ -f "$DOUBLE" ] || { bad "no test double at $DOUBLE"; finish; }
+group double
+insmod $DOUBLE || { bad "insmod $DOUBLE"; finish; }
+fields >$S/double.fmt
+if [ -f $S/real.fmt ]; then
+	if cmp -s $S/real.fmt $S/double.fmt; then ok "amdxdna:xdna_job: the double's fields are the real module's"
+	else bad "amdxdna:xdna_job: fields differ from the real module's: $(diff $S/real.fmt $S/double.fmt | tr '\n' ' ')"; fi
+fi
+echo >$D/jobs
+start_xp $S/d.json npu -j || finish
+P=$XPID
+cp /lab/bin/mocksubmit $S/xdnaapp
+MOCKGPU_DEV=/dev/xdnamock $S/xdnaapp -s -q 'ring=0 dur_us=2000 count=20' 'ring=1 dur_us=6000 count=5' &
+A=$!
+MOCKGPU_DEV=/dev/xdnamock $S/xdnaapp -s -q 'ring=0 dur_us=3000 count=12' &
+B=$!
+wait $A; ra=$?
+wait $B; rb=$?
+sleep 1	# the scheduler frees finished jobs from its worker, a little later
+stop_xp; rx=$?
+expect_eq "submitters' status" "0 0" "$ra $rb"
+expect_eq "tracer's exit status" 0 $rx
+cat $S/d.json.err
+J=$S/d.json
+l() { jget $J "$1"; }
+expect_eq "drops" 0 "$(l drops.total)"
+awk '!/^#/ && NF >= 16' $D/jobs >$S/jobs.txt
+expect_eq "the double finished every job" 37 "$(wc -l <$S/jobs.txt)"
+expect_eq "hardware contexts: one per submitter" 2 "$(jget -n $J amdxdna.contexts)"
+for pid in $A $B; do
+	ctx=$(awk -v p=$pid '$4 == p { print $16; exit }' $S/jobs.txt)
+	n=$(awk -v p=$pid '$4 == p' $S/jobs.txt | wc -l)
+	c="amdxdna.contexts[pid=$pid]"	# (the name has dots, which a jget path cannot hold)
+	say "$ctx: $n jobs by the double's log"
+	expect_eq "$ctx: its submitter" "$ctx xdnaapp" "$(l $c.hwctx) $(l $c.comm)"
+	for k in queued run sent signaled done freed; do
+		expect_eq "$ctx: $k = the double's jobs" $n "$(l $c.$k)"
+	done
+	expect_eq "$ctx: other events" 0 "$(l $c.other_events)"
+	# queued -> signaled: the double's push -> signal; in the driver and on
+	# the device together: its run_job -> signal
+	within_module "$ctx: queued -> signaled" "$(l $c.queued_to_signaled_ns.sum)" \
+		"$(l $c.queued_to_signaled_ns.count)" \
+		"$(awk -v p=$pid '$4 == p { s += $12 - $9 } END { print s }' $S/jobs.txt)" $n 0
+	within_module "$ctx: run -> signaled" "$(($(l $c.in_driver_ns.sum) + $(l $c.on_device_ns.sum)))" \
+		"$(l $c.on_device_ns.count)" "$(awk -v p=$pid '$4 == p { s += $13 } END { print s }' $S/jobs.txt)" $n 0
+	check "$ctx: waited in the scheduler (jobs queued behind others)" [ "$(l $c.in_scheduler_ns.sum)" -gt 0 ]
+done
+
+group stream
+# --stream: one line per event, the four driver events and the scheduler's two per job
+start_xp $S/s.txt npu --stream || finish
+MOCKGPU_DEV=/dev/xdnamock $S/xdnaapp -s -q 'ring=0 dur_us=1000 count=3'
+sleep 1
+stop_xp
+expect_eq "stream: exit status" 0 $?
+cat $S/s.txt
+for e in "job run" "sent to device" "signaling fence" "job free"; do
+	expect_eq "stream: '$e' lines" 3 "$(grep -c " xdna .*$e " $S/s.txt)"
+done
+expect_eq "stream: queue lines from the submitter" 3 "$(grep -c 'xdnaapp\[[0-9]*\] *queue  *amdxdna_js' $S/s.txt)"
+expect_eq "stream: done lines" 3 "$(grep -c ' done  *drm_sched_job_done' $S/s.txt)"
+rmmod amdxdna || bad "rmmod the double"
+finish
