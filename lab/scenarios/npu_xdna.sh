@@ -108,5 +108,24 @@ for e in "job run" "sent to device" "signaling fence" "job free"; do
 done
 expect_eq "stream: queue lines from the submitter" 3 "$(grep -c 'xdnaapp\[[0-9]*\] *queue  *amdxdna_js' $S/s.txt)"
 expect_eq "stream: done lines" 3 "$(grep -c ' done  *drm_sched_job_done' $S/s.txt)"
+group record_report
+# a file reports what the live run saw; the export draws each job on the device
+start_xp $S/rec.out record -o /tmp/x.xpt npu || finish
+MOCKGPU_DEV=/dev/xdnamock $S/xdnaapp -s -q 'ring=0 dur_us=1000 count=4' 'ring=1 dur_us=2000 count=2'
+sleep 1
+stop_xp
+expect_eq "record: exit status" 0 $?
+xputrace report /tmp/x.xpt npu --json >$S/rep.json 2>$S/rep.err
+expect_eq "report: exit status" 0 $?
+cat $S/rep.err
+R=$S/rep.json
+expect_eq "report: one hardware context" 1 "$(jget -n $R amdxdna.contexts)"
+expect_eq "report: its jobs at every stage, joined with their submitter" "6 6 6 6 6 xdnaapp" \
+	"$(jget $R amdxdna.contexts[0].queued) $(jget $R amdxdna.contexts[0].run) $(jget $R amdxdna.contexts[0].signaled) $(jget $R amdxdna.contexts[0].done) $(jget $R amdxdna.contexts[0].freed) $(jget $R amdxdna.contexts[0].comm)"
+expect_eq "report: six times on the device" 6 "$(jget $R amdxdna.contexts[0].on_device_ns.count)"
+xputrace export --perfetto /tmp/x.xpt -o $S/x.pf.json 2>$S/pf.err
+expect_eq "export: exit status" 0 $?
+expect_eq "Perfetto: six 'on device' spans, begun and ended" "12 6 6" \
+	"$(grep -o '"name":"on device"' $S/x.pf.json | wc -l) $(grep -o '"ph":"b"' $S/x.pf.json | wc -l) $(grep -o '"ph":"e"' $S/x.pf.json | wc -l)"
 rmmod amdxdna || bad "rmmod the double"
 finish

@@ -21,6 +21,8 @@
  *   unfinished.xpt   ioctl, no trailer (the recorder was killed between blocks)
  *   all_cut.xpt      the first half of all.xpt's bytes
  *   all_flip.xpt     all.xpt with the byte in its middle inverted
+ *   npu.xpt          vpu:job records of the size written before amdxdna, and
+ *                    amdxdna jobs joined with the scheduler's events
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +38,7 @@
 #include "core/vblank_stats.h"
 #include "shared/vblank.h"
 #include "shared/ioctl.h"
+#include "shared/npu.h"
 #include "rawtp_util.h"
 #include "sched_formats.h"
 #include "mem_formats.h"
@@ -89,6 +92,7 @@ union rec {
 	struct xp_rec_hdr h;
 	struct xp_ioctl_rec io;
 	struct xp_rawtp_rec rt;
+	struct xp_npu_rec npu;
 };
 
 struct slot {
@@ -856,6 +860,55 @@ static void mem_stream(void)
 
 /* ---- writing ---- */
 
+static struct xp_npu_rec *npu(uint8_t kind, uint64_t ts, uint32_t pid, const char *comm, const char *name)
+{
+	struct xp_npu_rec *r = &new_rec(ts)->npu;
+
+	r->h.type = XP_REC_NPU;
+	r->h.size = sizeof(*r);
+	r->h.ts_ns = ts;
+	r->h.pid = r->h.tid = pid;
+	r->kind = kind;
+	r->dev = kind == XP_NPU_XDNA || kind == XP_NPU_SDONE;
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return r;
+}
+
+/* amdxdna job `seq` of hw context hwctx.500.1: queued, run, on the device for `dev_ns` */
+static void xdna_job(uint64_t t, uint64_t seq, uint64_t dev_ns)
+{
+	static const char *const ev[] = { "job run", "sent to device", "signaling fence", "job free" };
+	const uint64_t at[] = { 400 * US, 430 * US, 430 * US + dev_ns, 500 * US + dev_ns };
+	struct xp_npu_rec *r = npu(XP_NPU_SQUEUE, t, 500, "npuapp", "");
+
+	snprintf(r->type, sizeof(r->type), "amdxdna_js");
+	r->fctx = 9, r->fseq = seq + 1;
+	for (int i = 0; i < 4; i++) {
+		r = npu(XP_NPU_XDNA, t + at[i], 77, "kworker/u4:1", ev[i]);
+		snprintf(r->type, sizeof(r->type), "hwctx.500.1");
+		r->fctx = 9, r->fseq = seq + 1, r->seq = seq;
+		if (i == 2) {
+			r = npu(XP_NPU_SDONE, t + at[i] + 20 * US, 78, "kworker/0:1H", "");
+			r->fctx = 9, r->fseq = seq + 1;
+		}
+	}
+}
+
+static void npu_stream(void)
+{
+	/* the size of a record before amdxdna: it ends at fctx */
+	struct xp_npu_rec *r = npu(XP_NPU_JOB, T0 + 10 * MS, 600, "vpuapp", "submit");
+
+	r->h.size = XP_NPU_REC_V1_SIZE;
+	r->a = 1, r->c = 1;
+	r = npu(XP_NPU_JOB, T0 + 16 * MS, 0, "irq/40-intel_vpu", "done");
+	r->h.size = XP_NPU_REC_V1_SIZE;
+	r->a = 1, r->c = 1;
+	for (uint64_t i = 0; i < 4; i++)
+		xdna_job(T0 + 20 * MS + i * 3 * MS, i, 1 * MS + i * 100 * US);
+}
+
 static void meta_base(struct xp_trace_meta *m, const char *kernel, const char *hook)
 {
 	memset(m, 0, sizeof(*m));
@@ -1041,6 +1094,11 @@ int main(int argc, char **argv)
 	ioctl_stream(0);
 	write_file("unfinished.xpt", &m,
 		   &(struct ending){ .end = T0 + 480 * MS, .drops = { 5 }, .no_trailer = true });
+
+	meta_base(&m, "7.3.4+deb13-amd64", "kprobe.multi");
+	meta_cap(&m, "npu", XP_REC_NPU, NULL);
+	npu_stream();
+	write_file("npu.xpt", &m, &(struct ending){ .end = T0 + 100 * MS });
 
 	/* damaged copies of all.xpt */
 	buf = slurp("all.xpt", &len);
