@@ -276,12 +276,44 @@ static void add_pm(struct xp_npu_state *s, const struct xp_npu_rec *r)
 	s->pm_last_ts = r->h.ts_ns;
 }
 
+/*
+ * The jobs in flight: open addressing by fence, linear probing; a job
+ * leaves by moving back the ones placed past it, so no search ever
+ * walks the whole table.
+ */
+static uint32_t xjob_home(uint64_t fctx, uint64_t fseq)
+{
+	uint64_t h = (fctx * 0x9e3779b97f4a7c15ull) ^ (fseq * 0xc2b2ae3d27d4eb4full);
+
+	return (uint32_t)(h >> 40) % XP_NPU_MAX_XJOBS;
+}
+
 static struct xp_npu_xjob *xjob_find(struct xp_npu_state *s, uint64_t fctx, uint64_t fseq)
 {
-	for (int i = 0; i < XP_NPU_MAX_XJOBS; i++)
-		if (s->xjobs[i].used && s->xjobs[i].fseq == fseq && s->xjobs[i].fctx == fctx)
+	uint32_t i = xjob_home(fctx, fseq);
+
+	for (int n = 0; n < XP_NPU_MAX_XJOBS && s->xjobs[i].used; n++, i = (i + 1) % XP_NPU_MAX_XJOBS)
+		if (s->xjobs[i].fseq == fseq && s->xjobs[i].fctx == fctx)
 			return &s->xjobs[i];
 	return NULL;
+}
+
+static void xjob_free(struct xp_npu_state *s, struct xp_npu_xjob *j)
+{
+	struct xp_npu_xjob *t = s->xjobs;
+	uint32_t i = (uint32_t)(j - t);
+
+	for (uint32_t k = (i + 1) % XP_NPU_MAX_XJOBS, n = 0; t[k].used && n < XP_NPU_MAX_XJOBS;
+	     k = (k + 1) % XP_NPU_MAX_XJOBS, n++) {
+		uint32_t h = xjob_home(t[k].fctx, t[k].fseq);
+
+		/* t[k] may move to i when its home is not in (i, k] (cyclically) */
+		if (i <= k ? (h <= i || h > k) : (h <= i && h > k)) {
+			t[i] = t[k];
+			i = k;
+		}
+	}
+	t[i].used = false;
 }
 
 static uint64_t xjob_t0(const struct xp_npu_xjob *j)
@@ -293,23 +325,23 @@ static uint64_t xjob_t0(const struct xp_npu_xjob *j)
 static struct xp_npu_xjob *xjob_get(struct xp_npu_state *s, uint64_t fctx, uint64_t fseq)
 {
 	struct xp_npu_xjob *j = xjob_find(s, fctx, fseq), *old = NULL;
+	uint32_t i;
 
 	if (j)
 		return j;
-	for (int i = 0; i < XP_NPU_MAX_XJOBS && !j; i++) {
-		struct xp_npu_xjob *c = &s->xjobs[i];
-
-		if (!c->used)
-			j = c;
-		else if (!old || xjob_t0(c) < xjob_t0(old))
-			old = c;
-	}
-	if (!j) {
-		j = old;
+	if (s->xjobs_open == XP_NPU_MAX_XJOBS) {
+		for (int k = 0; k < XP_NPU_MAX_XJOBS; k++)
+			if (!old || xjob_t0(&s->xjobs[k]) < xjob_t0(old))
+				old = &s->xjobs[k];
+		xjob_free(s, old);
+		s->xjobs_open--;
 		s->xjobs_evicted++;
 	}
-	*j = (struct xp_npu_xjob){ .fctx = fctx, .fseq = fseq, .row = -1, .used = true };
-	return j;
+	for (i = xjob_home(fctx, fseq); s->xjobs[i].used; i = (i + 1) % XP_NPU_MAX_XJOBS)
+		;
+	s->xjobs_open++;
+	s->xjobs[i] = (struct xp_npu_xjob){ .fctx = fctx, .fseq = fseq, .row = -1, .used = true };
+	return &s->xjobs[i];
 }
 
 static int hwctx_row(struct xp_npu_state *s, const char *name)
@@ -370,7 +402,8 @@ static void add_xdna(struct xp_npu_state *s, const struct xp_npu_rec *r)
 		lat(&hw->total, j->queue_ts, t);
 	} else if (!strcmp(ev, "job free")) {
 		hw->freed++;
-		j->used = false;
+		xjob_free(s, j);
+		s->xjobs_open--;
 	} else {
 		hw->other++;
 	}

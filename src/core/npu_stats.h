@@ -170,7 +170,8 @@ struct xp_npu_state {
 	uint64_t tp_events, overflow;	/* events past the tables */
 	struct xp_npu_hwctx hw[XP_NPU_MAX_HWCTX];
 	int nhw;
-	struct xp_npu_xjob xjobs[XP_NPU_MAX_XJOBS];
+	struct xp_npu_xjob xjobs[XP_NPU_MAX_XJOBS];	/* by fence (npu_stats.c) */
+	int xjobs_open;
 	uint64_t xdna_events;
 	uint64_t xjobs_evicted;		/* jobs still open when the table was full: never completed */
 };
