@@ -327,8 +327,8 @@ const struct xp_cap xp_cap_npu = {
 	.name = "npu",
 	.summary = "NPU drivers: every intel_vpu call, IPC, jobs, power; amdxdna jobs",
 	.about =
-"One kprobe.multi attach over every ivpu_* function of the loaded intel_vpu\n"
-"module that the kernel can trace (tracefs available_filter_functions; one\n"
+"Intel's intel_vpu: one kprobe.multi attach over every ivpu_* function of the\n"
+"loaded module that the kernel can trace (tracefs available_filter_functions; one\n"
 "kprobe per function where the kernel has no kprobe.multi); the functions the\n"
 "kernel refuses are listed with its reason. Calls are counted in the kernel\n"
 "per function, and summed per category by one table of name rules\n"
