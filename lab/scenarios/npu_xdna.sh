@@ -95,6 +95,23 @@ for pid in $A $B; do
 	check "$ctx: waited in the scheduler (jobs queued behind others)" [ "$(l $c.in_scheduler_ns.sum)" -gt 0 ]
 done
 
+group filter
+# -c: only the jobs that process queued, every event of them
+cp /lab/bin/mocksubmit $S/xdnaother
+start_xp $S/f.json npu -j -c xdnaapp || finish
+MOCKGPU_DEV=/dev/xdnamock $S/xdnaother -s -q 'ring=0 dur_us=1000 count=7' &
+O=$!
+MOCKGPU_DEV=/dev/xdnamock $S/xdnaapp -s -q 'ring=0 dur_us=1000 count=5' &
+A=$!
+wait $O; wait $A
+sleep 1
+stop_xp
+expect_eq "filter: exit status" 0 $?
+expect_eq "filter: one hardware context, the named process's" "1 xdnaapp $A" \
+	"$(jget -n $S/f.json amdxdna.contexts) $(jget $S/f.json amdxdna.contexts[0].comm) $(jget $S/f.json amdxdna.contexts[0].pid)"
+expect_eq "filter: its five jobs, at every stage" "5 5 5 5 5" \
+	"$(jget $S/f.json amdxdna.contexts[0].queued) $(jget $S/f.json amdxdna.contexts[0].run) $(jget $S/f.json amdxdna.contexts[0].signaled) $(jget $S/f.json amdxdna.contexts[0].done) $(jget $S/f.json amdxdna.contexts[0].freed)"
+
 group stream
 # --stream: one line per event, the four driver events and the scheduler's two per job
 start_xp $S/s.txt npu --stream || finish

@@ -290,16 +290,29 @@ static __always_inline void xdna_ctx_seen(__u64 fctx)
 	bpf_map_update_elem(&xdna_fctx, &fctx, &one, BPF_ANY);
 }
 
+/*
+ * With -p, -c or -G, a job's events are kept when its queue event was the
+ * filtered process's: a fence context is one hardware context's, of one
+ * process. Without filters every job is kept, queued before tracing or not.
+ */
+static __always_inline bool filters_on(void)
+{
+	return filter_tgid || filter_cgid || filter_comm_on;
+}
+
 SEC("tracepoint")
 int xdna_job(void *ctx)
 {
-	struct xp_npu_rec *r = rec_new(XP_NPU_XDNA, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), 1);
+	__u64 fctx = read_u64(ctx, xj_fctx_off);
+	struct xp_npu_rec *r;
 
-	if (!r)
+	if (filters_on() && !bpf_map_lookup_elem(&xdna_fctx, &fctx))
+		return 0;
+	if (!(r = rec_new(XP_NPU_XDNA, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), 1)))
 		return 0;
 	read_loc(ctx, xj_str_off, r->name, sizeof(r->name));
 	read_loc(ctx, xj_name_off, r->type, sizeof(r->type));
-	r->fctx = read_u64(ctx, xj_fctx_off);
+	r->fctx = fctx;
 	r->fseq = read_u64(ctx, xj_fseq_off);
 	r->seq = read_u64(ctx, xj_seq_off);
 	r->a = read_u32(ctx, xj_op_off);
@@ -317,6 +330,9 @@ int xdna_sched_queue(void *ctx)
 	read_loc(ctx, sq_name_off, sched, sizeof(sched));
 	if (sched[0] != 'a' || sched[1] != 'm' || sched[2] != 'd' || sched[3] != 'x' || sched[4] != 'd' ||
 	    sched[5] != 'n' || sched[6] != 'a')
+		return 0;
+	/* the submitter's context: the filters apply here */
+	if (xp_filtered(bpf_get_current_pid_tgid() >> 32))
 		return 0;
 	if (!(r = rec_new(XP_NPU_SQUEUE, bpf_ktime_get_ns(), bpf_get_current_pid_tgid(), 0)))
 		return 0;

@@ -348,7 +348,8 @@ const struct xp_cap xp_cap_npu = {
 "fence, job free) is joined by its scheduler fence with the gpu_scheduler's\n"
 "queue and done events, per hardware context (hwctx.PID.ID) with the\n"
 "submitting process: time waiting in the scheduler, in the driver, on the\n"
-"device, and in all. Whichever of the two drivers is loaded is traced.\n",
+"device, and in all; -p, -c and -G keep the jobs the process queued. Whichever\n"
+"of the two drivers is loaded is traced.\n",
 	.examples =
 "  xputrace npu -d 10                      every ivpu_* call for 10 s\n"
 "  xputrace npu -i 1                       per-second summaries (IPC messages per second)\n"

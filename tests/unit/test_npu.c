@@ -292,16 +292,16 @@ static void test_xdna(void)
 	xp_npu_init(s);
 	for (uint64_t i = 0; i < 20300; i++) {
 		if (i < 20000) {
-			r = sq(i * 10, 7, i % 3, i); CHECK(!xp_npu_add(s, &r));
-			r = xj(i * 10 + 1, "hwctx.7.1", "job run", i % 3, i);
+			r = sq(100 + i * 10, 7, i % 3, i); CHECK(!xp_npu_add(s, &r));
+			r = xj(100 + i * 10 + 1, "hwctx.7.1", "job run", i % 3, i);
 			CHECK(!xp_npu_add(s, &r));
 		}
 		if (i >= 300) {	/* free an earlier job, in a scrambled order */
 			uint64_t k = (i - 300) ^ 1;	/* pairs swapped: out of order */
 
-			r = xj(i * 10 + 2, "hwctx.7.1", "signaling fence", k % 3, k);
+			r = xj(100 + i * 10 + 2, "hwctx.7.1", "signaling fence", k % 3, k);
 			CHECK(!xp_npu_add(s, &r));
-			r = xj(i * 10 + 3, "hwctx.7.1", "job free", k % 3, k);
+			r = xj(100 + i * 10 + 3, "hwctx.7.1", "job free", k % 3, k);
 			CHECK(!xp_npu_add(s, &r));
 		}
 	}
@@ -311,15 +311,20 @@ static void test_xdna(void)
 	CHECK_U64(s->hw[0].freed, 20000);
 	CHECK_U64(s->xjobs_open, 0);
 	CHECK_U64(s->xjobs_evicted, 0);
-	for (uint64_t i = 0; i < XP_NPU_MAX_XJOBS + 5; i++)
-		r = sq(1000000 + i, 7, 4, i); CHECK(!xp_npu_add(s, &r));
+	for (uint64_t i = 0; i < XP_NPU_MAX_XJOBS + 5; i++) {
+		r = sq(1000000 + i, 7, 4, i);
+		CHECK(!xp_npu_add(s, &r));
+	}
 	CHECK_U64(s->xjobs_open, XP_NPU_MAX_XJOBS);
 	CHECK_U64(s->xjobs_evicted, 5);
-	r = xj(2000000, "hwctx.7.1", "job run", 4, 0);	/* the oldest, dropped: no scheduler time */
+	/* a dropped one comes back as new, with no scheduler time, and pushes out the next oldest (5) */
+	r = xj(2000000, "hwctx.7.1", "job run", 4, 0);
 	CHECK(!xp_npu_add(s, &r));
-	r = xj(2000001, "hwctx.7.1", "job run", 4, 5);	/* the oldest kept */
+	CHECK_U64(s->xjobs_evicted, 6);
+	r = xj(2000001, "hwctx.7.1", "job run", 4, 6);	/* the oldest kept */
 	CHECK(!xp_npu_add(s, &r));
 	CHECK_U64(s->hw[0].wait.count, 20000 + 1);
+	CHECK_U64(s->hw[0].wait.max, 2000001 - 1000006);
 	free(s);
 }
 
