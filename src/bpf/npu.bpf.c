@@ -315,7 +315,7 @@ int xdna_job(void *ctx)
 	r->fctx = fctx;
 	r->fseq = read_u64(ctx, xj_fseq_off);
 	r->seq = read_u64(ctx, xj_seq_off);
-	r->a = read_u32(ctx, xj_op_off);
+	r->a = xj_op_off ? read_u32(ctx, xj_op_off) : 0;	/* 0: a kernel whose event has no op */
 	xdna_ctx_seen(r->fctx);
 	xp_submit(r);
 	return 0;

@@ -121,7 +121,7 @@ static void xdna_tracepoints(struct xp_npu_live *l, const char *root)
 		o[0] = loc_field(fmt, "name"), o[1] = loc_field(fmt, "str");
 		o[2] = field(fmt, "fence_context", 8), o[3] = field(fmt, "fence_seqno", 8);
 		o[4] = field(fmt, "seq", 8), o[5] = field(fmt, "op", 4);
-		/* op came with the fence fields; a kernel without it reads 0 */
+		/* an xdna_job without op: offset 0 tells the program there is none */
 		if ((l->xdna = o[0] >= 0 && o[1] >= 0 && o[2] >= 0 && o[3] >= 0 && o[4] >= 0)) {
 			s->rodata->xj_name_off = (__u32)o[0], s->rodata->xj_str_off = (__u32)o[1];
 			s->rodata->xj_fctx_off = (__u32)o[2], s->rodata->xj_fseq_off = (__u32)o[3];
