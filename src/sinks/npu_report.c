@@ -498,8 +498,6 @@ int xp_npu_stream_text(FILE *f, const struct xp_npu_rec *r, uint64_t t0)
 			 (uint64_t)r->fctx, (uint64_t)r->fseq, r->a);
 		break;
 	case XP_NPU_SQUEUE:
-		snprintf(d, sizeof(d), "fence %" PRIu64 ":%" PRIu64, (uint64_t)r->fctx, (uint64_t)r->fseq);
-		break;
 	case XP_NPU_SDONE:
 		snprintf(d, sizeof(d), "fence %" PRIu64 ":%" PRIu64, (uint64_t)r->fctx, (uint64_t)r->fseq);
 		break;
