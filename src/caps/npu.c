@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "caps/cap.h"
+#include "core/lptable.h"
 #include "core/msg.h"
 #include "core/npu_stats.h"
 #include "core/parse.h"
@@ -246,19 +247,16 @@ static uint32_t home(uint32_t tgid, uint32_t fn)
 	return ((tgid * 2654435761u) ^ (fn * 40503u)) % LAST_SLOTS;
 }
 
-/* Frees slot i of the linear-probing table, moving back what was placed past it. */
-static void last_free(struct last *t, uint32_t i)
+static bool last_used(const void *e)
 {
-	for (uint32_t j = (i + 1) % LAST_SLOTS, n = 0; t[j].used && n < LAST_SLOTS; j = (j + 1) % LAST_SLOTS, n++) {
-		uint32_t h = home(t[j].tgid, t[j].fn);
+	return ((const struct last *)e)->used;
+}
 
-		/* t[j] may move to i when its home is not in (i, j] (cyclically) */
-		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
-			t[i] = t[j];
-			i = j;
-		}
-	}
-	t[i].used = false;
+static uint32_t last_home(const void *e)
+{
+	const struct last *l = e;
+
+	return home(l->tgid, l->fn);
 }
 
 /*
@@ -293,7 +291,7 @@ static void count_one(void *ctx, const struct xp_npu_key *k, const struct xp_npu
 		l->calls = v->calls;
 	}
 	if (gone)
-		last_free(st->last, at);
+		xp_lp_delete(st->last, sizeof(st->last[0]), LAST_SLOTS, at, last_used, last_home);
 }
 
 static int npu_drain(struct xp_cap_inst *ci, bool tick)

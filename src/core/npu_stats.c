@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lptable.h"
 #include "core/npu_stats.h"
 
 /* ---- the rules: one table, first match wins ---- */
@@ -298,22 +299,21 @@ static struct xp_npu_xjob *xjob_find(struct xp_npu_state *s, uint64_t fctx, uint
 	return NULL;
 }
 
+static bool xjob_used(const void *e)
+{
+	return ((const struct xp_npu_xjob *)e)->used;
+}
+
+static uint32_t xjob_home_of(const void *e)
+{
+	const struct xp_npu_xjob *j = e;
+
+	return xjob_home(j->fctx, j->fseq);
+}
+
 static void xjob_free(struct xp_npu_state *s, struct xp_npu_xjob *j)
 {
-	struct xp_npu_xjob *t = s->xjobs;
-	uint32_t i = (uint32_t)(j - t);
-
-	for (uint32_t k = (i + 1) % XP_NPU_MAX_XJOBS, n = 0; t[k].used && n < XP_NPU_MAX_XJOBS;
-	     k = (k + 1) % XP_NPU_MAX_XJOBS, n++) {
-		uint32_t h = xjob_home(t[k].fctx, t[k].fseq);
-
-		/* t[k] may move to i when its home is not in (i, k] (cyclically) */
-		if (i <= k ? (h <= i || h > k) : (h <= i && h > k)) {
-			t[i] = t[k];
-			i = k;
-		}
-	}
-	t[i].used = false;
+	xp_lp_delete(s->xjobs, sizeof(*j), XP_NPU_MAX_XJOBS, (uint32_t)(j - s->xjobs), xjob_used, xjob_home_of);
 }
 
 static uint64_t xjob_t0(const struct xp_npu_xjob *j)

@@ -242,7 +242,6 @@ void xp_npu_report_text(FILE *f, const struct xp_npu_state *s, const struct xp_n
 		xdna_text(f, s);
 }
 
-
 static void xdna_json(struct xp_json *j, const struct xp_npu_state *s)
 {
 	xp_json_key(j, "amdxdna");
