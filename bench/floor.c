@@ -2,7 +2,7 @@
  * Loads the benchmark's floor (bench/bpf/floor.bpf.c) on one hook, says
  * "Attached", and on SIGINT prints the ioctl entries and returns it counted.
  * With "clock", it also reads the clock at each entry and return.
- *   floor tp_btf|kprobe [clock]
+ *   floor tp_btf|tracepoint|kprobe [clock]
  */
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +17,8 @@ static void on_sig(int s) { (void)s; stop = 1; }
 
 int main(int argc, char **argv)
 {
-	int kp = argc > 1 && !strcmp(argv[1], "kprobe");
+	const char *hook = argc > 1 ? argv[1] : "tp_btf";
+	int kp = !strcmp(hook, "kprobe"), tp = !strcmp(hook, "tracepoint");
 	struct floor_bpf *skel = floor_bpf__open();
 	unsigned long long total[2] = { 0, 0 };
 	int ncpu = libbpf_num_possible_cpus();
@@ -25,8 +26,14 @@ int main(int argc, char **argv)
 	if (!skel)
 		return 1;
 	skel->rodata->with_clock = argc > 2 && !strcmp(argv[2], "clock");
-	bpf_program__set_autoload(skel->progs.floor_enter_btf, !kp);
-	bpf_program__set_autoload(skel->progs.floor_exit_btf, !kp);
+	if (!kp && !tp && strcmp(hook, "tp_btf")) {
+		fprintf(stderr, "floor: no hook '%s' (tp_btf, tracepoint, kprobe)\n", hook);
+		return 2;
+	}
+	bpf_program__set_autoload(skel->progs.floor_enter_btf, !kp && !tp);
+	bpf_program__set_autoload(skel->progs.floor_exit_btf, !kp && !tp);
+	bpf_program__set_autoload(skel->progs.floor_enter_tp, tp);
+	bpf_program__set_autoload(skel->progs.floor_exit_tp, tp);
 	bpf_program__set_autoload(skel->progs.floor_enter_kp, kp);
 	bpf_program__set_autoload(skel->progs.floor_exit_kp, kp);
 	if (floor_bpf__load(skel) || floor_bpf__attach(skel))
@@ -36,7 +43,7 @@ int main(int argc, char **argv)
 		goto fail;
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
-	fprintf(stderr, "Attached (%s)\n", kp ? "kprobe" : "tp_btf");
+	fprintf(stderr, "Attached (%s)\n", hook);
 	while (!stop)
 		pause();
 	for (unsigned int i = 0; i < 2; i++) {
@@ -50,7 +57,7 @@ int main(int argc, char **argv)
 	floor_bpf__destroy(skel);
 	return 0;
 fail:
-	fprintf(stderr, "floor: cannot load or attach on %s\n", kp ? "kprobe" : "tp_btf");
+	fprintf(stderr, "floor: cannot load or attach on %s\n", hook);
 	floor_bpf__destroy(skel);
 	return 1;
 }

@@ -48,6 +48,19 @@ int BPF_PROG(floor_exit_btf, struct pt_regs *regs, long ret)
 	return regs->orig_ax == 16 ? bump(1) : 0;
 }
 
+/* the classic syscall events; their contexts are not read */
+SEC("tracepoint/syscalls/sys_enter_ioctl")
+int floor_enter_tp(void *ctx)
+{
+	return bump(0);
+}
+
+SEC("tracepoint/syscalls/sys_exit_ioctl")
+int floor_exit_tp(void *ctx)
+{
+	return bump(1);
+}
+
 SEC("kprobe")
 int floor_enter_kp(struct pt_regs *ctx)
 {

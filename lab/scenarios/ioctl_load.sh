@@ -18,9 +18,7 @@ HAVE32=0
 
 J=$S/xp.json
 start() { # HOOK ("" for the tool's choice): the tracer in the background, once it traces
-	export XPUTRACE_IOCTL_HOOK=$1
-	start_xp $J ioctl --json -d 600; r=$?
-	unset XPUTRACE_IOCTL_HOOK
+	start_xp $J ioctl --json -d 600 ${1:+--hook $1}; r=$?
 	XP=$XPID
 	return $r
 }
@@ -94,7 +92,7 @@ expect_eq "xputrace events after the next tracer" 0 "$(grep -c xputrace/ $T/kpro
 
 group other_hooks
 # Not asserted beyond running: how many calls the fallback hooks count here.
-for h in tp_btf raw_tp; do
+for h in tracepoint tp_btf raw_tp; do
 	start $h || continue
 	load_run
 	kill -INT $XP; wait $XP
@@ -108,7 +106,7 @@ group cost
 if command -v ioctl_loop >/dev/null; then
 	base_io=$(ioctl_loop 20000 5) base_pp=$(ioctl_loop 20000 5 getppid)
 	say "cost: $(uname -r), $(nproc) vCPU: none ioctl $base_io ns, getppid $base_pp ns"
-	for h in kprobe tp_btf; do
+	for h in kprobe tracepoint tp_btf; do
 		command -v floor >/dev/null || break
 		rm -f $S/f.err; floor $h >$S/f.out 2>$S/f.err & F=$!
 		i=0; while ! grep -q Attached $S/f.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
@@ -116,10 +114,8 @@ if command -v ioctl_loop >/dev/null; then
 		kill -INT $F; wait $F
 		say "cost: $(uname -r), $(nproc) vCPU: floor-$h ioctl $io ns (+$(awk -v a=$io -v b=$base_io 'BEGIN{printf "%.0f", a-b}')), getppid $pp ns (+$(awk -v a=$pp -v b=$base_pp 'BEGIN{printf "%.0f", a-b}'))"
 	done
-	for h in kprobe tp_btf raw_tp; do
-		export XPUTRACE_IOCTL_HOOK=$h
-		start_xp $S/c.out ioctl --device /dev/null -d 600 || continue
-		unset XPUTRACE_IOCTL_HOOK
+	for h in kprobe tracepoint tp_btf raw_tp; do
+		start_xp $S/c.out ioctl --device /dev/null -d 600 --hook $h || continue
 		io=$(ioctl_loop 20000 5) pp=$(ioctl_loop 20000 5 getppid)
 		stop_xp
 		check "cost run with $h" grep -q "calls" $S/c.out

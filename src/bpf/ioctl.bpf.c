@@ -8,8 +8,12 @@
  *   __ia32_compat_sys_ioctl) with a kretprobe on each: they run for ioctl()
  *   only, so other syscalls pay nothing, and their handlers run with
  *   preemption off, so no run is skipped when several tasks call at once
- *   (programs on the syscall tracepoints are preemptible from about 6.14 and
+ *   (on 7.x kernels programs on the syscall tracepoints run preemptible, and
  *   the kernel skips a run that would nest on the same CPU).
+ * - the classic syscalls:sys_enter_ioctl/sys_exit_ioctl events: other
+ *   syscalls pay a bitmap test only, but 32-bit calls are not among them
+ *   (user space passes this hook over while a 32-bit program runs, and a
+ *   program on exec counts those that start).
  * - the raw sys_enter/sys_exit tracepoints, as tp_btf where the kernel allows
  *   it and as raw_tp otherwise: they run for every syscall, so the first test
  *   is the syscall number.
@@ -117,7 +121,8 @@ static __u64 zero_u64;
  * into fault-safe loads), which cost far less than bpf_probe_read_kernel
  * calls, and keep the start in task-local storage. kprobe programs get the
  * user registers as a plain number (helper reads), but the current task as a
- * typed pointer, and task storage too. raw_tp programs use helpers and a hash
+ * typed pointer, and task storage too; so do the classic events' programs,
+ * whose arguments come in their context. raw_tp programs use helpers and a hash
  * map (older kernels give them neither). The mode is a constant at every
  * call, so each program keeps only its own branches.
  */
@@ -204,34 +209,13 @@ static __always_inline __u32 fd_to_traced_chrdev(int fd, bool btf)
 	return ino ? inode_traced_read(ino) : 0;
 }
 
-static __always_inline int on_enter(struct pt_regs *regs, long id, int mode)
+/* A call's start: traced, not filtered out, on a traced device; kept for its return. */
+static __always_inline int start_call(int fd, __u32 cmd, __u64 arg, int mode)
 {
-	bool btf = mode != M_RAW;
-	__u64 copy[21];	/* x86-64 struct pt_regs: 21 registers, a user ABI */
-
-	if (mode == M_KP) {
-		/* one read of the registers instead of one per argument */
-		if (bpf_probe_read_kernel(copy, sizeof(copy), regs))
-			return 0;
-		regs = (struct pt_regs *)copy;
-	}
-	__u64 pid_tgid;
-	struct start s = {};
+	struct start s = { .cmd = cmd, .arg = arg };
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid, dev;
-	int fd;
 
-	if (id == NR_ioctl) {
-		fd = (int)XP_READ(btf, regs, di);
-		s.cmd = (__u32)XP_READ(btf, regs, si);
-		s.arg = XP_READ(btf, regs, dx);
-	} else if (id == NR_ia32_ioctl && XP_READ(btf, regs, cs) == USER32_CS) {
-		fd = (int)XP_READ(btf, regs, bx);
-		s.cmd = (__u32)XP_READ(btf, regs, cx);
-		s.arg = (__u32)XP_READ(btf, regs, dx);
-	} else {
-		return 0;
-	}
-	pid_tgid = bpf_get_current_pid_tgid();
 	if (xp_filtered(pid_tgid >> 32))
 		return 0;
 	dev = fd_to_traced_chrdev(fd, TASK_BTF(mode));
@@ -255,6 +239,27 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, int mode)
 	s.ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&inflight, &tid, &s, BPF_ANY))
 		xp_drop(XP_DROP_MAP_FULL);
+	return 0;
+}
+
+/* From the user registers of a syscall: ioctl's arguments, native or compat. */
+static __always_inline int on_enter(struct pt_regs *regs, long id, int mode)
+{
+	bool btf = mode != M_RAW;
+	__u64 copy[21];	/* x86-64 struct pt_regs: 21 registers, a user ABI */
+
+	if (mode == M_KP) {
+		/* one read of the registers instead of one per argument */
+		if (bpf_probe_read_kernel(copy, sizeof(copy), regs))
+			return 0;
+		regs = (struct pt_regs *)copy;
+	}
+	if (id == NR_ioctl)
+		return start_call((int)XP_READ(btf, regs, di), (__u32)XP_READ(btf, regs, si),
+				  XP_READ(btf, regs, dx), mode);
+	if (id == NR_ia32_ioctl && XP_READ(btf, regs, cs) == USER32_CS)
+		return start_call((int)XP_READ(btf, regs, bx), (__u32)XP_READ(btf, regs, cx),
+				  (__u32)XP_READ(btf, regs, dx), mode);
 	return 0;
 }
 
@@ -375,6 +380,63 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(ioctl_exit_btf, struct pt_regs *regs, long ret)
 {
 	return on_exit(regs, ret, M_BTF);
+}
+
+/*
+ * The classic syscalls:sys_enter_ioctl/sys_exit_ioctl events (their format
+ * files give these layouts): the kernel runs them for ioctl() only, so other
+ * syscalls pay only a bitmap test, but never for 32-bit (compat) calls, which
+ * x86 leaves out of its syscall events.
+ */
+struct tp_enter_ioctl {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__u64 fd, cmd, arg;
+};
+
+struct tp_exit {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+SEC("tracepoint/syscalls/sys_enter_ioctl")
+int ioctl_enter_tp(struct tp_enter_ioctl *ctx)
+{
+	return start_call((int)ctx->fd, (__u32)ctx->cmd, ctx->arg, M_KP);
+}
+
+SEC("tracepoint/syscalls/sys_exit_ioctl")
+int ioctl_exit_tp(struct tp_exit *ctx)
+{
+	return finish(ctx->ret, M_KP);
+}
+
+/*
+ * With the classic events, 32-bit programs go unseen; so that it is said, not
+ * silent, a program on sched_process_exec counts the 32-bit images that start
+ * while tracing (the filters apply) and keeps the first one's pid and name.
+ * At that event the new image's user registers are set: CS tells.
+ */
+__u64 exec32_count;
+__u32 exec32_pid;
+char exec32_comm[XP_COMM_LEN];
+
+SEC("tracepoint/sched/sched_process_exec")
+int ioctl_exec32(void *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!regs || regs->cs != USER32_CS || xp_filtered(tgid))
+		return 0;
+	if (__sync_fetch_and_add(&exec32_count, 1) == 0) {
+		bpf_get_current_comm(exec32_comm, sizeof(exec32_comm));
+		exec32_pid = tgid;
+	}
+	return 0;
 }
 
 SEC("raw_tp/sys_enter")

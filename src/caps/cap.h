@@ -152,6 +152,8 @@ struct xp_cap {
 			int (*fn)(void *ctx, const struct xp_rec_hdr *h), void *ctx);
 	/* What "Tracing ..." says it traces, e.g. "GPU ioctls (tp_btf)". */
 	void (*describe)(const struct xp_cap_inst *ci, char *buf, size_t len);
+	/* Live, once the run ended: one line on stderr for what the hook could not see. NULL: none. */
+	void (*say_unseen)(const struct xp_cap_inst *ci, const char *verb);
 
 	/* The analysis, live and from a file alike: ci->env, ci->opts, ci->layout are set. */
 	int (*init)(struct xp_cap_inst *ci);

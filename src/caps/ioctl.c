@@ -20,32 +20,57 @@ static bool io_available(const struct xp_doctor_env *d, char *why, size_t len)
 	if (d->at[XP_AT_KPROBE].ok)
 		snprintf(why, len, "GPU ioctls from kprobes on the ioctl syscall (other syscalls pay "
 			 "nothing, no run skipped)");
+	else if (d->at[XP_AT_TRACEPOINT].ok)
+		snprintf(why, len, "GPU ioctls from the syscall tracepoints (no kprobes): other syscalls "
+			 "pay a bitmap test; 32-bit calls need %s, taken while a 32-bit program runs",
+			 btf ? "tp_btf" : "raw_tp");
 	else if (ok)
 		snprintf(why, len, "GPU ioctls from the sys_enter/sys_exit hooks (%s): no kprobes, so "
-			 "every syscall pays a little, and from Linux 6.14 runs can be skipped (counted)",
+			 "every syscall pays a little; on 7.x kernels runs can be skipped (counted)",
 			 btf ? "tp_btf" : "raw_tp");
 	else
-		snprintf(why, len, "neither kprobes, tp_btf nor raw_tp attach here");
-	return ok || d->at[XP_AT_KPROBE].ok;
-}
-
-static int io_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
-{
-	why[0] = 0;
-	return xp_ioctl_live_open(&ci->k, a->f, a->devs, a->aggregate, a->share, why, len);
-}
-
-static void io_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
-{
-	snprintf(buf, len, "GPU ioctls (%s)", ci->k->hook);
+		snprintf(why, len, "neither kprobes, tracepoints, tp_btf nor raw_tp attach here");
+	return ok || d->at[XP_AT_KPROBE].ok || d->at[XP_AT_TRACEPOINT].ok;
 }
 
 struct ioctl_opts {
 	uint64_t max_keys;
+	const char *hook;	/* NULL: the first that attaches */
+	char note[96];		/* why the default passed a hook over */
 };
+
+static int io_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
+{
+	struct ioctl_opts *o = ci->opts;
+
+	why[0] = 0;
+	return xp_ioctl_live_open(&ci->k, o->hook, a->f, a->devs, a->aggregate, a->share, why, len,
+				  o->note, sizeof(o->note));
+}
+
+static void io_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
+{
+	const struct ioctl_opts *o = ci->opts;
+
+	snprintf(buf, len, "GPU ioctls (%s%s%s)", ci->k->hook, o->note[0] ? ": " : "", o->note);
+}
+
+/* The 32-bit programs the classic events did not see, said once the run ends. */
+static void io_say_unseen(const struct xp_cap_inst *ci, const char *verb)
+{
+	char comm[XP_COMM_LEN];
+	uint32_t pid = 0;
+	uint64_t n = xp_ioctl_live_exec32(ci->k, &pid, comm);
+
+	if (n)
+		fprintf(stderr, "%s: %llu 32-bit program%s started while tracing (first: %u %s); the "
+			"tracepoint hook does not see their ioctls, --hook tp_btf does\n", verb,
+			(unsigned long long)n, n == 1 ? "" : "s", pid, comm);
+}
 
 static const struct xp_cap_opt opts[] = {
 	{ "max-keys", 0, "N", "process rows kept (default 4096); the calls of later\nprocesses are added up in (other) rows", false },
+	{ "hook", 0, "HOOK", "kprobe, tracepoint, tp_btf or raw_tp (default: the first\nthat attaches; doctor says which and why)", true },
 	{ NULL },
 };
 
@@ -56,8 +81,15 @@ static void io_opts_init(void *p)
 
 static int io_opt(void *p, int i, const char *arg)
 {
-	(void)i;
-	if (xp_parse_u64(arg, 16, 1u << 24, &((struct ioctl_opts *)p)->max_keys))
+	struct ioctl_opts *o = p;
+
+	if (i == 1) {
+		if (!xp_ioctl_hook_known(arg))
+			return xp_fail(2, "ioctl: --hook wants kprobe, tracepoint, tp_btf or raw_tp, not '%s'", arg);
+		o->hook = arg;
+		return 0;
+	}
+	if (xp_parse_u64(arg, 16, 1u << 24, &o->max_keys))
 		return xp_fail(2, "ioctl: --max-keys wants a number from 16 to 16777216, not '%s'", arg);
 	return 0;
 }
@@ -138,7 +170,7 @@ const struct xp_cap xp_cap_ioctl = {
 	.flags = XP_CAP_DEVICES | XP_CAP_RECORD_DEFAULT | XP_CAP_KERNEL_AGG,
 	.opts = opts, .opts_size = sizeof(struct ioctl_opts), .opts_init = io_opts_init, .opt = io_opt,
 	.rectype = XP_REC_IOCTL,
-	.available = io_available, .open = io_open_k, .describe = io_describe,
+	.available = io_available, .open = io_open_k, .describe = io_describe, .say_unseen = io_say_unseen,
 	.init = io_init, .free = io_free_st, .feed = io_feed, .drain = io_drain, .stream_header = xp_ioctl_stream_header,
 	.report = io_report, .reset = io_reset,
 };

@@ -440,6 +440,8 @@ static int run(struct live_run *r, int argc, char **argv)
 	if (!err)
 		err = xp_session_drain(&r->sess, 1000000000ull);
 	xp_say_unread(cap->name, &r->sess);
+	if (cap->say_unseen)
+		cap->say_unseen(&r->ci, cap->name);
 	/* whatever ended the run, the summary of what was captured is written */
 	{
 		int rerr = live_report(r, r->o.interval_s ? r->intervals + 1 : 0, true);

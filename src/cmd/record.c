@@ -274,6 +274,9 @@ static int record(struct record_run *r, int argc, char **argv)
 	if (!err)
 		err = xp_session_drain(&r->sess, 1000000000ull);
 	xp_say_unread("record", &r->sess);
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].k && r->ci[i].cap->say_unseen)
+			r->ci[i].cap->say_unseen(&r->ci[i], "record");
 	/* whatever ended the run, what was captured goes to the file */
 	stats_now(r, &st);
 	if (!r->write_err)

@@ -1,5 +1,8 @@
 /* The ioctl capability's kernel side: load, fill the device maps, attach, drain. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,7 @@
 #include "live/features.h"
 #include "live/kprobe.h"
 #include "live/kside.h"
+#include "live/tracefs.h"
 #include "ioctl.skel.h"
 
 static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
@@ -38,8 +42,8 @@ static void skel_destroy(void *skel)
 	xp_kretprobes_remove();	/* its links are gone by now */
 }
 
-enum { HOOK_KPROBE, HOOK_TP_BTF, HOOK_RAW_TP, HOOK_MAX };
-static const char *const hook_names[HOOK_MAX] = { "kprobe", "tp_btf", "raw_tp" };
+enum { HOOK_KPROBE, HOOK_TRACEPOINT, HOOK_TP_BTF, HOOK_RAW_TP, HOOK_MAX };
+static const char *const hook_names[HOOK_MAX] = { "kprobe", "tracepoint", "tp_btf", "raw_tp" };
 
 /* The syscall functions: native, then compat (absent without IA32_EMULATION). */
 static const char *const sys_fn[2] = { "__x64_sys_ioctl", "__ia32_compat_sys_ioctl" };
@@ -77,9 +81,17 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 
 	if (!skel)
 		return -errno;
+	/* libbpf finds a classic event's id in tracefs, which may not be mounted yet */
+	if (h == HOOK_TRACEPOINT && !xp_tracefs(why, whylen, NULL)) {
+		ioctl_bpf__destroy(skel);
+		return -ENOENT;
+	}
 	bpf_program__set_autoload(skel->progs.ioctl_enter_kp, h == HOOK_KPROBE);
 	bpf_program__set_autoload(skel->progs.ioctl_enter_kp32, h == HOOK_KPROBE);
 	bpf_program__set_autoload(skel->progs.ioctl_exit_kp, h == HOOK_KPROBE);
+	bpf_program__set_autoload(skel->progs.ioctl_enter_tp, h == HOOK_TRACEPOINT);
+	bpf_program__set_autoload(skel->progs.ioctl_exit_tp, h == HOOK_TRACEPOINT);
+	bpf_program__set_autoload(skel->progs.ioctl_exec32, h == HOOK_TRACEPOINT);
 	bpf_program__set_autoload(skel->progs.ioctl_enter_btf, h == HOOK_TP_BTF);
 	bpf_program__set_autoload(skel->progs.ioctl_exit_btf, h == HOOK_TP_BTF);
 	bpf_program__set_autoload(skel->progs.ioctl_enter_raw, h == HOOK_RAW_TP);
@@ -130,21 +142,74 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 	return 0;
 }
 
-int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
-		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
-		       char *why, size_t whylen)
+/*
+ * A running 32-bit program the filters keep (its executable is a 32-bit ELF
+ * file), which the classic syscall events would not see: its pid and name in
+ * `note`. Processes whose executable cannot be read are not counted.
+ */
+static bool running32(const struct xp_filters *f, char *note, size_t len)
 {
-	const char *force = getenv("XPUTRACE_IOCTL_HOOK");	/* tests and benchmarks pick one */
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		char path[64], comm[32] = "";
+		unsigned char head[5];
+		long pid;
+		int fd;
+
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		pid = strtol(e->d_name, NULL, 10);
+		if (pid == getpid() || (f->pid && pid != (long)f->pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;	/* a kernel thread, or gone */
+		found = read(fd, head, sizeof(head)) == sizeof(head) && !memcmp(head, "\177ELF", 4) &&
+			head[4] == 1;	/* EI_CLASS: ELFCLASS32 */
+		close(fd);
+		if (!found)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			ssize_t n = read(fd, comm, sizeof(comm) - 1);
+
+			comm[n > 0 ? n : 0] = 0;
+			comm[strcspn(comm, "\n")] = 0;
+			close(fd);
+		}
+		if (f->comm && strncmp(comm, f->comm, 15))
+			found = false;
+		else
+			snprintf(note, len, "32-bit program running: %ld %s", pid, comm);
+	}
+	closedir(d);
+	return found;
+}
+
+int xp_ioctl_live_open(struct xp_kside **out, const char *hook, const struct xp_filters *f,
+		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
+		       char *why, size_t whylen, char *note, size_t notelen)
+{
 	char one[160];
 	size_t n = 0;
 	int err = -ENOENT;
 
 	/*
 	 * kprobes where the kernel has them: ioctl() only, never skipped; else
-	 * the sys_enter/sys_exit pair, tp_btf before raw_tp (same programs).
+	 * the classic syscall events, for ioctl() only too, but blind to 32-bit
+	 * calls, so not while a 32-bit program runs; else the sys_enter/sys_exit
+	 * pair that every syscall passes, tp_btf before raw_tp (same programs).
 	 */
+	note[0] = 0;
 	for (int h = 0; h < HOOK_MAX; h++) {
-		if (force && *force && strcmp(force, hook_names[h]))
+		if (hook && strcmp(hook, hook_names[h]))
+			continue;
+		if (!hook && h == HOOK_TRACEPOINT && running32(f, note, notelen))
 			continue;
 		err = open_hook(out, h, f, d, aggregate, share, one, sizeof(one));
 		if (!err)
@@ -158,9 +223,27 @@ int xp_ioctl_live_open(struct xp_kside **out, const struct xp_filters *f,
 	}
 	if (err == -EPERM || err == -EACCES)
 		why[0] = 0;	/* the runner says which privilege is missing */
-	if (force && *force && !n)
-		snprintf(why, whylen, "XPUTRACE_IOCTL_HOOK=%s: not a hook (kprobe, tp_btf, raw_tp)", force);
 	return err;
+}
+
+bool xp_ioctl_hook_known(const char *hook)
+{
+	for (int h = 0; h < HOOK_MAX; h++)
+		if (!strcmp(hook, hook_names[h]))
+			return true;
+	return false;
+}
+
+uint64_t xp_ioctl_live_exec32(const struct xp_kside *k, uint32_t *pid, char comm[XP_COMM_LEN])
+{
+	const struct ioctl_bpf *skel = k->skel;
+
+	if (strcmp(k->hook, hook_names[HOOK_TRACEPOINT]))
+		return 0;
+	*pid = skel->bss->exec32_pid;
+	memcpy(comm, skel->bss->exec32_comm, XP_COMM_LEN);
+	comm[XP_COMM_LEN - 1] = 0;
+	return skel->bss->exec32_count;
 }
 
 /* The row the kernel adds calls to when its map is full (ioctl.bpf.c), per generation. */

@@ -4,6 +4,8 @@
  *
  *   ioctl_driver [SCALE]   prints {"a": PID, "b": PID} once both are done
  *   ioctl_driver --self N  issues N FIONBIO itself, prints {"self": PID}
+ *   ioctl_driver --wait    prints {"wait": PID}, then waits for its standard
+ *                          input to end (a process that runs, for the 32-bit check)
  *
  * Process "xpt-drv-a": 100*S FIONBIO (ok), 20*S FIONBIO with a NULL argument
  * (EFAULT), 50*S _IOWR('x',1,8) (ENOTTY). Process "xpt-drv-b": 30*S
@@ -58,6 +60,15 @@ int main(int argc, char **argv)
 			return 1;
 		repeat(fd, FIONBIO, &on, atoi(argv[2]));
 		printf("{\"self\": %d}\n", getpid());
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--wait")) {
+		char buf[64];
+
+		printf("{\"wait\": %d}\n", getpid());
+		fflush(stdout);
+		while (read(0, buf, sizeof(buf)) > 0)
+			;
 		return 0;
 	}
 	if (scale < 1)

@@ -26,6 +26,7 @@ if [ -x "$XP" ]; then
 	bad_input "a missing device" "No such file" ioctl --device /nonexistent
 	bad_input "a non-device" "not a character device" ioctl --device /etc/hostname
 	bad_input "a bad pid" "pid" ioctl -p abc
+	bad_input "an unknown hook" "--hook wants" ioctl --hook kfunc
 	bad_input "an unknown command" "unknown command" frobnicate
 else
 	skip "ioctl bad input: $XP is not built"
@@ -65,12 +66,15 @@ else
 	fail "ioctl summary: tracer exited with $?"
 fi
 
-# the raw_tp programs, used where tp_btf does not load, count the same
-if XPUTRACE_IOCTL_HOOK=raw_tp run_case rawtp 2 --json && grep -q '"hook":"raw_tp"' "$WORK/rawtp.out"; then
-	check rawtp "ioctl on the raw_tp fallback counts exactly" 2
-else
-	fail "ioctl raw_tp fallback: $(head -c 200 "$WORK/rawtp.out")"
-fi
+# every hook this kernel has counts the same: the classic syscall events, the
+# raw sys_enter/sys_exit pair as tp_btf and as raw_tp (kprobes: below)
+for hook in tracepoint tp_btf raw_tp; do
+	if run_case "h-$hook" 2 --json --hook $hook && grep -q '"hook":"'$hook'"' "$WORK/h-$hook.out"; then
+		check "h-$hook" "ioctl on the $hook hook counts exactly" 2
+	else
+		fail "ioctl $hook hook: $(head -c 200 "$WORK/h-$hook.out") $(head -c 200 "$WORK/h-$hook.err")"
+	fi
+done
 
 # up to 8 --device nodes are compared in the program, more go to a hash map:
 # both count the same
@@ -85,7 +89,7 @@ fi
 
 # the hook is chosen by trying: kprobes first, where the kernel has them
 if [ -e /sys/bus/event_source/devices/kprobe ]; then
-	if XPUTRACE_IOCTL_HOOK=kprobe run_case kprobe 2 --json && grep -q '"hook":"kprobe"' "$WORK/kprobe.out"; then
+	if run_case kprobe 2 --json --hook kprobe && grep -q '"hook":"kprobe"' "$WORK/kprobe.out"; then
 		check kprobe "ioctl on kprobes counts exactly" 2
 	else
 		fail "ioctl kprobe hook: $(head -c 200 "$WORK/kprobe.out")"
@@ -94,14 +98,15 @@ if [ -e /sys/bus/event_source/devices/kprobe ]; then
 		fail "ioctl did not pick kprobes: $(grep -o '"hook":"[a-z_]*"' "$WORK/summary.out")"
 else
 	# without kprobes, a run that asks for them fails with one line saying why
-	XPUTRACE_IOCTL_HOOK=kprobe "$XP" ioctl --device /dev/null -d 1 > "$WORK/kp.out" 2> "$WORK/kp.err"
+	"$XP" ioctl --hook kprobe --device /dev/null -d 1 > "$WORK/kp.out" 2> "$WORK/kp.err"
 	rc=$?
 	if [ $rc -eq 1 ] && [ "$(wc -l < "$WORK/kp.err")" -eq 1 ] && grep -q "kprobe: .*__x64_sys_ioctl" "$WORK/kp.err"; then
 		pass "ioctl without kprobes: asked for them, fails with one line naming the hook"
 	else
 		fail "ioctl without kprobes: exit $rc, stderr: $(cat "$WORK/kp.err")"
 	fi
-	grep -q '"hook":"tp_btf"' "$WORK/summary.out" && pass "ioctl falls back to tp_btf without kprobes" ||
+	# no 32-bit program runs here (the test starts its own later)
+	grep -q '"hook":"tracepoint"' "$WORK/summary.out" && pass "ioctl falls back to the syscall tracepoints without kprobes" ||
 		fail "ioctl fallback: $(grep -o '"hook":"[a-z_]*"' "$WORK/summary.out")"
 fi
 
@@ -225,7 +230,7 @@ if [ ! -x "$DRV32" ]; then
 	skip "ioctl compat (32-bit): $DRV32 is not built (no gcc -m32: install gcc-multilib)"
 else
 	for hook in tp_btf raw_tp; do
-		XPUTRACE_IOCTL_HOOK=$hook start_tracer c32-$hook ioctl --device /dev/null --json || { fail "ioctl compat $hook: tracer did not start"; continue; }
+		start_tracer c32-$hook ioctl --device /dev/null --json --hook $hook || { fail "ioctl compat $hook: tracer did not start"; continue; }
 		"$DRV32" 2 > "$WORK/c32-$hook.pids"
 		# a 64-bit setsockopt (nr 54) on an fd that is the traced node's number
 		python3 -c 'import socket; s=socket.socket(); [s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1) for _ in range(100)]'
@@ -237,4 +242,49 @@ else
 			fail "ioctl compat ($hook): $(echo "$msg" | head -3 | tr '\n' ';') $(head -c 200 "$WORK/c32-$hook.err")"
 		fi
 	done
+
+	# The classic syscall events never see 32-bit calls: a 32-bit program that
+	# starts while they are traced is said on stderr at the end, by pid and name.
+	if start_tracer c32-tp ioctl --device /dev/null --hook tracepoint; then
+		"$DRV32" 1 > "$WORK/c32-tp.pids"
+		sleep 0.2
+		"$DRV32" 1 >> "$WORK/c32-tp.pids"
+		stop_tracer INT
+		rc=$?
+		if [ $rc -eq 0 ] && grep -q "^ioctl: 2 32-bit programs started while tracing (first: [0-9]* ioctl_driver32); .*--hook tp_btf" "$WORK/c32-tp.err"; then
+			pass "ioctl on the tracepoint hook says which 32-bit programs it could not see"
+		else
+			fail "ioctl tracepoint and 32-bit programs: exit $rc, stderr: $(cat "$WORK/c32-tp.err")"
+		fi
+	else
+		fail "ioctl tracepoint with 32-bit programs: tracer did not start"
+	fi
+
+	# While a 32-bit program runs, the default passes the classic events over
+	# (where it would take them: no kprobes) and says why; its calls are counted.
+	if [ -e /sys/bus/event_source/devices/kprobe ]; then
+		skip "ioctl default hook with a 32-bit program running: kprobes are taken here, which see 32-bit calls"
+	else
+		rm -f "$WORK/c32.fifo"
+		mkfifo "$WORK/c32.fifo"
+		"$DRV32" --wait < "$WORK/c32.fifo" > "$WORK/c32-wait.pid" &
+		waiter=$!
+		exec 9> "$WORK/c32.fifo"
+		for _ in $(seq 1 100); do [ -s "$WORK/c32-wait.pid" ] && break; sleep 0.05; done
+		wpid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["wait"])' "$WORK/c32-wait.pid" 2>/dev/null)
+		if start_tracer c32-def ioctl --device /dev/null --json; then
+			"$DRV32" 2 > "$WORK/c32-def.pids"
+			stop_tracer INT
+			if grep -q "^Tracing GPU ioctls (tp_btf: 32-bit program running: $wpid ioctl_driver32)" "$WORK/c32-def.err" &&
+				msg=$($CHECK "$WORK/c32-def.out" "$WORK/c32-def.pids" 2 bits=32 2>&1); then
+				pass "ioctl takes tp_btf while a 32-bit program runs, says so, and counts its calls"
+			else
+				fail "ioctl default hook with a 32-bit program running: $(head -1 "$WORK/c32-def.err") $msg"
+			fi
+		else
+			fail "ioctl default hook with a 32-bit program running: tracer did not start"
+		fi
+		exec 9>&-
+		wait $waiter
+	fi
 fi
