@@ -112,7 +112,6 @@ struct {
 	__type(value, struct start);
 } task_start SEC(".maps");
 
-static struct xp_ioctl_val zero_val;
 static __u64 zero_u64;
 
 /*
@@ -271,8 +270,10 @@ static __always_inline void count(const struct start *s, __u32 tgid, __u64 lat, 
 
 	v = bpf_map_lookup_elem(&stats, &key);
 	if (!v) {
+		struct xp_ioctl_val init = { .err1 = ret < 0 ? (__u32)-ret : 0 };
+
 		/* failing with EEXIST means another CPU created it first */
-		bpf_map_update_elem(&stats, &key, &zero_val, BPF_NOEXIST);
+		bpf_map_update_elem(&stats, &key, &init, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&stats, &key);
 		if (v) {
 			bpf_get_current_comm(v->comm, sizeof(v->comm));
@@ -304,6 +305,10 @@ static __always_inline void count(const struct start *s, __u32 tgid, __u64 lat, 
 		__u64 *n;
 
 		__sync_fetch_and_add(&v->errors, 1);
+		if (v->err1 == ek.err) {
+			__sync_fetch_and_add(&v->err1_calls, 1);
+			return;
+		}
 		n = bpf_map_lookup_elem(&errs, &ek);
 		if (!n) {
 			bpf_map_update_elem(&errs, &ek, &zero_u64, BPF_NOEXIST);

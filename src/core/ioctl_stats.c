@@ -192,6 +192,8 @@ int xp_ioctl_table_add_val(struct xp_ioctl_table *t, const struct xp_ioctl_key *
 	if (v->max_ns > e->lat.max)
 		e->lat.max = v->max_ns;
 	xp_hist_add_buckets(&e->lat, v->hist, XP_HIST_BUCKETS);
+	if (v->err1 && v->err1_calls)
+		add_errno(e, v->err1, v->err1_calls);
 	return 0;
 }
 

@@ -54,6 +54,14 @@ struct xp_ioctl_val {
 	__u64 max_ns;
 	char comm[XP_COMM_LEN];
 	__u32 hist[XP_HIST_BUCKETS];
+	/*
+	 * The errno of the key's first call, when it failed (set as the entry is
+	 * made, never changed after): failures with it are counted here, without
+	 * the errno map's lookup; other errnos go to that map.
+	 */
+	__u32 err1;
+	__u32 pad;
+	__u64 err1_calls;
 };
 
 /* Failed calls by errno, a separate map so the common path stays small. */
