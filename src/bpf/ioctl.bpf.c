@@ -113,6 +113,8 @@ struct {
 } task_start SEC(".maps");
 
 static __u64 zero_u64;
+/* Zero but for err1: the value a new entry of the counts map starts from. */
+static struct xp_ioctl_val new_val;
 
 /*
  * How a program reads and where it keeps a call's start. tp_btf programs read
@@ -270,10 +272,14 @@ static __always_inline void count(const struct start *s, __u32 tgid, __u64 lat, 
 
 	v = bpf_map_lookup_elem(&stats, &key);
 	if (!v) {
-		struct xp_ioctl_val init = { .err1 = ret < 0 ? (__u32)-ret : 0 };
-
+		/*
+		 * The new entry's err1: this call's errno. Programs on other CPUs
+		 * may store theirs meanwhile; any of them will do, as an entry's
+		 * err1 never changes once made.
+		 */
+		new_val.err1 = ret < 0 ? (__u32)-ret : 0;
 		/* failing with EEXIST means another CPU created it first */
-		bpf_map_update_elem(&stats, &key, &init, BPF_NOEXIST);
+		bpf_map_update_elem(&stats, &key, &new_val, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&stats, &key);
 		if (v) {
 			bpf_get_current_comm(v->comm, sizeof(v->comm));
