@@ -144,7 +144,7 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 
 /*
  * A running 32-bit program the filters keep (its executable is a 32-bit ELF
- * file), which the classic syscall events would not see: its pid and name in
+ * file), which the classic syscall events would not see: "PID COMM" in
  * `note`. Processes whose executable cannot be read are not counted.
  */
 static bool running32(const struct xp_filters *f, char *note, size_t len)
@@ -185,7 +185,7 @@ static bool running32(const struct xp_filters *f, char *note, size_t len)
 		if (f->comm && strncmp(comm, f->comm, 15))
 			found = false;
 		else
-			snprintf(note, len, "32-bit program running: %ld %s", pid, comm);
+			snprintf(note, len, "%ld %s", pid, comm);
 	}
 	closedir(d);
 	return found;
@@ -195,7 +195,7 @@ int xp_ioctl_live_open(struct xp_kside **out, const char *hook, const struct xp_
 		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
 		       char *why, size_t whylen, char *note, size_t notelen)
 {
-	char one[160];
+	char one[160], who[48];
 	size_t n = 0;
 	int err = -ENOENT;
 
@@ -209,8 +209,14 @@ int xp_ioctl_live_open(struct xp_kside **out, const char *hook, const struct xp_
 	for (int h = 0; h < HOOK_MAX; h++) {
 		if (hook && strcmp(hook, hook_names[h]))
 			continue;
-		if (!hook && h == HOOK_TRACEPOINT && running32(f, note, notelen))
-			continue;
+		if (h == HOOK_TRACEPOINT && running32(f, who, sizeof(who))) {
+			if (!hook) {
+				snprintf(note, notelen, "32-bit program running: %s", who);
+				continue;
+			}
+			/* asked for: it runs, and says whose calls it will not see */
+			snprintf(note, notelen, "blind to the running 32-bit program %s", who);
+		}
 		err = open_hook(out, h, f, d, aggregate, share, one, sizeof(one));
 		if (!err)
 			return 0;

@@ -284,6 +284,13 @@ else
 		else
 			fail "ioctl default hook with a 32-bit program running: tracer did not start"
 		fi
+		# asked for by name, the classic events still run, and say whom they miss
+		"$XP" ioctl --hook tracepoint --device /dev/null -d 0.5 > "$WORK/c32-ex.out" 2> "$WORK/c32-ex.err"
+		if grep -q "^Tracing GPU ioctls (tracepoint: blind to the running 32-bit program $wpid ioctl_driver32)" "$WORK/c32-ex.err"; then
+			pass "ioctl --hook tracepoint names the running 32-bit program it cannot see"
+		else
+			fail "ioctl --hook tracepoint with a 32-bit program running: $(head -1 "$WORK/c32-ex.err")"
+		fi
 		exec 9>&-
 		wait $waiter
 	fi
