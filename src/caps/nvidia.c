@@ -23,6 +23,7 @@
 #include "live/features.h"
 #include "live/kside.h"
 #include "live/nvidia_live.h"
+#include "live/procs.h"
 #include "sinks/nvidia_report.h"
 
 #define NV_MAJOR 195	/* /dev/nvidia0.., /dev/nvidiactl */
@@ -146,58 +147,42 @@ static void nv_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 			 o->info.hook_why[0] ? "; not " : "", o->info.hook_why);
 }
 
-static bool comm_of(unsigned long pid, char *comm, size_t len)
-{
-	char path[64];
-	FILE *f;
-	bool ok;
+struct holders {
+	int (*add)(void *ctx, uint32_t pid, const char *comm, uint32_t minor);
+	void *ctx;
+};
 
-	snprintf(path, sizeof(path), "/proc/%lu/comm", pid);
-	if (!(f = fopen(path, "re")))
-		return false;
-	ok = fgets(comm, (int)len, f) != NULL;
-	fclose(f);
-	if (ok)
-		comm[strcspn(comm, "\n")] = '\0';
-	return ok;
+/* One process's fds on major 195, handed to `add`. */
+static int holder_fds(void *ctx, unsigned long pid, const char *comm)
+{
+	const struct holders *h = ctx;
+	struct dirent *fe;
+	char path[300];
+	struct stat st;
+	DIR *fds;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%lu/fd", pid);
+	if (!(fds = opendir(path)))
+		return 0;
+	while (!err && (fe = readdir(fds))) {
+		if (fe->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lu/fd/%s", pid, fe->d_name);
+		if (!stat(path, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == NV_MAJOR)
+			err = h->add(h->ctx, (uint32_t)pid, comm, minor(st.st_rdev));
+	}
+	closedir(fds);
+	return err;
 }
 
 /* The device files open now: every process's fds on major 195, handed to `add`. */
 static int scan_holders(const struct xp_filters *filt,
 			int (*add)(void *ctx, uint32_t pid, const char *comm, uint32_t minor), void *ctx)
 {
-	DIR *proc = opendir("/proc"), *fds;
-	struct dirent *e, *fe;
-	char path[300], comm[32];
-	struct stat st;
-	int err = 0;
+	struct holders h = { add, ctx };
 
-	if (!proc)
-		return 0;
-	while (!err && (e = readdir(proc))) {
-		char *end;
-		unsigned long pid = strtoul(e->d_name, &end, 10);
-
-		if (*end || !pid || pid == (unsigned long)getpid())
-			continue;
-		if (filt->pid && pid != filt->pid)
-			continue;
-		if (!comm_of(pid, comm, sizeof(comm)) || (filt->comm && strcmp(comm, filt->comm)))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%lu/fd", pid);
-		if (!(fds = opendir(path)))
-			continue;
-		while (!err && (fe = readdir(fds))) {
-			if (fe->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%lu/fd/%s", pid, fe->d_name);
-			if (!stat(path, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == NV_MAJOR)
-				err = add(ctx, (uint32_t)pid, comm, minor(st.st_rdev));
-		}
-		closedir(fds);
-	}
-	closedir(proc);
-	return err;
+	return xp_procs_each(filt, holder_fds, &h);
 }
 
 /* The GPUs' PCI names and device minors, from the driver's procfs files. */

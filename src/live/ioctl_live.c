@@ -1,6 +1,4 @@
 /* The ioctl capability's kernel side: load, fill the device maps, attach, drain. */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +12,7 @@
 #include "live/features.h"
 #include "live/kprobe.h"
 #include "live/kside.h"
+#include "live/procs.h"
 #include "live/tracefs.h"
 #include "ioctl.skel.h"
 
@@ -142,53 +141,41 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 	return 0;
 }
 
+/* A 32-bit program (its executable a 32-bit ELF file): 1, with "PID COMM" in the note. */
+struct who32 {
+	char *note;
+	size_t len;
+};
+
+static int is32(void *ctx, unsigned long pid, const char *comm)
+{
+	const struct who32 *w = ctx;
+	unsigned char head[5];
+	char path[64];
+	bool yes;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%lu/exe", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;	/* a kernel thread, or gone */
+	yes = read(fd, head, sizeof(head)) == sizeof(head) && !memcmp(head, "\177ELF", 4) &&
+	      head[4] == 1;	/* EI_CLASS: ELFCLASS32 */
+	close(fd);
+	if (yes)
+		snprintf(w->note, w->len, "%lu %s", pid, comm);
+	return yes;
+}
+
 /*
- * A running 32-bit program the filters keep (its executable is a 32-bit ELF
- * file), which the classic syscall events would not see: "PID COMM" in
- * `note`. Processes whose executable cannot be read are not counted.
+ * A running 32-bit program the filters keep, which the classic syscall events
+ * would not see: "PID COMM" in `note`. Processes whose executable cannot be
+ * read are not counted.
  */
 static bool running32(const struct xp_filters *f, char *note, size_t len)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	bool found = false;
+	struct who32 w = { note, len };
 
-	if (!d)
-		return false;
-	while (!found && (e = readdir(d))) {
-		char path[64], comm[32] = "";
-		unsigned char head[5];
-		long pid;
-		int fd;
-
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		pid = strtol(e->d_name, NULL, 10);
-		if (pid == getpid() || (f->pid && pid != (long)f->pid))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;	/* a kernel thread, or gone */
-		found = read(fd, head, sizeof(head)) == sizeof(head) && !memcmp(head, "\177ELF", 4) &&
-			head[4] == 1;	/* EI_CLASS: ELFCLASS32 */
-		close(fd);
-		if (!found)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-			ssize_t n = read(fd, comm, sizeof(comm) - 1);
-
-			comm[n > 0 ? n : 0] = 0;
-			comm[strcspn(comm, "\n")] = 0;
-			close(fd);
-		}
-		if (f->comm && strncmp(comm, f->comm, 15))
-			found = false;
-		else
-			snprintf(note, len, "%ld %s", pid, comm);
-	}
-	closedir(d);
-	return found;
+	return xp_procs_each(f, is32, &w) == 1;
 }
 
 int xp_ioctl_live_open(struct xp_kside **out, const char *hook, const struct xp_filters *f,
