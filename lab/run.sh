@@ -140,6 +140,8 @@ hang_where() {
 }
 
 # --- boot
+# A scenario's "# lab-append: PARAM..." line adds kernel parameters.
+append=$(sed -n 's/^# lab-append: / /p' "$sfile" | head -1)
 log "booting $K_RELEASE for scenario $scenario (timeout ${timeout}s)"
 start=$(date +%s.%N)
 qrc=0
@@ -161,7 +163,7 @@ sys.stdout.buffer.write(out)' "$RES/monitor.sock" >"$RES/registers.txt" 2>/dev/n
 watch=$!
 timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg,thread=$tcg_threads -cpu max -smp "$cpus" -m 1024 \
 	-kernel "${K_BOOT:-$K_VMLINUZ}" -initrd "$RES/initrd.gz" \
-	-append "console=ttyS0 quiet panic=1 tsc=reliable" \
+	-append "console=ttyS0 quiet panic=1 tsc=reliable$append" \
 	-display none -no-reboot -nodefaults \
 	-serial "file:$RES/console.log" -serial "file:$RES/output.txt" \
 	-monitor "unix:$RES/monitor.sock,server,nowait" \

@@ -70,14 +70,20 @@ stop_xp() { kill -INT $XPID; wait $XPID; }
 cnt() { awk -v f=$2 '$1 == f { print $2 }' $1; }
 ns() { awk -v f=$2 '$1 == f { print $3 }' $1; }
 # within_module NAME XP_SUM XP_N MOD_SUM MOD_N IMPOSED_NS: a tracer's mean within
-# 10 % of a test module's mean by its own clock, and that mean the delay the
-# module imposes (a busy wait: at least 95 % of it)
+# tolerance of a test module's mean by its own clock, and that mean the delay
+# the module imposes (a busy wait: at least 95 % of it). The tolerance is 10 %
+# (the probes' own cost, which grows under emulation on a busy host) plus one
+# host stall of 8 ms (the most seen under emulation) spread over the calls: one
+# interrupted call must not move the mean past it, so checks need enough calls
+# for the tolerance to stay meaningful (printed with each result).
 within_module() {
 	set -- "$1" "${2:-0}" "${3:-0}" "${4:-0}" "${5:-0}" "$6"
 	if [ "$3" -eq 0 ] || [ "$5" -eq 0 ]; then bad "$1: no calls timed (tracer $3, module $5)"; return; fi
 	awk -v xs=$2 -v xn=$3 -v ms=$4 -v mn=$5 -v imp=$6 'BEGIN {
 		x = xs / xn; m = ms / mn; d = (x - m) / m; if (d < 0) d = -d
-		printf "%.0f %.0f %.3f\n", x, m, d; exit !(d <= 0.10 && m >= 0.95 * imp) }' >$S/w.txt
+		n = xn < mn ? xn : mn; tol = 0.10 + 8000000 / (n * m)
+		printf "%.0f %.0f %.3f (tolerance %.3f over %d calls)\n", x, m, d, tol, n
+		exit !(d <= tol && m >= 0.95 * imp) }' >$S/w.txt
 	if [ $? -eq 0 ]; then ok "$1: tracer mean / module mean / deviation: $(cat $S/w.txt)"
 	else bad "$1: tracer mean / module mean / deviation (imposed $6 ns): $(cat $S/w.txt)"; fi
 }

@@ -100,6 +100,7 @@ struct xp_doctor_env {
 	bool (*module_loaded)(const char *name);
 	int (*group_events)(const char *group);	/* events in a tracefs group, -1 unknown */
 	bool (*event_exists)(const char *group, const char *event);
+	bool runs32;				/* 32-bit programs can run here */
 };
 
 enum {

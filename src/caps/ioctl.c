@@ -20,6 +20,9 @@ static bool io_available(const struct xp_doctor_env *d, char *why, size_t len)
 	if (d->at[XP_AT_KPROBE].ok)
 		snprintf(why, len, "GPU ioctls from kprobes on the ioctl syscall (other syscalls pay "
 			 "nothing, no run skipped)");
+	else if (d->at[XP_AT_TRACEPOINT].ok && !d->runs32)
+		snprintf(why, len, "GPU ioctls from the syscall tracepoints (no kprobes): other syscalls "
+			 "pay a bitmap test; no 32-bit program can run here, so none is missed");
 	else if (d->at[XP_AT_TRACEPOINT].ok)
 		snprintf(why, len, "GPU ioctls from the syscall tracepoints (no kprobes): other syscalls "
 			 "pay a bitmap test; 32-bit calls need %s, taken while a 32-bit program runs",

@@ -49,6 +49,8 @@ struct doctor {
 	bool tracefs_mounted_now;
 	char tracefs_why[160];
 	struct xp_feature at[XP_AT_MAX];
+	bool runs32;		/* 32-bit programs can run here */
+	char runs32_why[128];
 	struct xp_devices devs;
 	bool module_loaded[NMODULES];
 	int group_events[NGROUPS];	/* -1: unknown (no tracefs) */
@@ -112,7 +114,7 @@ static void judge(struct doctor *d)
 {
 	struct xp_doctor_env env = {
 		.at = d->at, .module_loaded = doc_module, .group_events = doc_group,
-		.event_exists = xp_tracefs_event_exists,
+		.event_exists = xp_tracefs_event_exists, .runs32 = d->runs32,
 	};
 
 	doc = d;
@@ -135,6 +137,7 @@ static void examine(struct doctor *d)
 	d->btf_modules = count_module_btf();
 	d->tracefs = xp_tracefs(d->tracefs_why, sizeof(d->tracefs_why), &d->tracefs_mounted_now);
 	xp_probe_attach_types(d->at);
+	d->runs32 = xp_runs_32bit(d->runs32_why, sizeof(d->runs32_why));
 	xp_devices_scan(&d->devs, "");
 	for (size_t i = 0; i < NMODULES; i++) {
 		char path[128];
@@ -163,6 +166,7 @@ static void print_text(const struct doctor *d)
 	printf("Lockdown       %s\n", d->lockdown);
 	printf("BTF            vmlinux %s; %d module%s with BTF\n", d->btf_vmlinux ? "yes" : "no (CO-RE cannot work)",
 	       d->btf_modules, d->btf_modules == 1 ? "" : "s");
+	printf("32-bit progs   %s\n", d->runs32 ? "can run (their ioctls are compat calls)" : d->runs32_why);
 	if (d->tracefs)
 		printf("tracefs        %s%s\n", d->tracefs, d->tracefs_mounted_now ? " (mounted by xputrace just now)" : "");
 	else
@@ -221,6 +225,12 @@ static void print_json(const struct doctor *d)
 	xp_json_begin_obj(&j);
 	xp_json_kbool(&j, "vmlinux", d->btf_vmlinux);
 	xp_json_ki64(&j, "modules", d->btf_modules);
+	xp_json_end_obj(&j);
+	xp_json_key(&j, "runs_32bit");
+	xp_json_begin_obj(&j);
+	xp_json_kbool(&j, "ok", d->runs32);
+	if (!d->runs32)
+		xp_json_kstr(&j, "reason", d->runs32_why);
 	xp_json_end_obj(&j);
 	xp_json_key(&j, "tracefs");
 	xp_json_begin_obj(&j);

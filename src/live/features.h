@@ -3,6 +3,7 @@
 #define XP_LIVE_FEATURES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum xp_attach {
 	XP_AT_TRACEPOINT,
@@ -25,6 +26,11 @@ void xp_probe_attach_types(struct xp_feature out[XP_AT_MAX]);
 
 /* Whether the running kernel's BTF has the kfunc NAME (looked up once per name). */
 bool xp_kernel_has_kfunc(const char *name);
+/*
+ * Whether 32-bit x86 programs can run here (found once, by running one);
+ * when they cannot, `why` says so. True where it cannot be found out.
+ */
+bool xp_runs_32bit(char *why, size_t len);
 /* Whether the module `name` is loaded (listed in /proc/modules). */
 bool xp_module_loaded(const char *name);
 

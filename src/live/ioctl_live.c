@@ -90,7 +90,9 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 	bpf_program__set_autoload(skel->progs.ioctl_exit_kp, h == HOOK_KPROBE);
 	bpf_program__set_autoload(skel->progs.ioctl_enter_tp, h == HOOK_TRACEPOINT);
 	bpf_program__set_autoload(skel->progs.ioctl_exit_tp, h == HOOK_TRACEPOINT);
-	bpf_program__set_autoload(skel->progs.ioctl_exec32, h == HOOK_TRACEPOINT);
+	/* no 32-bit program can start where the kernel runs none */
+	bpf_program__set_autoload(skel->progs.ioctl_exec32,
+				  h == HOOK_TRACEPOINT && xp_runs_32bit(NULL, 0));
 	bpf_program__set_autoload(skel->progs.ioctl_enter_btf, h == HOOK_TP_BTF);
 	bpf_program__set_autoload(skel->progs.ioctl_exit_btf, h == HOOK_TP_BTF);
 	bpf_program__set_autoload(skel->progs.ioctl_enter_raw, h == HOOK_RAW_TP);
@@ -175,6 +177,8 @@ static bool running32(const struct xp_filters *f, char *note, size_t len)
 {
 	struct who32 w = { note, len };
 
+	if (!xp_runs_32bit(NULL, 0))
+		return false;	/* none can run here: nothing to scan for */
 	return xp_procs_each(f, is32, &w) == 1;
 }
 

@@ -226,9 +226,34 @@ fi
 # 7. 32-bit programs: the compat ioctl (i386 nr 54) traced and named like the
 # native one, on both hooks; native nr 54 (setsockopt) is not mistaken for it
 DRV32=$E2E_BIN/ioctl_driver32
+# Whether this kernel runs 32-bit programs at all, found once: a kernel built
+# without IA32_EMULATION, or with it off (ia32_emulation=0), has no 32-bit
+# callers, and refuses the exec ("Exec format error").
+why32=""
 if [ ! -x "$DRV32" ]; then
-	skip "ioctl compat (32-bit): $DRV32 is not built (no gcc -m32: install gcc-multilib)"
+	why32="$DRV32 is not built (no gcc -m32: install gcc-multilib)"
+elif ! err32=$("$DRV32" --self 0 2>&1 >/dev/null); then
+	why32="this kernel does not run 32-bit programs (${err32##*: })"
+fi
+if [ -n "$why32" ]; then
+	for t in "compat (tp_btf)" "compat (raw_tp)" "tracepoint and 32-bit programs" \
+		"default hook with a 32-bit program running" "--hook tracepoint with a 32-bit program running"; do
+		skip "ioctl $t: $why32"
+	done
+	# what the product says of such a machine: doctor names it, and no hook is passed over
+	if [ -x "$DRV32" ]; then
+		if "$XP" doctor 2>&1 | grep -q '^32-bit progs   the kernel refuses to run 32-bit programs'; then
+			pass "doctor says this kernel runs no 32-bit programs"
+		else
+			fail "doctor on a kernel without 32-bit programs: $("$XP" doctor 2>&1 | grep '^32-bit')"
+		fi
+	fi
 else
+	if "$XP" doctor 2>&1 | grep -q '^32-bit progs   can run'; then
+		pass "doctor says this kernel runs 32-bit programs"
+	else
+		fail "doctor on a kernel with 32-bit programs: $("$XP" doctor 2>&1 | grep '^32-bit')"
+	fi
 	for hook in tp_btf raw_tp; do
 		start_tracer c32-$hook ioctl --device /dev/null --json --hook $hook || { fail "ioctl compat $hook: tracer did not start"; continue; }
 		"$DRV32" 2 > "$WORK/c32-$hook.pids"
