@@ -80,6 +80,7 @@ for k in "${kernels[@]}"; do
 		s=${run%@*} cpus=${run#*@} kk=$k
 		[ "$cpus" = 1 ] || kk="$k-${cpus}cpu"
 		log_file="$CACHE/results/$kk-$s.log"
+		t_run=$(date +%s%3N)
 		# A scenario that fails runs once more: under QEMU's emulation a host
 		# stall shifts timings by milliseconds, and the guest kernel's code
 		# patching (static keys, int3) can crash a guest now and then. The
@@ -110,6 +111,8 @@ for k in "${kernels[@]}"; do
 		else
 			report "FAIL lab/$kk/$s: $(grep -E '^(guest |lab: error)' "$log_file" | head -1)"
 		fi
+		# its time, retry included, for the test runner's list of the slowest
+		[ -z "${XP_TIMES:-}" ] || echo "$(($(date +%s%3N) - t_run)) lab/$kk/$s" >>"$XP_TIMES"
 		if [ $rc -ne 0 ] && [ $rc -ne $EX_SKIP ]; then
 			grep -E '^(FAIL|guest|lab: error)' "$log_file" | sed 's/^/    /' | head -20
 			# what the guest kernel said when it died, if it did

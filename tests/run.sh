@@ -11,6 +11,19 @@ layers=${XP_LAYERS:-unit e2e lab}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 pass=0 fail=0 skip=0
+# How long each test program took ("MILLISECONDS NAME" lines; the lab adds
+# its scenarios'), for the list of the slowest at the end.
+export XP_TIMES=$out/times
+: >"$XP_TIMES"
+timed() { # NAME CMD...: runs CMD, writes down its time, returns its status
+	local name=$1 t0 rc=0
+	t0=$(date +%s%3N)
+	shift
+	"$@" || rc=$?
+	echo "$(($(date +%s%3N) - t0)) $name" >>"$XP_TIMES"
+	return $rc
+}
+t_all=$(date +%s)
 
 tally() { # reads test output lines, echoes them, counts verdicts
 	while IFS= read -r line; do
@@ -29,12 +42,12 @@ for layer in $layers; do
 	unit)
 		for t in build/tests/test_*; do
 			[ -x "$t" ] || continue
-			tally < <("$t" 2>&1; rc=$?; [ $rc -le 1 ] || echo "FAIL $(basename "$t"): exit status $rc")
+			tally < <(timed "$t" "$t" 2>&1; rc=$?; [ $rc -le 1 ] || echo "FAIL $(basename "$t"): exit status $rc")
 		done ;;
 	e2e)
 		for t in tests/e2e/test_*.sh; do
 			[ -f "$t" ] || continue
-			tally < <(bash "$t" 2>&1 || true)
+			tally < <(timed "$t" bash "$t" 2>&1 || true)
 		done ;;
 	lab)
 		if [ -x lab/test.sh ]; then
@@ -52,5 +65,7 @@ for layer in $layers; do
 	*) echo "unknown layer $layer" >&2; exit 2 ;;
 	esac
 done
+echo "== the 10 slowest (seconds), of $(($(date +%s) - t_all)) s in all"
+sort -rn "$XP_TIMES" | head -10 | awk '{ printf "  %7.1f  %s\n", $1 / 1000, $2 }'
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
