@@ -3,7 +3,8 @@
  *   lat_driver sleep NTHREADS COUNT BASE_MS   thread i sleeps COUNT times (i+1)*BASE_MS ms
  *   lat_driver call N US                      N calls of lat_work(US) (liblatwork.so)
  *   lat_driver recurse N DEPTH                N calls of lat_recurse(DEPTH): DEPTH+1 nested each
- * Prints "TID MS" per sleeping thread, or the calling thread's "TID".
+ * Prints "TID MS P50_NS" per sleeping thread (P50_NS: the median of its own
+ * clock's durations around each call, nearest rank), or the calling thread's "TID".
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -20,7 +21,23 @@ struct th {
 	pthread_t t;
 	int count, ms;
 	long tid;
+	long long *ns;	/* each call's duration by this thread's own clock */
 };
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static void *sleeper(void *p)
 {
@@ -29,8 +46,10 @@ static void *sleeper(void *p)
 	t->tid = syscall(SYS_gettid);
 	for (int i = 0; i < t->count; i++) {
 		struct timespec ts = { t->ms / 1000, (long)(t->ms % 1000) * 1000000 };
+		long long t0 = now_ns();
 
 		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+		t->ns[i] = now_ns() - t0;
 	}
 	return NULL;
 }
@@ -44,12 +63,16 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++) {
 			t[i].count = count;
 			t[i].ms = (i + 1) * base;
+			if (!(t[i].ns = calloc((size_t)count + 1, sizeof(*t[i].ns))))
+				return 1;
 			pthread_create(&t[i].t, NULL, sleeper, &t[i]);
 		}
 		for (int i = 0; i < n; i++)
 			pthread_join(t[i].t, NULL);
-		for (int i = 0; i < n; i++)
-			printf("%ld %d\n", t[i].tid, t[i].ms);
+		for (int i = 0; i < n; i++) {
+			qsort(t[i].ns, (size_t)count, sizeof(*t[i].ns), cmp_ll);
+			printf("%ld %d %lld\n", t[i].tid, t[i].ms, count ? t[i].ns[(count + 1) / 2 - 1] : 0);
+		}
 		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "call")) {

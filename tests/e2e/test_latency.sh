@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `xputrace latency` on this machine's kernel: bad input refused with one
 # line; clock_nanosleep pairs from several threads with known sleeps (exact
-# counts per thread, medians within 5 %); uprobe/uretprobe pairs on a test
-# library (exact counts, nesting); interval output; record then report gives
-# the numbers the live run printed.
+# counts per thread, medians between the time asked and the threads' own);
+# uprobe/uretprobe pairs on a test library (exact counts, nesting); interval
+# output; record then report gives the numbers the live run printed.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -63,7 +63,10 @@ prc=$?
 python3 - "$WORK/live.out" "$WORK/sleep.txt" "$WORK/rep.json" <<'PY' > "$WORK/check.txt" 2>&1
 import json, sys
 live = json.load(open(sys.argv[1]))
-want = {int(t): int(ms) for t, ms in (l.split() for l in open(sys.argv[2]))}
+want, own = {}, {}
+for l in open(sys.argv[2]):
+    t, ms, p50 = (int(x) for x in l.split())
+    want[t], own[t] = ms, p50
 rep = json.load(open(sys.argv[3]))
 bad = []
 def rows(doc):
@@ -75,9 +78,12 @@ for tid, ms in want.items():
         bad.append(f"live: no row for tid {tid}"); continue
     if k["count"] != 10:
         bad.append(f"live: tid {tid}: count {k['count']}, want 10")
-    p50 = k["p50_ns"] / 1e6
-    if abs(p50 - ms) > 0.05 * ms:
-        bad.append(f"live: tid {tid}: p50 {p50:.3f} ms, want {ms} ms within 5 %")
+    # each call's entry-to-exit lies inside the thread's own clock's interval
+    # around it, and lasts at least the time asked: so do the medians (both
+    # nearest rank), however slow or loaded the machine is
+    p50 = k["p50_ns"]
+    if not ms * 1000000 <= p50 <= own[tid]:
+        bad.append(f"live: tid {tid}: p50 {p50} ns, want between {ms} ms asked and {own[tid]} ns by its own clock")
     if not (k["min_ns"] <= k["p50_ns"] <= k["p90_ns"] <= k["p99_ns"] <= k["max_ns"]):
         bad.append(f"live: tid {tid}: min/p50/p90/p99/max out of order")
     if sum(s["count"] for s in k["hist"]["log2"]) != k["count"]:
@@ -98,7 +104,7 @@ if bad: print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
 if [ $rc -eq 0 ] && [ $rrc -eq 0 ] && [ $prc -eq 0 ] && [ ! -s "$WORK/check.txt" ]; then
-	pass "latency: clock_nanosleep from 3 threads: 10 pairs each, medians within 5 %; a recording's report gives the same counts and times within 1 %"
+	pass "latency: clock_nanosleep from 3 threads: 10 pairs each, medians between the time asked and the threads' own; a recording's report gives the same counts and times within 1 %"
 else
 	fail "latency: sleep: exit $rc/$rrc/$prc: $(head -c 600 "$WORK/check.txt") $(head -c 300 "$WORK/live.err") $(head -c 300 "$WORK/rec.err") $(head -c 300 "$WORK/rep.err")"
 fi
@@ -109,7 +115,7 @@ erc=$?
 res=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1])); ev = d["traceEvents"] if isinstance(d, dict) else d
-want = {int(t) for t, ms in (l.split() for l in open(sys.argv[2]))}
+want = {int(l.split()[0]) for l in open(sys.argv[2])}
 sl = [e for e in ev if e.get("cat") == "latency" and e.get("ph") == "X"]
 ok = all(e["tid"] in want and e["name"] == "tid=%d" % e["tid"] and e["dur"] >= 20000 for e in sl)
 print(len(sl), "ok" if ok else "bad")' "$WORK/lat.json" "$WORK/sleep.txt" 2>&1)
