@@ -11,13 +11,25 @@
  * trampolines' targets, and fills the per-side key settings before load;
  * nothing here names an event or a function.
  *
- * Pairing: "depth" holds, per key, how many starts are open; a start is
- * kept in "inflight" under (key, depth), so nested starts of one key
- * (recursion, a thread re-entering) end innermost first. The in-flight
- * table is bounded: a start that finds it full is counted and dropped.
- * User space ages out starts older than --max-age. An end without an open
- * start is counted. Each completed pair is one record in the ring buffer;
- * statistics are computed in user space, so `record`/`report` replay them.
+ * Pairing: each open start holds one slot of "inflight", an array shared
+ * with user space (shared/latency.h), within XP_LAT_WINDOW slots of its
+ * key's hash. A slot changes state only by compare-and-swap: a start claims
+ * a free slot, fills it and opens it; an end takes its key's newest open
+ * slot (nested starts of one key end innermost first), reads it and frees
+ * it. No lock is taken anywhere, so a start or end that interrupts another
+ * on the same CPU (an end from a timer's hardirq, a softirq, a nested
+ * probe), or runs beside it on another CPU, can neither wait nor be refused
+ * a lock, and no two ends take one start. A start that finds no free slot,
+ * or nests too deep, is counted and dropped; an end without an open start
+ * is counted. User space reads the table and the counters from memory
+ * (mmap), never with map system calls: those mark the CPU as running BPF,
+ * and the kernel skips tracepoint and kprobe programs that fire meanwhile.
+ * The kernel still skips a classic tracepoint's program that fires while
+ * another BPF program runs on its CPU (one at a time per CPU); a raw
+ * tracepoint program on the same event (not under that rule) counts every
+ * hit, so user space counts each skipped start and end.
+ * Each completed pair is one record in the ring buffer; statistics are
+ * computed in user space, so `record`/`report` replay them.
  */
 #include "bpf/common.bpf.h"
 #include "shared/latency.h"
@@ -28,40 +40,24 @@ const volatile struct xp_lat_side_cfg to_cfg = {};
 const volatile __u8 key_kind[XP_LAT_MAX_KEYS] = {};
 const volatile __u64 key_names[XP_LAT_NAMES / 8] = {};
 
-struct ifkey {
-	struct xp_lat_key key;
-	__u32 depth;
-	__u32 pad;
-};
-
-struct ifval {
-	__u64 ts;
-	__u64 pid_tgid;
-	char comm[XP_COMM_LEN];
-};
-
-/* Sizes set by user space before load (--max-inflight). */
+/* Sizes set by user space before load (--max-inflight, rounded up to a power of two). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 10240);
-	__type(key, struct ifkey);
-	__type(value, struct ifval);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct xp_lat_slot);
 } inflight SEC(".maps");
 
-/* LRU: a key whose starts never end must not pin an entry forever. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 10240);
-	__type(key, struct xp_lat_key);
-	__type(value, __u32);
-} depth SEC(".maps");
+const volatile __u32 inflight_mask = 16384 - 1;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XP_LAT_ST_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} lat_stats SEC(".maps");
+/* Read by user space through the mapped .bss; written only atomically. */
+__u64 lat_counts[XP_LAT_ST_MAX] = {};
+__u64 lat_open = 0;		/* slots open now */
+__u64 lat_seq = 0;		/* the next start's order */
+__u32 lat_armed = 0;		/* set once every program is attached: runs and hits count */
+
+#define NO_SLOT 0xffffffffu
 
 /* The six argument registers on x86-64; a flavour of the kernel's pt_regs. */
 struct pt_regs___lat {
@@ -70,10 +66,28 @@ struct pt_regs___lat {
 
 static __always_inline void stat(__u32 i)
 {
-	__u64 *n = bpf_map_lookup_elem(&lat_stats, &i);
+	if (i < XP_LAT_ST_MAX)
+		__sync_fetch_and_add(&lat_counts[i], 1);
+}
 
-	if (n)
-		*n += 1;
+static __always_inline __u64 key_hash(const struct xp_lat_key *k)
+{
+	const __u64 *w = (const __u64 *)k;
+	__u64 h = 1469598103934665603ull;
+
+	for (int i = 0; i < (int)(sizeof(*k) / 8); i++)
+		h = (h ^ w[i]) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static __always_inline bool key_eq(const struct xp_lat_key *a, const struct xp_lat_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	__u64 d = 0;
+
+	for (int i = 0; i < (int)(sizeof(*a) / 8); i++)
+		d |= x[i] ^ y[i];
+	return !d;
 }
 
 /*
@@ -147,84 +161,172 @@ static __always_inline void make_key(void *ctx, const volatile struct xp_lat_sid
 	}
 }
 
-static __always_inline int on_from(void *ctx, int tp)
+/*
+ * One look over a key's window, by bpf_loop: the verifier checks the body
+ * once, not once per slot and path.
+ */
+struct scan {
+	struct xp_lat_key key;
+	__u64 h, best_seq;
+	__u32 mine, best, n;
+	bool claimed;
+};
+
+/* A start's look: claims the first free slot, counts the key's open starts. */
+static long scan_from(__u32 i, void *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct ifkey ik = {};
-	struct ifval v = {};
-	__u32 d = 0, *dp;
+	struct scan *c = ctx;
+	__u32 idx = ((__u32)c->h + i) & inflight_mask;
+	struct xp_lat_slot *s = bpf_map_lookup_elem(&inflight, &idx);
+
+	if (!s)
+		return 1;
+	if (c->mine == NO_SLOT && s->state == XP_LAT_SLOT_FREE &&
+	    __sync_val_compare_and_swap(&s->state, XP_LAT_SLOT_FREE, XP_LAT_SLOT_CLAIMED) ==
+		    XP_LAT_SLOT_FREE) {
+		c->mine = idx;
+		s->hash = c->h;	/* an end that comes meanwhile knows to wait */
+	} else if (s->state == XP_LAT_SLOT_OPEN && s->hash == c->h && key_eq(&s->key, &c->key)) {
+		c->n++;
+	}
+	return 0;
+}
+
+/* An end's look: the key's newest open start, and how many are open. */
+static long scan_to(__u32 i, void *ctx)
+{
+	struct scan *c = ctx;
+	__u32 idx = ((__u32)c->h + i) & inflight_mask;
+	struct xp_lat_slot *s = bpf_map_lookup_elem(&inflight, &idx);
+	__u64 st;
+
+	if (!s)
+		return 1;
+	st = s->state;
+	if (st == XP_LAT_SLOT_CLAIMED && s->hash == c->h)
+		c->claimed = true;
+	if (st != XP_LAT_SLOT_OPEN || s->hash != c->h || !key_eq(&s->key, &c->key))
+		return 0;
+	c->n++;
+	if (c->best == NO_SLOT || s->seq > c->best_seq) {
+		c->best = idx;
+		c->best_seq = s->seq;
+	}
+	return 0;
+}
+
+static __always_inline int on_from(void *ctx, int mode)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), ts = bpf_ktime_get_ns();
+	struct scan c = {};
+	struct xp_lat_slot *s;
+	__u32 mine;
 
 	if (xp_filtered(pid_tgid >> 32))
 		return 0;
-	make_key(ctx, &from_cfg, &ik.key, pid_tgid, tp);
-	dp = bpf_map_lookup_elem(&depth, &ik.key);
-	if (dp)
-		d = *dp;
-	if (d >= XP_LAT_MAX_DEPTH) {
-		stat(XP_LAT_ST_TOO_DEEP);
-		return 0;
-	}
-	ik.depth = d;
-	v.ts = bpf_ktime_get_ns();
-	v.pid_tgid = pid_tgid;
-	bpf_get_current_comm(v.comm, sizeof(v.comm));
-	if (bpf_map_update_elem(&inflight, &ik, &v, BPF_ANY)) {
+	if (lat_armed)
+		stat(XP_LAT_ST_FROM_RUNS);
+	make_key(ctx, &from_cfg, &c.key, pid_tgid, mode);
+	c.h = key_hash(&c.key);
+	c.mine = NO_SLOT;
+	bpf_loop(XP_LAT_WINDOW, scan_from, &c, 0);
+	mine = c.mine;
+	if (mine == NO_SLOT) {
 		stat(XP_LAT_ST_INFLIGHT_FULL);
 		xp_drop(XP_DROP_MAP_FULL);
 		return 0;
 	}
-	d++;
-	if (dp)
-		*dp = d;
-	else
-		bpf_map_update_elem(&depth, &ik.key, &d, BPF_ANY);
+	s = bpf_map_lookup_elem(&inflight, &mine);
+	if (!s)
+		return 0;
+	if (c.n >= XP_LAT_MAX_DEPTH) {
+		__sync_val_compare_and_swap(&s->state, XP_LAT_SLOT_CLAIMED, XP_LAT_SLOT_FREE);
+		stat(XP_LAT_ST_TOO_DEEP);
+		return 0;
+	}
+	s->ts = ts;
+	s->pid_tgid = pid_tgid;
+	__builtin_memcpy(&s->key, &c.key, sizeof(c.key));
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	s->seq = __sync_fetch_and_add(&lat_seq, 1);
+	__sync_fetch_and_add(&lat_open, 1);
+	/* a full barrier: the slot's contents are visible before it opens */
+	__sync_val_compare_and_swap(&s->state, XP_LAT_SLOT_CLAIMED, XP_LAT_SLOT_OPEN);
 	stat(XP_LAT_ST_STARTS);
 	return 0;
 }
 
-static __always_inline int on_to(void *ctx, int tp)
+static __always_inline void emit(struct xp_lat_slot *s, __u64 now, __u64 pid_tgid, __u32 depth)
+{
+	struct xp_lat_rec *r = xp_reserve(sizeof(*r));
+
+	if (!r)
+		return;
+	xp_fill_hdr(&r->hdr, XP_REC_LATENCY, sizeof(*r), s->ts, s->pid_tgid);
+	r->end_ns = now;
+	r->end_tid = (__u32)pid_tgid;
+	r->depth = (__u16)depth;
+	for (int i = 0; i < XP_LAT_MAX_KEYS; i++)
+		r->kind[i] = key_kind[i];
+	__builtin_memcpy(&r->key, &s->key, sizeof(r->key));
+	for (int i = 0; i < XP_LAT_NAMES / 8; i++)
+		((__u64 *)r->names)[i] = key_names[i];
+	__builtin_memcpy(r->comm, s->comm, sizeof(r->comm));
+	xp_submit(r);
+}
+
+/*
+ * A scan can lose its slot to another end, or to ageing, between reading it
+ * and taking it; or see its start still being written on another CPU. Scan
+ * again, a few times.
+ */
+#define END_TRIES 4
+
+static __always_inline int on_to(void *ctx, int mode)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	struct xp_lat_rec *r;
-	struct ifkey ik = {};
-	struct ifval *v;
-	__u32 *dp;
+	struct scan c = {};
+	struct xp_lat_slot *s;
 
 	if (xp_filtered(pid_tgid >> 32))
 		return 0;
-	make_key(ctx, &to_cfg, &ik.key, pid_tgid, tp);
-	dp = bpf_map_lookup_elem(&depth, &ik.key);
-	if (!dp || !*dp) {
-		stat(XP_LAT_ST_ORPHAN_ENDS);
+	if (lat_armed)
+		stat(XP_LAT_ST_TO_RUNS);
+	make_key(ctx, &to_cfg, &c.key, pid_tgid, mode);
+	c.h = key_hash(&c.key);
+	for (int t = 0; t < END_TRIES; t++) {
+		__u32 best;
+
+		c.best = NO_SLOT;
+		c.best_seq = 0;
+		c.n = 0;
+		c.claimed = false;
+		bpf_loop(XP_LAT_WINDOW, scan_to, &c, 0);
+		best = c.best;
+		if (best == NO_SLOT) {
+			if (c.claimed)
+				continue;
+			break;
+		}
+		s = bpf_map_lookup_elem(&inflight, &best);
+		if (!s)
+			break;
+		if (__sync_val_compare_and_swap(&s->state, XP_LAT_SLOT_OPEN, XP_LAT_SLOT_TAKEN) !=
+		    XP_LAT_SLOT_OPEN)
+			continue;
+		if (s->hash != c.h || !key_eq(&s->key, &c.key)) {
+			/* freed and opened again for another key meanwhile: not ours */
+			__sync_val_compare_and_swap(&s->state, XP_LAT_SLOT_TAKEN, XP_LAT_SLOT_OPEN);
+			continue;
+		}
+		emit(s, now, pid_tgid, c.n ? c.n - 1 : 0);
+		__sync_fetch_and_sub(&lat_open, 1);
+		__sync_val_compare_and_swap(&s->state, XP_LAT_SLOT_TAKEN, XP_LAT_SLOT_FREE);
+		stat(XP_LAT_ST_ENDS);
 		return 0;
 	}
-	ik.depth = *dp - 1;
-	if (ik.depth)
-		*dp = ik.depth;
-	else
-		bpf_map_delete_elem(&depth, &ik.key);
-	v = bpf_map_lookup_elem(&inflight, &ik);
-	if (!v) {
-		/* aged out by user space, or never kept */
-		stat(XP_LAT_ST_ORPHAN_ENDS);
-		return 0;
-	}
-	stat(XP_LAT_ST_ENDS);
-	r = xp_reserve(sizeof(*r));
-	if (r) {
-		xp_fill_hdr(&r->hdr, XP_REC_LATENCY, sizeof(*r), v->ts, v->pid_tgid);
-		r->end_ns = now;
-		r->end_tid = (__u32)pid_tgid;
-		r->depth = (__u16)ik.depth;
-		for (int i = 0; i < XP_LAT_MAX_KEYS; i++)
-			r->kind[i] = key_kind[i];
-		__builtin_memcpy(&r->key, &ik.key, sizeof(r->key));
-		for (int i = 0; i < XP_LAT_NAMES / 8; i++)
-			((__u64 *)r->names)[i] = key_names[i];
-		__builtin_memcpy(r->comm, v->comm, sizeof(r->comm));
-		xp_submit(r);
-	}
-	bpf_map_delete_elem(&inflight, &ik);
+	/* its start being written when it came: an end inside its own start */
+	stat(c.claimed ? XP_LAT_ST_END_RACED : XP_LAT_ST_ORPHAN_ENDS);
 	return 0;
 }
 
@@ -276,4 +378,29 @@ SEC("fexit")
 int lat_to_fexit(void *ctx)
 {
 	return on_to(ctx, CTX_BTF);
+}
+
+/*
+ * Raw tracepoints on the classic tracepoints' events, attached by name: they
+ * count every hit that passes the filters. The kernel runs them even where
+ * it skips the classic program, so hits minus runs is what it skipped.
+ */
+static __always_inline void hit(__u32 i)
+{
+	if (lat_armed && !xp_filtered(bpf_get_current_pid_tgid() >> 32))
+		stat(i);
+}
+
+SEC("raw_tp")
+int lat_from_hit(void *ctx)
+{
+	hit(XP_LAT_ST_FROM_HITS);
+	return 0;
+}
+
+SEC("raw_tp")
+int lat_to_hit(void *ctx)
+{
+	hit(XP_LAT_ST_TO_HITS);
+	return 0;
 }

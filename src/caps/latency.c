@@ -163,7 +163,7 @@ static void lat_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 
 struct lat_inst {
 	struct xp_lat_state s;
-	uint64_t base[XP_LAT_ST_MAX];	/* the kernel's counters at the interval's start */
+	uint64_t base[XP_LAT_LIVE_N];	/* the kernel's counters at the interval's start */
 	uint64_t aged_total, aged_base;
 };
 
@@ -214,18 +214,25 @@ static int lat_drain(struct xp_cap_inst *ci, bool tick)
 	(void)tick;
 	struct lat_inst *li = ci->st;
 	const struct lat_opts *o = ci->opts;
-	uint64_t now[XP_LAT_ST_MAX], open = 0;
+	uint64_t now[XP_LAT_LIVE_N], open = 0;
+	bool known[2] = { false, false };
 	int err;
 
 	if (!ci->k)
 		return 0;
 	if ((err = xp_lat_live_age(ci->k, (uint64_t)(o->max_age_s * 1e9), &li->aged_total, &open)))
 		return err;
-	if ((err = xp_lat_live_counters(ci->k, now)))
+	if ((err = xp_lat_live_counters(ci->k, now, known)))
 		return err;
 	li->s.have_kernel = true;
 	for (int i = 0; i < XP_LAT_ST_MAX; i++)
 		li->s.kstat[i] = now[i] - li->base[i];
+	for (int i = 0; i < 2; i++) {
+		uint64_t n = now[XP_LAT_LIVE_SKIPPED_STARTS + i], b = li->base[XP_LAT_LIVE_SKIPPED_STARTS + i];
+
+		li->s.skipped[i] = n > b ? n - b : 0;
+		li->s.skip_known[i] = known[i];
+	}
 	li->s.aged = li->aged_total - li->aged_base;
 	li->s.open = open;
 	return 0;
@@ -254,6 +261,8 @@ static void lat_reset(struct xp_cap_inst *ci, uint64_t now)
 	(void)now;
 	for (int i = 0; i < XP_LAT_ST_MAX; i++)
 		li->base[i] += li->s.kstat[i];
+	for (int i = 0; i < 2; i++)
+		li->base[XP_LAT_LIVE_SKIPPED_STARTS + i] += li->s.skipped[i];
 	li->aged_base = li->aged_total;
 	xp_lat_reset(&li->s);
 }
