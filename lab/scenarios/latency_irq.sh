@@ -46,13 +46,15 @@ for round in 1 2 3; do
 	expect_eq "the kernel's trace: exits" 102 "$X"
 	S0=$(j starts) P=$(j pairs) O=$(j still_open) SS=$(j starts_skipped) ES=$(j ends_skipped)
 	U=$(j unpaired_end_skipped) NK=$(j inflight_full) TD=$(j too_deep) OE=$(j ends_without_start)
-	IN=$(j ends_inside_start) KM=$(j drops.kernel_missed)
+	IN=$(j ends_inside_start) KM=$(j drops.kernel_missed) KE=$(j ends) RB=$(j drops.ringbuf)
 	say "figures: kernel entries $E exits $X; xputrace starts $S0 pairs $P still_open $O" \
 		"starts_skipped $SS ends_skipped $ES unpaired_end_skipped $U inflight_full $NK" \
-		"too_deep $TD ends_without_start $OE ends_inside_start $IN kernel_missed $KM"
+		"too_deep $TD ends_without_start $OE ends_inside_start $IN ends_in_kernel $KE" \
+		"ringbuf_drops $RB kernel_missed $KM"
 	case $SS$ES in *null*) bad "skips not counted on this kernel (starts $SS, ends $ES)"; continue ;; esac
 	expect_eq "every entry a start, or a start skipped or refused" "$E" $((S0 + SS + NK + TD))
-	expect_eq "every exit a pair, or an end counted by cause" "$X" $((P + ES + OE + IN))
+	expect_eq "every pair the kernel made reached the report" "$KE" $((P + RB))
+	expect_eq "every exit a pair, or an end counted by cause" "$X" $((KE + ES + OE + IN))
 	expect_eq "still open, with every exit in the kernel's trace" 0 "$O"
 	expect_eq "every start paired, or its end counted as skipped" "$S0" $((P + U))
 	if [ "$SS" -eq 0 ] && [ "$ES" -eq 0 ]; then

@@ -59,6 +59,8 @@ __u32 lat_armed = 0;		/* set once every program is attached: runs and hits count
 
 #define NO_SLOT 0xffffffffu
 
+enum { CTX_TP, CTX_REGS, CTX_BTF };
+
 /* The six argument registers on x86-64; a flavour of the kernel's pt_regs. */
 struct pt_regs___lat {
 	unsigned long di, si, dx, cx, r8, r9;
@@ -123,8 +125,6 @@ static __always_inline __u64 num_field(void *ctx, __u16 off, __u16 size, __u8 is
 	}
 	return v;
 }
-
-enum { CTX_TP, CTX_REGS, CTX_BTF };
 
 /* The key from one side's settings; `mode`: what ctx is (CTX_*). */
 static __always_inline void make_key(void *ctx, const volatile struct xp_lat_side_cfg *c,
@@ -222,10 +222,10 @@ static __always_inline int on_from(void *ctx, int mode)
 	struct xp_lat_slot *s;
 	__u32 mine;
 
-	if (xp_filtered(pid_tgid >> 32))
-		return 0;
 	if (lat_armed)
 		stat(XP_LAT_ST_FROM_RUNS);
+	if (xp_filtered(pid_tgid >> 32))
+		return 0;
 	make_key(ctx, &from_cfg, &c.key, pid_tgid, mode);
 	c.h = key_hash(&c.key);
 	c.mine = NO_SLOT;
@@ -287,11 +287,19 @@ static __always_inline int on_to(void *ctx, int mode)
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	struct scan c = {};
 	struct xp_lat_slot *s;
+	/*
+	 * The filters judge the thread an end runs in, which for an end from
+	 * an interrupt is whatever it interrupted, xputrace itself included, or
+	 * a worker: such an end still ends a start they kept, and only without
+	 * one is it left out rather than counted as an end without a start.
+	 */
+	bool quiet;
 
-	if (xp_filtered(pid_tgid >> 32))
-		return 0;
 	if (lat_armed)
 		stat(XP_LAT_ST_TO_RUNS);
+	quiet = xp_filtered(pid_tgid >> 32);
+	if (quiet && !lat_open)
+		return 0;
 	make_key(ctx, &to_cfg, &c.key, pid_tgid, mode);
 	c.h = key_hash(&c.key);
 	for (int t = 0; t < END_TRIES; t++) {
@@ -326,7 +334,8 @@ static __always_inline int on_to(void *ctx, int mode)
 		return 0;
 	}
 	/* its start being written when it came: an end inside its own start */
-	stat(c.claimed ? XP_LAT_ST_END_RACED : XP_LAT_ST_ORPHAN_ENDS);
+	if (!quiet)
+		stat(c.claimed ? XP_LAT_ST_END_RACED : XP_LAT_ST_ORPHAN_ENDS);
 	return 0;
 }
 
@@ -382,12 +391,13 @@ int lat_to_fexit(void *ctx)
 
 /*
  * Raw tracepoints on the classic tracepoints' events, attached by name: they
- * count every hit that passes the filters. The kernel runs them even where
- * it skips the classic program, so hits minus runs is what it skipped.
+ * count every hit, as the classic programs count every run, filtered or
+ * not. The kernel runs them even where it skips the classic program, so
+ * hits minus runs is what it skipped.
  */
 static __always_inline void hit(__u32 i)
 {
-	if (lat_armed && !xp_filtered(bpf_get_current_pid_tgid() >> 32))
+	if (lat_armed)
 		stat(i);
 }
 

@@ -67,8 +67,8 @@ enum xp_lat_stat {
 	XP_LAT_ST_ORPHAN_ENDS = 2,	/* "to" probes without a start in flight */
 	XP_LAT_ST_INFLIGHT_FULL = 3,	/* starts not kept: no free slot near their key's place */
 	XP_LAT_ST_TOO_DEEP = 4,	/* starts nested deeper than XP_LAT_MAX_DEPTH under one key */
-	XP_LAT_ST_FROM_RUNS = 5,	/* the "from" program ran (filters passed) */
-	XP_LAT_ST_TO_RUNS = 6,	/* the "to" program ran (filters passed) */
+	XP_LAT_ST_FROM_RUNS = 5,	/* the "from" program ran (filtered or not) */
+	XP_LAT_ST_TO_RUNS = 6,	/* the "to" program ran (filtered or not) */
 	XP_LAT_ST_FROM_HITS = 7,	/* a classic "from" tracepoint fired (raw tracepoint count) */
 	XP_LAT_ST_TO_HITS = 8,	/* a classic "to" tracepoint fired (raw tracepoint count) */
 	XP_LAT_ST_END_RACED = 9,	/* an end found its start still being written (it came inside it) */

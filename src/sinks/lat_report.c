@@ -133,6 +133,7 @@ void xp_lat_report_json(FILE *f, const struct xp_lat_report *r)
 	xp_json_ku64(&j, "nested", s->nested);
 	if (s->have_kernel) {
 		xp_json_ku64(&j, "starts", s->kstat[XP_LAT_ST_STARTS]);
+		xp_json_ku64(&j, "ends", s->kstat[XP_LAT_ST_ENDS]);
 		xp_json_ku64(&j, "ends_without_start", s->kstat[XP_LAT_ST_ORPHAN_ENDS]);
 		xp_json_ku64(&j, "inflight_full", s->kstat[XP_LAT_ST_INFLIGHT_FULL]);
 		xp_json_ku64(&j, "too_deep", s->kstat[XP_LAT_ST_TOO_DEEP]);
