@@ -280,9 +280,12 @@ const struct xp_cap xp_cap_latency = {
 "Per key: count, mean, standard deviation, min, p50/p90/p99 (exact), max and a\n"
 "log2 histogram. INTERVAL prints and resets the summary every INTERVAL\n"
 "seconds, COUNT times. Nested starts of one key end innermost first (up to 16\n"
-"deep). The kernel counts ends without a start and starts the in-flight table\n"
-"(--max-inflight) could not keep; starts older than --max-age are aged out and\n"
-"counted; all are shown. The process filters apply at both probes.\n",
+"deep). Pairing takes no lock, so an end from an interrupt, a worker or another\n"
+"CPU pairs with its start. The kernel counts ends without a start and starts\n"
+"the in-flight table (--max-inflight) could not keep; starts older than\n"
+"--max-age are aged out and counted; starts and ends the kernel skipped (one\n"
+"BPF program per CPU at a time) are counted; all are shown. The process\n"
+"filters choose the starts; an end pairs with its start in any thread.\n",
 	.examples =
 "  xputrace latency --preset syscall:clock_nanosleep 1 5\n"
 "                                       sleeps per thread, every second, 5 times\n"
