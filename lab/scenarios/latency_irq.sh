@@ -47,12 +47,15 @@ for round in 1 2 3; do
 	S0=$(j starts) P=$(j pairs) O=$(j still_open) SS=$(j starts_skipped) ES=$(j ends_skipped)
 	U=$(j unpaired_end_skipped) NK=$(j inflight_full) TD=$(j too_deep) OE=$(j ends_without_start)
 	IN=$(j ends_inside_start) KM=$(j drops.kernel_missed) KE=$(j ends) RB=$(j drops.ringbuf)
+	RS=$(j starts_from_args) RE=$(j ends_from_args) BAD=$(j ended_before_start)
 	say "figures: kernel entries $E exits $X; xputrace starts $S0 pairs $P still_open $O" \
 		"starts_skipped $SS ends_skipped $ES unpaired_end_skipped $U inflight_full $NK" \
 		"too_deep $TD ends_without_start $OE ends_inside_start $IN ends_in_kernel $KE" \
-		"ringbuf_drops $RB kernel_missed $KM"
+		"ringbuf_drops $RB kernel_missed $KM starts_from_args $RS ends_from_args $RE" \
+		"ended_before_start $BAD"
 	case $SS$ES in *null*) bad "skips not counted on this kernel (starts $SS, ends $ES)"; continue ;; esac
 	expect_eq "every entry a start, or a start skipped or refused" "$E" $((S0 + SS + NK + TD))
+	expect_eq "pairs that ended before they started" 0 "$BAD"
 	expect_eq "every pair the kernel made reached the report" "$KE" $((P + RB))
 	expect_eq "every exit a pair, or an end counted by cause" "$X" $((KE + ES + OE + IN))
 	expect_eq "still open, with every exit in the kernel's trace" 0 "$O"

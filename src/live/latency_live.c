@@ -7,7 +7,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 
 #include "core/lat_keys.h"
 #include "live/latency_live.h"
@@ -50,6 +52,51 @@ static struct bpf_program *prog_for(struct latency_bpf *s, const struct xp_probe
 static bool trampoline(const struct xp_probe *p)
 {
 	return p->kind == XP_PROBE_FENTRY || p->kind == XP_PROBE_FEXIT;
+}
+
+/* The arguments of a tracepoint's typedef btf_trace_EVENT in `b`, or -1. */
+static int nargs_in(const struct btf *b, const char *name)
+{
+	const struct btf_type *t;
+	int id = b ? btf__find_by_name_kind(b, name, BTF_KIND_TYPEDEF) : -1;
+
+	if (id <= 0 || !(t = btf__type_by_id(b, id)) || !(t = btf__type_by_id(b, t->type)) ||
+	    !btf_is_ptr(t) || !(t = btf__type_by_id(b, t->type)) || !btf_is_func_proto(t) ||
+	    btf_vlen(t) < 1)
+		return -1;
+	return btf_vlen(t) - 1;	/* less the probe's data pointer */
+}
+
+/*
+ * How many arguments a tracepoint passes its raw programs, from the
+ * kernel's or its module's BTF; 0 when not found.
+ */
+static uint32_t event_nargs(const char *event)
+{
+	char name[160];
+	struct btf *vm = btf__load_vmlinux_btf();
+	DIR *d;
+	struct dirent *e;
+	int n;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", event);
+	if ((n = nargs_in(vm, name)) < 0 && vm && (d = opendir("/sys/kernel/btf"))) {
+		while (n < 0 && (e = readdir(d))) {
+			char path[300];
+			struct btf *m;
+
+			if (e->d_name[0] == '.' || !strcmp(e->d_name, "vmlinux"))
+				continue;
+			snprintf(path, sizeof(path), "/sys/kernel/btf/%s", e->d_name);
+			if ((m = btf__parse_split(path, vm))) {
+				n = nargs_in(m, name);
+				btf__free(m);
+			}
+		}
+		closedir(d);
+	}
+	btf__free(vm);
+	return n > 0 ? (uint32_t)n : 0;
 }
 
 /* The hook names, for "Tracing ..." and the summaries. */
@@ -129,6 +176,9 @@ int xp_lat_live_open(struct xp_kside **out, const struct xp_lat_live_cfg *c,
 		}
 		bpf_program__set_autoload(skel->progs.lat_from_hit, lk->counter[0] != NULL);
 		bpf_program__set_autoload(skel->progs.lat_to_hit, lk->counter[1] != NULL);
+		for (int i = 0; i < 2; i++)
+			if (lk->counter[i])
+				skel->rodata->event_nargs[i] = event_nargs(p[i]->name);
 	}
 	for (int i = 0; i < 2 && !err; i++)
 		if (trampoline(p[i]) && (err = bpf_program__set_attach_target(prog_for(skel, p[i], i == 0), 0,
@@ -171,10 +221,13 @@ int xp_lat_live_open(struct xp_kside **out, const struct xp_lat_live_cfg *c,
 	 * they came). A kernel that cannot attach them by name (a module's event
 	 * on an old kernel) leaves skips to its own count.
 	 */
-	for (int i = 0; !err && i < 2; i++)
+	for (int i = 0; !err && i < 2; i++) {
 		if (lk->counter[i] &&
 		    !(k->links[2 + i] = bpf_program__attach_raw_tracepoint(lk->counter[i], p[i]->name)))
 			lk->counter[i] = NULL;
+		if (lk->counter[i])
+			__atomic_store_n(&skel->bss->lat_raw_on[i], 1, __ATOMIC_SEQ_CST);
+	}
 	if (!err)
 		__atomic_store_n(&skel->bss->lat_armed, 1, __ATOMIC_SEQ_CST);
 	if (err) {
@@ -227,11 +280,13 @@ int xp_lat_live_counters(struct xp_kside *k, uint64_t out[XP_LAT_LIVE_N], bool k
 			out[i] = __atomic_load_n(&c[i], __ATOMIC_SEQ_CST);
 	for (int side = 0; side < 2; side++) {
 		uint64_t hits = out[side ? XP_LAT_ST_TO_HITS : XP_LAT_ST_FROM_HITS];
-		uint64_t runs = out[side ? XP_LAT_ST_TO_RUNS : XP_LAT_ST_FROM_RUNS];
+		uint64_t runs = out[side ? XP_LAT_ST_TO_RUNS : XP_LAT_ST_FROM_RUNS] +
+				out[side ? XP_LAT_ST_TO_RECOVERED : XP_LAT_ST_FROM_RECOVERED];
 		uint64_t *skipped = &out[side ? XP_LAT_LIVE_SKIPPED_ENDS : XP_LAT_LIVE_SKIPPED_STARTS];
 
 		if (lk->counter[side]) {
-			/* a hit counter skipped itself (nested in itself, 6.3+) still saw a hit */
+			/* a hit counter skipped itself (nested in itself, 6.3+) still saw a hit;
+			 * a hit done from its arguments is not lost */
 			hits += prog_misses(lk->counter[side]);
 			*skipped = hits > runs ? hits - runs : 0;
 			known[side] = true;

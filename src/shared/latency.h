@@ -72,6 +72,8 @@ enum xp_lat_stat {
 	XP_LAT_ST_FROM_HITS = 7,	/* a classic "from" tracepoint fired (raw tracepoint count) */
 	XP_LAT_ST_TO_HITS = 8,	/* a classic "to" tracepoint fired (raw tracepoint count) */
 	XP_LAT_ST_END_RACED = 9,	/* an end found its start still being written (it came inside it) */
+	XP_LAT_ST_FROM_RECOVERED = 10,	/* skipped starts done from the raw tracepoint's arguments */
+	XP_LAT_ST_TO_RECOVERED = 11,	/* skipped ends done from the raw tracepoint's arguments */
 	XP_LAT_ST_MAX,
 };
 

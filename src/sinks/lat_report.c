@@ -39,8 +39,10 @@ static void counters_text(FILE *f, const struct xp_lat_state *s)
 		skip_text(f, s, 0);
 		fprintf(f, ", ends ");
 		skip_text(f, s, 1);
-		fprintf(f, " (starts left without their end %" PRIu64 "); ends inside their own start %"
-			   PRIu64 "\n", unpaired(s), s->kstat[XP_LAT_ST_END_RACED]);
+		fprintf(f, " (starts left without their end %" PRIu64 "); done from the event's arguments "
+			   "instead: starts %" PRIu64 ", ends %" PRIu64 "; ends inside their own start %"
+			   PRIu64 "\n", unpaired(s), s->kstat[XP_LAT_ST_FROM_RECOVERED],
+			s->kstat[XP_LAT_ST_TO_RECOVERED], s->kstat[XP_LAT_ST_END_RACED]);
 	}
 	if (s->nested)
 		fprintf(f, "nested pairs (inside another of the same key): %" PRIu64 "\n", s->nested);
@@ -131,6 +133,7 @@ void xp_lat_report_json(FILE *f, const struct xp_lat_report *r)
 	xp_json_end_arr(&j);
 	xp_json_ku64(&j, "pairs", s->pairs);
 	xp_json_ku64(&j, "nested", s->nested);
+	xp_json_ku64(&j, "ended_before_start", s->bad);
 	if (s->have_kernel) {
 		xp_json_ku64(&j, "starts", s->kstat[XP_LAT_ST_STARTS]);
 		xp_json_ku64(&j, "ends", s->kstat[XP_LAT_ST_ENDS]);
@@ -151,6 +154,8 @@ void xp_lat_report_json(FILE *f, const struct xp_lat_report *r)
 		else
 			xp_json_null(&j);
 		xp_json_ku64(&j, "unpaired_end_skipped", unpaired(s));
+		xp_json_ku64(&j, "starts_from_args", s->kstat[XP_LAT_ST_FROM_RECOVERED]);
+		xp_json_ku64(&j, "ends_from_args", s->kstat[XP_LAT_ST_TO_RECOVERED]);
 		xp_json_ku64(&j, "ends_inside_start", s->kstat[XP_LAT_ST_END_RACED]);
 	}
 	xp_lat_sort(s);
