@@ -27,7 +27,9 @@
  * The kernel still skips a classic tracepoint's program that fires while
  * another BPF program runs on its CPU (one at a time per CPU); a raw
  * tracepoint program on the same event (not under that rule) counts every
- * hit, so user space counts each skipped start and end.
+ * hit, so user space counts each skipped start and end, and where the
+ * program running was one of ours it does the start or end itself, from
+ * the event's arguments (see on_raw).
  * Each completed pair is one record in the ring buffer; statistics are
  * computed in user space, so `record`/`report` replay them.
  */

@@ -36,8 +36,9 @@ static const struct xp_cap_opt opts[] = {
 						 "arg0..arg5 of a function, tid, pid\n(default: tid)", true },
 	[O_PRESET] = { "preset", 0, "NAME", "a ready-made pair: syscall:NAME (enter to exit\nby thread), "
 					   "iopf (IO page faults)", true },
-	[O_MAX_INFLIGHT] = { "max-inflight", 0, "N", "starts kept waiting for their end (default\n10240); "
-						     "more are counted and dropped", true },
+	[O_MAX_INFLIGHT] = { "max-inflight", 0, "N", "starts kept waiting for their end (default\n10240, "
+						     "rounded up to a power of two;\na key's starts share 32 places); "
+						     "more are\ncounted and dropped", true },
 	[O_MAX_AGE] = { "max-age", 0, "SECONDS", "a start older than this is aged out and\ncounted "
 						 "(default 10)", false },
 	[O_MAX_KEYS] = { "max-keys", 0, "N", "keys shown (default 4096); later keys are added\nup in "
@@ -284,8 +285,9 @@ const struct xp_cap xp_cap_latency = {
 "CPU pairs with its start. The kernel counts ends without a start and starts\n"
 "the in-flight table (--max-inflight) could not keep; starts older than\n"
 "--max-age are aged out and counted; starts and ends the kernel skipped (one\n"
-"BPF program per CPU at a time) are counted; all are shown. The process\n"
-"filters choose the starts; an end pairs with its start in any thread.\n",
+"BPF program per CPU at a time) are counted, or done from the event's\n"
+"arguments where xputrace's own program was the cause; all are shown. The\n"
+"process filters choose the starts; an end pairs with its start in any thread.\n",
 	.examples =
 "  xputrace latency --preset syscall:clock_nanosleep 1 5\n"
 "                                       sleeps per thread, every second, 5 times\n"
