@@ -14,9 +14,9 @@
  * Pairing: each open start holds one slot of "inflight", an array shared
  * with user space (shared/latency.h), within XP_LAT_WINDOW slots of its
  * key's hash. A slot changes state only by compare-and-swap: a start claims
- * a free slot, fills it and opens it; an end takes its key's newest open
- * slot (nested starts of one key end innermost first), reads it and frees
- * it. No lock is taken anywhere, so a start or end that interrupts another
+ * a free slot, fills it and opens it; an end takes the newest open slot
+ * of its key begun before it (nested starts of one key end innermost
+ * first), reads it and frees it. No lock is taken anywhere, so a start or end that interrupts another
  * on the same CPU (an end from a timer's hardirq, a softirq, a nested
  * probe), or runs beside it on another CPU, can neither wait nor be refused
  * a lock, and no two ends take one start. A start that finds no free slot,
