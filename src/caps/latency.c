@@ -36,8 +36,9 @@ static const struct xp_cap_opt opts[] = {
 						 "arg0..arg5 of a function, tid, pid\n(default: tid)", true },
 	[O_PRESET] = { "preset", 0, "NAME", "a ready-made pair: syscall:NAME (enter to exit\nby thread), "
 					   "iopf (IO page faults)", true },
-	[O_MAX_INFLIGHT] = { "max-inflight", 0, "N", "starts kept waiting for their end (default\n10240); "
-						     "more are counted and dropped", true },
+	[O_MAX_INFLIGHT] = { "max-inflight", 0, "N", "starts kept waiting for their end (default\n10240, "
+						     "rounded up to a power of two;\na key's starts share 32 places); "
+						     "more are\ncounted and dropped", true },
 	[O_MAX_AGE] = { "max-age", 0, "SECONDS", "a start older than this is aged out and\ncounted "
 						 "(default 10)", false },
 	[O_MAX_KEYS] = { "max-keys", 0, "N", "keys shown (default 4096); later keys are added\nup in "
@@ -163,7 +164,7 @@ static void lat_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 
 struct lat_inst {
 	struct xp_lat_state s;
-	uint64_t base[XP_LAT_ST_MAX];	/* the kernel's counters at the interval's start */
+	uint64_t base[XP_LAT_LIVE_N];	/* the kernel's counters at the interval's start */
 	uint64_t aged_total, aged_base;
 };
 
@@ -214,18 +215,25 @@ static int lat_drain(struct xp_cap_inst *ci, bool tick)
 	(void)tick;
 	struct lat_inst *li = ci->st;
 	const struct lat_opts *o = ci->opts;
-	uint64_t now[XP_LAT_ST_MAX], open = 0;
+	uint64_t now[XP_LAT_LIVE_N], open = 0;
+	bool known[2] = { false, false };
 	int err;
 
 	if (!ci->k)
 		return 0;
 	if ((err = xp_lat_live_age(ci->k, (uint64_t)(o->max_age_s * 1e9), &li->aged_total, &open)))
 		return err;
-	if ((err = xp_lat_live_counters(ci->k, now)))
+	if ((err = xp_lat_live_counters(ci->k, now, known)))
 		return err;
 	li->s.have_kernel = true;
 	for (int i = 0; i < XP_LAT_ST_MAX; i++)
 		li->s.kstat[i] = now[i] - li->base[i];
+	for (int i = 0; i < 2; i++) {
+		uint64_t n = now[XP_LAT_LIVE_SKIPPED_STARTS + i], b = li->base[XP_LAT_LIVE_SKIPPED_STARTS + i];
+
+		li->s.skipped[i] = n > b ? n - b : 0;
+		li->s.skip_known[i] = known[i];
+	}
 	li->s.aged = li->aged_total - li->aged_base;
 	li->s.open = open;
 	return 0;
@@ -254,6 +262,8 @@ static void lat_reset(struct xp_cap_inst *ci, uint64_t now)
 	(void)now;
 	for (int i = 0; i < XP_LAT_ST_MAX; i++)
 		li->base[i] += li->s.kstat[i];
+	for (int i = 0; i < 2; i++)
+		li->base[XP_LAT_LIVE_SKIPPED_STARTS + i] += li->s.skipped[i];
 	li->aged_base = li->aged_total;
 	xp_lat_reset(&li->s);
 }
@@ -271,9 +281,13 @@ const struct xp_cap xp_cap_latency = {
 "Per key: count, mean, standard deviation, min, p50/p90/p99 (exact), max and a\n"
 "log2 histogram. INTERVAL prints and resets the summary every INTERVAL\n"
 "seconds, COUNT times. Nested starts of one key end innermost first (up to 16\n"
-"deep). The kernel counts ends without a start and starts the in-flight table\n"
-"(--max-inflight) could not keep; starts older than --max-age are aged out and\n"
-"counted; all are shown. The process filters apply at both probes.\n",
+"deep). Pairing takes no lock, so an end from an interrupt, a worker or another\n"
+"CPU pairs with its start. The kernel counts ends without a start and starts\n"
+"the in-flight table (--max-inflight) could not keep; starts older than\n"
+"--max-age are aged out and counted; starts and ends the kernel skipped (one\n"
+"BPF program per CPU at a time) are counted, or done from the event's\n"
+"arguments where xputrace's own program was the cause; all are shown. The\n"
+"process filters choose the starts; an end pairs with its start in any thread.\n",
 	.examples =
 "  xputrace latency --preset syscall:clock_nanosleep 1 5\n"
 "                                       sleeps per thread, every second, 5 times\n"

@@ -160,6 +160,7 @@ void xp_lat_reset(struct xp_lat_state *s)
 			s->index[i] = -1;
 	s->pairs = s->bad = s->nested = s->aged = s->open = 0;
 	memset(s->kstat, 0, sizeof(s->kstat));
+	memset(s->skipped, 0, sizeof(s->skipped));
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -43,6 +43,8 @@ struct xp_lat_state {
 	uint64_t kstat[XP_LAT_ST_MAX];
 	uint64_t aged;			/* starts aged out of the in-flight table */
 	uint64_t open;			/* starts still in flight at the report */
+	uint64_t skipped[2];		/* starts, ends the kernel skipped (their programs never ran) */
+	bool skip_known[2];		/* whether this kernel lets them be counted */
 };
 
 struct xp_lat_summary {

@@ -21,9 +21,16 @@ struct xp_lat_live_cfg {
 int xp_lat_live_open(struct xp_kside **out, const struct xp_lat_live_cfg *c,
 		     const struct xp_filters *f, const struct xp_live_share *share, char *why,
 		     size_t len);
-/* The kernel's counters since load, summed over CPUs. */
-int xp_lat_live_counters(struct xp_kside *k, uint64_t out[XP_LAT_ST_MAX]);
-/* Deletes starts older than max_age_ns (0: none), counting them; counts those left. */
+/* Past the kernel's counters: starts and ends the kernel skipped (never ran). */
+enum { XP_LAT_LIVE_SKIPPED_STARTS = XP_LAT_ST_MAX, XP_LAT_LIVE_SKIPPED_ENDS, XP_LAT_LIVE_N };
+
+/*
+ * The kernel's counters since load, read from memory (no system call on a
+ * map), and the starts and ends it skipped; known[side]: whether this
+ * kernel lets that side's skips be counted.
+ */
+int xp_lat_live_counters(struct xp_kside *k, uint64_t out[XP_LAT_LIVE_N], bool known[2]);
+/* Frees starts older than max_age_ns (0: none), counting them; counts those left. */
 int xp_lat_live_age(struct xp_kside *k, uint64_t max_age_ns, uint64_t *aged, uint64_t *open);
 
 #endif

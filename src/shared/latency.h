@@ -54,14 +54,53 @@ struct xp_lat_key {
 	__u8 k[XP_LAT_MAX_KEYS][XP_LAT_SLOT];
 };
 
-/* Counters the kernel keeps (per-CPU array "lat_stats"). */
+/*
+ * Counters the kernel keeps (global "lat_counts", added to atomically and
+ * read by user space from the mapped .bss, so reading them takes no system
+ * call: a map system call marks the CPU as running BPF, and a tracepoint or
+ * kprobe that fires there meanwhile, e.g. an end from an interrupt, would be
+ * skipped by the kernel).
+ */
 enum xp_lat_stat {
 	XP_LAT_ST_STARTS = 0,	/* "from" probes that started a pair */
 	XP_LAT_ST_ENDS = 1,	/* "to" probes that completed a pair */
 	XP_LAT_ST_ORPHAN_ENDS = 2,	/* "to" probes without a start in flight */
-	XP_LAT_ST_INFLIGHT_FULL = 3,	/* starts not kept: the in-flight table was full */
+	XP_LAT_ST_INFLIGHT_FULL = 3,	/* starts not kept: no free slot near their key's place */
 	XP_LAT_ST_TOO_DEEP = 4,	/* starts nested deeper than XP_LAT_MAX_DEPTH under one key */
+	XP_LAT_ST_FROM_RUNS = 5,	/* the "from" program ran (filtered or not) */
+	XP_LAT_ST_TO_RUNS = 6,	/* the "to" program ran (filtered or not) */
+	XP_LAT_ST_FROM_HITS = 7,	/* a classic "from" tracepoint fired (raw tracepoint count) */
+	XP_LAT_ST_TO_HITS = 8,	/* a classic "to" tracepoint fired (raw tracepoint count) */
+	XP_LAT_ST_END_RACED = 9,	/* an end found its start still being written (it came inside it) */
+	XP_LAT_ST_FROM_RECOVERED = 10,	/* skipped starts done from the raw tracepoint's arguments */
+	XP_LAT_ST_TO_RECOVERED = 11,	/* skipped ends done from the raw tracepoint's arguments */
 	XP_LAT_ST_MAX,
+};
+
+/*
+ * The in-flight table: an array of slots, one open start each, shared with
+ * user space by mmap. A key's starts live within XP_LAT_WINDOW slots from
+ * its hash; slots change state only by compare-and-swap, so starts and ends
+ * on several CPUs, in interrupts nested in one another, and user space's
+ * ageing never lose or share a slot, and nothing takes a lock.
+ */
+enum xp_lat_slot_state {
+	XP_LAT_SLOT_FREE = 0,
+	XP_LAT_SLOT_CLAIMED = 1,	/* a start is writing it */
+	XP_LAT_SLOT_OPEN = 2,		/* a start waiting for its end */
+	XP_LAT_SLOT_TAKEN = 3,		/* an end (or ageing) is reading it */
+};
+
+#define XP_LAT_WINDOW 32
+
+struct xp_lat_slot {
+	__u64 state;		/* enum xp_lat_slot_state */
+	__u64 seq;		/* order of starts: a key's newest open start ends first */
+	__u64 hash;		/* of the key */
+	__u64 ts;
+	__u64 pid_tgid;
+	struct xp_lat_key key;
+	char comm[XP_COMM_LEN];
 };
 
 #define XP_LAT_MAX_DEPTH 16

@@ -7,15 +7,43 @@
 #include "sinks/perfetto.h"
 #include "sinks/text.h"
 
+/*
+ * Starts whose end the kernel skipped stay in the in-flight table, but the
+ * end did come: they are counted as left unpaired, not as still open.
+ */
+static uint64_t unpaired(const struct xp_lat_state *s)
+{
+	uint64_t e = s->skipped[1];
+
+	return s->skip_known[1] && e < s->open ? e : s->skip_known[1] ? s->open : 0;
+}
+
+static void skip_text(FILE *f, const struct xp_lat_state *s, int side)
+{
+	if (s->skip_known[side])
+		fprintf(f, "%" PRIu64, s->skipped[side]);
+	else
+		fprintf(f, "not counted by this kernel");
+}
+
 static void counters_text(FILE *f, const struct xp_lat_state *s)
 {
-	if (s->have_kernel)
+	if (s->have_kernel) {
 		fprintf(f, "starts %" PRIu64 ", ends without a start %" PRIu64 ", starts not kept "
 			   "(in-flight table full %" PRIu64 ", nested over %d deep %" PRIu64 "), aged out %"
 			   PRIu64 ", still open %" PRIu64 "\n",
 			s->kstat[XP_LAT_ST_STARTS], s->kstat[XP_LAT_ST_ORPHAN_ENDS],
 			s->kstat[XP_LAT_ST_INFLIGHT_FULL], XP_LAT_MAX_DEPTH, s->kstat[XP_LAT_ST_TOO_DEEP],
-			s->aged, s->open);
+			s->aged, s->open - unpaired(s));
+		fprintf(f, "skipped by the kernel (another BPF program ran on the CPU): starts ");
+		skip_text(f, s, 0);
+		fprintf(f, ", ends ");
+		skip_text(f, s, 1);
+		fprintf(f, " (starts left without their end %" PRIu64 "); done from the event's arguments "
+			   "instead: starts %" PRIu64 ", ends %" PRIu64 "; ends inside their own start %"
+			   PRIu64 "\n", unpaired(s), s->kstat[XP_LAT_ST_FROM_RECOVERED],
+			s->kstat[XP_LAT_ST_TO_RECOVERED], s->kstat[XP_LAT_ST_END_RACED]);
+	}
 	if (s->nested)
 		fprintf(f, "nested pairs (inside another of the same key): %" PRIu64 "\n", s->nested);
 	if (s->bad)
@@ -105,13 +133,30 @@ void xp_lat_report_json(FILE *f, const struct xp_lat_report *r)
 	xp_json_end_arr(&j);
 	xp_json_ku64(&j, "pairs", s->pairs);
 	xp_json_ku64(&j, "nested", s->nested);
+	xp_json_ku64(&j, "ended_before_start", s->bad);
 	if (s->have_kernel) {
 		xp_json_ku64(&j, "starts", s->kstat[XP_LAT_ST_STARTS]);
+		xp_json_ku64(&j, "ends", s->kstat[XP_LAT_ST_ENDS]);
 		xp_json_ku64(&j, "ends_without_start", s->kstat[XP_LAT_ST_ORPHAN_ENDS]);
 		xp_json_ku64(&j, "inflight_full", s->kstat[XP_LAT_ST_INFLIGHT_FULL]);
 		xp_json_ku64(&j, "too_deep", s->kstat[XP_LAT_ST_TOO_DEEP]);
 		xp_json_ku64(&j, "aged_out", s->aged);
-		xp_json_ku64(&j, "still_open", s->open);
+		xp_json_ku64(&j, "still_open", s->open - unpaired(s));
+		/* null: this kernel does not let them be counted */
+		xp_json_key(&j, "starts_skipped");
+		if (s->skip_known[0])
+			xp_json_u64(&j, s->skipped[0]);
+		else
+			xp_json_null(&j);
+		xp_json_key(&j, "ends_skipped");
+		if (s->skip_known[1])
+			xp_json_u64(&j, s->skipped[1]);
+		else
+			xp_json_null(&j);
+		xp_json_ku64(&j, "unpaired_end_skipped", unpaired(s));
+		xp_json_ku64(&j, "starts_from_args", s->kstat[XP_LAT_ST_FROM_RECOVERED]);
+		xp_json_ku64(&j, "ends_from_args", s->kstat[XP_LAT_ST_TO_RECOVERED]);
+		xp_json_ku64(&j, "ends_inside_start", s->kstat[XP_LAT_ST_END_RACED]);
 	}
 	xp_lat_sort(s);
 	xp_json_key(&j, "keys");

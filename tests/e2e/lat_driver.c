@@ -3,10 +3,16 @@
  *   lat_driver sleep NTHREADS COUNT BASE_MS   thread i sleeps COUNT times (i+1)*BASE_MS ms
  *   lat_driver call N US                      N calls of lat_work(US) (liblatwork.so)
  *   lat_driver recurse N DEPTH                N calls of lat_recurse(DEPTH): DEPTH+1 nested each
+ *   lat_driver race NTHREADS N                 each thread N times lat_begin(7) then lat_end(7):
+ *                                             one key, begun and ended on several CPUs at once
+ *   lat_driver handoff N                      lat_begin(i) here, lat_end(i) in a child process
+ *                                             named lat_ender, i = 1..N, one at a time
  * Prints "TID MS P50_NS" per sleeping thread (P50_NS: the median of its own
  * clock's durations around each call, nearest rank), or the calling thread's "TID".
  */
 #include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +22,8 @@
 
 int lat_work(int us);
 int lat_recurse(int depth);
+int lat_begin(long id);
+int lat_end(long id);
 
 struct th {
 	pthread_t t;
@@ -54,8 +62,58 @@ static void *sleeper(void *p)
 	return NULL;
 }
 
+static int race_n;
+
+static void *racer(void *p)
+{
+	(void)p;
+	for (int i = 0; i < race_n; i++) {
+		lat_begin(7);
+		lat_end(7);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "race")) {
+		int n = atoi(argv[2]);
+		pthread_t *t = calloc((size_t)n, sizeof(*t));
+
+		race_n = atoi(argv[3]);
+		for (int i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, racer, NULL);
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+		printf("%d\n", n * race_n);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "handoff")) {
+		int fd[2], n = atoi(argv[2]);
+		pid_t child;
+
+		if (pipe(fd))
+			return 1;
+		if (!(child = fork())) {
+			long id;
+
+			prctl(PR_SET_NAME, "lat_ender");
+			close(fd[1]);
+			while (read(fd[0], &id, sizeof(id)) == sizeof(id))
+				lat_end(id);
+			_exit(0);
+		}
+		close(fd[0]);
+		for (long id = 1; id <= n; id++) {
+			lat_begin(id);
+			if (write(fd[1], &id, sizeof(id)) != sizeof(id))
+				return 1;
+		}
+		close(fd[1]);
+		waitpid(child, NULL, 0);
+		printf("%d\n", n);
+		return 0;
+	}
 	if (argc == 5 && !strcmp(argv[1], "sleep")) {
 		int n = atoi(argv[2]), count = atoi(argv[3]), base = atoi(argv[4]);
 		struct th *t = calloc((size_t)n, sizeof(*t));
@@ -87,6 +145,7 @@ int main(int argc, char **argv)
 		printf("%ld\n", (long)syscall(SYS_gettid));
 		return 0;
 	}
-	fprintf(stderr, "usage: lat_driver sleep NTHREADS COUNT BASE_MS | call N US | recurse N DEPTH\n");
+	fprintf(stderr, "usage: lat_driver sleep NTHREADS COUNT BASE_MS | call N US | recurse N DEPTH | "
+			"race NTHREADS N | handoff N\n");
 	return 2;
 }

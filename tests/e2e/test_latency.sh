@@ -155,6 +155,35 @@ else
 	fail "latency: nesting: exit $rc, pairs/nested/orphans/open: $res; $(head -c 300 "$WORK/nest.err")"
 fi
 
+# one key begun and ended by 4 threads at once, on every CPU: no start taken twice, none lost
+start_tracer race latency --from uprobe:$LIB:lat_begin --to uprobe:$LIB:lat_end --key arg0 -j || { fail "latency: race: tracer did not start"; exit 0; }
+n=$("$DRV" race 4 5000)
+stop_tracer; rc=$?
+res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["pairs"], d["starts"], d["ends"], d["ends_without_start"], d["still_open"], d["ended_before_start"],
+      d["inflight_full"], d["too_deep"], d["starts_skipped"], d["ends_skipped"])' "$WORK/race.out" 2>&1)
+if [ $rc -eq 0 ] && [ "$res" = "$n $n $n 0 0 0 0 0 0 0" ]; then
+	pass "latency: one key from 4 threads on $(nproc) CPUs: $n starts, $n pairs, nothing open, lost or skipped"
+else
+	fail "latency: race: exit $rc, pairs/starts/ends/orphans/open/backwards/full/deep/skipped: '$res' (want $n $n $n 0 0 0 0 0 0 0)"
+fi
+
+# ends in another process, which the filters leave out: they still end the starts kept
+start_tracer handoff latency --from uprobe:$LIB:lat_begin --to uprobe:$LIB:lat_end --key arg0 -c lat_driver -j || { fail "latency: handoff: tracer did not start"; exit 0; }
+"$DRV" handoff 30 > /dev/null
+stop_tracer; rc=$?
+res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["pairs"], len(d["keys"]), d["ends_without_start"], d["still_open"])' "$WORK/handoff.out" 2>&1)
+if [ $rc -eq 0 ] && [ "$res" = "30 30 0 0" ]; then
+	pass "latency: -c lat_driver: 30 starts ended in a process named lat_ender are 30 pairs"
+else
+	fail "latency: handoff: exit $rc, pairs/keys/orphans/open: '$res' (want '30 30 0 0')"
+fi
+
 # unmatched: 4 ends without a start; 3 starts that never end, aged out after 0.3 s
 start_tracer orphan latency --from uprobe:$LIB:lat_recurse --to uprobe:$LIB:lat_work -j || { fail "latency: orphans: tracer did not start"; exit 0; }
 "$DRV" call 4 100 > /dev/null

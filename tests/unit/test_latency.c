@@ -1,9 +1,12 @@
 /* Tests for latency's core: probe specs, key lists and fields, per-key statistics. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "core/lat_keys.h"
 #include "core/lat_stats.h"
 #include "core/probespec.h"
+#include "sinks/lat_report.h"
 #include "unit.h"
 
 /* An smmu fault event as tracefs shows one: a __string and an int. */
@@ -288,6 +291,67 @@ static void t_string_keys_and_other(void)
 	xp_lat_free(&s);
 }
 
+/* The summary of the kernel's counters, text and JSON, into a string. */
+static char *report(struct xp_lat_state *s, bool json)
+{
+	struct xp_run_info ri = { .command = "latency", .source = "live", .mode = "summary" };
+	struct xp_lat_report r = { .st = s, .ri = &ri };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(json ? xp_lat_report_json : xp_lat_report_text)(f, &r);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Starts whose end the kernel skipped are left without their end, not
+ * still open; skips a kernel cannot count are null in JSON and said so in
+ * text, and then every open start is still open.
+ */
+static void t_skip_accounting(void)
+{
+	struct xp_lat_state s;
+	char *t;
+
+	xp_lat_init(&s, 0);
+	s.have_kernel = true;
+	s.kstat[XP_LAT_ST_STARTS] = 10;
+	s.kstat[XP_LAT_ST_ENDS] = 7;
+	s.kstat[XP_LAT_ST_TO_RECOVERED] = 2;
+	s.open = 3;
+	s.skipped[0] = 0;
+	s.skipped[1] = 2;
+	s.skip_known[0] = s.skip_known[1] = true;
+	t = report(&s, true);
+	CHECK(strstr(t, "\"still_open\":1,") != NULL);
+	CHECK(strstr(t, "\"starts_skipped\":0,\"ends_skipped\":2,\"unpaired_end_skipped\":2,") != NULL);
+	CHECK(strstr(t, "\"ends\":7,") != NULL);
+	CHECK(strstr(t, "\"ends_from_args\":2,") != NULL);
+	CHECK(strstr(t, "\"ended_before_start\":0,") != NULL);
+	free(t);
+	t = report(&s, false);
+	CHECK(strstr(t, "still open 1\n") != NULL);
+	CHECK(strstr(t, "starts 0, ends 2 (starts left without their end 2); done from the event's "
+			"arguments instead: starts 0, ends 2;") != NULL);
+	free(t);
+	/* more skipped ends than open starts: none still open, never below zero */
+	s.skipped[1] = 5;
+	t = report(&s, true);
+	CHECK(strstr(t, "\"still_open\":0,") != NULL && strstr(t, "\"unpaired_end_skipped\":3,") != NULL);
+	free(t);
+	s.skip_known[1] = false;
+	t = report(&s, true);
+	CHECK(strstr(t, "\"still_open\":3,") != NULL);
+	CHECK(strstr(t, "\"ends_skipped\":null,\"unpaired_end_skipped\":0,") != NULL);
+	free(t);
+	t = report(&s, false);
+	CHECK(strstr(t, "ends not counted by this kernel") != NULL);
+	free(t);
+	xp_lat_free(&s);
+}
+
 int main(void)
 {
 	RUN(t_probe_parse);
@@ -297,5 +361,6 @@ int main(void)
 	RUN(t_percentile);
 	RUN(t_stats);
 	RUN(t_string_keys_and_other);
+	RUN(t_skip_accounting);
 	UNIT_EXIT();
 }

@@ -18,3 +18,16 @@ __attribute__((noinline)) int lat_recurse(int depth)
 	__asm__ volatile("" ::: "memory");	/* not a tail call */
 	return r;
 }
+
+/* Marks for pairs begun in one thread or process and ended in another: key = id. */
+__attribute__((noinline)) int lat_begin(long id)
+{
+	__asm__ volatile("" ::: "memory");
+	return (int)id;
+}
+
+__attribute__((noinline)) int lat_end(long id)
+{
+	__asm__ volatile("" ::: "memory");
+	return (int)id;
+}
