@@ -120,10 +120,15 @@ static int try_open(struct xp_kside *k, struct xp_rawtp_layout *l, const struct 
 {
 	int err = load(k, l, f, share, probes, raw, why, whylen);
 
-	if (!err && probes)
-		err = attach_probes(k, why, whylen);
+	/*
+	 * The completions before the submits: a frame asked once the probes
+	 * run then always has its completion traced too, and the completions
+	 * seen before are of frames queued before tracing, said apart.
+	 */
 	if (!err)
 		err = attach_events(k, l, raw, why, whylen);
+	if (!err && probes)
+		err = attach_probes(k, why, whylen);
 	if (err) {
 		xp_kside_detach(k);
 		if (k->skel)
