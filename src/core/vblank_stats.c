@@ -313,7 +313,26 @@ static bool target_seq(const struct xp_vbl_crtc *c, uint64_t submit, uint32_t do
 		}
 	}
 	/* a full window with nothing before the submit may miss the true target */
-	if (!found || (!before && c->rcount == XP_VBL_RECENT))
+	if (!before && c->rcount == XP_VBL_RECENT)
+		return false;
+	/* no vblank traced after the submit (tracing stopped first): from the
+	 * last one before it by the measured period */
+	if (!found && before && xp_vbl_period_ns(c)) {
+		uint64_t period = xp_vbl_period_ns(c), last = 0;
+		uint32_t lseq = 0;
+
+		for (unsigned int i = 0; i < c->rcount; i++) {
+			unsigned int k = (c->rhead + XP_VBL_RECENT - 1 - i) % XP_VBL_RECENT;
+
+			if (c->rtime[k] <= submit && c->rtime[k] >= last) {
+				last = c->rtime[k];
+				lseq = c->rseq[k];
+			}
+		}
+		best = lseq + (uint32_t)((submit - last) / period) + 1;
+		found = (int32_t)(done - best) >= 0;
+	}
+	if (!found)
 		return false;
 	*seq = best;
 	return true;
@@ -325,11 +344,7 @@ static void settle_frame(struct xp_vbl_state *s, struct xp_vbl_crtc *c, struct x
 {
 	uint32_t t;
 
-	if (!has_time)
-		return;
-	d->vblank_ns = vt;
-	if (vt >= d->submit_ns && cl)
-		xp_hist_add(&cl->scanout, vt - d->submit_ns);
+	/* the target needs the vblanks around the submit, not this one's time */
 	if (c && target_seq(c, d->submit_ns, d->seq, &t)) {
 		d->has_target = true;
 		d->missed_target = d->seq - t;
@@ -338,8 +353,13 @@ static void settle_frame(struct xp_vbl_state *s, struct xp_vbl_crtc *c, struct x
 	} else if (cl) {
 		cl->target_unknown++;
 	}
+	if (!has_time)
+		return;
+	d->vblank_ns = vt;
 	if (!cl)
 		return;
+	if (vt >= d->submit_ns)
+		xp_hist_add(&cl->scanout, vt - d->submit_ns);
 	if (cl->have_last_vt && vt > cl->prev_vt)
 		xp_hist_add(&cl->interval, vt - cl->prev_vt);
 	cl->have_last_vt = true;
@@ -894,20 +914,33 @@ void xp_vbl_finish(struct xp_vbl_state *s)
 		settle(s, &d, ok, ok ? vt : 0);
 	}
 	/* frames asked and never completed, on their CRTC where it is known */
-	for (int i = 0; i < s->nflips; i++) {
+	for (int i = 0; i < s->nflips;) {
 		struct xp_vbl_flip *f = &s->flips[i];
+		int32_t pipe = f->crtc_id ? id_pipe(s, f->dev, f->crtc_id) : -1;
+		const struct xp_vbl_crtc *c = NULL;
 		struct xp_vbl_client *cl;
 
-		if (f->counted)
+		for (int k = 0; pipe >= 0 && k < s->ncrtcs; k++)
+			if (s->crtcs[k].dev == f->dev && s->crtcs[k].crtc == pipe)
+				c = &s->crtcs[k];
+		cl = client_of(s, f->file, pipe);
+		/* asked after the last vblank traced on its CRTC (tracing stopped first): not counted */
+		if (c && c->have_last && f->submit_ns > c->last_vtime) {
+			if (f->counted && cl && cl->asked)
+				cl->asked--;
+			s->asked_after_end++;
+			memmove(f, f + 1, sizeof(*f) * (size_t)(s->nflips - i - 1));
+			s->nflips--;
 			continue;
-		cl = client_of(s, f->file, f->crtc_id ? id_pipe(s, f->dev, f->crtc_id) : -1);
-		if (cl) {
+		}
+		if (!f->counted && cl) {
 			cl->asked++;
 			cl->kinds |= f->kind;
 			if (!cl->pid)
 				take_asker(cl, f->pid, f->tid, f->comm);
 		}
 		f->counted = true;
+		i++;
 	}
 }
 
@@ -939,7 +972,7 @@ void xp_vbl_reset(struct xp_vbl_state *s)
 	}
 	s->events = s->overflow = s->unknown_lateness = s->filtered = 0;
 	s->submits = s->unmatched_frames = s->devices_guessed = 0;
-	s->before_frames = s->unseen_frames = 0;
+	s->before_frames = s->unseen_frames = s->asked_after_end = 0;
 	/* frames asked this interval whose CRTC was not known yet are counted in the next */
 	s->first_ts = s->last_ts = 0;
 }

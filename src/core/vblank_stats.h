@@ -257,6 +257,7 @@ struct xp_vbl_state {
 	 * client's first paired one (asked before tracing began) and after it
 	 * (its submit not seen); frames whose completion was not seen */
 	uint64_t before_frames, unmatched_frames, unseen_frames;
+	uint64_t asked_after_end;	/* at the end: frames asked after their CRTC's last traced vblank */
 	/* totals */
 	uint64_t events, overflow, unknown_lateness;
 	bool proc_filter;		/* the kernel kept only some processes' requests */
@@ -273,7 +274,10 @@ void xp_vbl_init(struct xp_vbl_state *s, uint64_t late_ns);
 void xp_vbl_add(struct xp_vbl_state *s, const struct xp_vbl_event *ev);
 /* The device an event is on, as xp_vbl_add will see it (call before): -1 unknown. */
 int32_t xp_vbl_dev_of(const struct xp_vbl_state *s, const struct xp_vbl_event *ev);
-/* At the end: deliveries still waiting for their vblank's time are settled without it. */
+/* At the end: deliveries still waiting for their vblank's time are settled
+ * without it; frames not completed are counted asked, except those asked
+ * after the last vblank traced on their CRTC (they could not complete while
+ * traced: asked_after_end). */
 void xp_vbl_finish(struct xp_vbl_state *s);
 /* A new interval: counts and histograms to zero; pairing state kept. */
 void xp_vbl_reset(struct xp_vbl_state *s);

@@ -12,18 +12,22 @@
 
 static void skel_destroy(void *skel) { vblank_bpf__destroy(skel); }
 
-/* The probes, in attach order: the ioctl before what happens inside it. */
-static const char *const probe_fn[] = { "drm_ioctl", "drm_event_reserve_init",
-					 "drm_event_reserve_init_locked", "drm_crtc_arm_vblank_event",
-					 "drm_crtc_send_vblank_event", "drm_handle_vblank" };
+/*
+ * The probes, in attach order: each vblank's device and the CRTCs' pipes
+ * first (a frame asked once the submits are seen must find its vblanks on
+ * its device), then the ioctl before what happens inside it.
+ */
+static const char *const probe_fn[] = { "drm_handle_vblank", "drm_crtc_arm_vblank_event",
+					 "drm_crtc_send_vblank_event", "drm_ioctl", "drm_event_reserve_init",
+					 "drm_event_reserve_init_locked" };
 #define NPROBES 6
 #define PROBE_LINK0 (XP_KSIDE_LINKS - NPROBES)
 
 static struct bpf_program *probe_prog(struct vblank_bpf *skel, int i)
 {
-	struct bpf_program *p[NPROBES] = { skel->progs.xp_vbl_ioctl, skel->progs.xp_vbl_reserve,
-					   skel->progs.xp_vbl_reserve_locked, skel->progs.xp_vbl_pipe,
-					   skel->progs.xp_vbl_pipe, skel->progs.xp_vbl_handle };
+	struct bpf_program *p[NPROBES] = { skel->progs.xp_vbl_handle, skel->progs.xp_vbl_pipe,
+					   skel->progs.xp_vbl_pipe, skel->progs.xp_vbl_ioctl,
+					   skel->progs.xp_vbl_reserve, skel->progs.xp_vbl_reserve_locked };
 	return p[i];
 }
 

@@ -263,6 +263,7 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		xp_json_ku64(&j, "delivered_unmatched", s->unmatched_frames);
 		xp_json_ku64(&j, "delivered_before_tracing", s->before_frames);
 		xp_json_ku64(&j, "frames_completion_unseen", s->unseen_frames);
+		xp_json_ku64(&j, "frames_asked_after_last_vblank", s->asked_after_end);
 		xp_json_ku64(&j, "vblank_device_by_sequence", s->devices_guessed);
 	}
 	xp_json_ku64(&j, "overflow", s->overflow);

@@ -486,9 +486,14 @@ static void test_frames_atomic(void)
 			delivered_on(vt + 20000, A, 1, seq, 0);
 		vblank_end(1, seq, vt, 0);
 	}
-	/* asked, never completed */
+	/* asked, never completed (its vblank came); then one asked after the last vblank traced */
+	submit(vt + 1 * MS, A, 0, XP_DRM_EVENT_FLIP_COMPLETE, 51, 0xbc, 600, 602, "atomic");
+	vt += P60;
+	vblank_on(0, 1, ++seq, vt, 0);
+	vblank_end(1, seq, vt, 0);
 	submit(vt + 1 * MS, A, 0, XP_DRM_EVENT_FLIP_COMPLETE, 51, 0xbc, 600, 602, "atomic");
 	xp_vbl_finish(S);
+	CHECK_U64(S->asked_after_end, 1);
 	CHECK_U64(S->ncrtcs, 1);
 	CHECK_U64(S->crtcs[0].dev, 0);
 	CHECK_U64(S->crtcs[0].crtc, 1);
@@ -751,6 +756,39 @@ static void test_frames_order_by_sequence(void)
 	CHECK_U64(c->scanout.sum, P60 - 100000);
 }
 
+
+/* Tracing stops after a completion and before its vblank's event: the
+ * frame's target comes from the last vblank before its submit. */
+static void test_frames_target_at_end(void)
+{
+	const uint64_t F = 0xe0d;
+	const struct xp_vbl_client *c;
+	uint32_t seq = 70;
+	uint64_t vt = T0;
+
+	setup(0);
+	setup_probes();
+	for (int i = 0; i < 3; i++) {
+		vblank_on(0, 0, seq, vt, 0);
+		vblank_end(0, seq, vt, 0);
+		vt += P60;
+		seq++;
+	}
+	/* asked 2 ms after vblank 72; completes on 74 (one late): 74's event not traced */
+	submit(vt - P60 + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
+	pipe_of(0, 33, 0, vt - P60 + 2 * MS + 50000);
+	vblank_on(0, 0, seq, vt, 0);
+	vblank_end(0, seq, vt, 0);
+	vt += P60;
+	delivered_on(vt + 30000, F, 0, ++seq, 0);
+	xp_vbl_finish(S);
+	c = the_client(F);
+	CHECK_U64(c->completed, 1);
+	CHECK_U64(c->target_unknown, 0);
+	CHECK_U64(c->missed_target, 1);
+	CHECK_U64(c->scanout.sum, 2 * P60 - 2 * MS);
+}
+
 /* the probes' formats describe the structs the kernel side writes */
 static void test_probe_formats(void)
 {
@@ -862,6 +900,7 @@ int main(void)
 	RUN(test_frames_stale_submits);
 	RUN(test_frames_skipped_events);
 	RUN(test_frames_order_by_sequence);
+	RUN(test_frames_target_at_end);
 	RUN(test_probe_formats);
 	RUN(test_raw_cfg);
 	RUN(test_layout_driven);
