@@ -33,7 +33,8 @@
  *    "?" when a vblank passed while it was in the ioctl that asked for the
  *    frame (preempted, or a host stall): whether the frame was asked before
  *    that vblank is then not the client's to say.
- * and at its start, once the mode is set: "flipping" (flushed: a test waits for it).
+ * and at its start, once the mode is set: "flipping pid P" (flushed: a test
+ * waits for it, and may end it with a signal).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -270,7 +271,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (log) {
-		printf("flipping\n");
+		printf("flipping pid %d\n", getpid());
 		fflush(stdout);
 	}
 	for (unsigned long i = 0; i < frames; i++) {

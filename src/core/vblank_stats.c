@@ -291,18 +291,26 @@ static bool vblank_time(const struct xp_vbl_crtc *c, uint32_t seq, uint64_t *t)
 }
 
 /*
- * The frame's target: the first vblank on c after its submit, from the recent
- * vblanks. False when they do not reach back to the submit.
+ * The frame's target: the first vblank on c after its submit, by sequence
+ * number: the last vblank traced before the submit plus the periods since
+ * (so a vblank whose interrupt the kernel skipped still counts, as the
+ * sequence numbers do), else the first traced after it. False when the
+ * recent vblanks do not reach back to the submit.
  */
 static bool target_seq(const struct xp_vbl_crtc *c, uint64_t submit, uint32_t done, uint32_t *seq)
 {
+	uint64_t period = xp_vbl_period_ns(c), last = 0;
 	bool found = false, before = false;
-	uint32_t best = 0;
+	uint32_t best = 0, lseq = 0;
 
 	for (unsigned int i = 0; i < c->rcount; i++) {
 		unsigned int k = (c->rhead + XP_VBL_RECENT - 1 - i) % XP_VBL_RECENT;
 
 		if (c->rtime[k] <= submit) {
+			if (!before || c->rtime[k] >= last) {
+				last = c->rtime[k];
+				lseq = c->rseq[k];
+			}
 			before = true;
 			continue;
 		}
@@ -312,25 +320,12 @@ static bool target_seq(const struct xp_vbl_crtc *c, uint64_t submit, uint32_t do
 			found = true;
 		}
 	}
-	/* a full window with nothing before the submit may miss the true target */
-	if (!before && c->rcount == XP_VBL_RECENT)
-		return false;
-	/* no vblank traced after the submit (tracing stopped first): from the
-	 * last one before it by the measured period */
-	if (!found && before && xp_vbl_period_ns(c)) {
-		uint64_t period = xp_vbl_period_ns(c), last = 0;
-		uint32_t lseq = 0;
-
-		for (unsigned int i = 0; i < c->rcount; i++) {
-			unsigned int k = (c->rhead + XP_VBL_RECENT - 1 - i) % XP_VBL_RECENT;
-
-			if (c->rtime[k] <= submit && c->rtime[k] >= last) {
-				last = c->rtime[k];
-				lseq = c->rseq[k];
-			}
-		}
+	if (before && period) {
 		best = lseq + (uint32_t)((submit - last) / period) + 1;
 		found = (int32_t)(done - best) >= 0;
+	} else if (!before && c->rcount == XP_VBL_RECENT) {
+		/* a full window with nothing before the submit may miss the true target */
+		return false;
 	}
 	if (!found)
 		return false;

@@ -789,6 +789,42 @@ static void test_frames_target_at_end(void)
 	CHECK_U64(c->scanout.sum, 2 * P60 - 2 * MS);
 }
 
+
+/* The kernel skipped a vblank's interrupt (its sequence jumps by two): a
+ * frame asked before the skipped vblank and completed on the next one
+ * missed its target, by the sequence numbers. */
+static void test_frames_skipped_vblank(void)
+{
+	const uint64_t F = 0x5b;
+	const struct xp_vbl_client *c;
+	uint32_t seq = 90;
+	uint64_t vt = T0;
+
+	setup(0);
+	setup_probes();
+	for (int i = 0; i < 3; i++) {
+		vblank_on(0, 0, seq, vt, 0);
+		vblank_end(0, seq, vt, 0);
+		vt += P60;
+		seq++;
+	}
+	vt -= P60;
+	seq--;
+	submit(vt + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
+	pipe_of(0, 33, 0, vt + 2 * MS + 50000);
+	vt += 2 * P60;
+	seq += 2;
+	vblank_on(0, 0, seq, vt, 0);
+	delivered_on(vt + 30000, F, 0, seq, 0);
+	vblank_end(0, seq, vt, 0);
+	xp_vbl_finish(S);
+	c = the_client(F);
+	CHECK_U64(S->crtcs[0].missed, 1);
+	CHECK_U64(c->completed, 1);
+	CHECK_U64(c->target_unknown, 0);
+	CHECK_U64(c->missed_target, 1);
+}
+
 /* the probes' formats describe the structs the kernel side writes */
 static void test_probe_formats(void)
 {
@@ -901,6 +937,7 @@ int main(void)
 	RUN(test_frames_skipped_events);
 	RUN(test_frames_order_by_sequence);
 	RUN(test_frames_target_at_end);
+	RUN(test_frames_skipped_vblank);
 	RUN(test_probe_formats);
 	RUN(test_raw_cfg);
 	RUN(test_layout_driven);
