@@ -101,7 +101,8 @@ flipper_case() { # WHEN LOAD
 	# the frames the tracer saw, against the client's own log of the same
 	# vblanks ("?": a vblank passed while the client was in the ioctl)
 	frames_of $j $P flip >$o.seen
-	lo=$(head -1 $o.seen | cut -d' ' -f1) hi=$(tail -1 $o.seen | cut -d' ' -f1)
+	# (in the stream's order, which is not the vblanks' where a completion waited for its vblank)
+	lo=$(sort -n $o.seen | head -1 | cut -d' ' -f1) hi=$(sort -n $o.seen | tail -1 | cut -d' ' -f1)
 	nlog=$(awk -v lo=$lo -v hi=$hi '$1 == "frame" && $4 >= lo && $4 <= hi' $o | wc -l)
 	set -- $(awk 'NR == FNR { if ($1 == "frame") m[$4] = $6; next }
 		m[$1] == "?" { a++; if ($2 > 0) t++; next }
@@ -111,18 +112,22 @@ flipper_case() { # WHEN LOAD
 	expect_eq "flipper $when/$ld: frames in xputrace's stream and in its summary" "$(wc -l <$o.seen)" "$D"
 	expect_eq "flipper $when/$ld: frames completed on vblanks $lo..$hi (its log)" "$nlog" "$(wc -l <$o.seen)"
 	expect_eq "flipper $when/$ld: misses but those asked across a vblank (its log)" "$mlog" "$((M - tamb))"
-	check "flipper $when/$ld: frames asked across a vblank ($amb) under 2 % of $D" [ $((amb * 50)) -lt "${D:-0}" ]
+	# the client's own ambiguity (it was preempted in the ioctl): few enough to leave the check meaningful
+	check "flipper $when/$ld: frames asked across a vblank ($amb) under 5 % of $D" [ $((amb * 20)) -lt "${D:-0}" ]
 	expect_eq "flipper $when/$ld: frames on vblanks it completed none on, or missed otherwise" "" \
 		"$(awk 'NR == FNR { if ($1 == "frame") m[$4] = $6; next }
 			!($1 in m) { print "vblank " $1 ": no frame of its"; next }
 			m[$1] != "?" && m[$1] != ($2 > 0) { print "vblank " $1 ": missed " $2 ", its log " m[$1] }' $o $o.seen | head -3)"
 	expect_eq "flipper $when/$ld: vblanks with two frames of its" "" "$(sort $o.seen | uniq -d | head -3)"
 	# on a difference, what each side saw around it
-	for q in $(awk 'NR == FNR { if ($1 == "frame") m[$4] = $6; next }
-			m[$1] != "?" && m[$1] != ($2 > 0) { print $1 }' $o $o.seen | head -2); do
+	for q in $( (awk 'NR == FNR { if ($1 == "frame") m[$4] = $6; next }
+			m[$1] != "?" && m[$1] != ($2 > 0) { print $1 }' $o $o.seen
+		cut -d' ' -f1 $o.seen | sort | uniq -d
+		awk -v lo=$lo -v hi=$hi 'NR == FNR { n[$1] = 1; next }
+			$1 == "frame" && $4 >= lo && $4 <= hi && !($4 in n) { print $4 }' $o.seen $o) | head -3); do
 		say "around vblank $q: xputrace's frames, then the client's"
-		grep -e "\"seq\":$((q - 2))," -e "\"seq\":$((q - 1))," -e "\"seq\":$q," $j | grep '"kind"'
-		grep -e "seq $((q - 2)) " -e "seq $((q - 1)) " -e "seq $q " $o
+		grep -e "\"seq\":$((q - 2))," -e "\"seq\":$((q - 1))," -e "\"seq\":$q," -e "\"seq\":$((q + 1))," $j
+		grep -e "seq $((q - 2)) " -e "seq $((q - 1)) " -e "seq $q " -e "seq $((q + 1)) " $o
 	done
 	row "flipper $when $ld $A $D $M $mlog+$amb? $P50 $B $(jget $j.sum drops.total)"
 }
@@ -191,5 +196,17 @@ else
 		done
 	done
 fi
+group text
+# the text summary of a client already flipping: its frames queued before tracing said apart
+rm -f $S/mt.in; mkfifo $S/mt.in
+modetest -M vkms -s "$C:1024x768" -v <$S/mt.in >/dev/null 2>&1 & MP=$!
+exec 3>$S/mt.in
+sleep 1.5
+start_xp $S/t.txt vblank --no-hist && { sleep 3; stop_xp; }
+echo >&3; exec 3>&-
+wait $MP
+cat $S/t.txt
+check "the frames table names modetest's flips" grep -q "/modetest .* flip " $S/t.txt
+check "its completions queued before tracing said apart" grep -q "completed that were queued before tracing" $S/t.txt
 say "table: client started load asked completed missed client's-misses p50_ns before-tracing drops$ROWS"
 finish
