@@ -32,9 +32,9 @@
  *
  * A frame (page flip, atomic commit, CRTC sequence: a submit record) pairs
  * with a completion by the vblank sequence number the completion carries:
- * only frames of that file and CRTC asked before that vblank's time (and
- * recorded before the completion) can complete on it, and of those the
- * newest: the kernel takes one frame per CRTC at a time (another is refused
+ * only frames of that file and CRTC recorded before the completion can
+ * complete on it, and of those the newest (its target, missed or not, from
+ * the sequence numbers): the kernel takes one frame per CRTC at a time (another is refused
  * with EBUSY, or waits, until the first completes), so older ones still
  * waiting lost their completion (a skipped or dropped event) and are counted
  * apart, never paired with a later vblank. A completion with no request or

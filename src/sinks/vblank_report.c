@@ -376,9 +376,10 @@ void xp_vbl_stream_text(FILE *f, const struct xp_vbl_delivery *d, uint64_t t0)
 	if (d->frame) {
 		int n = snprintf(fr, sizeof(fr), " %s", xp_vbl_kind_name(d->kind, k, sizeof(k)));
 
-		if (d->has_lateness && d->vblank_ns >= d->submit_ns)
+		if (d->has_lateness)
 			n += snprintf(fr + n, sizeof(fr) - (size_t)n, " scanout=%s",
-				      xp_fmt_ns(d->vblank_ns - d->submit_ns, c, sizeof(c)));
+				      xp_fmt_ns(d->vblank_ns >= d->submit_ns ? d->vblank_ns - d->submit_ns : 0,
+						c, sizeof(c)));
 		if (d->has_target)
 			snprintf(fr + n, sizeof(fr) - (size_t)n, " missed=%u", d->missed_target);
 	}
@@ -417,8 +418,8 @@ void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint
 			xp_json_ki64(j, "device", d->dev);
 		xp_json_kstr(j, "kind", xp_vbl_kind_name(d->kind, k, sizeof(k)));
 		xp_json_ki64(j, "submit_ns", xp_rel_ns(d->submit_ns, t0));
-		if (d->has_lateness && d->vblank_ns >= d->submit_ns)
-			xp_json_ku64(j, "scanout_ns", d->vblank_ns - d->submit_ns);
+		if (d->has_lateness)
+			xp_json_ku64(j, "scanout_ns", d->vblank_ns >= d->submit_ns ? d->vblank_ns - d->submit_ns : 0);
 		if (d->has_target)
 			xp_json_ku64(j, "missed_target", d->missed_target);
 	}

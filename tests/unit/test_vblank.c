@@ -825,6 +825,40 @@ static void test_frames_skipped_vblank(void)
 	CHECK_U64(c->missed_target, 1);
 }
 
+
+/* A vblank's interrupt comes 5 ms after its timestamp (a late timer) and a
+ * frame asked in between goes out on it: paired, on time, scanout 0. */
+static void test_frames_late_interrupt(void)
+{
+	const uint64_t F = 0x1a7e;
+	const struct xp_vbl_client *c;
+	uint32_t seq = 40;
+	uint64_t vt = T0;
+
+	setup(0);
+	setup_probes();
+	for (int i = 0; i < 3; i++) {
+		vblank_on(0, 0, seq, vt, 0);
+		vblank_end(0, seq, vt, 0);
+		vt += P60;
+		seq++;
+	}
+	/* vblank 43's time is vt; asked at vt + 2 ms; its interrupt at vt + 5 ms */
+	submit(vt + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
+	pipe_of(0, 33, 0, vt + 2 * MS + 50000);
+	vblank_on(0, 0, seq, vt + 5 * MS, 0);
+	delivered_on(vt + 5 * MS + 30000, F, 0, seq, 0);
+	vblank_end(0, seq, vt, 0);
+	xp_vbl_finish(S);
+	c = the_client(F);
+	CHECK_U64(c->completed, 1);
+	CHECK_U64(c->before, 0);
+	CHECK_U64(c->target_unknown, 0);
+	CHECK_U64(c->missed_target, 0);
+	CHECK_U64(c->scanout.count, 1);
+	CHECK_U64(c->scanout.sum, 0);
+}
+
 /* the probes' formats describe the structs the kernel side writes */
 static void test_probe_formats(void)
 {
@@ -938,6 +972,7 @@ int main(void)
 	RUN(test_frames_order_by_sequence);
 	RUN(test_frames_target_at_end);
 	RUN(test_frames_skipped_vblank);
+	RUN(test_frames_late_interrupt);
 	RUN(test_probe_formats);
 	RUN(test_raw_cfg);
 	RUN(test_layout_driven);
