@@ -323,7 +323,7 @@ static bool target_seq(const struct xp_vbl_crtc *c, uint64_t submit, uint32_t do
 	if (before && period) {
 		best = lseq + (uint32_t)((submit - last) / period) + 1;
 		/* asked after a vblank's time and before its late interrupt: went out on it */
-		if ((int32_t)(done - best) < 0 && (int32_t)(done - lseq) > 0)
+		if ((int32_t)(done - best) < 0 && (int32_t)(done - lseq) >= 0)
 			best = done;
 		found = (int32_t)(done - best) >= 0;
 	} else if (!before && c->rcount == XP_VBL_RECENT) {

@@ -418,8 +418,10 @@ void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint
 			xp_json_ki64(j, "device", d->dev);
 		xp_json_kstr(j, "kind", xp_vbl_kind_name(d->kind, k, sizeof(k)));
 		xp_json_ki64(j, "submit_ns", xp_rel_ns(d->submit_ns, t0));
-		if (d->has_lateness)
+		if (d->has_lateness) {
+			xp_json_ki64(j, "vblank_ns", xp_rel_ns(d->vblank_ns, t0));
 			xp_json_ku64(j, "scanout_ns", d->vblank_ns >= d->submit_ns ? d->vblank_ns - d->submit_ns : 0);
+		}
 		if (d->has_target)
 			xp_json_ku64(j, "missed_target", d->missed_target);
 	}
