@@ -76,11 +76,12 @@ static int load(struct xp_kside *k, struct xp_rawtp_layout *l, const struct xp_f
 	return err;
 }
 
-static int attach_probes(struct xp_kside *k, char *why, size_t whylen)
+/* Probes [from, to) of probe_fn. */
+static int attach_probes(struct xp_kside *k, int from, int to, char *why, size_t whylen)
 {
 	struct vblank_bpf *skel = k->skel;
 
-	for (int i = 0; i < NPROBES; i++) {
+	for (int i = from; i < to; i++) {
 		k->links[PROBE_LINK0 + i] = bpf_program__attach_kprobe(probe_prog(skel, i), false, probe_fn[i]);
 		if (!k->links[PROBE_LINK0 + i]) {
 			int err = -errno;
@@ -127,12 +128,15 @@ static int try_open(struct xp_kside *k, struct xp_rawtp_layout *l, const struct 
 	/*
 	 * The completions before the submits: a frame asked once the probes
 	 * run then always has its completion traced too, and the completions
-	 * seen before are of frames queued before tracing, said apart.
+	 * seen before are of frames queued before tracing, said apart. The
+	 * vblank's device probe comes before both, so no vblank is without it.
 	 */
+	if (!err && probes)	/* each vblank's device, from its first */
+		err = attach_probes(k, 0, 1, why, whylen);
 	if (!err)
 		err = attach_events(k, l, raw, why, whylen);
 	if (!err && probes)
-		err = attach_probes(k, why, whylen);
+		err = attach_probes(k, 1, NPROBES, why, whylen);
 	if (err) {
 		xp_kside_detach(k);
 		if (k->skel)
