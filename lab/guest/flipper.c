@@ -4,7 +4,7 @@
  * and scanout latency can be checked against it.
  *
  *   flipper DEVICE api=legacy|atomic|seq frames=N [late_every=K [vgem=VGEM_DEVICE]]
- *           [skip_every=M]
+ *           [skip_every=M] [log=1]
  *
  * It lights the first connected output of DEVICE (a KMS driver: vkms) with
  * a mode set, then flips between two framebuffers N times, one flip at a
@@ -27,6 +27,14 @@
  * where a flip missed its target when it completed on a later vblank than
  * the first one after it was asked (the first flip has no reference and
  * is never counted missed; patterns leave it on time).
+ *  - log=1: also one line per frame as it completes, so that a tracer
+ *    started or stopped while it flips can be checked on the frames it saw:
+ *      frame I seq Q missed 0|1|? scanout_ns S
+ *    "?" when a vblank passed while it was in the ioctl that asked for the
+ *    frame (preempted, or a host stall): whether the frame was asked before
+ *    that vblank is then not the client's to say.
+ * and at its start, once the mode is set: "flipping pid P" (flushed: a test
+ * waits for it, and may end it with a signal).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -180,7 +188,7 @@ int main(int argc, char **argv)
 {
 	drmEventContext evctx = { .version = 4, .page_flip_handler = on_flip, .sequence_handler = on_seq };
 	const char *api, *vgem;
-	unsigned long frames, late_every, skip_every, missed = 0, completed = 0;
+	unsigned long frames, late_every, skip_every, missed = 0, completed = 0, log;
 	uint32_t crtc_id = 0, conn_id = 0, plane_id = 0, fb_prop = 0, crtc_index = 0;
 	drmModeRes *res;
 	drmModeConnector *conn = NULL;
@@ -200,6 +208,7 @@ int main(int argc, char **argv)
 	frames = arg(argc, argv, "frames", 60);
 	late_every = arg(argc, argv, "late_every", 0);
 	skip_every = arg(argc, argv, "skip_every", 0);
+	log = arg(argc, argv, "log", 0);
 	vgem = sarg(argc, argv, "vgem", NULL);
 	if (late_every && !vgem && !seqapi) {
 		fprintf(stderr, "flipper: late_every needs vgem=DEVICE (the fences are vgem's)\n");
@@ -261,11 +270,15 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (log) {
+		printf("flipping pid %d\n", getpid());
+		fflush(stdout);
+	}
 	for (unsigned long i = 0; i < frames; i++) {
 		const struct buf *b = &bufs[(i + 1) % 2];
 		struct vgem_fence_attach fa = { .handle = b->vgem_handle, .flags = VGEM_FENCE_WRITE };
 		int late = late_every && i % late_every == late_every - 1;
-		uint64_t t;
+		uint64_t t, t1;
 		int r;
 
 		if (late && !seqapi && drmIoctl(vfd, VGEM_IOCTL_FENCE_ATTACH, &fa))
@@ -284,6 +297,7 @@ int main(int argc, char **argv)
 		} else {
 			r = drmModePageFlip(fd, crtc_id, b->fb, DRM_MODE_PAGE_FLIP_EVENT, NULL);
 		}
+		t1 = now_ns();
 		if (r)
 			die(seqapi ? "CRTC_QUEUE_SEQUENCE" : atomic ? "atomic commit" : "PAGE_FLIP");
 		if (late && !seqapi) {
@@ -305,11 +319,24 @@ int main(int argc, char **argv)
 		completed++;
 		scan_sum += ev_vt > t ? ev_vt - t : 0;
 		/* its target: the first vblank after it was asked */
-		if (ref_vt && t > ref_vt) {
-			unsigned int target = ref_seq + (unsigned int)((t - ref_vt) / period) + 1;
+		{
+			int m = 0;
 
-			if ((int)(ev_seq - target) > 0)
-				missed++;
+			if (ref_vt && t > ref_vt) {
+				unsigned int target = ref_seq + (unsigned int)((t - ref_vt) / period) + 1;
+
+				m = (int)(ev_seq - target) > 0;
+				missed += (unsigned long)m;
+			}
+			if (log) {
+				int amb = ref_vt && t > ref_vt && (t - ref_vt) / period != (t1 - ref_vt) / period;
+				char ms[4];
+
+				snprintf(ms, sizeof(ms), amb ? "?" : "%d", m);
+				printf("frame %lu seq %u missed %s scanout_ns %llu\n", i, ev_seq, ms,
+				       (unsigned long long)(ev_vt > t ? ev_vt - t : 0));
+				fflush(stdout);
+			}
 		}
 		ref_seq = ev_seq;
 		ref_vt = ev_vt;

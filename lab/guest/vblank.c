@@ -105,6 +105,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("mode %dx%d@%d crtc %u index %d\n", mode.hdisplay, mode.vdisplay, mode.vrefresh, crtc_id, crtc_index);
+	fflush(stdout);	/* a demo waits for it before starting other clients */
 
 	drmEventContext ev = { .version = 2, .vblank_handler = on_vblank, .page_flip_handler = on_flip };
 	for (i = 0; i < waits; i++) {

@@ -291,18 +291,26 @@ static bool vblank_time(const struct xp_vbl_crtc *c, uint32_t seq, uint64_t *t)
 }
 
 /*
- * The frame's target: the first vblank on c after its submit, from the recent
- * vblanks. False when they do not reach back to the submit.
+ * The frame's target: the first vblank on c after its submit, by sequence
+ * number: the last vblank traced before the submit plus the periods since
+ * (so a vblank whose interrupt the kernel skipped still counts, as the
+ * sequence numbers do), else the first traced after it. False when the
+ * recent vblanks do not reach back to the submit.
  */
 static bool target_seq(const struct xp_vbl_crtc *c, uint64_t submit, uint32_t done, uint32_t *seq)
 {
+	uint64_t period = xp_vbl_period_ns(c), last = 0;
 	bool found = false, before = false;
-	uint32_t best = 0;
+	uint32_t best = 0, lseq = 0;
 
 	for (unsigned int i = 0; i < c->rcount; i++) {
 		unsigned int k = (c->rhead + XP_VBL_RECENT - 1 - i) % XP_VBL_RECENT;
 
 		if (c->rtime[k] <= submit) {
+			if (!before || c->rtime[k] >= last) {
+				last = c->rtime[k];
+				lseq = c->rseq[k];
+			}
 			before = true;
 			continue;
 		}
@@ -312,8 +320,17 @@ static bool target_seq(const struct xp_vbl_crtc *c, uint64_t submit, uint32_t do
 			found = true;
 		}
 	}
-	/* a full window with nothing before the submit may miss the true target */
-	if (!found || (!before && c->rcount == XP_VBL_RECENT))
+	if (before && period) {
+		best = lseq + (uint32_t)((submit - last) / period) + 1;
+		/* asked after a vblank's time and before its late interrupt: went out on it */
+		if ((int32_t)(done - best) < 0 && (int32_t)(done - lseq) >= 0)
+			best = done;
+		found = (int32_t)(done - best) >= 0;
+	} else if (!before && c->rcount == XP_VBL_RECENT) {
+		/* a full window with nothing before the submit may miss the true target */
+		return false;
+	}
+	if (!found)
 		return false;
 	*seq = best;
 	return true;
@@ -325,11 +342,7 @@ static void settle_frame(struct xp_vbl_state *s, struct xp_vbl_crtc *c, struct x
 {
 	uint32_t t;
 
-	if (!has_time)
-		return;
-	d->vblank_ns = vt;
-	if (vt >= d->submit_ns && cl)
-		xp_hist_add(&cl->scanout, vt - d->submit_ns);
+	/* the target needs the vblanks around the submit, not this one's time */
 	if (c && target_seq(c, d->submit_ns, d->seq, &t)) {
 		d->has_target = true;
 		d->missed_target = d->seq - t;
@@ -338,8 +351,13 @@ static void settle_frame(struct xp_vbl_state *s, struct xp_vbl_crtc *c, struct x
 	} else if (cl) {
 		cl->target_unknown++;
 	}
+	if (!has_time)
+		return;
+	d->vblank_ns = vt;
 	if (!cl)
 		return;
+	/* 0: asked after its vblank's time, before the interrupt that sent it */
+	xp_hist_add(&cl->scanout, vt >= d->submit_ns ? vt - d->submit_ns : 0);
 	if (cl->have_last_vt && vt > cl->prev_vt)
 		xp_hist_add(&cl->interval, vt - cl->prev_vt);
 	cl->have_last_vt = true;
@@ -610,47 +628,94 @@ static void on_submit(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	}
 }
 
+/* Whether flip f may be on pipe `crtc` (its CRTC object is that pipe, or not known yet). */
+static bool flip_on_pipe(const struct xp_vbl_state *s, const struct xp_vbl_flip *f, int32_t crtc)
+{
+	int32_t pipe;
+
+	if (!f->crtc_id)
+		return true;
+	pipe = id_pipe(s, f->dev, f->crtc_id);
+	if (pipe >= 0)
+		return pipe == crtc;
+	return !pipe_taken(s, f->dev, crtc, f->crtc_id);
+}
+
+/* A frame leaves the list: asked (if not counted yet) on client cl. */
+static void flip_take(struct xp_vbl_state *s, int i, struct xp_vbl_client *cl)
+{
+	const struct xp_vbl_flip *f = &s->flips[i];
+
+	if (cl) {
+		if (!f->counted)
+			cl->asked++;
+		cl->kinds |= f->kind;
+		take_asker(cl, f->pid, f->tid, f->comm);
+	}
+	memmove(&s->flips[i], &s->flips[i + 1], sizeof(s->flips[0]) * (size_t)(s->nflips - i - 1));
+	s->nflips--;
+}
+
 /*
- * The frame a delivery completes: the oldest one the file asked for whose
- * CRTC is this pipe (or not known yet: then learnt from it). Taken off the
- * list into d.
+ * The frame a completion on vblank ev->seq finishes: of the frames the file
+ * asked on this pipe (or on a CRTC whose pipe is not known yet: then learnt
+ * from it) before that vblank and before the completion was recorded, the
+ * newest. The older ones on the same CRTC lost their completion: counted as
+ * unseen and dropped. Taken off the list into d.
  */
-static bool match_frame(struct xp_vbl_state *s, const struct xp_vbl_event *ev,
+static bool match_frame(struct xp_vbl_state *s, const struct xp_vbl_event *ev, struct xp_vbl_crtc *c,
 			struct xp_vbl_client *cl, struct xp_vbl_delivery *d)
 {
+	struct xp_vbl_flip *f;
+	int best = -1;
+
+	/*
+	 * Asked before the completion was recorded: not before the vblank's own
+	 * timestamp, since a driver whose interrupt comes late (vkms's timer)
+	 * still arms a frame asked in between for that vblank.
+	 */
+	(void)c;
 	for (int i = 0; i < s->nflips; i++) {
-		struct xp_vbl_flip *f = &s->flips[i];
-
-		if (f->file != ev->file || f->ts > ev->ts)
+		f = &s->flips[i];
+		if (f->file != ev->file || f->ts > ev->ts || f->submit_ns > ev->ts || !flip_on_pipe(s, f, ev->crtc))
 			continue;
-		if (f->crtc_id) {
-			int32_t pipe = id_pipe(s, f->dev, f->crtc_id);
-
-			if (pipe >= 0 && pipe != ev->crtc)
-				continue;
-			if (pipe < 0 && pipe_taken(s, f->dev, ev->crtc, f->crtc_id))
-				continue;
-			if (pipe < 0 && s->nids < XP_VBL_MAX_IDS)
-				s->ids[s->nids++] = (struct xp_vbl_crtc_id){ f->dev, f->crtc_id, ev->crtc };
-		}
-		d->frame = true;
-		d->pid = f->pid;
-		d->tid = f->tid;
-		memcpy(d->comm, f->comm, XP_COMM_LEN);
-		d->kind = f->kind;
-		d->submit_ns = f->submit_ns;
-		if (cl) {
-			if (!f->counted)
-				cl->asked++;
-			cl->completed++;
-			cl->kinds |= f->kind;
-			take_asker(cl, f->pid, f->tid, f->comm);
-		}
-		memmove(&s->flips[i], &s->flips[i + 1], sizeof(s->flips[0]) * (size_t)(s->nflips - i - 1));
-		s->nflips--;
-		return true;
+		if (best < 0 || f->submit_ns >= s->flips[best].submit_ns)
+			best = i;
 	}
-	return false;
+	if (best < 0)
+		return false;
+	f = &s->flips[best];
+	if (f->crtc_id && id_pipe(s, f->dev, f->crtc_id) < 0 && s->nids < XP_VBL_MAX_IDS)
+		s->ids[s->nids++] = (struct xp_vbl_crtc_id){ f->dev, f->crtc_id, ev->crtc };
+	d->frame = true;
+	d->pid = f->pid;
+	d->tid = f->tid;
+	memcpy(d->comm, f->comm, XP_COMM_LEN);
+	d->kind = f->kind;
+	d->submit_ns = f->submit_ns;
+	{
+		uint64_t file = f->file, sub = f->submit_ns;
+		uint32_t id = f->crtc_id;
+		int32_t dev = f->dev;
+
+		flip_take(s, best, cl);
+		if (cl)
+			cl->completed++;
+		/* older frames of this CRTC, asked before this vblank too: their completion was not seen */
+		for (int i = 0; i < s->nflips;) {
+			f = &s->flips[i];
+			if (f->file == file && f->dev == dev && f->crtc_id == id && f->submit_ns <= sub &&
+			    f->ts <= ev->ts && flip_on_pipe(s, f, ev->crtc)) {
+				flip_take(s, i, cl);
+				if (cl)
+					cl->unseen++;
+				s->unseen_frames++;
+				continue;
+			}
+			i++;
+		}
+	}
+	return true;
 }
 
 static bool exact_request(const struct xp_vbl_state *s, const struct xp_vbl_event *ev)
@@ -766,10 +831,24 @@ static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 		d.dev = s->cpu_dev[ev->cpu];
 	c = crtc_of(s, d.dev, ev->crtc);
 	cl = client_of(s, ev->file, ev->crtc);
-	if (exact_request(s, ev) || !match_frame(s, ev, cl, &d))
+	if (exact_request(s, ev) || !match_frame(s, ev, c, cl, &d))
 		match_request(s, ev, cl, &d);
-	if (!d.frame && s->attributed && !d.queued && ev->file)
-		s->unmatched_frames++;
+	/*
+	 * Nothing asked for it while traced: before the client's first paired
+	 * completion it was asked before tracing began, after it its submit was
+	 * not seen (a skipped or dropped event). (file 0: the kernel's own.)
+	 */
+	if (!d.frame && !d.queued && ev->file) {
+		d.before = !cl || !cl->paired;
+		if (d.before)
+			s->before_frames++;
+		else
+			s->unmatched_frames++;
+		if (cl)
+			(void)(d.before ? cl->before++ : cl->unsubmitted++);
+	} else if (cl) {
+		cl->paired = true;
+	}
 	if (c) {
 		c->delivered++;
 		if (d.queued)
@@ -835,20 +914,33 @@ void xp_vbl_finish(struct xp_vbl_state *s)
 		settle(s, &d, ok, ok ? vt : 0);
 	}
 	/* frames asked and never completed, on their CRTC where it is known */
-	for (int i = 0; i < s->nflips; i++) {
+	for (int i = 0; i < s->nflips;) {
 		struct xp_vbl_flip *f = &s->flips[i];
+		int32_t pipe = f->crtc_id ? id_pipe(s, f->dev, f->crtc_id) : -1;
+		const struct xp_vbl_crtc *c = NULL;
 		struct xp_vbl_client *cl;
 
-		if (f->counted)
+		for (int k = 0; pipe >= 0 && k < s->ncrtcs; k++)
+			if (s->crtcs[k].dev == f->dev && s->crtcs[k].crtc == pipe)
+				c = &s->crtcs[k];
+		cl = client_of(s, f->file, pipe);
+		/* asked after the last vblank traced on its CRTC (tracing stopped first): not counted */
+		if (c && c->have_last && f->submit_ns > c->last_vtime) {
+			if (f->counted && cl && cl->asked)
+				cl->asked--;
+			s->asked_after_end++;
+			memmove(f, f + 1, sizeof(*f) * (size_t)(s->nflips - i - 1));
+			s->nflips--;
 			continue;
-		cl = client_of(s, f->file, f->crtc_id ? id_pipe(s, f->dev, f->crtc_id) : -1);
-		if (cl) {
+		}
+		if (!f->counted && cl) {
 			cl->asked++;
 			cl->kinds |= f->kind;
 			if (!cl->pid)
 				take_asker(cl, f->pid, f->tid, f->comm);
 		}
 		f->counted = true;
+		i++;
 	}
 }
 
@@ -870,6 +962,7 @@ void xp_vbl_reset(struct xp_vbl_state *s)
 
 		c->queued = c->delivered = c->unqueued = c->missed_frames = c->late = c->late_frames = 0;
 		c->asked = c->completed = c->missed_target = c->target_unknown = 0;
+		c->before = c->unsubmitted = c->unseen = 0;
 		c->presented = c->first_vt = c->last_vt = 0;
 		memset(&c->scanout, 0, sizeof(c->scanout));
 		memset(&c->interval, 0, sizeof(c->interval));
@@ -879,6 +972,7 @@ void xp_vbl_reset(struct xp_vbl_state *s)
 	}
 	s->events = s->overflow = s->unknown_lateness = s->filtered = 0;
 	s->submits = s->unmatched_frames = s->devices_guessed = 0;
+	s->before_frames = s->unseen_frames = s->asked_after_end = 0;
 	/* frames asked this interval whose CRTC was not known yet are counted in the next */
 	s->first_ts = s->last_ts = 0;
 }

@@ -29,6 +29,18 @@
  *    event without a request, the vblank it was delivered on).
  * A request pairs with a delivery by (file, crtc, seq), or failing that with
  * the oldest request of that file and CRTC for an earlier vblank.
+ *
+ * A frame (page flip, atomic commit, CRTC sequence: a submit record) pairs
+ * with a completion by the vblank sequence number the completion carries:
+ * only frames of that file and CRTC recorded before the completion can
+ * complete on it, and of those the newest (its target, missed or not, from
+ * the sequence numbers): the kernel takes one frame per CRTC at a time (another is refused
+ * with EBUSY, or waits, until the first completes), so older ones still
+ * waiting lost their completion (a skipped or dropped event) and are counted
+ * apart, never paired with a later vblank. A completion with no request or
+ * submit is one asked before tracing began while its client has had no
+ * paired one yet, else one whose submit was not seen; neither takes a
+ * neighbour's frame, so pairing stays right from the next frame on.
  */
 #ifndef XP_CORE_VBLANK_STATS_H
 #define XP_CORE_VBLANK_STATS_H
@@ -141,6 +153,11 @@ struct xp_vbl_client {
 	struct xp_hist latency, lateness, frame;	/* frame: between deliveries */
 	/* frames: page flips, atomic commits, CRTC sequences (their submit records) */
 	uint64_t asked, completed, missed_target, target_unknown;
+	/* completions of no frame asked while traced: before its first paired
+	 * one, asked before tracing began; after, their submit was not seen */
+	uint64_t before, unsubmitted;
+	uint64_t unseen;		/* asked, a later frame completed first: its completion not seen */
+	bool paired;			/* a completion paired with its request or submit: kept */
 	struct xp_hist scanout;		/* submit -> the vblank it completed on */
 	struct xp_hist interval;	/* between the vblanks of consecutive frames */
 	uint64_t first_vt, last_vt, presented;	/* this interval's frames with a vblank time */
@@ -170,6 +187,7 @@ struct xp_vbl_delivery {
 	uint64_t vblank_ns;		/* the vblank it completed on (has_lateness) */
 	bool has_target;
 	uint32_t missed_target;		/* vblanks after the first one following the submit */
+	bool before;			/* no request or submit seen: asked before tracing began */
 };
 
 #define XP_VBL_MAX_CRTCS 32
@@ -234,7 +252,12 @@ struct xp_vbl_state {
 	bool attributed;		/* submit records seen: the probes ran */
 	bool devices;			/* crtc records seen */
 	uint64_t devices_guessed;	/* vblanks without their crtc record, by sequence */
-	uint64_t submits, unmatched_frames;	/* this interval; frames completed with no submit seen */
+	uint64_t submits;		/* this interval */
+	/* this interval: completions with no request or submit seen, before a
+	 * client's first paired one (asked before tracing began) and after it
+	 * (its submit not seen); frames whose completion was not seen */
+	uint64_t before_frames, unmatched_frames, unseen_frames;
+	uint64_t asked_after_end;	/* at the end: frames asked after their CRTC's last traced vblank */
 	/* totals */
 	uint64_t events, overflow, unknown_lateness;
 	bool proc_filter;		/* the kernel kept only some processes' requests */
@@ -251,7 +274,10 @@ void xp_vbl_init(struct xp_vbl_state *s, uint64_t late_ns);
 void xp_vbl_add(struct xp_vbl_state *s, const struct xp_vbl_event *ev);
 /* The device an event is on, as xp_vbl_add will see it (call before): -1 unknown. */
 int32_t xp_vbl_dev_of(const struct xp_vbl_state *s, const struct xp_vbl_event *ev);
-/* At the end: deliveries still waiting for their vblank's time are settled without it. */
+/* At the end: deliveries still waiting for their vblank's time are settled
+ * without it; frames not completed are counted asked, except those asked
+ * after the last vblank traced on their CRTC (they could not complete while
+ * traced: asked_after_end). */
 void xp_vbl_finish(struct xp_vbl_state *s);
 /* A new interval: counts and histograms to zero; pairing state kept. */
 void xp_vbl_reset(struct xp_vbl_state *s);

@@ -12,18 +12,22 @@
 
 static void skel_destroy(void *skel) { vblank_bpf__destroy(skel); }
 
-/* The probes, in attach order: the ioctl before what happens inside it. */
-static const char *const probe_fn[] = { "drm_ioctl", "drm_event_reserve_init",
-					 "drm_event_reserve_init_locked", "drm_crtc_arm_vblank_event",
-					 "drm_crtc_send_vblank_event", "drm_handle_vblank" };
+/*
+ * The probes, in attach order: each vblank's device and the CRTCs' pipes
+ * first (a frame asked once the submits are seen must find its vblanks on
+ * its device), then the ioctl before what happens inside it.
+ */
+static const char *const probe_fn[] = { "drm_handle_vblank", "drm_crtc_arm_vblank_event",
+					 "drm_crtc_send_vblank_event", "drm_ioctl", "drm_event_reserve_init",
+					 "drm_event_reserve_init_locked" };
 #define NPROBES 6
 #define PROBE_LINK0 (XP_KSIDE_LINKS - NPROBES)
 
 static struct bpf_program *probe_prog(struct vblank_bpf *skel, int i)
 {
-	struct bpf_program *p[NPROBES] = { skel->progs.xp_vbl_ioctl, skel->progs.xp_vbl_reserve,
-					   skel->progs.xp_vbl_reserve_locked, skel->progs.xp_vbl_pipe,
-					   skel->progs.xp_vbl_pipe, skel->progs.xp_vbl_handle };
+	struct bpf_program *p[NPROBES] = { skel->progs.xp_vbl_handle, skel->progs.xp_vbl_pipe,
+					   skel->progs.xp_vbl_pipe, skel->progs.xp_vbl_ioctl,
+					   skel->progs.xp_vbl_reserve, skel->progs.xp_vbl_reserve_locked };
 	return p[i];
 }
 
@@ -72,11 +76,12 @@ static int load(struct xp_kside *k, struct xp_rawtp_layout *l, const struct xp_f
 	return err;
 }
 
-static int attach_probes(struct xp_kside *k, char *why, size_t whylen)
+/* Probes [from, to) of probe_fn. */
+static int attach_probes(struct xp_kside *k, int from, int to, char *why, size_t whylen)
 {
 	struct vblank_bpf *skel = k->skel;
 
-	for (int i = 0; i < NPROBES; i++) {
+	for (int i = from; i < to; i++) {
 		k->links[PROBE_LINK0 + i] = bpf_program__attach_kprobe(probe_prog(skel, i), false, probe_fn[i]);
 		if (!k->links[PROBE_LINK0 + i]) {
 			int err = -errno;
@@ -120,10 +125,18 @@ static int try_open(struct xp_kside *k, struct xp_rawtp_layout *l, const struct 
 {
 	int err = load(k, l, f, share, probes, raw, why, whylen);
 
-	if (!err && probes)
-		err = attach_probes(k, why, whylen);
+	/*
+	 * The completions before the submits: a frame asked once the probes
+	 * run then always has its completion traced too, and the completions
+	 * seen before are of frames queued before tracing, said apart. The
+	 * vblank's device probe comes before both, so no vblank is without it.
+	 */
+	if (!err && probes)	/* each vblank's device, from its first */
+		err = attach_probes(k, 0, 1, why, whylen);
 	if (!err)
 		err = attach_events(k, l, raw, why, whylen);
+	if (!err && probes)
+		err = attach_probes(k, 1, NPROBES, why, whylen);
 	if (err) {
 		xp_kside_detach(k);
 		if (k->skel)

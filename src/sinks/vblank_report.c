@@ -34,7 +34,7 @@ static const char *devname(int32_t dev, char *buf, size_t len)
 
 static bool has_frames(const struct xp_vbl_client *k)
 {
-	return k->asked || k->completed;
+	return k->asked || k->completed || k->unseen || ((k->before || k->unsubmitted) && k->kinds & ~XP_VBL_K_WAIT);
 }
 
 /* the drm events of the layout present, of the drm ones */
@@ -87,6 +87,16 @@ static void frames_text(FILE *f, const struct xp_vbl_report *r)
 			xp_vbl_kind_name(k->kinds & ~(unsigned int)XP_VBL_K_WAIT, kd, sizeof(kd)), k->asked,
 			k->completed, k->missed_target, sc, vd, in, rate);
 	}
+	for (int i = 0; i < s->nclients; i++) {
+		const struct xp_vbl_client *k = &s->clients[i];
+
+		if (!has_frames(k) || !(k->before || k->unsubmitted || k->unseen))
+			continue;
+		fprintf(f, "%s CRTC %d: %" PRIu64 " completed that were queued before tracing, %" PRIu64
+			   " completed whose submit was not seen, %" PRIu64 " asked whose completion was not "
+			   "seen (none of them in ASKED, DONE)\n",
+			who(k->pid, k->file, k->comm, w, sizeof(w)), k->crtc, k->before, k->unsubmitted, k->unseen);
+	}
 	fprintf(f, "MISSED: frames completed one or more vblanks after the first vblank following their "
 		   "submit; SCANOUT: submit (the ioctl) -> the vblank it completed on\n");
 	if (!r->hist)
@@ -129,9 +139,15 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 	for (int i = 0; i < ndrm; i++)
 		if (!r->layout->present[i])
 			fprintf(f, "note: this kernel has no drm/%s event\n", r->layout->ev[i].name);
+	if (probes_ran(r->layout) && s->before_frames)
+		fprintf(f, "note: %" PRIu64 " events delivered that were queued before tracing began\n",
+			s->before_frames);
 	if (probes_ran(r->layout) && s->unmatched_frames)
-		fprintf(f, "note: %" PRIu64 " events delivered to files whose request was not seen "
-			   "(asked before tracing began, or dropped)\n", s->unmatched_frames);
+		fprintf(f, "note: %" PRIu64 " events delivered whose request or submit was not seen "
+			   "(a skipped or dropped event)\n", s->unmatched_frames);
+	if (probes_ran(r->layout) && s->unseen_frames)
+		fprintf(f, "note: %" PRIu64 " frames asked whose completion was not seen (a skipped or dropped "
+			   "event): a later frame on their CRTC completed first\n", s->unseen_frames);
 	if (probes_ran(r->layout) && s->devices_guessed)
 		fprintf(f, "note: %" PRIu64 " vblanks without their drm_handle_vblank probe (skipped in the "
 			   "interrupt) were given the device by their sequence number\n", s->devices_guessed);
@@ -245,6 +261,9 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 		xp_json_kbool(&j, "attributed", true);
 		xp_json_ku64(&j, "submits", s->submits);
 		xp_json_ku64(&j, "delivered_unmatched", s->unmatched_frames);
+		xp_json_ku64(&j, "delivered_before_tracing", s->before_frames);
+		xp_json_ku64(&j, "frames_completion_unseen", s->unseen_frames);
+		xp_json_ku64(&j, "frames_asked_after_last_vblank", s->asked_after_end);
 		xp_json_ku64(&j, "vblank_device_by_sequence", s->devices_guessed);
 	}
 	xp_json_ku64(&j, "overflow", s->overflow);
@@ -328,6 +347,9 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 			xp_json_ku64(&j, "completed", k->completed);
 			xp_json_ku64(&j, "missed_target", k->missed_target);
 			xp_json_ku64(&j, "target_unknown", k->target_unknown);
+			xp_json_ku64(&j, "before_tracing", k->before);
+			xp_json_ku64(&j, "submit_unseen", k->unsubmitted);
+			xp_json_ku64(&j, "completion_unseen", k->unseen);
 			xp_json_khist(&j, "scanout_ns", &k->scanout);
 			xp_json_khist(&j, "frame_interval_ns", &k->interval);
 			xp_json_key(&j, "present_hz");
@@ -354,9 +376,10 @@ void xp_vbl_stream_text(FILE *f, const struct xp_vbl_delivery *d, uint64_t t0)
 	if (d->frame) {
 		int n = snprintf(fr, sizeof(fr), " %s", xp_vbl_kind_name(d->kind, k, sizeof(k)));
 
-		if (d->has_lateness && d->vblank_ns >= d->submit_ns)
+		if (d->has_lateness)
 			n += snprintf(fr + n, sizeof(fr) - (size_t)n, " scanout=%s",
-				      xp_fmt_ns(d->vblank_ns - d->submit_ns, c, sizeof(c)));
+				      xp_fmt_ns(d->vblank_ns >= d->submit_ns ? d->vblank_ns - d->submit_ns : 0,
+						c, sizeof(c)));
 		if (d->has_target)
 			snprintf(fr + n, sizeof(fr) - (size_t)n, " missed=%u", d->missed_target);
 	}
@@ -395,8 +418,10 @@ void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint
 			xp_json_ki64(j, "device", d->dev);
 		xp_json_kstr(j, "kind", xp_vbl_kind_name(d->kind, k, sizeof(k)));
 		xp_json_ki64(j, "submit_ns", xp_rel_ns(d->submit_ns, t0));
-		if (d->has_lateness && d->vblank_ns >= d->submit_ns)
-			xp_json_ku64(j, "scanout_ns", d->vblank_ns - d->submit_ns);
+		if (d->has_lateness) {
+			xp_json_ki64(j, "vblank_ns", xp_rel_ns(d->vblank_ns, t0));
+			xp_json_ku64(j, "scanout_ns", d->vblank_ns >= d->submit_ns ? d->vblank_ns - d->submit_ns : 0);
+		}
 		if (d->has_target)
 			xp_json_ku64(j, "missed_target", d->missed_target);
 	}

@@ -486,9 +486,14 @@ static void test_frames_atomic(void)
 			delivered_on(vt + 20000, A, 1, seq, 0);
 		vblank_end(1, seq, vt, 0);
 	}
-	/* asked, never completed */
+	/* asked, never completed (its vblank came); then one asked after the last vblank traced */
+	submit(vt + 1 * MS, A, 0, XP_DRM_EVENT_FLIP_COMPLETE, 51, 0xbc, 600, 602, "atomic");
+	vt += P60;
+	vblank_on(0, 1, ++seq, vt, 0);
+	vblank_end(1, seq, vt, 0);
 	submit(vt + 1 * MS, A, 0, XP_DRM_EVENT_FLIP_COMPLETE, 51, 0xbc, 600, 602, "atomic");
 	xp_vbl_finish(S);
+	CHECK_U64(S->asked_after_end, 1);
 	CHECK_U64(S->ncrtcs, 1);
 	CHECK_U64(S->crtcs[0].dev, 0);
 	CHECK_U64(S->crtcs[0].crtc, 1);
@@ -570,6 +575,288 @@ static void test_frames_two_crtcs(void)
 		CHECK_U64(c->missed_target, 0);
 		CHECK_U64(c->scanout.sum, 10 * scan);
 	}
+}
+
+
+/*
+ * A client flipping one frame at a time on card0's pipe 0 (object id 33),
+ * each asked 2 ms after the vblank of the previous one. Frames listed in
+ * `no_submit` have their submit record missing (asked before tracing, or a
+ * skipped probe), those in `no_done` their completion; frames in `late`
+ * complete one vblank after their target.
+ */
+struct flip_run {
+	int frames;
+	uint64_t no_submit, no_done, late;	/* bit i: frame i */
+	int stale;				/* submits seen at the start whose completions were not */
+};
+
+static void run_flips(const struct flip_run *r, uint64_t F, uint64_t *scan)
+{
+	uint32_t seq = 300;
+	uint64_t vt = T0;
+
+	setup(0);
+	setup_probes();
+	S->on_frame = on_frame;
+	nframes = 0;
+	*scan = 0;
+	vblank_on(0, 0, seq, vt, 0);
+	vblank_end(0, seq, vt, 0);
+	vt += P60;
+	vblank_on(0, 0, ++seq, vt, 0);
+	vblank_end(0, seq, vt, 0);
+	/* the probes ran before the completions were traced (the attach order of old builds) */
+	for (int i = 0; i < r->stale; i++) {
+		submit(vt + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
+		vt += P60;
+		vblank_on(0, 0, ++seq, vt, 0);
+		vblank_end(0, seq, vt, 0);
+	}
+	for (int i = 0; i < r->frames; i++) {
+		int wait = r->late >> i & 1 ? 2 : 1;
+
+		if (!(r->no_submit >> i & 1))
+			submit(vt + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
+		if (i == 0)
+			pipe_of(0, 33, 0, vt + 2 * MS + 50000);
+		for (int w = 1; w <= wait; w++) {
+			vt += P60;
+			vblank_on(0, 0, ++seq, vt, 0);
+			if (w == wait && !(r->no_done >> i & 1))
+				delivered_on(vt + 30000, F, 0, seq, 0);
+			vblank_end(0, seq, vt, 0);
+		}
+		if (!(r->no_submit >> i & 1) && !(r->no_done >> i & 1))
+			*scan += wait * P60 - 2 * MS;
+	}
+	xp_vbl_finish(S);
+	S->on_frame = NULL;
+}
+
+static const struct xp_vbl_client *the_client(uint64_t F)
+{
+	for (int i = 0; i < S->nclients; i++)
+		if (S->clients[i].file == F)
+			return &S->clients[i];
+	CHECK(!"no client");
+	return &S->clients[0];
+}
+
+/* already flipping when tracing began: the first completion's submit came before */
+static void test_frames_queued_before_tracing(void)
+{
+	const struct flip_run r = { .frames = 30, .no_submit = 1 };
+	const uint64_t F = 0xbef0;
+	const struct xp_vbl_client *c;
+	uint64_t scan;
+
+	run_flips(&r, F, &scan);
+	c = the_client(F);
+	CHECK_U64(c->before, 1);
+	CHECK_U64(c->asked, 29);
+	CHECK_U64(c->completed, 29);
+	CHECK_U64(c->missed_target, 0);
+	CHECK_U64(c->unsubmitted, 0);
+	CHECK_U64(c->unseen, 0);
+	CHECK_U64(c->scanout.count, 29);
+	CHECK_U64(c->scanout.sum, scan);
+	CHECK_U64(c->scanout.max, P60 - 2 * MS);	/* under one frame */
+	CHECK_U64(S->before_frames, 1);
+	CHECK_U64(S->unmatched_frames, 0);
+	CHECK_U64(S->unseen_frames, 0);
+	CHECK_U64(c->pid, 900);
+}
+
+/*
+ * Submits seen whose completions were not (probes attached first): they
+ * must not shift the pairing of every later frame, nor make them missed.
+ */
+static void test_frames_stale_submits(void)
+{
+	const struct flip_run r = { .frames = 30, .stale = 8, .late = 1u << 10 };
+	const uint64_t F = 0x57a1e;
+	const struct xp_vbl_client *c;
+	uint64_t scan;
+
+	run_flips(&r, F, &scan);
+	c = the_client(F);
+	CHECK_U64(c->asked, 38);
+	CHECK_U64(c->completed, 30);
+	CHECK_U64(c->unseen, 8);
+	CHECK_U64(c->missed_target, 1);
+	CHECK_U64(c->scanout.sum, scan);
+	CHECK_U64(c->scanout.max, 2 * P60 - 2 * MS);
+	CHECK_U64(c->before, 0);
+	CHECK_U64(S->unseen_frames, 8);
+}
+
+/*
+ * A completion skipped mid-run (its frame counted unseen, the next pairs
+ * right), a submit skipped (its completion counted, paired with no other),
+ * and a late frame around them: the misses are exactly the late one.
+ */
+static void test_frames_skipped_events(void)
+{
+	const struct flip_run r = { .frames = 40, .no_done = 1u << 7 | 1u << 20, .no_submit = 1u << 12,
+				    .late = 1u << 8 | 1u << 12 | 1u << 30 };
+	const uint64_t F = 0x5c1b;
+	const struct xp_vbl_client *c;
+	uint64_t scan;
+
+	run_flips(&r, F, &scan);
+	c = the_client(F);
+	CHECK_U64(c->asked, 39);
+	CHECK_U64(c->completed, 37);
+	CHECK_U64(c->unseen, 2);
+	CHECK_U64(c->unsubmitted, 1);
+	CHECK_U64(c->before, 0);
+	CHECK_U64(c->missed_target, 2);	/* 8 and 30: 12 was not seen asked */
+	CHECK_U64(c->scanout.count, 37);
+	CHECK_U64(c->scanout.sum, scan);
+	CHECK_U64(S->unmatched_frames, 1);
+	CHECK_U64(S->unseen_frames, 2);
+	CHECK_U64(nframes, 37);		/* the completion without a submit is no frame */
+}
+
+/*
+ * The frame asked after a completion was recorded is never that
+ * completion's, even when the completion's vblank time is not known yet,
+ * and a frame asked before a vblank but after its completion was recorded
+ * waits for the next.
+ */
+static void test_frames_order_by_sequence(void)
+{
+	const uint64_t F = 0x0de;
+	const struct xp_vbl_client *c;
+	uint32_t seq = 50;
+	uint64_t vt = T0;
+
+	setup(0);
+	setup_probes();
+	vblank_on(0, 0, seq, vt, 0);
+	vblank_end(0, seq, vt, 0);
+	/* a completion on vblank 51 of a frame asked before tracing */
+	vt += P60;
+	vblank_on(0, 0, ++seq, vt, 0);
+	delivered_on(vt + 30000, F, 0, seq, 0);
+	/* the client asks its next frame at once, before vblank 51's event is recorded */
+	submit(vt + 100000, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
+	vblank_end(0, seq, vt, 0);
+	vt += P60;
+	vblank_on(0, 0, ++seq, vt, 0);
+	delivered_on(vt + 30000, F, 0, seq, 0);
+	vblank_end(0, seq, vt, 0);
+	xp_vbl_finish(S);
+	c = the_client(F);
+	CHECK_U64(c->before, 1);
+	CHECK_U64(c->asked, 1);
+	CHECK_U64(c->completed, 1);
+	CHECK_U64(c->missed_target, 0);
+	CHECK_U64(c->scanout.sum, P60 - 100000);
+}
+
+
+/* Tracing stops after a completion and before its vblank's event: the
+ * frame's target comes from the last vblank before its submit. */
+static void test_frames_target_at_end(void)
+{
+	const uint64_t F = 0xe0d;
+	const struct xp_vbl_client *c;
+	uint32_t seq = 70;
+	uint64_t vt = T0;
+
+	setup(0);
+	setup_probes();
+	for (int i = 0; i < 3; i++) {
+		vblank_on(0, 0, seq, vt, 0);
+		vblank_end(0, seq, vt, 0);
+		vt += P60;
+		seq++;
+	}
+	/* asked 2 ms after vblank 72; completes on 74 (one late): 74's event not traced */
+	submit(vt - P60 + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
+	pipe_of(0, 33, 0, vt - P60 + 2 * MS + 50000);
+	vblank_on(0, 0, seq, vt, 0);
+	vblank_end(0, seq, vt, 0);
+	vt += P60;
+	delivered_on(vt + 30000, F, 0, ++seq, 0);
+	xp_vbl_finish(S);
+	c = the_client(F);
+	CHECK_U64(c->completed, 1);
+	CHECK_U64(c->target_unknown, 0);
+	CHECK_U64(c->missed_target, 1);
+	CHECK_U64(c->scanout.sum, 2 * P60 - 2 * MS);
+}
+
+
+/* The kernel skipped a vblank's interrupt (its sequence jumps by two): a
+ * frame asked before the skipped vblank and completed on the next one
+ * missed its target, by the sequence numbers. */
+static void test_frames_skipped_vblank(void)
+{
+	const uint64_t F = 0x5b;
+	const struct xp_vbl_client *c;
+	uint32_t seq = 90;
+	uint64_t vt = T0;
+
+	setup(0);
+	setup_probes();
+	for (int i = 0; i < 3; i++) {
+		vblank_on(0, 0, seq, vt, 0);
+		vblank_end(0, seq, vt, 0);
+		vt += P60;
+		seq++;
+	}
+	vt -= P60;
+	seq--;
+	submit(vt + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
+	pipe_of(0, 33, 0, vt + 2 * MS + 50000);
+	vt += 2 * P60;
+	seq += 2;
+	vblank_on(0, 0, seq, vt, 0);
+	delivered_on(vt + 30000, F, 0, seq, 0);
+	vblank_end(0, seq, vt, 0);
+	xp_vbl_finish(S);
+	c = the_client(F);
+	CHECK_U64(S->crtcs[0].missed, 1);
+	CHECK_U64(c->completed, 1);
+	CHECK_U64(c->target_unknown, 0);
+	CHECK_U64(c->missed_target, 1);
+}
+
+
+/* A vblank's interrupt comes 5 ms after its timestamp (a late timer) and a
+ * frame asked in between goes out on it: paired, on time, scanout 0. */
+static void test_frames_late_interrupt(void)
+{
+	const uint64_t F = 0x1a7e;
+	const struct xp_vbl_client *c;
+	uint32_t seq = 40;
+	uint64_t vt = T0;
+
+	setup(0);
+	setup_probes();
+	for (int i = 0; i < 3; i++) {
+		vblank_on(0, 0, seq, vt, 0);
+		vblank_end(0, seq, vt, 0);
+		vt += P60;
+		seq++;
+	}
+	/* vblank 43's time is vt; asked at vt + 2 ms; its interrupt at vt + 5 ms */
+	submit(vt + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
+	pipe_of(0, 33, 0, vt + 2 * MS + 50000);
+	vblank_on(0, 0, seq, vt + 5 * MS, 0);
+	delivered_on(vt + 5 * MS + 30000, F, 0, seq, 0);
+	vblank_end(0, seq, vt, 0);
+	xp_vbl_finish(S);
+	c = the_client(F);
+	CHECK_U64(c->completed, 1);
+	CHECK_U64(c->before, 0);
+	CHECK_U64(c->target_unknown, 0);
+	CHECK_U64(c->missed_target, 0);
+	CHECK_U64(c->scanout.count, 1);
+	CHECK_U64(c->scanout.sum, 0);
 }
 
 /* the probes' formats describe the structs the kernel side writes */
@@ -679,6 +966,13 @@ int main(void)
 	RUN(test_frames);
 	RUN(test_frames_atomic);
 	RUN(test_frames_two_crtcs);
+	RUN(test_frames_queued_before_tracing);
+	RUN(test_frames_stale_submits);
+	RUN(test_frames_skipped_events);
+	RUN(test_frames_order_by_sequence);
+	RUN(test_frames_target_at_end);
+	RUN(test_frames_skipped_vblank);
+	RUN(test_frames_late_interrupt);
 	RUN(test_probe_formats);
 	RUN(test_raw_cfg);
 	RUN(test_layout_driven);
