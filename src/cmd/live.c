@@ -334,6 +334,20 @@ static int on_tick(void *ctx)
 	return r->cap->drain(&r->ci, true);
 }
 
+/*
+ * Between reads: a stream's lines go out (a pipe's stdio buffer would hold
+ * them until the end), and a reader that went away ends the run even when
+ * no event comes to fail a write.
+ */
+static int on_idle(void *ctx)
+{
+	struct live_run *r = ctx;
+
+	if (r->o.stream && fflush(stdout))
+		return errno == EPIPE ? -EPIPE : -EIO;
+	return xp_reader_gone(STDOUT_FILENO) ? -EPIPE : 0;
+}
+
 static int on_interval(void *ctx, uint64_t n)
 {
 	struct live_run *r = ctx;
@@ -410,6 +424,7 @@ static int run(struct live_run *r, int argc, char **argv)
 	r->sess.interval_s = r->o.interval_s;
 	r->sess.on_record = on_record;
 	r->sess.on_interval = on_interval;
+	r->sess.on_idle = on_idle;
 	if (!r->o.stream && cap->drain) {
 		r->sess.tick_s = 1.0;
 		r->sess.on_tick = on_tick;
@@ -449,7 +464,7 @@ static int run(struct live_run *r, int argc, char **argv)
 		if (!err)
 			err = rerr;
 	}
-	if (err == -EIO)
+	if (err == -EIO || err == -EPIPE)	/* the output failed, or its reader went away */
 		return 1;
 	if (err)
 		return xp_fail(1, "%s: %s", verb, strerror(-err));

@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -64,6 +66,27 @@ uint64_t xp_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+bool xp_reader_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = 0 };
+	struct stat st;
+
+	if (fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	/* a pipe's writer polls POLLERR once no reader is left; a socket's POLLHUP */
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+static int call_idle(struct xp_session *s, uint64_t now)
+{
+	int err;
+
+	s->last_idle_ns = now;
+	if (s->on_idle && (err = s->on_idle(s->ctx)) < 0 && !s->cb_err)
+		s->cb_err = err;
+	return s->cb_err;
+}
+
 /* Returned by the record callback to leave ring_buffer__consume: time to stop. */
 #define STOP_CONSUMING (-EINTR)
 
@@ -108,8 +131,14 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	 * see whether it is time to stop. Only after processing: libbpf counts
 	 * a record as consumed even when its callback says stop.
 	 */
-	if (!(++s->seen & 255) && time_to_stop(s))
-		return STOP_CONSUMING;
+	if (!(++s->seen & 255)) {
+		if (time_to_stop(s))
+			return STOP_CONSUMING;
+		/* a stream's lines reach its reader while a flood goes on */
+		if (s->on_idle && !s->draining && xp_now_ns() - s->last_idle_ns >= 100000000ull &&
+		    call_idle(s, xp_now_ns()) < 0)
+			return s->cb_err;
+	}
 	return 0;
 }
 
@@ -172,6 +201,8 @@ int xp_session_run(struct xp_session *s)
 		if (err < 0 && err != STOP_CONSUMING)
 			break;
 		err = 0;
+		if (call_idle(s, xp_now_ns()) < 0)
+			break;
 	}
 	if (s->cb_err)
 		return s->cb_err;

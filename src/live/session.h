@@ -29,6 +29,13 @@ struct xp_session {
 	int (*on_interval)(void *ctx, uint64_t n);
 	double tick_s;		/* 0: none; else on_tick this often (kernel maps drained) */
 	int (*on_tick)(void *ctx);
+	/*
+	 * Called after every wait for the ring (at least every poll_ms) and,
+	 * while records keep coming, at least every 100 ms between them: the
+	 * command flushes its output and sees whether its reader is still
+	 * there. A negative return ends the run with that error.
+	 */
+	int (*on_idle)(void *ctx);
 	void *ctx;
 	/* state */
 	struct ring_buffer *rb;
@@ -36,6 +43,7 @@ struct xp_session {
 	uint64_t seen;			/* records read, for the stop test's pace */
 	uint64_t interval_due_ns;	/* -i: when the next interval is due, 0 none */
 	uint64_t next_tick_ns;
+	uint64_t last_idle_ns;
 	int drops_fd;
 	uint64_t t_start_ns;
 	uint64_t t_interval_ns;
@@ -81,6 +89,13 @@ double xp_session_elapsed(const struct xp_session *s, bool since_interval);
 void xp_session_close(struct xp_session *s);
 
 uint64_t xp_now_ns(void);	/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns */
+
+/*
+ * Whether the reader of `fd`, a pipe or a socket, has gone away (| head
+ * that is done): a write could only fail with EPIPE. False for files and
+ * terminals, and while a reader is there.
+ */
+bool xp_reader_gone(int fd);
 
 /* Advice for a failed load, attach or tracefs read: what is missing, said plainly. */
 const char *xp_bpf_error_hint(int err);

