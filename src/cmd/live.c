@@ -282,8 +282,8 @@ void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci)
 void xp_say_unread(const char *verb, const struct xp_session *s)
 {
 	if (s->unread)
-		fprintf(stderr, "xputrace: %s: %llu records still queued at the end were not read (the "
-				"reading took over a second)\n", verb, (unsigned long long)s->unread);
+		fprintf(stderr, "xputrace: %s: %llu records still queued at the end were not read (a stop "
+				"ends the reading within 0.3 s)\n", verb, (unsigned long long)s->unread);
 }
 
 static int on_record(void *ctx, const struct xp_rec_hdr *h)
@@ -306,17 +306,18 @@ static int live_report(struct live_run *r, uint64_t interval, bool final)
 		.command = cap->name,
 		.source = "live",
 		.mode = r->o.stream ? "stream" : "summary",
-		.hook = r->ci.k->hook,
+		.hook = r->ci.k ? r->ci.k->hook : NULL,
 		.duration_s = xp_session_elapsed(&r->sess, interval != 0),
 		.interval = interval,
 	};
 	struct xp_cap_report rep = { .ri = &ri, .json = r->o.json, .hist = r->o.hist, .final = final };
 	int err;
 
-	if (!r->o.stream && cap->drain && (err = cap->drain(&r->ci, false)))
+	if (!r->o.stream && cap->drain && r->ci.k && (err = cap->drain(&r->ci, false)))
 		return err;
 	rep.now = xp_now_ns();
-	xp_session_drops_for(&r->sess, ri.drops, interval != 0);
+	if (r->sess.rb)	/* else nothing was loaded (stopped during start-up): no drops */
+		xp_session_drops_for(&r->sess, ri.drops, interval != 0);
 	cap->report(&r->ci, stdout, &rep);
 	xp_say_undecodable(cap->name, &r->ci);
 	fflush(stdout);
@@ -393,6 +394,7 @@ static int run(struct live_run *r, int argc, char **argv)
 	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false };
 	struct xp_open_args oa;
 	char why[512] = "", what[640];
+	uint64_t stopped;
 	int err, status;
 
 	status = xp_opts_parse(verb, argc, argv, XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0),
@@ -415,9 +417,17 @@ static int run(struct live_run *r, int argc, char **argv)
 		.devs = &r->devs, .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
 	};
 	oa = (struct xp_open_args){ .f = &r->o.f, .devs = &r->devs, .aggregate = !r->o.stream };
-	if ((err = cap->open(&r->ci, &oa, why, sizeof(why))))
+	/*
+	 * A signal during start-up stops it where it is: nothing more is
+	 * loaded, what is attached is detached at once, tracing never starts,
+	 * and the (empty) summary is still written. A load that a signal broke
+	 * off is such a stop too, not a failure.
+	 */
+	if (!xp_stop && (err = cap->open(&r->ci, &oa, why, sizeof(why))) && !xp_stop)
 		return xp_open_failed(verb, &r->ci, err, why);
-	if (cap->flags & XP_CAP_DEVICES)
+	if (xp_stop)
+		xp_kside_detach(r->ci.k);
+	else if (cap->flags & XP_CAP_DEVICES)
 		xp_warn_no_devices(verb, &r->devs);
 
 	r->sess.duration_s = r->o.duration_s;
@@ -430,9 +440,14 @@ static int run(struct live_run *r, int argc, char **argv)
 		r->sess.on_tick = on_tick;
 	}
 	r->sess.ctx = r;
-	r->sess.obj = r->ci.k->obj;
-	if ((err = xp_session_open(&r->sess, r->ci.k->events, r->ci.k->drops)))
-		return xp_fail(1, "%s: cannot read the ring buffer: %s", verb, strerror(-err));
+	if (r->ci.k) {
+		r->sess.obj = r->ci.k->obj;
+		if ((err = xp_session_open(&r->sess, r->ci.k->events, r->ci.k->drops)))
+			return xp_fail(1, "%s: cannot read the ring buffer: %s", verb, strerror(-err));
+	} else {
+		r->sess.drops_fd = -1;
+		r->sess.t_start_ns = r->sess.t_interval_ns = xp_now_ns();
+	}
 	r->env.t0 = r->sess.t_start_ns;
 	if ((err = cap->init(&r->ci)))
 		return xp_fail(1, "%s: %s", verb, strerror(-err));
@@ -441,21 +456,26 @@ static int run(struct live_run *r, int argc, char **argv)
 	if (r->o.stream && !r->o.json && cap->stream_header)
 		cap->stream_header(stdout);
 	/* what was so before tracing began, fed as the kernel's records are */
-	if (cap->snapshot && (err = cap->snapshot(&r->ci, &r->o.f, r->env.t0, on_record, r)))
+	if (!xp_stop && cap->snapshot && (err = cap->snapshot(&r->ci, &r->o.f, r->env.t0, on_record, r)))
 		return xp_fail(1, "%s: %s", verb, strerror(-err));
-	/* on stderr, so it never mixes with a JSON document; tests wait for it */
-	cap->describe(&r->ci, what, sizeof(what));
-	if (r->o.duration_s)
-		fprintf(stderr, "Tracing %s for %g s.\n", what, r->o.duration_s);
-	else
-		fprintf(stderr, "Tracing %s... Ctrl-C to end.\n", what);
-	err = xp_session_run(&r->sess);
-	/* nothing new from here on; what is queued is read within a second */
+	if (!xp_stop) {
+		/* on stderr, so it never mixes with a JSON document; tests wait for it */
+		cap->describe(&r->ci, what, sizeof(what));
+		if (r->o.duration_s)
+			fprintf(stderr, "Tracing %s for %g s.\n", what, r->o.duration_s);
+		else
+			fprintf(stderr, "Tracing %s... Ctrl-C to end.\n", what);
+		/* -d counts from here, when everything is attached and read */
+		r->sess.t_start_ns = r->sess.t_interval_ns = xp_now_ns();
+		err = xp_session_run(&r->sess);
+	}
+	/* nothing new from here on; what is queued is read within XP_STOP_NS */
+	stopped = xp_now_ns();
 	xp_kside_detach(r->ci.k);
-	if (!err)
-		err = xp_session_drain(&r->sess, 1000000000ull);
+	if (!err && r->sess.rb)
+		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
 	xp_say_unread(cap->name, &r->sess);
-	if (cap->say_unseen)
+	if (cap->say_unseen && r->ci.k)
 		cap->say_unseen(&r->ci, cap->name);
 	/* whatever ended the run, the summary of what was captured is written */
 	{

@@ -17,6 +17,24 @@
 
 volatile sig_atomic_t xp_stop;
 
+/* what a second signal leaves behind, said by the handler: built beforehand */
+static char leftover_msg[4200];
+static volatile sig_atomic_t leftover_len;
+
+void xp_signals_leftover(const char *path)
+{
+	int n;
+
+	leftover_len = 0;
+	if (!path || !*path)
+		return;
+	n = snprintf(leftover_msg, sizeof(leftover_msg),
+		     "xputrace: second signal: exiting without a summary; the recording so far is left in "
+		     "%s (readable up to its last block)\n", path);
+	if (n > 0 && n < (int)sizeof(leftover_msg))
+		leftover_len = n;
+}
+
 static void on_signal(int sig)
 {
 	static const char msg[] = "xputrace: second signal: exiting without a summary\n";
@@ -24,8 +42,12 @@ static void on_signal(int sig)
 	(void)sig;
 	if (xp_stop) {
 		/* the user insists: async-signal-safe calls only */
-		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		if (leftover_len) {
+			if (write(STDERR_FILENO, leftover_msg, (size_t)leftover_len) < 0)
+				_exit(130);
+		} else if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
 			_exit(130);
+		}
 		_exit(130);
 	}
 	xp_stop = 1;
@@ -33,12 +55,15 @@ static void on_signal(int sig)
 
 void xp_signals_install(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: the poll must return */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a closed terminal ends the run as SIGTERM does, unless nohup said to ignore it */
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -249,6 +274,14 @@ int xp_session_drain(struct xp_session *s, uint64_t budget_ns)
 	if (s->cb_err)
 		return s->cb_err;
 	return err < 0 ? err : 0;
+}
+
+uint64_t xp_drain_budget(uint64_t stopped_ns)
+{
+	uint64_t spent = xp_now_ns() - stopped_ns;
+
+	/* at least a little: what is queued at a quiet stop takes no time to read */
+	return spent + 20000000ull < XP_STOP_NS ? XP_STOP_NS - spent : 20000000ull;
 }
 
 int xp_session_drops(const struct xp_session *s, uint64_t out[XP_DROP_REASON_MAX])

@@ -12,10 +12,13 @@
 extern volatile sig_atomic_t xp_stop;
 
 /*
- * SIGINT/SIGTERM end the session (its summary is still written); a second
- * one exits at once (status 130); SIGPIPE is ignored.
+ * SIGINT/SIGTERM/SIGHUP end the session (its summary is still written); a
+ * second one exits at once (status 130); SIGPIPE is ignored. SIGHUP stays
+ * ignored where it was (nohup).
  */
 void xp_signals_install(void);
+/* The partial file a second signal leaves behind, named in its message; NULL: none. */
+void xp_signals_leftover(const char *path);
 
 /* libbpf's own messages: shown with -v only. */
 void xp_libbpf_quiet(bool verbose);
@@ -77,6 +80,16 @@ int xp_session_run(struct xp_session *s);
  * process at once (status 130). Call it once, after xp_session_run.
  */
 int xp_session_drain(struct xp_session *s, uint64_t budget_ns);
+/*
+ * A run ends within half a second of its -d or signal: the poll period,
+ * then detaching and draining together within XP_STOP_NS of the moment
+ * the reading stopped (detaching alone can take tens of milliseconds a
+ * program, the kernel waiting for its grace periods), then the summary.
+ * Under a flood, the records still queued then are counted as unread, not
+ * processed. xp_drain_budget gives what is left of it for the drain.
+ */
+#define XP_STOP_NS 300000000ull
+uint64_t xp_drain_budget(uint64_t stopped_ns);
 /*
  * Drops since the start, or with `interval` since the last interval (which
  * this call then closes), including the runs the kernel skipped.

@@ -149,3 +149,71 @@ else
 	[ $bad -eq 0 ] && pass "stop: SIGINT in the first 50 ms gives status 0 and a valid summary" ||
 		fail "stop: an early SIGINT lost the summary"
 fi
+
+# A signal during start-up stops it there: no "Tracing" line (tracing never
+# starts), status 0, the (empty) summary, and the exit within a second of the
+# signal (bound 1 s; margin 0.5 s for a loaded machine). The signal is sent
+# at fractions of this machine's start-up time, measured first; a sample
+# where the Tracing line was already out when the signal went is not one.
+TIMED="python3 tests/e2e/timed_run.py"
+startup() { # the shortest of 3 start-ups, in seconds
+	local best=99 t
+	for _ in 1 2 3; do
+		t=$($TIMED "$WORK/su.out" "$WORK/su.err" -- "$XP" ioctl --device /dev/null -d 0.01 -j | awk '{print $2}')
+		best=$(python3 -c "print(min($best, $t) if $t > 0 else $best)")
+	done
+	echo "$best"
+}
+startup_signal() { # label flood: checks SIGINT and SIGTERM at 20 % and 60 % of the start-up
+	local label=$1 su bad=0 n=0 worst=0 sig frac res rc tt ts te seen
+	su=$(startup)
+	for sig in TERM INT; do
+		for frac in 0.2 0.6; do
+			res=$($TIMED --signal $sig --at "$(python3 -c "print($su * $frac)")" "$WORK/ss.out" "$WORK/ss.err" -- \
+				"$XP" ioctl --device /dev/null --stream -j)
+			read -r rc tt ts te seen <<< "$res"
+			[ "$seen" = 1 ] && continue	# tracing had begun: not a start-up sample
+			# a Tracing line within 20 ms of the signal may have been on its
+			# way when it came (the watcher looks every 5 ms): not a sample
+			python3 -c "import sys; sys.exit(0 if 0 <= $tt - $ts < 0.02 else 1)" && continue
+			n=$((n + 1))
+			took=$(python3 -c "print(round($te - $ts, 3))")
+			worst=$(python3 -c "print(max($worst, $took))")
+			ok=1
+			[ "$rc" -eq 0 ] || ok=0
+			grep -q '^Tracing' "$WORK/ss.err" && ok=0
+			python3 -c "import sys; sys.exit(0 if $took <= 1.5 else 1)" || ok=0
+			tail -1 "$WORK/ss.out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "drops" in d' 2> /dev/null || ok=0
+			if [ $ok -eq 0 ]; then
+				bad=1
+				echo "SIG$sig at $frac of ${su}s start-up: status $rc, exit $took s after it, stderr: $(head -c 200 "$WORK/ss.err")" >&2
+			fi
+		done
+	done
+	if [ $n -eq 0 ]; then
+		skip "stop: a signal during start-up ($label): start-up (${su} s) too short to land a signal in it"
+	elif [ $bad -eq 0 ]; then
+		pass "stop: a signal during start-up ($label) stops it: status 0, empty summary, no tracing, exit at most $worst s after it ($n samples, start-up ${su} s)"
+	else
+		fail "stop: a signal during start-up ($label) did not stop it there (see above)"
+	fi
+}
+startup_signal idle
+flood_on
+startup_signal "under a flood"
+# -d counts from when tracing began (the Tracing line) and the run ends
+# within 0.5 s of its end, for every verb, under the flood. Bound 0.5 s;
+# margin 0.5 s for a loaded machine (the overrun measured is printed).
+for args in "ioctl --device /dev/null -j" "ioctl --device /dev/null --stream -j" \
+	"record -o $WORK/d.xpt --device /dev/null" "latency --preset syscall:ioctl --stream -j"; do
+	name=$(echo "$args" | sed "s| -o $WORK/d.xpt||; s| --device /dev/null||; s| --preset syscall:ioctl||; s| -j||")
+	res=$($TIMED "$WORK/dd.out" "$WORK/dd.err" -- "$XP" $args -d 1)
+	read -r rc tt ts te seen <<< "$res"
+	over=$(python3 -c "print(round($te - $tt - 1, 3) if $tt >= 0 else 99)")
+	if [ "$rc" -eq 0 ] && python3 -c "import sys; sys.exit(0 if -0.05 <= $over <= 1.0 else 1)"; then
+		pass "stop: -d 1 under a flood ($name): ends $over s after its second of tracing (start-up $tt s)"
+	else
+		fail "stop: -d 1 under a flood ($args): status $rc, overrun $over s (bound 0.5 s + 0.5 s), start-up $tt s: $(head -c 200 "$WORK/dd.err")"
+	fi
+done
+flood_off
