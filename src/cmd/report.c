@@ -154,7 +154,7 @@ static void report_summary(struct report_ctx *c, const struct xp_trace_reader *r
 	};
 	struct xp_cap_report rep = {
 		.ri = &ri, .json = json, .hist = hist, .final = true,
-		.now = r->meta.start_ns + (uint64_t)(ri.duration_s * 1e9 + 0.5),
+		.now = xp_trace_began(r) + (uint64_t)(ri.duration_s * 1e9 + 0.5),
 	};
 
 	memcpy(ri.drops, r->stats.drops, sizeof(r->stats.drops));
@@ -201,6 +201,8 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 	xp_json_kstr(&j, "clock", m->clock);
 	xp_json_ki64(&j, "wall_offset_ns", m->wall_offset_ns);
 	xp_json_ku64(&j, "start_ns", m->start_ns);
+	if (m->tracing_ns)	/* files from before it have none: their start counts */
+		xp_json_ku64(&j, "tracing_ns", xp_trace_began(r));
 	xp_json_ku64(&j, "page_size", m->page_size);
 	xp_json_key(&j, "capabilities");
 	xp_json_begin_arr(&j);
