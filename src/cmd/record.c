@@ -174,6 +174,14 @@ static int on_tick(void *ctx, uint64_t n)
 	return err;
 }
 
+/* A pipe at -o (standard output, a FIFO) whose reader went away ends the run. */
+static int on_idle(void *ctx)
+{
+	struct record_run *r = ctx;
+
+	return xp_reader_gone(r->of.fd) ? -EPIPE : 0;
+}
+
 /*
  * Opens every capability asked for, in one ring buffer: the first one
  * opened owns it, the later ones write into it and are polled beside it.
@@ -278,6 +286,7 @@ static int record(struct record_run *r, int argc, char **argv)
 	r->sess.interval_s = 1.0;	/* the writer's timer: stats and a flush */
 	r->sess.on_record = on_record;
 	r->sess.on_interval = on_tick;
+	r->sess.on_idle = on_idle;
 	r->sess.ctx = r;
 	if ((err = xp_session_open(&r->sess, r->owner->events, r->owner->drops))) {
 		xp_fail(1, "record: cannot read the ring buffer: %s", strerror(-err));
@@ -308,8 +317,11 @@ static int record(struct record_run *r, int argc, char **argv)
 	 * time is when tracing ended, not when the queue was read out */
 	stats_now(r, &st);
 	st.ts_ns = stopped;
-	if (!r->write_err)
+	if (!r->write_err && err != -EPIPE)
 		r->write_err = xp_trace_writer_finish(r->w, &st);
+	/* the reader went away (| head -c100): quietly, as for every verb, status 1 */
+	if (r->write_err == -EPIPE || err == -EPIPE)
+		goto out;
 	if (r->write_err) {
 		xp_fail(1, "record: writing %s: %s", r->out, strerror(-r->write_err));
 		goto out;

@@ -81,3 +81,43 @@ else:
           f"ended {took} s later (bound 1 s + {margin} s), status {rc}, stderr {msg[:200]!r}")
 PY
 fi
+
+if [ ! -x "$XP" ]; then
+	skip "pipes: FIFO outputs: $XP is not built"
+	exit 0
+fi
+# A FIFO with no reader at -o: refused at once with one line (status 1), not
+# an open() blocked past -d and every signal. timeout 10 catches the hang.
+mkfifo "$WORK/fifo"
+one_line "pipes: export -o a FIFO with no reader is refused at once" 1 "no process is reading" \
+	export --perfetto tests/golden/data/mem.xpt -o "$WORK/fifo"
+one_line "pipes: record -o a FIFO with no reader is refused at once" 1 "no process is reading" \
+	record -o "$WORK/fifo" --device /dev/null -d 1
+# with a reader, the FIFO is written as before
+cat "$WORK/fifo" > "$WORK/fifo.json" &
+reader=$!
+timeout 10 "$XP" export --perfetto tests/golden/data/mem.xpt -o "$WORK/fifo" 2> "$WORK/fifo.err"
+rc=$?
+wait $reader
+if [ $rc -eq 0 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/fifo.json" 2> /dev/null; then
+	pass "pipes: export -o a FIFO with a reader writes the whole JSON"
+else
+	fail "pipes: export -o a FIFO with a reader: status $rc: $(head -c 200 "$WORK/fifo.err")"
+fi
+
+# record -o - into a reader that stops after 100 bytes: status 1, no "Broken
+# pipe" line (as every verb ends when its reader goes away), within a second
+# of it though no event comes (bound 1 s, margin 1 s: start-up included).
+if [ -n "$why" ]; then
+	skip "pipes: record -o - into head: $why"
+else
+	t0=$(date +%s%N)
+	timeout 20 "$XP" record -o - --device /dev/null 2> "$WORK/rh.err" | head -c100 > /dev/null
+	rc=${PIPESTATUS[0]}
+	took=$(( ($(date +%s%N) - t0) / 1000000 ))
+	if [ "$rc" -eq 1 ] && ! grep -q "Broken pipe\|xputrace:" "$WORK/rh.err" && [ $took -lt 2000 ]; then
+		pass "pipes: record -o - | head -c100 ends quietly in $took ms (status 1)"
+	else
+		fail "pipes: record -o - | head -c100: status $rc after $took ms, stderr: $(head -c 300 "$WORK/rh.err")"
+	fi
+fi

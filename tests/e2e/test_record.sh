@@ -273,3 +273,22 @@ if [ -z "$(bpf_unavailable)" ]; then
 	*) skip "record: a second signal: every try, the first signal's stop ended before the second came" ;;
 	esac
 fi
+
+# 8. export onto a full disk names the output and the reason, as record does,
+# and leaves nothing behind (a JSON bigger than stdio's buffer, so the error
+# comes while records are read, not only at the final flush)
+if [ -x "$XP" ] && [ -w /dev/full ]; then
+	bad_input "export -o /dev/full names the output and 'No space left on device'" 1 \
+		"export: writing /dev/full: No space left on device" export --perfetto tests/golden/data/ioctl_drv.xpt -o /dev/full
+else
+	skip "export onto /dev/full: no /dev/full or $XP not built"
+fi
+if [ -x "$XP" ] && mkdir -p "$WORK/full" && mount -t tmpfs -o size=16k tmpfs "$WORK/full" 2> /dev/null; then
+	bad_input "export onto a full file system names the output and 'No space left on device'" 1 \
+		"export: writing $WORK/full/o.json: No space left on device" export --perfetto tests/golden/data/ioctl_drv.xpt -o "$WORK/full/o.json"
+	[ -z "$(ls -A "$WORK/full")" ] && pass "export onto a full file system leaves nothing there" ||
+		fail "export onto a full file system left: $(ls -A "$WORK/full" | tr '\n' ' ')"
+	umount "$WORK/full"
+else
+	skip "export onto a full file system: cannot mount a small tmpfs here"
+fi
