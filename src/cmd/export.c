@@ -138,6 +138,10 @@ int cmd_export(int argc, char **argv)
 		return xp_fail(2, "export: --perfetto FILE is required (the only format so far)");
 	if (!paths[1])
 		return xp_fail(2, "export: -o OUT.json is required");
+	if (!*paths[1])
+		return xp_fail(2, "export: -o wants a file name, not ''");
+	if (!*paths[0])
+		return xp_fail(2, "export: --perfetto wants a trace file, not ''");
 
 	if (!(r = calloc(1, sizeof(*r))) || !(c = calloc(1, sizeof(*c)))) {
 		free(r);

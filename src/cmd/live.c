@@ -238,6 +238,8 @@ int xp_open_failed(const char *verb, const struct xp_cap_inst *ci, int err, cons
 		ci->cap->no_events(ci, msg, sizeof(msg));
 		return xp_fail(1, "%s: %s", verb, msg);
 	}
+	if (!why[0] && !strcmp(verb, ci->cap->name))	/* "ioctl: ioctl: ..." says nothing more */
+		return xp_fail(1, "%s: %s", verb, xp_bpf_error_hint(err));
 	if (!why[0])
 		return xp_fail(1, "%s: %s: %s", verb, ci->cap->name, xp_bpf_error_hint(err));
 	/* `why` names the step and errno; privileges get the advice */

@@ -14,7 +14,8 @@ int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader
 		      int (*on_open)(void *ctx, const struct xp_trace_reader *r),
 		      xp_trace_record_fn fn, void *ctx)
 {
-	FILE *f = fopen(path, "rb");
+	bool is_stdin = !strcmp(path, "-");	/* '-': standard input, as -o - is standard output */
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
 	int err;
 
 	if (!f)
@@ -25,7 +26,8 @@ int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader
 	if (!err)
 		err = xp_trace_reader_run(r, fn, ctx);
 	xp_trace_reader_close(r);
-	fclose(f);
+	if (!is_stdin)
+		fclose(f);
 	if (err == -ECANCELED || err == -EPIPE)	/* the callback said why; the reader went away */
 		return 1;
 	if (err == -EIO && !r->error[0])
@@ -76,10 +78,11 @@ static void help(const void *ctx)
 	printf(
 "Usage: xputrace report FILE [OPTIONS] [VIEW]\n"
 "\n"
-"Reads a trace file written by 'xputrace record' and prints what the live\n"
-"command prints: the same analysis, the same text and JSON. Devices are\n"
-"named, and tracepoint records decoded, from what the file says about the\n"
-"recording machine, so it reads the same on another machine. Views: %s\n"
+"Reads a trace file written by 'xputrace record' ('-': standard input) and\n"
+"prints what the live command prints: the same analysis, the same text and\n"
+"JSON. Devices are named, and tracepoint records decoded, from what the file\n"
+"says about the recording machine, so it reads the same on another machine.\n"
+"Views: %s\n"
 "(default: the file's first capability). Shares of wall time are shares of\n"
 "the recording's duration; the recording's process filters apply as the\n"
 "live command applies them. A file cut short (the recorder was killed) is\n"
