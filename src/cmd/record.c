@@ -174,6 +174,13 @@ static int on_tick(void *ctx, uint64_t n)
 	return err;
 }
 
+/* A failed write of the file, said; a reader gone (EPIPE) ends it quietly, as for every verb. */
+static void write_failed(const struct record_run *r, int err)
+{
+	if (err != -EPIPE)
+		xp_fail(1, "record: writing %s: %s", r->out, strerror(-err));
+}
+
 /* A pipe at -o (standard output, a FIFO) whose reader went away ends the run. */
 static int on_idle(void *ctx)
 {
@@ -272,14 +279,14 @@ static int record(struct record_run *r, int argc, char **argv)
 	 * attaching, stays the file's origin: no record is older) */
 	r->meta->tracing_ns = xp_now_ns();
 	if ((err = xp_trace_writer_open(&r->w, r->of.fd, r->meta, 0))) {
-		xp_fail(1, "record: writing %s: %s", r->out, strerror(-err));
+		write_failed(r, err);
 		goto out;
 	}
 	/* what was so before recording began goes first: a file reports what a live run finds */
 	for (int i = 0; i < r->nci; i++)
 		if (!xp_stop && r->want[i] && r->ci[i].cap->snapshot &&
 		    (err = r->ci[i].cap->snapshot(&r->ci[i], &r->o.f, r->meta->start_ns, on_record, r))) {
-			xp_fail(1, "record: writing %s: %s", r->out, strerror(-err));
+			write_failed(r, err);
 			goto out;
 		}
 	r->sess.duration_s = r->o.duration_s;
@@ -323,7 +330,7 @@ static int record(struct record_run *r, int argc, char **argv)
 	if (r->write_err == -EPIPE || err == -EPIPE)
 		goto out;
 	if (r->write_err) {
-		xp_fail(1, "record: writing %s: %s", r->out, strerror(-r->write_err));
+		write_failed(r, r->write_err);
 		goto out;
 	}
 	if (err) {
@@ -339,7 +346,8 @@ static int record(struct record_run *r, int argc, char **argv)
 	r->of_open = false;
 	xp_signals_leftover(NULL);	/* renamed into place, or removed */
 	if ((err = xp_out_commit(&r->of, why, sizeof(why)))) {
-		xp_fail(1, "record: %s", why);
+		if (err != -EPIPE)	/* else the reader went away: quietly */
+			xp_fail(1, "record: %s", why);
 		goto out;
 	}
 	status = 0;
