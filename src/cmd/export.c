@@ -122,7 +122,7 @@ int cmd_export(int argc, char **argv)
 	struct stat sin, sout;
 	char why[256];
 	int err;
-	struct xp_optset set = { opts, export_opt, paths, false };
+	struct xp_optset set = { opts, export_opt, paths, false, NULL };
 	struct xp_live_opts lo = { 0 };
 	struct xp_trace_reader *r = NULL;
 	struct export_ctx *c;

@@ -151,6 +151,13 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 		for (int i = 0; sets[s].opts && sets[s].opts[i].name; i++)
 			if (n < 60 && ns < 90 && (!sets[s].record_only || sets[s].opts[i].record))
 				ADD(&sets[s].opts[i], VAL_SET + s * SET_STRIDE + i);
+	/* after them (a name taken is taken): the others, known only to be refused by name */
+	for (int s = 0; s < nsets; s++)
+		for (int i = 0; sets[s].record_only && sets[s].opts && sets[s].opts[i].name; i++)
+			if (n < 60 && !sets[s].opts[i].record)
+				longs[n++] = (struct option){ sets[s].opts[i].name,
+							      sets[s].opts[i].arg ? required_argument : no_argument,
+							      NULL, VAL_SET + s * SET_STRIDE + i };
 #undef ADD
 	longs[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longs[n] = (struct option){ 0 };
@@ -191,6 +198,20 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 		}
 		if (idx < 0)
 			return xp_fail(2, "%s: unknown option '-%c'", verb, c);
+		if (set >= 0 && sets[set].record_only && !sets[set].opts[idx].record) {
+			char owners[128] = "";
+			size_t k = 0;
+
+			/* every capability with an option of that name, none taking it here */
+			for (int s = 0; s < nsets; s++)
+				for (int i = 0; sets[s].owner && sets[s].opts && sets[s].opts[i].name; i++)
+					if (!strcmp(sets[s].opts[i].name, sets[set].opts[idx].name) && k < sizeof(owners))
+						k += (size_t)snprintf(owners + k, sizeof(owners) - k, "%s%s",
+								      k ? ", " : "", sets[s].owner);
+			return xp_fail(2, "%s: --%s shapes the live summary only (of %s): a recording keeps "
+					  "every event it traces", verb, sets[set].opts[idx].name,
+				       owners[0] ? owners : "a capability");
+		}
 		if (set < 0)
 			err = common_opt(lo, verb, common_opts[idx].bit, optarg);
 		else
@@ -393,7 +414,7 @@ static int run(struct live_run *r, int argc, char **argv)
 {
 	const struct xp_cap *cap = r->cap;
 	const char *verb = cap->name;
-	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false };
+	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false, NULL };
 	struct xp_open_args oa;
 	char why[512] = "", what[640];
 	uint64_t stopped;

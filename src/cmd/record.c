@@ -69,6 +69,8 @@ static void help(const void *ctx)
 				printf("  %-8s --%s%s%s\n", r->ci[i].cap->name, r->ci[i].cap->opts[k].name,
 			       r->ci[i].cap->opts[k].arg ? " " : "",
 			       r->ci[i].cap->opts[k].arg ? r->ci[i].cap->opts[k].arg : "");
+	printf("Their other options (latency's --max-age, --max-keys...) shape a live summary\n"
+	       "only: a recording keeps every event, and record refuses them by name.\n");
 	printf(
 "\n"
 "Examples:\n"
@@ -100,14 +102,14 @@ static int parse(int argc, char **argv, struct record_run *r)
 		{ "force", 0, NULL, "", false },
 		{ NULL },
 	};
-	struct xp_optset sets[1 + MAX_CAPS] = { { own, record_opt, r, false } };
+	struct xp_optset sets[1 + MAX_CAPS] = { { own, record_opt, r, false, NULL } };
 	int nsets = 1, status;
 	bool any = false;
 
 	for (int i = 0; i < r->nci; i++)
 		if (r->ci[i].cap->opts)
 			sets[nsets++] = (struct xp_optset){ r->ci[i].cap->opts, r->ci[i].cap->opt, r->ci[i].opts,
-							    .record_only = true };
+							    .record_only = true, .owner = r->ci[i].cap->name };
 	status = xp_opts_parse("record", argc, argv,
 			       XP_O_DURATION | XP_O_JSON | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, &r->o,
 			       sets, nsets, help, r);

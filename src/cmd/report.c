@@ -279,7 +279,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL },
 	};
 	struct report_opts ro = { 0 };
-	struct xp_optset set = { opts, report_opt, &ro, false };
+	struct xp_optset set = { opts, report_opt, &ro, false, NULL };
 	struct xp_live_opts lo = { 0 };
 	const char *path = NULL, *view = NULL;
 	char names[128];

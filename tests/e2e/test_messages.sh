@@ -30,6 +30,18 @@ for args in "ioctl -p $big" "report $WORK/$big" "latency --from tracepoint:a:$bi
 	fi
 done
 
+# a capability's option that only shapes its live summary: record refuses it
+# by name, saying why, not as an unknown option
+one_line "messages: record refuses latency's --max-age by name" 2 "--max-age shapes the live summary only \(of latency\)" \
+	record -o "$WORK/m.xpt" --preset syscall:read --max-age 3 latency
+one_line "messages: record refuses --max-keys by name" 2 "--max-keys shapes the live summary only \(of .*latency" \
+	record -o "$WORK/m.xpt" --preset syscall:read --max-keys 3 latency
+if "$XP" record --help | grep -q "max-age.*shape a live summary"; then
+	pass "messages: record --help says which capability options it refuses"
+else
+	fail "messages: record --help does not say which capability options it refuses"
+fi
+
 # report - reads the trace from standard input, as the file itself reads
 "$XP" report tests/golden/data/mem.xpt -j > "$WORK/f.json" 2> /dev/null
 "$XP" report - -j < tests/golden/data/mem.xpt > "$WORK/s.json" 2> "$WORK/s.err"
