@@ -115,21 +115,25 @@ flood_off
 # a signal in the first milliseconds: never killed, a valid (empty) summary.
 # SIGTERM: a background job of a script starts with SIGINT ignored, so an
 # INT sent before main() runs would be lost, not handled.
-bad=0
-for delay in 0.002 0.005 0.01 0.02 0.05; do
-	timeout -s KILL 10 "$XP" ioctl --device /dev/null -j > "$WORK/e.out" 2> "$WORK/e.err" &
-	pid=$!
-	sleep $delay
-	pkill -TERM -P $pid 2>/dev/null || kill -TERM $pid
-	wait $pid
-	rc=$?
-	if [ $rc -ne 0 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/e.out" 2>/dev/null; then
-		bad=1
-		echo "delay $delay: status $rc: $(head -c 200 "$WORK/e.err")" >&2
-	fi
-done
-[ $bad -eq 0 ] && pass "stop: SIGTERM in the first 50 ms gives status 0 and a valid summary" ||
-	fail "stop: an early SIGTERM lost the summary"
+if [ -n "${XP_SANITIZED:-}" ]; then
+	skip "stop: early SIGTERM: a sanitized build's runtime starts before main() for longer than the delays tried"
+else
+	bad=0
+	for delay in 0.002 0.005 0.01 0.02 0.05; do
+		timeout -s KILL 10 "$XP" ioctl --device /dev/null -j > "$WORK/e.out" 2> "$WORK/e.err" &
+		pid=$!
+		sleep $delay
+		pkill -TERM -P $pid 2>/dev/null || kill -TERM $pid
+		wait $pid
+		rc=$?
+		if [ $rc -ne 0 ] || ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/e.out" 2>/dev/null; then
+			bad=1
+			echo "delay $delay: status $rc: $(head -c 200 "$WORK/e.err")" >&2
+		fi
+	done
+	[ $bad -eq 0 ] && pass "stop: SIGTERM in the first 50 ms gives status 0 and a valid summary" ||
+		fail "stop: an early SIGTERM lost the summary"
+fi
 # The same with SIGINT, Ctrl-C's signal: env puts its default action back
 # (a script's background job starts with it ignored), so an INT that main()
 # did not catch in time would kill the tracer (status 130, no summary).
