@@ -6,6 +6,8 @@
 #   make run        install what is missing, build, run the default job (scripts/run.sh)
 #   make bench      run the benchmarks in bench/ and write their figures there
 #   make fuzz       fuzz the trace file reader with libFuzzer for FUZZ_TIME seconds (60)
+#   make check-asan the unit and end-to-end tests on a build with ASan and UBSan
+#                   (build/asan/xputrace; not part of `make test`)
 #
 # Kernel types: the BPF programs do not include a generated vmlinux.h. They
 # declare the few kernel structures they read in src/bpf/kernel_types.h, with
@@ -20,7 +22,9 @@ BUILD    := build
 ARCH     := x86
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Isrc -I$(BUILD)/skel
+# SAN: extra flags for compiling and linking alike (check-asan's sanitizers)
+SAN      ?=
+CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Isrc -I$(BUILD)/skel $(SAN)
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc -Wall -Werror \
 	      -I/usr/include/$(shell $(CC) -dumpmachine)
 LIBS     := -lbpf -lelf -lz
@@ -54,13 +58,17 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 
 .SECONDARY:
-.PHONY: all static test unit run bench deps clean install fuzz
+.PHONY: all static test unit run bench deps clean install fuzz check-asan
 all: xputrace
 
 deps:
 	@bash scripts/deps.sh
 
 xputrace: $(APP_OBJS) $(BUILD)/libxpcore.a
+	$(CC) $(CFLAGS) -o $@ $(APP_OBJS) $(BUILD)/libxpcore.a $(LIBS)
+
+# the same under another build directory (the sanitized build of check-asan)
+$(BUILD)/xputrace: $(APP_OBJS) $(BUILD)/libxpcore.a
 	$(CC) $(CFLAGS) -o $@ $(APP_OBJS) $(BUILD)/libxpcore.a $(LIBS)
 
 static: xputrace-static
@@ -154,6 +162,16 @@ $(BUILD)/fuzz/fuzz_reader: fuzz/fuzz_reader.c $(CORE_SRCS) $(wildcard src/*/*.h)
 
 fuzz: $(BUILD)/fuzz/fuzz_reader
 	bash fuzz/run.sh $(FUZZ_TIME)
+
+# xputrace and the unit tests with AddressSanitizer and UndefinedBehaviorSanitizer
+# (any report fails the run: tests/asan.sh), the e2e helpers as `make helpers`
+# builds them. Slower than `make test`, so not part of it.
+ASAN_BUILD  := $(BUILD)/asan
+ASAN_FLAGS  := -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+check-asan: deps
+	$(MAKE) helpers
+	$(MAKE) BUILD=$(ASAN_BUILD) SAN="$(ASAN_FLAGS)" $(ASAN_BUILD)/xputrace unit
+	bash tests/asan.sh $(ASAN_BUILD)
 
 install: xputrace
 	install -D -m 0755 xputrace $(DESTDIR)$(PREFIX)/sbin/xputrace

@@ -48,6 +48,7 @@ static void help(const void *ctx)
 struct export_ctx {
 	struct xp_perfetto p;
 	FILE *f;
+	const char *out;	/* -o as given, for errors */
 	bool begun;
 	struct xp_cap_env env;
 	struct xp_cap_inst ci[16];	/* the file's capabilities, by table order */
@@ -65,8 +66,15 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 				return err;
 			break;
 		}
-	if (ferror(c->p.j.f))
-		return errno == EPIPE ? -EPIPE : -EIO;	/* EPIPE: the reader went away */
+	if (ferror(c->p.j.f)) {
+		int e = errno ? errno : EIO;	/* set by the write that failed, just now */
+
+		if (e == EPIPE)
+			return -EPIPE;	/* the reader went away: quietly */
+		/* the output failed (a full disk), not the input: say so, by name */
+		xp_fail(1, "export: writing %s: %s", c->out, strerror(e));
+		return -ECANCELED;
+	}
 	return 0;
 }
 
@@ -114,7 +122,7 @@ int cmd_export(int argc, char **argv)
 	struct stat sin, sout;
 	char why[256];
 	int err;
-	struct xp_optset set = { opts, export_opt, paths, false };
+	struct xp_optset set = { opts, export_opt, paths, false, NULL };
 	struct xp_live_opts lo = { 0 };
 	struct xp_trace_reader *r = NULL;
 	struct export_ctx *c;
@@ -130,6 +138,10 @@ int cmd_export(int argc, char **argv)
 		return xp_fail(2, "export: --perfetto FILE is required (the only format so far)");
 	if (!paths[1])
 		return xp_fail(2, "export: -o OUT.json is required");
+	if (!*paths[1])
+		return xp_fail(2, "export: -o wants a file name, not ''");
+	if (!*paths[0])
+		return xp_fail(2, "export: --perfetto wants a trace file, not ''");
 
 	if (!(r = calloc(1, sizeof(*r))) || !(c = calloc(1, sizeof(*c)))) {
 		free(r);
@@ -147,6 +159,8 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	c->f = of.f;
+	c->out = paths[1];
+	errno = 0;
 	status = xp_cmd_read_trace("export", paths[0], r, on_open, on_record, c);
 	if (c->begun)
 		xp_perfetto_end(&c->p, &r->meta);

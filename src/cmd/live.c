@@ -151,6 +151,13 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 		for (int i = 0; sets[s].opts && sets[s].opts[i].name; i++)
 			if (n < 60 && ns < 90 && (!sets[s].record_only || sets[s].opts[i].record))
 				ADD(&sets[s].opts[i], VAL_SET + s * SET_STRIDE + i);
+	/* after them (a name taken is taken): the others, known only to be refused by name */
+	for (int s = 0; s < nsets; s++)
+		for (int i = 0; sets[s].record_only && sets[s].opts && sets[s].opts[i].name; i++)
+			if (n < 60 && !sets[s].opts[i].record)
+				longs[n++] = (struct option){ sets[s].opts[i].name,
+							      sets[s].opts[i].arg ? required_argument : no_argument,
+							      NULL, VAL_SET + s * SET_STRIDE + i };
 #undef ADD
 	longs[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longs[n] = (struct option){ 0 };
@@ -191,6 +198,20 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 		}
 		if (idx < 0)
 			return xp_fail(2, "%s: unknown option '-%c'", verb, c);
+		if (set >= 0 && sets[set].record_only && !sets[set].opts[idx].record) {
+			char owners[128] = "";
+			size_t k = 0;
+
+			/* every capability with an option of that name, none taking it here */
+			for (int s = 0; s < nsets; s++)
+				for (int i = 0; sets[s].owner && sets[s].opts && sets[s].opts[i].name; i++)
+					if (!strcmp(sets[s].opts[i].name, sets[set].opts[idx].name) && k < sizeof(owners))
+						k += (size_t)snprintf(owners + k, sizeof(owners) - k, "%s%s",
+								      k ? ", " : "", sets[s].owner);
+			return xp_fail(2, "%s: --%s shapes the live summary only (of %s): a recording keeps "
+					  "every event it traces", verb, sets[set].opts[idx].name,
+				       owners[0] ? owners : "a capability");
+		}
 		if (set < 0)
 			err = common_opt(lo, verb, common_opts[idx].bit, optarg);
 		else
@@ -238,6 +259,8 @@ int xp_open_failed(const char *verb, const struct xp_cap_inst *ci, int err, cons
 		ci->cap->no_events(ci, msg, sizeof(msg));
 		return xp_fail(1, "%s: %s", verb, msg);
 	}
+	if (!why[0] && !strcmp(verb, ci->cap->name))	/* "ioctl: ioctl: ..." says nothing more */
+		return xp_fail(1, "%s: %s", verb, xp_bpf_error_hint(err));
 	if (!why[0])
 		return xp_fail(1, "%s: %s: %s", verb, ci->cap->name, xp_bpf_error_hint(err));
 	/* `why` names the step and errno; privileges get the advice */
@@ -282,8 +305,8 @@ void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci)
 void xp_say_unread(const char *verb, const struct xp_session *s)
 {
 	if (s->unread)
-		fprintf(stderr, "xputrace: %s: %llu records still queued at the end were not read (the "
-				"reading took over a second)\n", verb, (unsigned long long)s->unread);
+		fprintf(stderr, "xputrace: %s: %llu records still queued at the end were not read (a stop "
+				"ends the reading within 0.3 s)\n", verb, (unsigned long long)s->unread);
 }
 
 static int on_record(void *ctx, const struct xp_rec_hdr *h)
@@ -306,17 +329,18 @@ static int live_report(struct live_run *r, uint64_t interval, bool final)
 		.command = cap->name,
 		.source = "live",
 		.mode = r->o.stream ? "stream" : "summary",
-		.hook = r->ci.k->hook,
+		.hook = r->ci.k ? r->ci.k->hook : NULL,
 		.duration_s = xp_session_elapsed(&r->sess, interval != 0),
 		.interval = interval,
 	};
 	struct xp_cap_report rep = { .ri = &ri, .json = r->o.json, .hist = r->o.hist, .final = final };
 	int err;
 
-	if (!r->o.stream && cap->drain && (err = cap->drain(&r->ci, false)))
+	if (!r->o.stream && cap->drain && r->ci.k && (err = cap->drain(&r->ci, false)))
 		return err;
 	rep.now = xp_now_ns();
-	xp_session_drops_for(&r->sess, ri.drops, interval != 0);
+	if (r->sess.rb)	/* else nothing was loaded (stopped during start-up): no drops */
+		xp_session_drops_for(&r->sess, ri.drops, interval != 0);
 	cap->report(&r->ci, stdout, &rep);
 	xp_say_undecodable(cap->name, &r->ci);
 	fflush(stdout);
@@ -332,6 +356,20 @@ static int on_tick(void *ctx)
 	struct live_run *r = ctx;
 
 	return r->cap->drain(&r->ci, true);
+}
+
+/*
+ * Between reads: a stream's lines go out (a pipe's stdio buffer would hold
+ * them until the end), and a reader that went away ends the run even when
+ * no event comes to fail a write.
+ */
+static int on_idle(void *ctx)
+{
+	struct live_run *r = ctx;
+
+	if (r->o.stream && fflush(stdout))
+		return errno == EPIPE ? -EPIPE : -EIO;
+	return xp_reader_gone(STDOUT_FILENO) ? -EPIPE : 0;
 }
 
 static int on_interval(void *ctx, uint64_t n)
@@ -376,9 +414,10 @@ static int run(struct live_run *r, int argc, char **argv)
 {
 	const struct xp_cap *cap = r->cap;
 	const char *verb = cap->name;
-	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false };
+	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false, NULL };
 	struct xp_open_args oa;
 	char why[512] = "", what[640];
+	uint64_t stopped;
 	int err, status;
 
 	status = xp_opts_parse(verb, argc, argv, XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0),
@@ -401,23 +440,37 @@ static int run(struct live_run *r, int argc, char **argv)
 		.devs = &r->devs, .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
 	};
 	oa = (struct xp_open_args){ .f = &r->o.f, .devs = &r->devs, .aggregate = !r->o.stream };
-	if ((err = cap->open(&r->ci, &oa, why, sizeof(why))))
+	/*
+	 * A signal during start-up stops it where it is: nothing more is
+	 * loaded, what is attached is detached at once, tracing never starts,
+	 * and the (empty) summary is still written. A load that a signal broke
+	 * off is such a stop too, not a failure.
+	 */
+	if (!xp_stop && (err = cap->open(&r->ci, &oa, why, sizeof(why))) && !xp_stop)
 		return xp_open_failed(verb, &r->ci, err, why);
-	if (cap->flags & XP_CAP_DEVICES)
+	if (xp_stop)
+		xp_kside_detach(r->ci.k);
+	else if (cap->flags & XP_CAP_DEVICES)
 		xp_warn_no_devices(verb, &r->devs);
 
 	r->sess.duration_s = r->o.duration_s;
 	r->sess.interval_s = r->o.interval_s;
 	r->sess.on_record = on_record;
 	r->sess.on_interval = on_interval;
+	r->sess.on_idle = on_idle;
 	if (!r->o.stream && cap->drain) {
 		r->sess.tick_s = 1.0;
 		r->sess.on_tick = on_tick;
 	}
 	r->sess.ctx = r;
-	r->sess.obj = r->ci.k->obj;
-	if ((err = xp_session_open(&r->sess, r->ci.k->events, r->ci.k->drops)))
-		return xp_fail(1, "%s: cannot read the ring buffer: %s", verb, strerror(-err));
+	if (r->ci.k) {
+		r->sess.obj = r->ci.k->obj;
+		if ((err = xp_session_open(&r->sess, r->ci.k->events, r->ci.k->drops)))
+			return xp_fail(1, "%s: cannot read the ring buffer: %s", verb, strerror(-err));
+	} else {
+		r->sess.drops_fd = -1;
+		r->sess.t_start_ns = r->sess.t_interval_ns = xp_now_ns();
+	}
 	r->env.t0 = r->sess.t_start_ns;
 	if ((err = cap->init(&r->ci)))
 		return xp_fail(1, "%s: %s", verb, strerror(-err));
@@ -426,21 +479,26 @@ static int run(struct live_run *r, int argc, char **argv)
 	if (r->o.stream && !r->o.json && cap->stream_header)
 		cap->stream_header(stdout);
 	/* what was so before tracing began, fed as the kernel's records are */
-	if (cap->snapshot && (err = cap->snapshot(&r->ci, &r->o.f, r->env.t0, on_record, r)))
+	if (!xp_stop && cap->snapshot && (err = cap->snapshot(&r->ci, &r->o.f, r->env.t0, on_record, r)))
 		return xp_fail(1, "%s: %s", verb, strerror(-err));
-	/* on stderr, so it never mixes with a JSON document; tests wait for it */
-	cap->describe(&r->ci, what, sizeof(what));
-	if (r->o.duration_s)
-		fprintf(stderr, "Tracing %s for %g s.\n", what, r->o.duration_s);
-	else
-		fprintf(stderr, "Tracing %s... Ctrl-C to end.\n", what);
-	err = xp_session_run(&r->sess);
-	/* nothing new from here on; what is queued is read within a second */
+	if (!xp_stop) {
+		/* on stderr, so it never mixes with a JSON document; tests wait for it */
+		cap->describe(&r->ci, what, sizeof(what));
+		if (r->o.duration_s)
+			fprintf(stderr, "Tracing %s for %g s.\n", what, r->o.duration_s);
+		else
+			fprintf(stderr, "Tracing %s... Ctrl-C to end.\n", what);
+		/* -d counts from here, when everything is attached and read */
+		r->sess.t_start_ns = r->sess.t_interval_ns = xp_now_ns();
+		err = xp_session_run(&r->sess);
+	}
+	/* nothing new from here on; what is queued is read within XP_STOP_NS */
+	stopped = xp_now_ns();
 	xp_kside_detach(r->ci.k);
-	if (!err)
-		err = xp_session_drain(&r->sess, 1000000000ull);
+	if (!err && r->sess.rb)
+		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
 	xp_say_unread(cap->name, &r->sess);
-	if (cap->say_unseen)
+	if (cap->say_unseen && r->ci.k)
 		cap->say_unseen(&r->ci, cap->name);
 	/* whatever ended the run, the summary of what was captured is written */
 	{
@@ -449,7 +507,7 @@ static int run(struct live_run *r, int argc, char **argv)
 		if (!err)
 			err = rerr;
 	}
-	if (err == -EIO)
+	if (err == -EIO || err == -EPIPE)	/* the output failed, or its reader went away */
 		return 1;
 	if (err)
 		return xp_fail(1, "%s: %s", verb, strerror(-err));

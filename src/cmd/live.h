@@ -44,6 +44,7 @@ struct xp_optset {
 	int (*fn)(void *ctx, int i, const char *arg);	/* 0, or status 2 after the error */
 	void *ctx;
 	bool record_only;	/* only the options that change what is traced */
+	const char *owner;	/* record_only: the capability, named when one of its others is given */
 };
 
 /*

@@ -69,6 +69,8 @@ static void help(const void *ctx)
 				printf("  %-8s --%s%s%s\n", r->ci[i].cap->name, r->ci[i].cap->opts[k].name,
 			       r->ci[i].cap->opts[k].arg ? " " : "",
 			       r->ci[i].cap->opts[k].arg ? r->ci[i].cap->opts[k].arg : "");
+	printf("Their other options (latency's --max-age, --max-keys...) shape a live summary\n"
+	       "only: a recording keeps every event, and record refuses them by name.\n");
 	printf(
 "\n"
 "Examples:\n"
@@ -100,14 +102,14 @@ static int parse(int argc, char **argv, struct record_run *r)
 		{ "force", 0, NULL, "", false },
 		{ NULL },
 	};
-	struct xp_optset sets[1 + MAX_CAPS] = { { own, record_opt, r, false } };
+	struct xp_optset sets[1 + MAX_CAPS] = { { own, record_opt, r, false, NULL } };
 	int nsets = 1, status;
 	bool any = false;
 
 	for (int i = 0; i < r->nci; i++)
 		if (r->ci[i].cap->opts)
 			sets[nsets++] = (struct xp_optset){ r->ci[i].cap->opts, r->ci[i].cap->opt, r->ci[i].opts,
-							    .record_only = true };
+							    .record_only = true, .owner = r->ci[i].cap->name };
 	status = xp_opts_parse("record", argc, argv,
 			       XP_O_DURATION | XP_O_JSON | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, &r->o,
 			       sets, nsets, help, r);
@@ -174,6 +176,21 @@ static int on_tick(void *ctx, uint64_t n)
 	return err;
 }
 
+/* A failed write of the file, said; a reader gone (EPIPE) ends it quietly, as for every verb. */
+static void write_failed(const struct record_run *r, int err)
+{
+	if (err != -EPIPE)
+		xp_fail(1, "record: writing %s: %s", r->out, strerror(-err));
+}
+
+/* A pipe at -o (standard output, a FIFO) whose reader went away ends the run. */
+static int on_idle(void *ctx)
+{
+	struct record_run *r = ctx;
+
+	return xp_reader_gone(r->of.fd) ? -EPIPE : 0;
+}
+
 /*
  * Opens every capability asked for, in one ring buffer: the first one
  * opened owns it, the later ones write into it and are polled beside it.
@@ -191,8 +208,14 @@ static int open_caps(struct record_run *r)
 
 		if (!r->want[i])
 			continue;
-		if ((err = ci->cap->open(ci, &oa, why, sizeof(why))))
+		/* a signal during start-up: what is open is recorded, nothing more opens */
+		if (xp_stop)
+			break;
+		if ((err = ci->cap->open(ci, &oa, why, sizeof(why)))) {
+			if (xp_stop)
+				break;
 			return xp_open_failed("record", ci, err, why);
+		}
 		if (!r->owner) {
 			r->owner = ci->k;
 			share.events = ci->k->events;
@@ -215,6 +238,7 @@ static int record(struct record_run *r, int argc, char **argv)
 {
 	struct xp_trace_stats st;
 	char why[256];
+	uint64_t stopped;
 	int err, status;
 
 	for (size_t i = 0; i < xp_ncaps && r->nci < MAX_CAPS; i++)
@@ -238,51 +262,77 @@ static int record(struct record_run *r, int argc, char **argv)
 	if ((err = xp_out_open(&r->of, r->out, r->force, why, sizeof(why))))
 		return xp_fail(err == -EEXIST ? 2 : 1, "record: %s", why);
 	r->of_open = true;
+	/* a second signal exits at once: it says where the recording so far is */
+	xp_signals_leftover(r->of.tmp);
 	if ((status = open_caps(r)))
 		goto out;
+	if (xp_stop) {
+		/* stopped during start-up: what was attached stops, tracing never begins */
+		for (int i = 0; i < r->nci; i++)
+			xp_kside_detach(r->ci[i].k);
+		if (!r->owner) {
+			xp_fail(0, "record: stopped during start-up, before anything was attached; "
+				   "%s not written", r->out);
+			goto out;
+		}
+	}
 	status = 1;
+	/* everything is attached: tracing began (the start, taken before
+	 * attaching, stays the file's origin: no record is older) */
+	r->meta->tracing_ns = xp_now_ns();
 	if ((err = xp_trace_writer_open(&r->w, r->of.fd, r->meta, 0))) {
-		xp_fail(1, "record: writing %s: %s", r->out, strerror(-err));
+		write_failed(r, err);
 		goto out;
 	}
 	/* what was so before recording began goes first: a file reports what a live run finds */
 	for (int i = 0; i < r->nci; i++)
-		if (r->want[i] && r->ci[i].cap->snapshot &&
+		if (!xp_stop && r->want[i] && r->ci[i].cap->snapshot &&
 		    (err = r->ci[i].cap->snapshot(&r->ci[i], &r->o.f, r->meta->start_ns, on_record, r))) {
-			xp_fail(1, "record: writing %s: %s", r->out, strerror(-err));
+			write_failed(r, err);
 			goto out;
 		}
 	r->sess.duration_s = r->o.duration_s;
 	r->sess.interval_s = 1.0;	/* the writer's timer: stats and a flush */
 	r->sess.on_record = on_record;
 	r->sess.on_interval = on_tick;
+	r->sess.on_idle = on_idle;
 	r->sess.ctx = r;
 	if ((err = xp_session_open(&r->sess, r->owner->events, r->owner->drops))) {
 		xp_fail(1, "record: cannot read the ring buffer: %s", strerror(-err));
 		goto out;
 	}
-	fprintf(stderr, "Tracing");	/* tests wait for this word */
-	for (int i = 0; i < r->meta->ncaps; i++)
-		fprintf(stderr, "%s %s", i ? "," : "", r->meta->caps[i]);
-	fprintf(stderr, " (%s) into %s%s%s%s... %s\n", r->meta->hook, r->out,
-		r->of.tmp[0] ? " (" : "", r->of.tmp, r->of.tmp[0] ? " until the end)" : "",
-		r->o.duration_s ? "" : "Ctrl-C to end.");
-	err = xp_session_run(&r->sess);
-	/* nothing new from here on; what is queued is written within a second */
+	/* -d counts from when tracing began */
+	r->sess.t_start_ns = r->sess.t_interval_ns = r->meta->tracing_ns;
+	if (!xp_stop) {
+		fprintf(stderr, "Tracing");	/* tests wait for this word */
+		for (int i = 0; i < r->meta->ncaps; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", r->meta->caps[i]);
+		fprintf(stderr, " (%s) into %s%s%s%s... %s\n", r->meta->hook, r->out,
+			r->of.tmp[0] ? " (" : "", r->of.tmp, r->of.tmp[0] ? " until the end)" : "",
+			r->o.duration_s ? "" : "Ctrl-C to end.");
+		err = xp_session_run(&r->sess);
+	}
+	/* nothing new from here on; what is queued is written within XP_STOP_NS */
+	stopped = xp_now_ns();
 	for (int i = 0; i < r->nci; i++)
 		xp_kside_detach(r->ci[i].k);
-	if (!err)
-		err = xp_session_drain(&r->sess, 1000000000ull);
+	if (!err && r->sess.rb)
+		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
 	xp_say_unread("record", &r->sess);
 	for (int i = 0; i < r->nci; i++)
 		if (r->want[i] && r->ci[i].k && r->ci[i].cap->say_unseen)
 			r->ci[i].cap->say_unseen(&r->ci[i], "record");
-	/* whatever ended the run, what was captured goes to the file */
+	/* whatever ended the run, what was captured goes to the file; its
+	 * time is when tracing ended, not when the queue was read out */
 	stats_now(r, &st);
-	if (!r->write_err)
+	st.ts_ns = stopped;
+	if (!r->write_err && err != -EPIPE)
 		r->write_err = xp_trace_writer_finish(r->w, &st);
+	/* the reader went away (| head -c100): quietly, as for every verb, status 1 */
+	if (r->write_err == -EPIPE || err == -EPIPE)
+		goto out;
 	if (r->write_err) {
-		xp_fail(1, "record: writing %s: %s", r->out, strerror(-r->write_err));
+		write_failed(r, r->write_err);
 		goto out;
 	}
 	if (err) {
@@ -296,8 +346,10 @@ static int record(struct record_run *r, int argc, char **argv)
 		(unsigned long long)(st.drops[XP_DROP_RINGBUF] + st.drops[XP_DROP_MAP_FULL] +
 				     st.drops[XP_DROP_KERNEL_MISSED]));
 	r->of_open = false;
+	xp_signals_leftover(NULL);	/* renamed into place, or removed */
 	if ((err = xp_out_commit(&r->of, why, sizeof(why)))) {
-		xp_fail(1, "record: %s", why);
+		if (err != -EPIPE)	/* else the reader went away: quietly */
+			xp_fail(1, "record: %s", why);
 		goto out;
 	}
 	status = 0;
@@ -306,6 +358,7 @@ static int record(struct record_run *r, int argc, char **argv)
 		status = xp_report_file(r->out, r->meta->caps[i], r->o.json, true, false);
 out:
 	/* a failed recording is dropped; FILE stays as it was */
+	xp_signals_leftover(NULL);
 	if (r->of_open)
 		xp_out_abort(&r->of);
 	r->of_open = false;

@@ -14,7 +14,8 @@ int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader
 		      int (*on_open)(void *ctx, const struct xp_trace_reader *r),
 		      xp_trace_record_fn fn, void *ctx)
 {
-	FILE *f = fopen(path, "rb");
+	bool is_stdin = !strcmp(path, "-");	/* '-': standard input, as -o - is standard output */
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
 	int err;
 
 	if (!f)
@@ -25,7 +26,8 @@ int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader
 	if (!err)
 		err = xp_trace_reader_run(r, fn, ctx);
 	xp_trace_reader_close(r);
-	fclose(f);
+	if (!is_stdin)
+		fclose(f);
 	if (err == -ECANCELED || err == -EPIPE)	/* the callback said why; the reader went away */
 		return 1;
 	if (err == -EIO && !r->error[0])
@@ -76,10 +78,11 @@ static void help(const void *ctx)
 	printf(
 "Usage: xputrace report FILE [OPTIONS] [VIEW]\n"
 "\n"
-"Reads a trace file written by 'xputrace record' and prints what the live\n"
-"command prints: the same analysis, the same text and JSON. Devices are\n"
-"named, and tracepoint records decoded, from what the file says about the\n"
-"recording machine, so it reads the same on another machine. Views: %s\n"
+"Reads a trace file written by 'xputrace record' ('-': standard input) and\n"
+"prints what the live command prints: the same analysis, the same text and\n"
+"JSON. Devices are named, and tracepoint records decoded, from what the file\n"
+"says about the recording machine, so it reads the same on another machine.\n"
+"Views: %s\n"
 "(default: the file's first capability). Shares of wall time are shares of\n"
 "the recording's duration; the recording's process filters apply as the\n"
 "live command applies them. A file cut short (the recorder was killed) is\n"
@@ -154,7 +157,7 @@ static void report_summary(struct report_ctx *c, const struct xp_trace_reader *r
 	};
 	struct xp_cap_report rep = {
 		.ri = &ri, .json = json, .hist = hist, .final = true,
-		.now = r->meta.start_ns + (uint64_t)(ri.duration_s * 1e9 + 0.5),
+		.now = xp_trace_began(r) + (uint64_t)(ri.duration_s * 1e9 + 0.5),
 	};
 
 	memcpy(ri.drops, r->stats.drops, sizeof(r->stats.drops));
@@ -201,6 +204,8 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 	xp_json_kstr(&j, "clock", m->clock);
 	xp_json_ki64(&j, "wall_offset_ns", m->wall_offset_ns);
 	xp_json_ku64(&j, "start_ns", m->start_ns);
+	if (m->tracing_ns)	/* files from before it have none: their start counts */
+		xp_json_ku64(&j, "tracing_ns", xp_trace_began(r));
 	xp_json_ku64(&j, "page_size", m->page_size);
 	xp_json_key(&j, "capabilities");
 	xp_json_begin_arr(&j);
@@ -274,7 +279,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL },
 	};
 	struct report_opts ro = { 0 };
-	struct xp_optset set = { opts, report_opt, &ro, false };
+	struct xp_optset set = { opts, report_opt, &ro, false, NULL };
 	struct xp_live_opts lo = { 0 };
 	const char *path = NULL, *view = NULL;
 	char names[128];

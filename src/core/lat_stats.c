@@ -212,7 +212,8 @@ void xp_lat_summarize(struct xp_lat_row *r, struct xp_lat_summary *o)
 	o->mean = r->mean;
 	o->stddev = r->count > 1 ? root(r->m2 / (double)(r->count - 1)) : 0;
 	if (r->nvals == r->count) {
-		qsort(r->vals, r->nvals, sizeof(r->vals[0]), cmp_u64);
+		if (r->nvals > 1)
+			qsort(r->vals, r->nvals, sizeof(r->vals[0]), cmp_u64);
 		o->p50 = xp_lat_percentile(r->vals, r->nvals, 50);
 		o->p90 = xp_lat_percentile(r->vals, r->nvals, 90);
 		o->p99 = xp_lat_percentile(r->vals, r->nvals, 99);
@@ -276,7 +277,9 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 
 void xp_lat_sort(struct xp_lat_state *s)
 {
-	qsort_r(s->rows, s->nrows, sizeof(s->rows[0]), cmp_rows, s);
+	/* no rows: rows may be NULL, which qsort_r must not be given even for 0 */
+	if (s->nrows > 1)
+		qsort_r(s->rows, s->nrows, sizeof(s->rows[0]), cmp_rows, s);
 	reindex(s, s->index_cap ? s->index_cap : 64);
 }
 

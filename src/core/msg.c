@@ -1,20 +1,37 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/msg.h"
 
+/* A line longer than this (a huge argument echoed) keeps its two ends. */
+#define XP_MSG_MAX 1024
+
 int xp_fail(int status, const char *fmt, ...)
 {
+	char head[XP_MSG_MAX + 1], *all = NULL;
 	va_list ap;
+	int n;
 
 	fflush(stdout);
-	fputs("xputrace: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (n > XP_MSG_MAX) {
+		/* the start says what, the end says why: the middle (the argument) is cut */
+		va_start(ap, fmt);
+		if (vasprintf(&all, fmt, ap) < 0)
+			all = NULL;
+		va_end(ap);
+	}
+	if (all)
+		fprintf(stderr, "xputrace: %.*s[... %d characters cut ...]%s\n", XP_MSG_MAX / 2, all,
+			n - XP_MSG_MAX, all + n - XP_MSG_MAX / 2);
+	else
+		fprintf(stderr, "xputrace: %s\n", n < 0 ? fmt : head);
+	free(all);
 	return status;
 }
 

@@ -63,10 +63,27 @@ int xp_out_open(struct xp_outfile *o, const char *path, bool follow_symlink, cha
 		target = resolved;
 	}
 	if (!stat(target, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-		/* a device or a pipe has no "beside": written in place, never created */
-		o->fd = open(target, O_WRONLY | O_CLOEXEC);
+		/*
+		 * A device or a pipe has no "beside": written in place, never
+		 * created. Opened without blocking: a FIFO no one reads would
+		 * hold open() forever, past -d and every signal; it is refused
+		 * (ENXIO) instead, and writes block again once it is open.
+		 */
+		o->fd = open(target, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+		if (o->fd < 0 && errno == ENXIO && S_ISFIFO(st.st_mode)) {
+			snprintf(why, len, "cannot write to %s: a FIFO that no process is reading "
+				 "(start its reader first)", path);
+			return -ENXIO;
+		}
 		if (o->fd < 0)
 			goto fail;
+		if (fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) & ~O_NONBLOCK)) {
+			err = -errno;
+			close(o->fd);
+			o->fd = -1;
+			snprintf(why, len, "%s: %s", path, strerror(-err));
+			return err;
+		}
 	} else if (!stat(target, &st) && !S_ISREG(st.st_mode)) {
 		snprintf(why, len, "%s is not a regular file", path);
 		return -EINVAL;

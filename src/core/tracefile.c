@@ -148,13 +148,19 @@ void xp_trace_meta_host(struct xp_trace_meta *m, const char *tool_version)
 	}
 }
 
+uint64_t xp_trace_began(const struct xp_trace_reader *r)
+{
+	/* a file from before the tag, or a time that makes no sense: the start */
+	return r->meta.tracing_ns > r->meta.start_ns ? r->meta.tracing_ns : r->meta.start_ns;
+}
+
 double xp_trace_duration(const struct xp_trace_reader *r)
 {
-	uint64_t end = r->stats.ts_ns;
+	uint64_t end = r->stats.ts_ns, began = xp_trace_began(r);
 
 	if (!r->complete && r->last_ts_ns > end)
 		end = r->last_ts_ns;
-	if (end <= r->meta.start_ns)
+	if (end <= began)
 		return 0;
-	return (double)(end - r->meta.start_ns) / 1e9;
+	return (double)(end - began) / 1e9;
 }

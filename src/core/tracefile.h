@@ -18,7 +18,9 @@
  *               Strings are not NUL-terminated. Tags: tool version, kernel
  *               release, hostname, clock ("CLOCK_MONOTONIC"), wall-clock
  *               offset (i64 ns: CLOCK_REALTIME - CLOCK_MONOTONIC at the start),
- *               start time (u64 ns, monotonic), page size (u32),
+ *               start time (u64 ns, monotonic; no record is older), the
+ *               time tracing began, everything attached (u64 ns; files
+ *               without it count from the start time), page size (u32),
  *               capabilities (one entry each), hook, filters (pid, comm, cgroup id), and the device
  *               map that names ioctls: majors (u32 major, u32 kind, 32-byte
  *               name), nodes (u32 dev_t, u32 kind, 64-byte path, 32-byte
@@ -47,7 +49,8 @@
  *               then `count` u64 drop counts indexed by enum xp_drop_reason
  *               and, from format 1.1, XP_DROP_KERNEL_MISSED (runs of our
  *               programs the kernel skipped: their events are lost too).
- *   TRAILER (5) last block, same payload as STATS with the final numbers.
+ *   TRAILER (5) last block, same payload as STATS with the final numbers;
+ *               its time is when tracing ended (the programs stopped).
  *               A file without one was cut short (the recorder was killed):
  *               it is read up to its last whole block, with a warning.
  *
@@ -98,6 +101,7 @@ enum xp_tf_tag {
 	XP_TAG_NODE = 13,
 	XP_TAG_EXTRA_DEV = 14,
 	XP_TAG_PAGE_SIZE = 15,	/* u32: the recording host's page size (amdgpu BOs count pages) */
+	XP_TAG_TRACING = 16,	/* u64: monotonic ns when tracing began (all attached) */
 };
 
 enum xp_field_kind {
@@ -125,7 +129,8 @@ struct xp_trace_meta {
 	char hostname[65];
 	char clock[32];
 	int64_t wall_offset_ns;	/* add to a record's ts_ns for wall-clock time */
-	uint64_t start_ns;	/* monotonic time recording began */
+	uint64_t start_ns;	/* monotonic time recording began: no record is older */
+	uint64_t tracing_ns;	/* when tracing began (all attached); 0: a file from before the tag */
 	uint32_t page_size;	/* 0: a file from before the tag */
 	char caps[XP_TF_MAX_CAPS][16];
 	int ncaps;
@@ -222,7 +227,10 @@ typedef int (*xp_trace_record_fn)(void *ctx, const struct xp_rec_hdr *h);
 int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *ctx);
 void xp_trace_reader_close(struct xp_trace_reader *r);
 
-/* Seconds the recording covered: trailer or last STATS time, else last record. */
+/* When tracing began: the file's tracing time, else (older files) its start. */
+uint64_t xp_trace_began(const struct xp_trace_reader *r);
+/* Seconds the recording traced: from xp_trace_began to the trailer's time
+ * (or the last STATS time, else the last record, in a file cut short). */
 double xp_trace_duration(const struct xp_trace_reader *r);
 
 #endif

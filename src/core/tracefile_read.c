@@ -164,6 +164,10 @@ static bool meta_entry(struct xp_trace_meta *m, uint16_t tag, const uint8_t *v, 
 		if (!(bad = vl != 8))
 			m->start_ns = get64(v);
 		break;
+	case XP_TAG_TRACING:
+		if (!(bad = vl != 8))
+			m->tracing_ns = get64(v);
+		break;
 	case XP_TAG_FILTER_CGROUP:
 		if (!(bad = vl != 8))
 			m->filter_cgroup = get64(v);

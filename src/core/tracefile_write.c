@@ -96,6 +96,8 @@ static uint32_t encode_meta(struct bytes *b, const struct xp_trace_meta *m)
 	tlv_str(b, &n, XP_TAG_CLOCK, m->clock);
 	tlv_u64(b, &n, XP_TAG_WALL_OFFSET, (uint64_t)m->wall_offset_ns);
 	tlv_u64(b, &n, XP_TAG_START, m->start_ns);
+	if (m->tracing_ns)
+		tlv_u64(b, &n, XP_TAG_TRACING, m->tracing_ns);
 	if (m->page_size)
 		tlv_u32(b, &n, XP_TAG_PAGE_SIZE, m->page_size);
 	for (int i = 0; i < m->ncaps && i < XP_TF_MAX_CAPS; i++)

@@ -13,6 +13,7 @@
 #include "live/kprobe.h"
 #include "live/kside.h"
 #include "live/procs.h"
+#include "live/session.h"
 #include "live/tracefs.h"
 #include "ioctl.skel.h"
 
@@ -126,7 +127,8 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 	k->events = skel->maps.events;
 	k->drops = skel->maps.drops;
 	k->hook = hook_names[h];
-	err = fill_device_maps(skel, d);
+	/* a signal during start-up: nothing attached, the runner stops here */
+	err = xp_stop ? -EINTR : fill_device_maps(skel, d);
 	if (!err && aggregate)
 		err = keep_other_row(skel);
 	if (!err)
@@ -200,6 +202,8 @@ int xp_ioctl_live_open(struct xp_kside **out, const char *hook, const struct xp_
 	for (int h = 0; h < HOOK_MAX; h++) {
 		if (hook && strcmp(hook, hook_names[h]))
 			continue;
+		if (xp_stop)
+			return -EINTR;	/* a signal during start-up: no more tries */
 		if (h == HOOK_TRACEPOINT && running32(f, who, sizeof(who))) {
 			if (!hook) {
 				snprintf(note, notelen, "32-bit program running: %s", who);

@@ -96,8 +96,17 @@ struct bpf_link *xp_probe_attach(struct bpf_program *prog, const struct xp_probe
 		snprintf(why, len, "%s: no such kernel function, or one that cannot be probed", ps);
 	else if (err == ENOENT && (p->kind == XP_PROBE_UPROBE || p->kind == XP_PROBE_URETPROBE))
 		snprintf(why, len, "%s: no such library, or no symbol '%s' in it", ps, p->name);
-	else
-		snprintf(why, len, "%s: attaching: %s", ps, strerror(err));
+	else if (err >= LIBBPF_ERRNO__LIBELF && (p->kind == XP_PROBE_UPROBE || p->kind == XP_PROBE_URETPROBE))
+		/* libbpf's own codes (4001: libelf failed) come from reading the file */
+		snprintf(why, len, "%s: %s is not an ELF executable or library a uprobe can go into", ps,
+			 p->path);
+	else {
+		char e[128];
+
+		/* libbpf's own codes (>= 4000) in words, as strerror has them for errno */
+		libbpf_strerror(err, e, sizeof(e));
+		snprintf(why, len, "%s: attaching: %s", ps, e);
+	}
 	errno = err;
 	return NULL;
 }

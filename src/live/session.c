@@ -1,8 +1,10 @@
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -15,6 +17,24 @@
 
 volatile sig_atomic_t xp_stop;
 
+/* what a second signal leaves behind, said by the handler: built beforehand */
+static char leftover_msg[4200];
+static volatile sig_atomic_t leftover_len;
+
+void xp_signals_leftover(const char *path)
+{
+	int n;
+
+	leftover_len = 0;
+	if (!path || !*path)
+		return;
+	n = snprintf(leftover_msg, sizeof(leftover_msg),
+		     "xputrace: second signal: exiting without a summary; the recording so far is left in "
+		     "%s (readable up to its last block)\n", path);
+	if (n > 0 && n < (int)sizeof(leftover_msg))
+		leftover_len = n;
+}
+
 static void on_signal(int sig)
 {
 	static const char msg[] = "xputrace: second signal: exiting without a summary\n";
@@ -22,8 +42,12 @@ static void on_signal(int sig)
 	(void)sig;
 	if (xp_stop) {
 		/* the user insists: async-signal-safe calls only */
-		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		if (leftover_len) {
+			if (write(STDERR_FILENO, leftover_msg, (size_t)leftover_len) < 0)
+				_exit(130);
+		} else if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
 			_exit(130);
+		}
 		_exit(130);
 	}
 	xp_stop = 1;
@@ -31,12 +55,15 @@ static void on_signal(int sig)
 
 void xp_signals_install(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: the poll must return */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a closed terminal ends the run as SIGTERM does, unless nohup said to ignore it */
+	if (!sigaction(SIGHUP, NULL, &old) && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -62,6 +89,27 @@ uint64_t xp_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool xp_reader_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = 0 };
+	struct stat st;
+
+	if (fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	/* a pipe's writer polls POLLERR once no reader is left; a socket's POLLHUP */
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+static int call_idle(struct xp_session *s, uint64_t now)
+{
+	int err;
+
+	s->last_idle_ns = now;
+	if (s->on_idle && (err = s->on_idle(s->ctx)) < 0 && !s->cb_err)
+		s->cb_err = err;
+	return s->cb_err;
 }
 
 /* Returned by the record callback to leave ring_buffer__consume: time to stop. */
@@ -108,8 +156,14 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	 * see whether it is time to stop. Only after processing: libbpf counts
 	 * a record as consumed even when its callback says stop.
 	 */
-	if (!(++s->seen & 255) && time_to_stop(s))
-		return STOP_CONSUMING;
+	if (!(++s->seen & 255)) {
+		if (time_to_stop(s))
+			return STOP_CONSUMING;
+		/* a stream's lines reach its reader while a flood goes on */
+		if (s->on_idle && !s->draining && xp_now_ns() - s->last_idle_ns >= 100000000ull &&
+		    call_idle(s, xp_now_ns()) < 0)
+			return s->cb_err;
+	}
 	return 0;
 }
 
@@ -172,6 +226,8 @@ int xp_session_run(struct xp_session *s)
 		if (err < 0 && err != STOP_CONSUMING)
 			break;
 		err = 0;
+		if (call_idle(s, xp_now_ns()) < 0)
+			break;
 	}
 	if (s->cb_err)
 		return s->cb_err;
@@ -218,6 +274,14 @@ int xp_session_drain(struct xp_session *s, uint64_t budget_ns)
 	if (s->cb_err)
 		return s->cb_err;
 	return err < 0 ? err : 0;
+}
+
+uint64_t xp_drain_budget(uint64_t stopped_ns)
+{
+	uint64_t spent = xp_now_ns() - stopped_ns;
+
+	/* at least a little: what is queued at a quiet stop takes no time to read */
+	return spent + 20000000ull < XP_STOP_NS ? XP_STOP_NS - spent : 20000000ull;
 }
 
 int xp_session_drops(const struct xp_session *s, uint64_t out[XP_DROP_REASON_MAX])

@@ -12,10 +12,13 @@
 extern volatile sig_atomic_t xp_stop;
 
 /*
- * SIGINT/SIGTERM end the session (its summary is still written); a second
- * one exits at once (status 130); SIGPIPE is ignored.
+ * SIGINT/SIGTERM/SIGHUP end the session (its summary is still written); a
+ * second one exits at once (status 130); SIGPIPE is ignored. SIGHUP stays
+ * ignored where it was (nohup).
  */
 void xp_signals_install(void);
+/* The partial file a second signal leaves behind, named in its message; NULL: none. */
+void xp_signals_leftover(const char *path);
 
 /* libbpf's own messages: shown with -v only. */
 void xp_libbpf_quiet(bool verbose);
@@ -29,6 +32,13 @@ struct xp_session {
 	int (*on_interval)(void *ctx, uint64_t n);
 	double tick_s;		/* 0: none; else on_tick this often (kernel maps drained) */
 	int (*on_tick)(void *ctx);
+	/*
+	 * Called after every wait for the ring (at least every poll_ms) and,
+	 * while records keep coming, at least every 100 ms between them: the
+	 * command flushes its output and sees whether its reader is still
+	 * there. A negative return ends the run with that error.
+	 */
+	int (*on_idle)(void *ctx);
 	void *ctx;
 	/* state */
 	struct ring_buffer *rb;
@@ -36,6 +46,7 @@ struct xp_session {
 	uint64_t seen;			/* records read, for the stop test's pace */
 	uint64_t interval_due_ns;	/* -i: when the next interval is due, 0 none */
 	uint64_t next_tick_ns;
+	uint64_t last_idle_ns;
 	int drops_fd;
 	uint64_t t_start_ns;
 	uint64_t t_interval_ns;
@@ -70,6 +81,16 @@ int xp_session_run(struct xp_session *s);
  */
 int xp_session_drain(struct xp_session *s, uint64_t budget_ns);
 /*
+ * A run ends within half a second of its -d or signal: the poll period,
+ * then detaching and draining together within XP_STOP_NS of the moment
+ * the reading stopped (detaching alone can take tens of milliseconds a
+ * program, the kernel waiting for its grace periods), then the summary.
+ * Under a flood, the records still queued then are counted as unread, not
+ * processed. xp_drain_budget gives what is left of it for the drain.
+ */
+#define XP_STOP_NS 300000000ull
+uint64_t xp_drain_budget(uint64_t stopped_ns);
+/*
  * Drops since the start, or with `interval` since the last interval (which
  * this call then closes), including the runs the kernel skipped.
  */
@@ -81,6 +102,13 @@ double xp_session_elapsed(const struct xp_session *s, bool since_interval);
 void xp_session_close(struct xp_session *s);
 
 uint64_t xp_now_ns(void);	/* CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns */
+
+/*
+ * Whether the reader of `fd`, a pipe or a socket, has gone away (| head
+ * that is done): a write could only fail with EPIPE. False for files and
+ * terminals, and while a reader is there.
+ */
+bool xp_reader_gone(int fd);
 
 /* Advice for a failed load, attach or tracefs read: what is missing, said plainly. */
 const char *xp_bpf_error_hint(int err);

@@ -28,16 +28,19 @@ flood_on() {
 flood_off() { kill "${FLOOD[@]}" 2>/dev/null; pkill -f "$DRV --self" 2>/dev/null; wait "${FLOOD[@]}" 2>/dev/null; }
 ms() { date +%s%3N; }
 trap 'flood_off; kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
+TIMED="python3 tests/e2e/timed_run.py"
 
 flood_on
-# -d: ends by itself
-t0=$(ms)
-timeout 20 "$XP" ioctl --device /dev/null --stream -j -d 2 > "$WORK/d.out" 2> "$WORK/d.err"
-rc=$? t=$(( $(ms) - t0 ))
-if [ $rc -eq 0 ] && [ $t -lt 3500 ] && tail -1 "$WORK/d.out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["command"]=="ioctl" and "drops" in d'; then
-	pass "stop: -d 2 under a flood ends in $t ms with the summary"
+# -d: ends by itself, 2 s after the Tracing line (start-up is not counted:
+# a sanitized build starts slower) and within 0.5 s of that (margin 0.5 s)
+res=$($TIMED "$WORK/d.out" "$WORK/d.err" -- timeout 20 "$XP" ioctl --device /dev/null --stream -j -d 2)
+read -r rc tt ts te seen th <<< "$res"
+over=$(python3 -c "print(round($te - $tt - 2, 3) if $tt >= 0 else 99)")
+if [ $rc -eq 0 ] && python3 -c "import sys; sys.exit(0 if $over <= 1.0 else 1)" &&
+	tail -1 "$WORK/d.out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["command"]=="ioctl" and "drops" in d'; then
+	pass "stop: -d 2 under a flood ends $over s after its 2 s of tracing, with the summary"
 else
-	fail "stop: -d 2 under a flood: status $rc after $t ms: $(head -c 200 "$WORK/d.err")"
+	fail "stop: -d 2 under a flood: status $rc, $over s after its 2 s of tracing: $(head -c 200 "$WORK/d.err")"
 fi
 # signals: the summary is whole and ends the output
 for sig in INT TERM; do
@@ -128,6 +131,8 @@ catching() { # PID: waits (10 s at most) until PID is xputrace and catches SIGIN
 	done
 	return 1
 }
+# (The signal waits for the handlers, so a sanitized build's longer start
+# before main() is covered too.)
 if ! env --default-signal=INT true 2> /dev/null; then
 	skip "stop: early SIGTERM: env has no --default-signal (coreutils before 8.31)"
 	skip "stop: early SIGINT: env has no --default-signal (coreutils before 8.31)"
@@ -157,3 +162,97 @@ else
 			fail "stop: an early SIG$sig lost the summary"
 	done
 fi
+
+# A signal during start-up stops it there: no "Tracing" line (tracing never
+# starts), status 0, the (empty) summary, and the exit within a second of the
+# signal (bound 1 s; margin 0.5 s for a loaded machine). The signal is sent
+# at fractions of this machine's start-up time, measured first; a sample
+# where the Tracing line was already out when the signal went is not one.
+startup() { # the shortest of 3 start-ups (from main()'s signal handlers to Tracing), in seconds
+	local best=99 t
+	for _ in 1 2 3; do
+		t=$($TIMED "$WORK/su.out" "$WORK/su.err" -- "$XP" ioctl --device /dev/null -d 0.01 -j |
+			awk '{ print ($2 >= 0 && $6 >= 0) ? $2 - $6 : -1 }')
+		best=$(python3 -c "print(min($best, $t) if $t > 0 else $best)")
+	done
+	echo "$best"
+}
+startup_signal() { # label flood: checks SIGINT and SIGTERM at 20 % and 60 % of the start-up
+	local label=$1 su bad=0 n=0 worst=0 sig frac res rc tt ts te seen th
+	su=$(startup)
+	for sig in TERM INT; do
+		for frac in 0.2 0.6; do
+			res=$($TIMED --signal $sig --after-handler --at "$(python3 -c "print($su * $frac)")" "$WORK/ss.out" "$WORK/ss.err" -- \
+				"$XP" ioctl --device /dev/null --stream -j)
+			read -r rc tt ts te seen th <<< "$res"
+			[ "$seen" = 1 ] && continue	# tracing had begun: not a start-up sample
+			# a Tracing line within 20 ms of the signal may have been on its
+			# way when it came (the watcher looks every 5 ms): not a sample
+			python3 -c "import sys; sys.exit(0 if 0 <= $tt - $ts < 0.02 else 1)" && continue
+			n=$((n + 1))
+			took=$(python3 -c "print(round($te - $ts, 3))")
+			worst=$(python3 -c "print(max($worst, $took))")
+			ok=1
+			[ "$rc" -eq 0 ] || ok=0
+			grep -q '^Tracing' "$WORK/ss.err" && ok=0
+			python3 -c "import sys; sys.exit(0 if $took <= 1.5 else 1)" || ok=0
+			tail -1 "$WORK/ss.out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "drops" in d' 2> /dev/null || ok=0
+			if [ $ok -eq 0 ]; then
+				bad=1
+				echo "SIG$sig at $frac of ${su}s start-up: status $rc, exit $took s after it, stderr: $(head -c 200 "$WORK/ss.err")" >&2
+			fi
+		done
+	done
+	if [ $n -eq 0 ]; then
+		skip "stop: a signal during start-up ($label): start-up (${su} s) too short to land a signal in it"
+	elif [ $bad -eq 0 ]; then
+		pass "stop: a signal during start-up ($label) stops it: status 0, empty summary, no tracing, exit at most $worst s after it ($n samples, start-up ${su} s)"
+	else
+		fail "stop: a signal during start-up ($label) did not stop it there (see above)"
+	fi
+}
+startup_signal idle
+# record too: a signal during its start-up leaves a whole (empty) file, or,
+# when it came before anything was attached, says so and leaves none
+su=$(startup) n=0 bad=0
+for frac in 0.3 0.7; do
+	rm -f "$WORK/su.xpt"
+	res=$($TIMED --signal TERM --after-handler --at "$(python3 -c "print($su * $frac)")" "$WORK/rs.out" "$WORK/rs.err" -- \
+		"$XP" record -o "$WORK/su.xpt" --device /dev/null)
+	read -r rc tt ts te seen th <<< "$res"
+	[ "$seen" = 1 ] && continue
+	python3 -c "import sys; sys.exit(0 if 0 <= $tt - $ts < 0.02 else 1)" && continue
+	n=$((n + 1))
+	took=$(python3 -c "print(round($te - $ts, 3))")
+	if [ "$rc" -ne 0 ] || grep -q '^Tracing' "$WORK/rs.err" || ! python3 -c "import sys; sys.exit(0 if $took <= 1.5 else 1)" ||
+		{ [ -e "$WORK/su.xpt" ] && ! "$XP" report "$WORK/su.xpt" --info > /dev/null 2>&1; } ||
+		{ [ ! -e "$WORK/su.xpt" ] && ! grep -q "not written" "$WORK/rs.err"; } || ls -A "$WORK" | grep -q '^\.su\.xpt'; then
+		bad=1
+		echo "record: SIGTERM at $frac of ${su}s start-up: status $rc after $took s: $(head -c 200 "$WORK/rs.err")" >&2
+	fi
+done
+if [ $n -eq 0 ]; then
+	skip "stop: a signal during record's start-up: start-up (${su} s) too short to land a signal in it"
+elif [ $bad -eq 0 ]; then
+	pass "stop: a signal during record's start-up stops it ($n samples): status 0, no tracing, no temporary file left"
+else
+	fail "stop: a signal during record's start-up did not stop it there (see above)"
+fi
+flood_on
+startup_signal "under a flood"
+# -d counts from when tracing began (the Tracing line) and the run ends
+# within 0.5 s of its end, for every verb, under the flood. Bound 0.5 s;
+# margin 0.5 s for a loaded machine (the overrun measured is printed).
+for args in "ioctl --device /dev/null -j" "ioctl --device /dev/null --stream -j" \
+	"record -o $WORK/d.xpt --device /dev/null" "latency --preset syscall:ioctl --stream -j"; do
+	name=$(echo "$args" | sed "s| -o $WORK/d.xpt||; s| --device /dev/null||; s| --preset syscall:ioctl||; s| -j||")
+	res=$($TIMED "$WORK/dd.out" "$WORK/dd.err" -- "$XP" $args -d 1)
+	read -r rc tt ts te seen th <<< "$res"
+	over=$(python3 -c "print(round($te - $tt - 1, 3) if $tt >= 0 else 99)")
+	if [ "$rc" -eq 0 ] && python3 -c "import sys; sys.exit(0 if -0.05 <= $over <= 1.0 else 1)"; then
+		pass "stop: -d 1 under a flood ($name): ends $over s after its second of tracing (start-up $tt s)"
+	else
+		fail "stop: -d 1 under a flood ($args): status $rc, overrun $over s (bound 0.5 s + 0.5 s), start-up $tt s: $(head -c 200 "$WORK/dd.err")"
+	fi
+done
+flood_off

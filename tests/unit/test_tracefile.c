@@ -20,6 +20,8 @@
 
 #define T0 1000000000ULL
 
+static uint64_t meta_tracing_ns;	/* when the files made say tracing began; 0: no tag */
+
 static void meta_fill(struct xp_trace_meta *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -29,6 +31,7 @@ static void meta_fill(struct xp_trace_meta *m)
 	snprintf(m->clock, sizeof(m->clock), "CLOCK_MONOTONIC");
 	m->wall_offset_ns = 1700000000LL * 1000000000LL;
 	m->start_ns = T0;
+	m->tracing_ns = meta_tracing_ns;
 	m->page_size = 16384;	/* not this machine's: the reader must take the file's */
 	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "ioctl");
 	snprintf(m->hook, sizeof(m->hook), "tp_btf");
@@ -176,6 +179,32 @@ static void test_round_trip(void)
 	CHECK_STR(rd.meta.devs.nodes[0].path, "/dev/dri/renderD128");
 	CHECK_STR(rd.meta.devs.nodes[0].driver, "amdgpu");
 	CHECK_U64(rd.meta.devs.nextra, 1);
+	CHECK(xp_trace_duration(&rd) > 0.0049 && xp_trace_duration(&rd) < 0.0051);
+	free(buf);
+}
+
+/* The time tracing began (after the programs loaded) is what the duration
+ * counts from; a file without it (older writers) counts from its start. */
+static void test_tracing_time(void)
+{
+	struct xp_trace_reader rd;
+	struct collect c = { .ordered = true, .same = true };
+	uint8_t *buf;
+	size_t len;
+
+	meta_tracing_ns = T0 + 1000000;	/* 1 ms of loading before tracing began */
+	len = make_file(10, 0, &buf, true);
+	meta_tracing_ns = 0;
+	CHECK(read_mem(buf, len, &rd, &c) == 0);
+	CHECK_U64(rd.meta.start_ns, T0);
+	CHECK_U64(rd.meta.tracing_ns, T0 + 1000000);
+	CHECK_U64(xp_trace_began(&rd), T0 + 1000000);
+	CHECK(xp_trace_duration(&rd) > 0.0039 && xp_trace_duration(&rd) < 0.0041);	/* the trailer at +5 ms */
+	free(buf);
+	len = make_file(10, 0, &buf, true);
+	CHECK(read_mem(buf, len, &rd, &c) == 0);
+	CHECK_U64(rd.meta.tracing_ns, 0);
+	CHECK_U64(xp_trace_began(&rd), T0);
 	CHECK(xp_trace_duration(&rd) > 0.0049 && xp_trace_duration(&rd) < 0.0051);
 	free(buf);
 }
@@ -525,6 +554,7 @@ static void test_fuzz_regressions(void)
 int main(void)
 {
 	RUN(test_round_trip);
+	RUN(test_tracing_time);
 	RUN(test_many_blocks);
 	RUN(test_analysis_from_file);
 	RUN(test_truncated_everywhere);

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# What xputrace says when it cannot do what was asked: libbpf's own error
+# codes in words, no verb said twice, usage errors with status 2, a huge
+# argument cut in its error line; and '-' as the trace file of report.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+if [ ! -x "$XP" ]; then
+	skip "messages: $XP is not built"
+	exit 0
+fi
+
+one_line "messages: export -o '' is a usage error (status 2)" 2 "-o wants a file name, not ''" \
+	export --perfetto tests/golden/data/mem.xpt -o ''
+one_line "messages: export --perfetto '' is a usage error (status 2)" 2 "--perfetto wants a trace file" \
+	export --perfetto '' -o "$WORK/x.json"
+
+# a 100 KB argument: one line, cut to about 1 KB, its start and its reason kept
+big=$(head -c 100000 /dev/zero | tr '\0' 7)
+for args in "ioctl -p $big" "report $WORK/$big" "latency --from tracepoint:a:$big --to tracepoint:a:b"; do
+	"$XP" $args > "$WORK/big.out" 2> "$WORK/big.err"
+	rc=$?
+	bytes=$(wc -c < "$WORK/big.err")
+	verb=${args%% *}
+	if [ $rc -ne 0 ] && [ "$(wc -l < "$WORK/big.err")" -eq 1 ] && [ "$bytes" -le 1200 ] &&
+		grep -q "^xputrace: $verb: " "$WORK/big.err"; then
+		pass "messages: a 100 KB argument to $verb is cut in its one error line ($bytes bytes, status $rc)"
+	else
+		fail "messages: a 100 KB argument to $verb: status $rc, $(wc -l < "$WORK/big.err") lines, $bytes bytes: $(head -c 150 "$WORK/big.err")"
+	fi
+done
+
+# a capability's option that only shapes its live summary: record refuses it
+# by name, saying why, not as an unknown option
+one_line "messages: record refuses latency's --max-age by name" 2 "--max-age shapes the live summary only \(of latency\)" \
+	record -o "$WORK/m.xpt" --preset syscall:read --max-age 3 latency
+one_line "messages: record refuses --max-keys by name" 2 "--max-keys shapes the live summary only \(of .*latency" \
+	record -o "$WORK/m.xpt" --preset syscall:read --max-keys 3 latency
+if "$XP" record --help | grep -q "max-age.*shape a live summary"; then
+	pass "messages: record --help says which capability options it refuses"
+else
+	fail "messages: record --help does not say which capability options it refuses"
+fi
+
+# report - reads the trace from standard input, as the file itself reads
+"$XP" report tests/golden/data/mem.xpt -j > "$WORK/f.json" 2> /dev/null
+"$XP" report - -j < tests/golden/data/mem.xpt > "$WORK/s.json" 2> "$WORK/s.err"
+rc=$?
+if [ $rc -eq 0 ] && python3 - "$WORK/f.json" "$WORK/s.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+a.pop("source"); b.pop("source")
+sys.exit(0 if a == b else 1)
+PY
+then
+	pass "messages: report - reads the trace from standard input"
+else
+	fail "messages: report -: status $rc: $(head -c 200 "$WORK/s.err")"
+fi
+
+why=$(bpf_unavailable)
+if [ -n "$why" ]; then
+	skip "messages: kernel-side messages: $why"
+	exit 0
+fi
+# a uprobe into a file that is not ELF: said in words, not libbpf's code 4001
+one_line "messages: a uprobe into a file that is not ELF says so" 1 "/etc/passwd is not an ELF executable" \
+	latency --from uprobe:/etc/passwd:main --to uretprobe:/etc/passwd:main -d 1
+# without privilege: the verb once ("ioctl: tracing needs root", not "ioctl: ioctl: ...")
+if command -v setpriv > /dev/null; then
+	for verb in ioctl latency; do
+		args="-d 1"
+		[ $verb = latency ] && args="--preset syscall:read -d 1"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$XP" $verb $args > /dev/null 2> "$WORK/np.err"
+		rc=$?
+		if [ $rc -eq 1 ] && [ "$(wc -l < "$WORK/np.err")" -eq 1 ] && ! grep -q "$verb: $verb:" "$WORK/np.err" &&
+			grep -q "^xputrace: $verb: " "$WORK/np.err"; then
+			pass "messages: $verb without privilege names the verb once: $(head -c 80 "$WORK/np.err")"
+		else
+			fail "messages: $verb without privilege: status $rc: $(head -c 200 "$WORK/np.err")"
+		fi
+	done
+else
+	skip "messages: without privilege: setpriv missing"
+fi
