@@ -94,8 +94,30 @@ one_line "pipes: export -o a FIFO with no reader is refused at once" 1 "no proce
 one_line "pipes: record -o a FIFO with no reader is refused at once" 1 "no process is reading" \
 	record -o "$WORK/fifo" --device /dev/null -d 1
 # with a reader, the FIFO is written as before
-cat "$WORK/fifo" > "$WORK/fifo.json" &
+# The reader opens it without blocking and says so before the writer starts (a
+# plain `cat &` may not have opened it yet on a loaded machine: the writer is
+# then refused, rightly, and cat waits forever); it reads until the writer
+# that came closes it, 10 s at most.
+python3 -c '
+import os, select, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+open(sys.argv[2], "w").close()
+out, seen, end = open(sys.argv[3], "wb"), False, time.time() + 10
+while time.time() < end:
+    select.select([fd], [], [], 0.1)
+    try:
+        b = os.read(fd, 65536)
+    except BlockingIOError:
+        continue
+    if b:
+        out.write(b); seen = True
+    elif seen:
+        break
+    else:
+        time.sleep(0.01)
+' "$WORK/fifo" "$WORK/fifo.ready" "$WORK/fifo.json" &
 reader=$!
+for _ in $(seq 1 200); do [ -e "$WORK/fifo.ready" ] && break; sleep 0.05; done
 timeout 10 "$XP" export --perfetto tests/golden/data/mem.xpt -o "$WORK/fifo" 2> "$WORK/fifo.err"
 rc=$?
 wait $reader
