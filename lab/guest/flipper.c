@@ -25,8 +25,9 @@
  *   pid P tid T crtc_index I crtc_id C refresh_mhz R
  *   asked N completed N missed M scanout_sum_ns S scanout_mean_ns A
  * where a flip missed its target when it completed on a later vblank than
- * the first one after it was asked (the first flip has no reference and
- * is never counted missed; patterns leave it on time).
+ * the first one after it was asked. The first flip's reference is a vblank
+ * waited for (DRM_IOCTL_WAIT_VBLANK) just before it, so it is judged too: a
+ * tracer that sees it knows its target as well.
  *  - log=1: also one line per frame as it completes, so that a tracer
  *    started or stopped while it flips can be checked on the frames it saw:
  *      frame I seq Q missed 0|1|? scanout_ns S
@@ -273,6 +274,18 @@ int main(int argc, char **argv)
 	if (log) {
 		printf("flipping pid %d\n", getpid());
 		fflush(stdout);
+	}
+	{
+		/* the first flip's reference: the vblank just before it */
+		drmVBlank vb = { .request = {
+			.type = DRM_VBLANK_RELATIVE |
+				(((unsigned int)crtc_index << DRM_VBLANK_HIGH_CRTC_SHIFT) & DRM_VBLANK_HIGH_CRTC_MASK),
+			.sequence = 1 } };
+
+		if (!drmWaitVBlank(fd, &vb)) {
+			ref_seq = vb.reply.sequence;
+			ref_vt = (uint64_t)vb.reply.tval_sec * 1000000000ULL + (uint64_t)vb.reply.tval_usec * 1000ULL;
+		}
 	}
 	for (unsigned long i = 0; i < frames; i++) {
 		const struct buf *b = &bufs[(i + 1) % 2];
