@@ -15,19 +15,8 @@ trap 'rm -rf "$logs"' EXIT
 export ASAN_OPTIONS="log_path=$logs/asan:detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1:halt_on_error=1"
 export XP=$dir/xputrace
-# tests whose premise a sanitizer's runtime breaks (its start before main()) skip, saying so
-export XP_SANITIZED=1
 pass=0 fail=0 skip=0
-tally() {
-	while IFS= read -r line; do
-		printf '%s\n' "$line"
-		case "$line" in
-		PASS\ *) pass=$((pass + 1)) ;;
-		FAIL\ *) fail=$((fail + 1)) ;;
-		SKIP\ *) skip=$((skip + 1)) ;;
-		esac
-	done
-}
+. tests/tally.sh
 reports() { # label: a FAIL line for each sanitizer log written since the last call
 	for f in "$logs"/*; do
 		[ -f "$f" ] || continue

@@ -25,16 +25,7 @@ timed() { # NAME CMD...: runs CMD, writes down its time, returns its status
 }
 t_all=$(date +%s)
 
-tally() { # reads test output lines, echoes them, counts verdicts
-	while IFS= read -r line; do
-		printf '%s\n' "$line"
-		case "$line" in
-		PASS\ *) pass=$((pass + 1)) ;;
-		FAIL\ *) fail=$((fail + 1)) ;;
-		SKIP\ *) skip=$((skip + 1)) ;;
-		esac
-	done
-}
+. tests/tally.sh
 
 for layer in $layers; do
 	echo "== $layer"
