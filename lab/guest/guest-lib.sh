@@ -66,6 +66,14 @@ start_xp() { # OUT ARGS...
 	done
 }
 stop_xp() { kill -INT $XPID; wait $XPID; }
+# card_of DEVICE: the /dev/dri/cardN of a DRM device by what it is ("vkms", "vgem")
+card_of() {
+	local c
+	for c in /sys/class/drm/card[0-9]*; do
+		case ${c##*/} in *-*) continue ;; esac
+		[ "$(basename "$(readlink -f "$c/device")")" = "$1" ] && { echo /dev/dri/${c##*/}; return; }
+	done
+}
 # what a test module counted, from its "NAME calls ns" lines: cnt FILE NAME, ns FILE NAME
 cnt() { awk -v f=$2 '$1 == f { print $2 }' $1; }
 ns() { awk -v f=$2 '$1 == f { print $3 }' $1; }

@@ -7,14 +7,6 @@
 need_xputrace
 load vkms || finish
 load vgem || finish
-# a card by the device it is ("vkms", "vgem")
-card_of() {
-	local c
-	for c in /sys/class/drm/card[0-9]*; do
-		case ${c##*/} in *-*) continue ;; esac
-		[ "$(basename "$(readlink -f "$c/device")")" = "$1" ] && { echo /dev/dri/${c##*/}; return; }
-	done
-}
 DEV=$(card_of vkms) VGEM=$(card_of vgem)
 [ -n "$DEV" ] || { bad "vkms made no /dev/dri/card*"; finish; }
 [ -n "$VGEM" ] || { bad "vgem made no /dev/dri/card*"; finish; }

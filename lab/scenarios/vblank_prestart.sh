@@ -12,13 +12,6 @@ need_xputrace
 load vkms || finish
 load vgem || finish
 modprobe mockgpu 2>/dev/null
-card_of() {
-	local c
-	for c in /sys/class/drm/card[0-9]*; do
-		case ${c##*/} in *-*) continue ;; esac
-		[ "$(basename "$(readlink -f "$c/device")")" = "$1" ] && { echo /dev/dri/${c##*/}; return; }
-	done
-}
 DEV=$(card_of vkms) VGEM=$(card_of vgem)
 [ -n "$DEV" ] || { bad "vkms made no /dev/dri/card*"; finish; }
 say "vkms is $DEV, vgem is $VGEM, $(grep -c ^processor /proc/cpuinfo) vCPU(s)"
