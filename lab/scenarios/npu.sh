@@ -124,7 +124,12 @@ for f in $(awk '{ print $1 }' $D/counts); do
 	*) expect_eq "$f: calls = the module's count" "$want" "$got" ;;
 	esac
 done
-expect_eq "interrupt calls not seen = drops counted" $lost $drops
+if grep -q '"kernel_skips_counted":false' $J; then
+	# before 6.7 the kernel counts none of a kprobe program's skipped runs (said in the summary)
+	check "interrupt calls not seen ($lost) >= drops counted ($drops), this kernel counting not all" [ "$drops" -le "$lost" ]
+else
+	expect_eq "interrupt calls not seen = drops counted" $lost $drops
+fi
 for e in "memory 50" "ipc $((15 - lost))" "buffer 9" "job 4" "power 8" "firmware 3" "other 6"; do
 	set -- $e
 	expect_eq "category $1" $2 "$(l categories.$1)"
@@ -166,7 +171,17 @@ nd=$(grep -c '"interval"' $S/iv.json)
 check "several interval documents ($nd)" [ "$nd" -ge 2 ]
 expect_eq "IPC messages over the intervals (the IPC worker is never interrupted)" 5 "$(grep -o '"ipc_messages":[0-9]*' $S/iv.json | cut -d: -f2 | awk '{ s += $1 } END { print s }')"
 ivd=$(grep -o '"drops":{"total":[0-9]*' $S/iv.json | cut -d: -f3 | awk '{ s += $1 } END { print s + 0 }')
-expect_eq "calls over the intervals + drops (the same client without its suspend)" 95 "$(grep -o '"function":"[^"]*","calls":[0-9]*' $S/iv.json | cut -d: -f3 | awk -v d=$ivd '{ s += $1 } END { print s + d }')"
+ivc=$(grep -o '"function":"[^"]*","calls":[0-9]*' $S/iv.json | cut -d: -f3 | awk -v d=$ivd '{ s += $1 } END { print s + d }')
+if grep -q '"kernel_skips_counted":false' $S/iv.json; then
+	# a kernel before 6.7 skips a kprobe program's run uncounted when an
+	# interrupt's call lands on one running: xputrace must say so, and only
+	# the interrupt's calls (6 of them) can be missing
+	say "this kernel does not count skipped runs (xputrace says so): $ivc of 95 calls seen"
+	check "calls over the intervals + drops ($ivc): 95, less at most the 6 made in interrupts" \
+		[ "$ivc" -le 95 ] && [ "$ivc" -ge 89 ]
+else
+	expect_eq "calls over the intervals + drops (the same client without its suspend)" 95 "$ivc"
+fi
 grep -o '"ipc_messages":[0-9]*,"ipc_messages_per_s":[0-9.e+-]*' $S/iv.json
 
 group baseline

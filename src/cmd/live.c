@@ -339,8 +339,10 @@ static int live_report(struct live_run *r, uint64_t interval, bool final)
 	if (!r->o.stream && cap->drain && r->ci.k && (err = cap->drain(&r->ci, false)))
 		return err;
 	rep.now = xp_now_ns();
-	if (r->sess.rb)	/* else nothing was loaded (stopped during start-up): no drops */
+	if (r->sess.rb) {	/* else nothing was loaded (stopped during start-up): no drops */
 		xp_session_drops_for(&r->sess, ri.drops, interval != 0);
+		ri.skips_uncounted = xp_session_skips_uncounted(&r->sess);
+	}
 	cap->report(&r->ci, stdout, &rep);
 	xp_say_undecodable(cap->name, &r->ci);
 	fflush(stdout);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -322,6 +323,49 @@ static uint64_t obj_missed(const struct bpf_object *obj)
 			n += info.recursion_misses;
 	}
 	return n;
+}
+
+/*
+ * Whether a loaded program is of a kind whose skipped runs this kernel does
+ * not count: kprobe (and kprobe.multi, uprobe) and classic tracepoint
+ * programs skip a run while another runs on the CPU, and count it in
+ * recursion_misses only from Linux 6.7 (raw_tp, tp_btf and trampolines
+ * always do).
+ */
+static bool obj_skips_uncounted(const struct bpf_object *obj)
+{
+	struct bpf_program *p;
+
+	if (!obj)
+		return false;
+	bpf_object__for_each_program(p, obj) {
+		enum bpf_prog_type t = bpf_program__type(p);
+
+		if (bpf_program__fd(p) >= 0 && (t == BPF_PROG_TYPE_KPROBE || t == BPF_PROG_TYPE_TRACEPOINT))
+			return true;
+	}
+	return false;
+}
+
+bool xp_session_skips_uncounted(const struct xp_session *s)
+{
+	static int counts = -1;	/* whether this kernel counts them: 6.7 and later */
+
+	if (counts < 0) {
+		struct utsname u;
+		int maj = 0, min = 0;
+
+		counts = !uname(&u) && sscanf(u.release, "%d.%d", &maj, &min) == 2 &&
+			 (maj > 6 || (maj == 6 && min >= 7));
+	}
+	if (counts)
+		return false;
+	if (obj_skips_uncounted(s->obj))
+		return true;
+	for (size_t i = 0; i < sizeof(s->more_obj) / sizeof(s->more_obj[0]); i++)
+		if (obj_skips_uncounted(s->more_obj[i]))
+			return true;
+	return false;
 }
 
 static uint64_t kernel_missed(const struct xp_session *s)

@@ -94,6 +94,9 @@ uint64_t xp_drain_budget(uint64_t stopped_ns);
  * Drops since the start, or with `interval` since the last interval (which
  * this call then closes), including the runs the kernel skipped.
  */
+/* Whether programs of this session may skip runs that this kernel does not
+ * count (kprobe, uprobe, classic tracepoint programs before Linux 6.7). */
+bool xp_session_skips_uncounted(const struct xp_session *s);
 int xp_session_drops_for(struct xp_session *s, uint64_t out[XP_DROP_ALL], bool interval);
 /* Drops counted by our programs since load, summed over CPUs. */
 int xp_session_drops(const struct xp_session *s, uint64_t out[XP_DROP_REASON_MAX]);

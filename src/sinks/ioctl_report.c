@@ -34,7 +34,7 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 	fprintf(f, "%s: %.1f s, %zu process%s, %llu call%s, %llu error%s, ", ri->command,
 		ri->duration_s, nproc, nproc == 1 ? "" : "es", (unsigned long long)calls,
 		calls == 1 ? "" : "s", (unsigned long long)errors, errors == 1 ? "" : "s");
-	xp_print_drops(f, ri->drops);
+	xp_print_drops(f, ri);
 	if (t->folded_calls)
 		fprintf(f, "note: more than %zu process rows: %llu calls of the later ones are added up in the "
 			   "(other) rows (--max-keys)\n", t->max_keys, (unsigned long long)t->folded_calls);

@@ -62,7 +62,7 @@ void xp_lat_report_text(FILE *f, const struct xp_lat_report *r)
 	if (s->have_layout)
 		fprintf(f, " by %s", s->names);
 	fprintf(f, ", %zu key%s, ", s->nrows, s->nrows == 1 ? "" : "s");
-	xp_print_drops(f, r->ri->drops);
+	xp_print_drops(f, r->ri);
 	if (r->from && r->to)
 		fprintf(f, "from %s to %s\n", r->from, r->to);
 	counters_text(f, s);

@@ -38,7 +38,7 @@ void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
 			fprintf(f, " read from group %s", actual);
 	}
 	fprintf(f, "), %" PRIu64 " events, ", s->events);
-	xp_print_drops(f, r->ri->drops);
+	xp_print_drops(f, r->ri);
 	for (int g = 0; g < 3; g++) {
 		const char *actual;
 		int present, n = group_events(l, groups[g], &present, &actual);

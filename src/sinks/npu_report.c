@@ -227,7 +227,7 @@ void xp_npu_report_text(FILE *f, const struct xp_npu_state *s, const struct xp_n
 			in->hook);
 	if (in->known && in->xdna)
 		fprintf(f, "amdxdna: xdna_job%s, ", in->xdna_sched ? " + gpu_scheduler" : "");
-	xp_print_drops(f, ri->drops);
+	xp_print_drops(f, ri);
 	if (in->known && !in->intel && in->intel_why[0])
 		fprintf(f, "note: intel_vpu is loaded and not traced: %s\n", in->intel_why);
 	if (in->known && in->xdna && !in->xdna_sched)

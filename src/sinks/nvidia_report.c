@@ -39,7 +39,7 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		fprintf(f, "Xids only, ");
 	else if (s->probed_known)
 		fprintf(f, "%d of %d nvidia.ko functions probed, ", nprobed, XP_NV_NFN);
-	xp_print_drops(f, ri->drops);
+	xp_print_drops(f, ri);
 	if (s->no_kprobes)
 		fprintf(f, "note: this kernel has no kprobes: calls into nvidia.ko are not seen (ioctls to "
 			   "/dev/nvidia* are, by 'xputrace ioctl'); the holders are read from /proc at each Xid\n");

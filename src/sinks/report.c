@@ -26,6 +26,9 @@ void xp_json_run_info(struct xp_json *j, const struct xp_run_info *ri)
 	xp_json_ku64(j, "ringbuf", ri->drops[XP_DROP_RINGBUF]);
 	xp_json_ku64(j, "map_full", ri->drops[XP_DROP_MAP_FULL]);
 	xp_json_ku64(j, "kernel_missed", ri->drops[XP_DROP_KERNEL_MISSED]);
+	/* only where this kernel skips some program runs without counting them */
+	if (ri->skips_uncounted)
+		xp_json_kbool(j, "kernel_skips_counted", false);
 	xp_json_end_obj(j);
 }
 

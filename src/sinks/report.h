@@ -2,6 +2,7 @@
 #ifndef XP_SINKS_REPORT_H
 #define XP_SINKS_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "shared/record.h"
 #include "core/hist.h"
@@ -15,6 +16,11 @@ struct xp_run_info {
 	double duration_s;
 	uint64_t drops[XP_DROP_ALL];
 	uint64_t interval;	/* 0, or the number of this interval */
+	/* the kernel runs kprobe, uprobe or classic tracepoint programs of this
+	 * run but, before Linux 6.7, does not count the runs it skips (one
+	 * firing in an interrupt while another such program runs on its CPU):
+	 * drops may be short of what was lost, and the summary says so */
+	bool skips_uncounted;
 };
 
 uint64_t xp_run_total_drops(const struct xp_run_info *ri);

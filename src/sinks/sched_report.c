@@ -143,7 +143,7 @@ void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 	if (s->open_at_end)
 		fprintf(f, " (%" PRIu64 " still in flight when tracing ended)", s->open_at_end);
 	fputs(", ", f);
-	xp_print_drops(f, r->ri->drops);
+	xp_print_drops(f, r->ri);
 	if (s->unmatched || s->duplicates || s->out_of_order || s->missing_run || s->inferred)
 		fprintf(f, "done of jobs queued before tracing: %" PRIu64 ", duplicates: %" PRIu64 ", out of order: %" PRIu64
 			   ", done without run: %" PRIu64 ", done inferred (event lost): %" PRIu64 "\n",

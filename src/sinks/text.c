@@ -1,4 +1,5 @@
 #include <string.h>
+#include "sinks/report.h"
 #include "sinks/text.h"
 
 /* snprintf(buf, len, "%s", s) without printf's cost */
@@ -156,8 +157,9 @@ const char *xp_drop_reason_name(int reason)
 	}
 }
 
-void xp_print_drops(FILE *f, const uint64_t drops[XP_DROP_ALL])
+void xp_print_drops(FILE *f, const struct xp_run_info *ri)
 {
+	const uint64_t *drops = ri->drops;
 	uint64_t total = 0;
 	int first = 1;
 
@@ -175,5 +177,8 @@ void xp_print_drops(FILE *f, const uint64_t drops[XP_DROP_ALL])
 		}
 		fputs(")", f);
 	}
+	if (ri->skips_uncounted)
+		fputs(" (and those this kernel skips uncounted: kprobe, uprobe and tracepoint programs "
+		      "firing in an interrupt over another; Linux 6.7 and later count them)", f);
 	fputc('\n', f);
 }

@@ -30,7 +30,9 @@ const char *xp_errno_name(uint32_t err, char *buf, size_t len);
 /* The log2 histogram, one line per non-empty range, indented by `indent`. */
 void xp_print_log2_hist(FILE *f, const struct xp_hist *h, int indent);
 /* "drops: 0" or "drops: 12 (ring buffer full 10, map full 2)" */
-void xp_print_drops(FILE *f, const uint64_t drops[XP_DROP_ALL]);
+struct xp_run_info;
+/* "drops: N (by cause)", and what this kernel leaves uncounted */
+void xp_print_drops(FILE *f, const struct xp_run_info *ri);
 const char *xp_drop_reason_name(int reason);
 
 #endif

@@ -135,7 +135,7 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 		r->ri->command, r->ri->duration_s, pdrm, ndrm, s->ncrtcs,
 		s->ncrtcs == 1 ? "" : "s", s->nclients, s->nclients == 1 ? "" : "s",
 		xp_fmt_ns(s->late_ns, a, sizeof(a)));
-	xp_print_drops(f, r->ri->drops);
+	xp_print_drops(f, r->ri);
 	for (int i = 0; i < ndrm; i++)
 		if (!r->layout->present[i])
 			fprintf(f, "note: this kernel has no drm/%s event\n", r->layout->ev[i].name);

@@ -793,7 +793,6 @@ static void test_text_helpers(void)
 {
 	char buf[32];
 	FILE *f;
-	uint64_t drops[XP_DROP_ALL] = { 0 };
 
 	CHECK_STR(xp_fmt_ns(0, buf, sizeof(buf)), "0ns");
 	CHECK_STR(xp_fmt_ns(812, buf, sizeof(buf)), "812ns");
@@ -818,35 +817,50 @@ static void test_text_helpers(void)
 	CHECK_STR(xp_drop_reason_name(XP_DROP_MAP_FULL), "map full");
 	CHECK_STR(xp_drop_reason_name(99), "other");
 
-	drops[XP_DROP_RINGBUF] = 0;
-	drops[XP_DROP_MAP_FULL] = 0;
+	struct xp_run_info dri = { 0 };
+
+	dri.drops[XP_DROP_RINGBUF] = 0;
+	dri.drops[XP_DROP_MAP_FULL] = 0;
 	f = mem_open();
-	xp_print_drops(f, drops);
+	xp_print_drops(f, &dri);
 	fclose(f);
 	CHECK_STR(memout, "drops: 0\n");
-	drops[XP_DROP_RINGBUF] = 5;
+	dri.drops[XP_DROP_RINGBUF] = 5;
 	f = mem_open();
-	xp_print_drops(f, drops);
+	xp_print_drops(f, &dri);
 	fclose(f);
 	CHECK_STR(memout, "drops: 5 (ring buffer full 5)\n");
-	drops[XP_DROP_RINGBUF] = 0;
-	drops[XP_DROP_MAP_FULL] = 3;
+	dri.drops[XP_DROP_RINGBUF] = 0;
+	dri.drops[XP_DROP_MAP_FULL] = 3;
 	f = mem_open();
-	xp_print_drops(f, drops);
+	xp_print_drops(f, &dri);
 	fclose(f);
 	CHECK_STR(memout, "drops: 3 (map full 3)\n");
-	drops[XP_DROP_RINGBUF] = 10;
-	drops[XP_DROP_MAP_FULL] = 2;
+	dri.drops[XP_DROP_RINGBUF] = 10;
+	dri.drops[XP_DROP_MAP_FULL] = 2;
 	f = mem_open();
-	xp_print_drops(f, drops);
+	xp_print_drops(f, &dri);
 	fclose(f);
 	CHECK_STR(memout, "drops: 12 (ring buffer full 10, map full 2)\n");
 	/* runs the kernel skipped count as drops too */
-	drops[XP_DROP_KERNEL_MISSED] = 7;
+	dri.drops[XP_DROP_KERNEL_MISSED] = 7;
 	f = mem_open();
-	xp_print_drops(f, drops);
+	xp_print_drops(f, &dri);
 	fclose(f);
 	CHECK_STR(memout, "drops: 19 (ring buffer full 10, map full 2, skipped by the kernel 7)\n");
+	/* a kernel that skips runs without counting them: said, whatever the count */
+	dri.skips_uncounted = true;
+	f = mem_open();
+	xp_print_drops(f, &dri);
+	fclose(f);
+	CHECK(strstr(memout, "drops: 19 (ring buffer full 10, map full 2, skipped by the kernel 7) (and those "
+			     "this kernel skips uncounted") == memout);
+	memset(&dri, 0, sizeof(dri));
+	dri.skips_uncounted = true;
+	f = mem_open();
+	xp_print_drops(f, &dri);
+	fclose(f);
+	CHECK(strstr(memout, "drops: 0 (and those this kernel skips uncounted: kprobe") == memout);
 
 	/* the log2 histogram: every slot from the first to the last non-empty */
 	struct xp_hist h = { 0 };
