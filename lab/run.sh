@@ -11,7 +11,7 @@
 # emulation thread (they interleave for real): with a thread each, QEMU lets
 # one vCPU run a half-patched instruction while the other patches kernel text
 # (static keys, kprobes), and the 7.3 guest panics on a stray int3 now and then.
-# Results (console, output, versions) are kept in $CACHE/results/KERNEL-SCENARIO/.
+# Results (console, output, versions) are kept in $CACHE/results/KERNEL[-NCPU]-SCENARIO/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -34,8 +34,10 @@ case $scenario in
 esac
 [ -f "$sfile" ] || die "no scenario $sfile"
 
-# Results of an earlier run must never be read as this run's.
-rm -rf "$CACHE/results/$tag-$scenario"
+# Results of an earlier run must never be read as this run's. Runs on other
+# vCPU counts keep theirs apart (KERNEL-NCPU-SCENARIO), since they may run at once.
+rtag=$tag; [ "$cpus" = 1 ] || rtag="$tag-${cpus}cpu"
+rm -rf "$CACHE/results/$rtag-$scenario"
 # test.sh sets up and builds once per kernel and says so (XPUTRACE_LAB_PREPARED)
 if [ "${XPUTRACE_LAB_PREPARED:-}" != "$tag" ]; then
 	rc=0; "$LAB_DIR/fetch.sh" "$tag" >/dev/null || rc=$?
@@ -46,7 +48,7 @@ load_kernel "$tag"
 echo "kernel $tag: $K_RELEASE (linux-image-amd64 $K_PKGVER from $K_SUITE)"
 
 BUILD="$CACHE/build/$K_RELEASE"
-RES="$CACHE/results/$tag-$scenario"
+RES="$CACHE/results/$rtag-$scenario"
 rm -rf "$RES"; mkdir -p "$RES"
 ROOT="$RES/rootfs"
 mkdir -p "$ROOT"/{bin,sbin,lab/bin,proc,sys,dev,tmp,root,etc}

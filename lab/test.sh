@@ -66,6 +66,9 @@ else
 		cp "$REPO_DIR/build/bench/floor-static" "$CACHE/results/floor-static"
 fi
 
+# Each kernel's test modules (one at a time: the guest programs they share
+# are built by the first).
+jobs_list=()
 for k in "${kernels[@]}"; do
 	if ! "$LAB_DIR/build.sh" "$k" >"$CACHE/results/build-$k.log" 2>&1; then
 		tail -20 "$CACHE/results/build-$k.log" >&2
@@ -75,50 +78,107 @@ for k in "${kernels[@]}"; do
 	sed -n 's/^lab: building \(.*\) failed.*/\1/p' "$CACHE/results/build-$k.log" | while read -r m; do
 		echo "lab: $k: test module $m did not build (see $CACHE/results/build-$k.log)"
 	done
-	export XPUTRACE_LAB_PREPARED=$k
-	for run in "${runs[@]}"; do
-		s=${run%@*} cpus=${run#*@} kk=$k
-		[ "$cpus" = 1 ] || kk="$k-${cpus}cpu"
-		log_file="$CACHE/results/$kk-$s.log"
-		t_run=$(date +%s%3N)
-		# A scenario that fails runs once more: under QEMU's emulation a host
-		# stall shifts timings by milliseconds, and the guest kernel's code
-		# patching (static keys, int3) can crash a guest now and then. The
-		# second run decides; the first failure is written down, not hidden.
-		for attempt in 1 2; do
-			rm -rf "$CACHE/results/$k-$s"	# never read an earlier run's result
-			rc=0; XPUTRACE_LAB_CPUS=$cpus "$LAB_DIR/run.sh" --kernel "$k" "$s" >"$log_file" 2>&1 || rc=$?
-			[ $rc -eq 0 ] || [ $rc -eq $EX_SKIP ] || [ $attempt -eq 2 ] && break
-			first=$(tr -d '\r' <"$CACHE/results/$k-$s/output.txt" 2>/dev/null | grep -m1 '^FAIL')
-			[ -n "$first" ] || first=$(grep -E -m1 '^(guest |lab: error)' "$log_file")
-			cp "$log_file" "$log_file.first"
-			echo "lab: $kk/$s failed on its first run (${first:-status $rc}); running it again" | tee -a "$SUMMARY"
-		done
-		out="$CACHE/results/$k-$s/output.txt"
-		results=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^RESULT \([^ ]*\) \(PASS\|FAIL\)$/\2 \1/p')
-		if [ $rc -eq $EX_SKIP ]; then
-			reason=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^SKIP: //p' | tail -1)
-			[ -n "$reason" ] || reason=$(sed -n 's/^lab: skip: //p' "$log_file" | tail -1)
-			[ -z "$xp_note" ] || reason="$reason; $xp_note"
-			report "SKIP lab/$kk/$s: ${reason:-skipped}"
-		elif [ -n "$results" ]; then
-			while read -r verdict name; do report "$verdict lab/$kk/$name"; done <<<"$results"
-			if [ $rc -ne 0 ] && ! grep -q '^FAIL' <<<"$results"; then
-				report "FAIL lab/$kk/$s: guest status $rc"
-			fi
-		elif [ $rc -eq 0 ]; then
-			report "PASS lab/$kk/$s"
-		else
-			report "FAIL lab/$kk/$s: $(grep -E '^(guest |lab: error)' "$log_file" | head -1)"
-		fi
-		# its time, retry included, for the test runner's list of the slowest
-		[ -z "${XP_TIMES:-}" ] || echo "$(($(date +%s%3N) - t_run)) lab/$kk/$s" >>"$XP_TIMES"
-		if [ $rc -ne 0 ] && [ $rc -ne $EX_SKIP ]; then
-			grep -E '^(FAIL|guest|lab: error)' "$log_file" | sed 's/^/    /' | head -20
-			# what the guest kernel said when it died, if it did
-			grep -E -m4 '(Kernel panic|BUG:|Oops|RIP: )' "$log_file" | sed 's/^/    console: /'
-		fi
-	done
+	for run in "${runs[@]}"; do jobs_list+=("$k $run"); done
 done
+
+# The runs go to XPUTRACE_LAB_JOBS guests at once (default: one per host
+# core, at most 4; each guest is one emulation thread and 1 GB). Longest
+# first, by the times of the last run (TIMES), so that no guest is left with
+# a long run at the end; a run not timed yet counts as long.
+TIMES="$CACHE/times.txt"
+# (a fresh cache starts from the times committed with the lab)
+[ -s "$TIMES" ] || cp "$LAB_DIR/times.txt" "$TIMES" 2>/dev/null || :
+njobs=${XPUTRACE_LAB_JOBS:-$(nproc)}
+[ "$njobs" -ge 1 ] 2>/dev/null || njobs=1
+[ "$njobs" -le 4 ] || njobs=4
+# A guest that shares the host with others runs slower: more time before
+# it counts as hung.
+timeout=$((180 + 120 * (njobs - 1)))
+# A scenario with a "# lab-alone" line (a display client held to its frame
+# rate, compared frame by frame) runs with no other guest beside it.
+QUEUE="$CACHE/results/queue"
+for j in "${jobs_list[@]}"; do
+	set -- $j
+	kk=$1; [ "${2#*@}" = 1 ] || kk="$1-${2#*@}cpu"
+	ms=$(awk -v n="lab/$kk/${2%@*}" '$2 == n { print $1 }' "$TIMES" 2>/dev/null | tail -1)
+	q=par; ! grep -q '^# lab-alone' "$LAB_DIR/scenarios/${2%@*}.sh" || q=alone
+	echo "$q ${ms:-999999} $j"
+done | sort -k2,2rn >"$QUEUE.all"
+for q in par alone; do
+	awk -v q=$q '$1 == q { print $3, $4 }' "$QUEUE.all" >"$QUEUE.$q"
+	echo 0 >"$QUEUE.$q.next"
+done
+: >"$CACHE/results/times.new"
+
+# one run of scenario $2 (NAME@CPUS) on kernel $1; its lines go to $JOBOUT
+run_one() {
+	local k=$1 run=$2 s cpus kk log_file t_run attempt rc first out results reason verdict name
+	s=${run%@*} cpus=${run#*@} kk=$k
+	[ "$cpus" = 1 ] || kk="$k-${cpus}cpu"
+	log_file="$CACHE/results/$kk-$s.log"
+	out="$CACHE/results/$kk-$s/output.txt"
+	t_run=$(date +%s%3N)
+	# A scenario that fails runs once more: under QEMU's emulation a host
+	# stall shifts timings by milliseconds, and the guest kernel's code
+	# patching (static keys, int3) can crash a guest now and then. The
+	# second run decides; the first failure is written down, not hidden.
+	for attempt in 1 2; do
+		rm -rf "$CACHE/results/$kk-$s"	# never read an earlier run's result
+		rc=0
+		XPUTRACE_LAB_PREPARED=$k XPUTRACE_LAB_CPUS=$cpus "$LAB_DIR/run.sh" --kernel "$k" --timeout "$timeout" "$s" \
+			>"$log_file" 2>&1 || rc=$?
+		[ $rc -eq 0 ] || [ $rc -eq $EX_SKIP ] || [ $attempt -eq 2 ] && break
+		first=$(tr -d '\r' <"$out" 2>/dev/null | grep -m1 '^FAIL')
+		[ -n "$first" ] || first=$(grep -E -m1 '^(guest |lab: error)' "$log_file")
+		cp "$log_file" "$log_file.first"
+		echo "lab: $kk/$s failed on its first run (${first:-status $rc}); running it again"
+	done
+	results=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^RESULT \([^ ]*\) \(PASS\|FAIL\)$/\2 \1/p')
+	if [ $rc -eq $EX_SKIP ]; then
+		reason=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^SKIP: //p' | tail -1)
+		[ -n "$reason" ] || reason=$(sed -n 's/^lab: skip: //p' "$log_file" | tail -1)
+		[ -z "$xp_note" ] || reason="$reason; $xp_note"
+		echo "SKIP lab/$kk/$s: ${reason:-skipped}"
+	elif [ -n "$results" ]; then
+		while read -r verdict name; do echo "$verdict lab/$kk/$name"; done <<<"$results"
+		if [ $rc -ne 0 ] && ! grep -q '^FAIL' <<<"$results"; then
+			echo "FAIL lab/$kk/$s: guest status $rc"
+		fi
+	elif [ $rc -eq 0 ]; then
+		echo "PASS lab/$kk/$s"
+	else
+		echo "FAIL lab/$kk/$s: $(grep -E '^(guest |lab: error)' "$log_file" | head -1)"
+	fi
+	if [ $rc -ne 0 ] && [ $rc -ne $EX_SKIP ]; then
+		grep -E '^(FAIL|guest|lab: error)' "$log_file" | sed 's/^/    /' | head -20
+		# what the guest kernel said when it died, if it did
+		grep -E -m4 '(Kernel panic|BUG:|Oops|RIP: )' "$log_file" | sed 's/^/    console: /'
+	fi
+	# its time, retry included: for the order of the next run, and the test
+	# runner's list of the slowest
+	echo "$(($(date +%s%3N) - t_run)) lab/$kk/$s" >>"$CACHE/results/times.new"
+	[ -z "${XP_TIMES:-}" ] || echo "$(($(date +%s%3N) - t_run)) lab/$kk/$s" >>"$XP_TIMES"
+}
+
+# a guest slot: takes the next run off queue $2 until none is left; each
+# run's lines are printed (and summarised) whole, under the lock
+worker() {
+	local n job JOBOUT="$CACHE/results/worker-$1.out" q="$QUEUE.$2"
+	while :; do
+		n=$(flock "$QUEUE.lock" sh -c 'n=$(cat "$1"); echo $((n + 1)) >"$1"; echo $n' sh "$q.next")
+		job=$(sed -n "$((n + 1))p" "$q")
+		[ -n "$job" ] || break
+		run_one $job >"$JOBOUT" 2>&1
+		flock "$QUEUE.lock" sh -c 'cat "$1"; grep -E "^(PASS|FAIL|SKIP|lab: )" "$1" >>"$2"' sh "$JOBOUT" "$SUMMARY"
+	done
+}
+worker 0 alone
+wpids=()
+for w in $(seq 1 "$njobs"); do worker "$w" par & wpids+=($!); done
+wait "${wpids[@]}"
+# this run's times replace those of the same runs before
+{ cat "$TIMES" 2>/dev/null || :; cat "$CACHE/results/times.new"; } | awk '{ t[$2] = $1 } END { for (n in t) print t[n], n }' >"$TIMES.tmp" &&
+	mv "$TIMES.tmp" "$TIMES"
+fails=$(grep -c '^FAIL' "$SUMMARY")
 echo "lab: $(($(date +%s) - t0)) s; logs and results in $CACHE/results" | tee -a "$SUMMARY"
 [ $fails -eq 0 ]

@@ -1,3 +1,4 @@
+# lab-alone: its display clients are held to 60 Hz and compared frame by frame
 # xputrace vblank with page-flipping clients on vkms: every flip and atomic
 # commit attributed to the process that asked for it, exact counts of frames
 # asked / completed / missed against the client's own, the scanout latency

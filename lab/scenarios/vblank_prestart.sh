@@ -1,3 +1,4 @@
+# lab-alone: its display clients are held to 60 Hz and compared frame by frame
 # lab-cpus: 1 2
 # xputrace vblank with page-flipping clients started before tracing (as every
 # compositor is when a user starts it) and during it, with and without other

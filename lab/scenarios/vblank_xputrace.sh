@@ -1,3 +1,4 @@
+# lab-alone: its display clients are held to 60 Hz and compared frame by frame
 # xputrace vblank on vkms (a real KMS driver whose vblanks come from an
 # hrtimer at the mode's refresh rate): the measured refresh rate against
 # the mode's own, and missed frames against what the waiting program saw
