@@ -64,8 +64,17 @@ all: xputrace
 deps:
 	@bash scripts/deps.sh
 
+# The completion and the man page, written by the binary from its capability table.
+DOCS := $(BUILD)/completion/xputrace.bash $(BUILD)/completion/_xputrace $(BUILD)/man/xputrace.1
+GEN_DOCS = mkdir -p $(BUILD)/completion $(BUILD)/man && ./xputrace --gen bash > $(BUILD)/completion/xputrace.bash && \
+	   ./xputrace --gen zsh > $(BUILD)/completion/_xputrace && ./xputrace --gen man > $(BUILD)/man/xputrace.1
+
 xputrace: $(APP_OBJS) $(BUILD)/libxpcore.a
 	$(CC) $(CFLAGS) -o $@ $(APP_OBJS) $(BUILD)/libxpcore.a $(LIBS)
+	$(GEN_DOCS) || { rm -f $@ $(DOCS); exit 1; }
+
+$(DOCS): xputrace
+	$(GEN_DOCS) || { rm -f $(DOCS); exit 1; }
 
 # the same under another build directory (the sanitized build of check-asan)
 $(BUILD)/xputrace: $(APP_OBJS) $(BUILD)/libxpcore.a
@@ -173,8 +182,11 @@ check-asan: deps
 	$(MAKE) BUILD=$(ASAN_BUILD) SAN="$(ASAN_FLAGS)" $(ASAN_BUILD)/xputrace unit
 	bash tests/asan.sh $(ASAN_BUILD)
 
-install: xputrace
+install: xputrace $(DOCS)
 	install -D -m 0755 xputrace $(DESTDIR)$(PREFIX)/sbin/xputrace
+	install -D -m 0644 $(BUILD)/completion/xputrace.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/xputrace
+	install -D -m 0644 $(BUILD)/completion/_xputrace $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_xputrace
+	install -D -m 0644 $(BUILD)/man/xputrace.1 $(DESTDIR)$(PREFIX)/share/man/man1/xputrace.1
 
 clean:
 	rm -rf $(BUILD) xputrace xputrace-static

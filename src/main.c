@@ -52,6 +52,13 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return xp_finish_stdout(0);
 	}
+	if (!strcmp(argv[1], "--gen")) {	/* internal: the build writes completion and man page */
+		struct xp_gen_verb gv[NVERBS];
+
+		for (size_t i = 0; i < NVERBS; i++)
+			gv[i] = (struct xp_gen_verb){ verbs[i].name, verbs[i].summary };
+		return xp_cmd_gen(argc - 1, argv + 1, gv, NVERBS);
+	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		printf("xputrace %s\n", XP_VERSION);
 		return xp_finish_stdout(0);

@@ -13,6 +13,23 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
+/* A verb's options: its parser and the generated completion and man page read them. */
+struct xp_verb_opts {
+	unsigned int common;		/* the common options it takes (XP_O_*, cmd/live.h) */
+	const struct xp_cap_opt *opts;	/* its own, ending with { NULL }; NULL: none */
+};
+extern const struct xp_verb_opts xp_doctor_opts, xp_record_opts, xp_report_opts, xp_export_opts;
+
+/* A verb that is not a capability, as main lists it. */
+struct xp_gen_verb {
+	const char *name, *summary;
+};
+/*
+ * `xputrace --gen bash|zsh|man` (internal, run by the build): the bash and
+ * zsh completion or the man page on stdout, from the table and `verbs`.
+ */
+int xp_cmd_gen(int argc, char **argv, const struct xp_gen_verb *verbs, size_t nverbs);
+
 /*
  * Reads a trace file for `verb` (report, export): `on_open` (may be NULL)
  * once the metadata is read, then `fn` per record. Prints the one-line error

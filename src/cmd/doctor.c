@@ -9,6 +9,7 @@
 
 #include "caps/cap.h"
 #include "cmd/cmds.h"
+#include "cmd/live.h"
 #include "core/devices.h"
 #include "live/features.h"
 #include "live/session.h"
@@ -302,33 +303,30 @@ static void print_json(const struct doctor *d)
 	xp_json_finish(&j);
 }
 
+/* doctor takes only common options */
+const struct xp_verb_opts xp_doctor_opts = { XP_O_JSON | XP_O_VERBOSE, NULL };
+
+static void doctor_help(const void *ctx)
+{
+	(void)ctx;
+	printf("Usage: xputrace doctor [--json] [-v]\n\n"
+	       "Says what this machine can trace and why not: kernel, BTF, tracefs (mounted\n"
+	       "when missing and run as root), the attach types that really load and attach,\n"
+	       "GPU/NPU drivers and device nodes, event groups, and each capability.\n");
+}
+
 int cmd_doctor(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static struct doctor d;
-	bool json = false, verbose = false;
-	int c;
+	struct xp_live_opts lo = { 0 };
+	bool json, verbose;
+	int status;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jvh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'v': verbose = true; break;
-		case 'h':
-			printf("Usage: xputrace doctor [--json] [-v]\n\n"
-			       "Says what this machine can trace and why not: kernel, BTF, tracefs (mounted\n"
-			       "when missing and run as root), the attach types that really load and attach,\n"
-			       "GPU/NPU drivers and device nodes, event groups, and each capability.\n");
-			return xp_finish_stdout(0);
-		default:
-			return xp_fail(2, "doctor: unknown option '%s'; see 'xputrace doctor --help'", argv[optind - 1]);
-		}
-	}
+	status = xp_opts_parse("doctor", argc, argv, xp_doctor_opts.common, &lo, NULL, 0, doctor_help, NULL);
+	if (status)
+		return status < 0 ? xp_finish_stdout(0) : status;
+	json = lo.json;
+	verbose = lo.verbose;
 	if (optind < argc)
 		return xp_fail(2, "doctor: unexpected argument '%s'", argv[optind]);
 	xp_libbpf_quiet(verbose);

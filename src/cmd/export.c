@@ -109,27 +109,29 @@ static int export_opt(void *ctx, int i, const char *arg)
 	return 0;
 }
 
+static const struct xp_cap_opt export_own[] = {
+	{ "perfetto", 0, "FILE", "the trace file to read", false },
+	{ "output", 'o', "OUT", "where to write the JSON ('-' for stdout)", false },
+	{ "force", 0, NULL, "write through a symbolic link at OUT", false },
+	{ NULL },
+};
+const struct xp_verb_opts xp_export_opts = { 0, export_own };
+
 int cmd_export(int argc, char **argv)
 {
-	static const struct xp_cap_opt opts[] = {
-		{ "perfetto", 0, "FILE", "the trace file to read", false },
-		{ "output", 'o', "OUT", "where to write the JSON ('-' for stdout)", false },
-		{ "force", 0, NULL, "write through a symbolic link at OUT", false },
-		{ NULL },
-	};
 	const char *paths[3] = { NULL, NULL, NULL };	/* in, out, --force */
 	struct xp_outfile of;
 	struct stat sin, sout;
 	char why[256];
 	int err;
-	struct xp_optset set = { opts, export_opt, paths, false, NULL };
+	struct xp_optset set = { xp_export_opts.opts, export_opt, paths, false, NULL };
 	struct xp_live_opts lo = { 0 };
 	struct xp_trace_reader *r = NULL;
 	struct export_ctx *c;
 	uint64_t undecodable = 0;
 	int status;
 
-	status = xp_opts_parse("export", argc, argv, 0, &lo, &set, 1, help, NULL);
+	status = xp_opts_parse("export", argc, argv, xp_export_opts.common, &lo, &set, 1, help, NULL);
 	if (status)
 		return status < 0 ? xp_finish_stdout(0) : status;
 	if (optind < argc)

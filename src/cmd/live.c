@@ -52,12 +52,12 @@ static void help_line(FILE *f, const struct xp_cap_opt *o)
 	fprintf(f, "%s\n", h);
 }
 
+static const struct xp_cap_opt json_alone = {
+	"json", 'j', NULL, "the summaries as JSON, one document per capability", false
+};
+
 void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts)
 {
-	static const struct xp_cap_opt json_alone = {
-		"json", 'j', NULL, "the summaries as JSON, one document per capability", false
-	};
-
 	for (int i = 0; i < NCOMMON; i++) {
 		if (!(common & common_opts[i].bit))
 			continue;
@@ -68,6 +68,22 @@ void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts)
 	for (int i = 0; opts && opts[i].name; i++)
 		help_line(f, &opts[i]);
 	fprintf(f, "  -h, --help               this text\n");
+}
+
+unsigned int xp_cap_common(const struct xp_cap *cap)
+{
+	return XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0);
+}
+
+int xp_common_opts(unsigned int common, const struct xp_cap_opt **out, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < NCOMMON && n < max; i++)
+		if (common & common_opts[i].bit)
+			out[n++] = common_opts[i].bit == XP_O_JSON && !(common & XP_O_STREAM) ? &json_alone
+											: &common_opts[i].o;
+	return n;
 }
 
 /* The option as the user wrote it, for errors: "-x" inside a bundle, else the word. */
@@ -286,7 +302,7 @@ static void help_cap(const void *ctx)
 
 	printf("Usage: xputrace %s [OPTIONS]%s\n\n%s\nOptions:\n", cap->name,
 	       cap->flags & XP_CAP_POSITIONAL_INTERVAL ? " [INTERVAL [COUNT]]" : "", cap->about);
-	xp_opts_help(stdout, XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0), cap->opts);
+	xp_opts_help(stdout, xp_cap_common(cap), cap->opts);
 	printf("\nExamples:\n%s", cap->examples);
 }
 
@@ -422,7 +438,7 @@ static int run(struct live_run *r, int argc, char **argv)
 	uint64_t stopped;
 	int err, status;
 
-	status = xp_opts_parse(verb, argc, argv, XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0),
+	status = xp_opts_parse(verb, argc, argv, xp_cap_common(cap),
 			       &r->o, &set, cap->opts ? 1 : 0, help_cap, cap);
 	if (status)
 		return status < 0 ? xp_finish_stdout(0) : status;

@@ -58,6 +58,10 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 		  void (*help)(const void *ctx), const void *help_ctx);
 /* The --help lines of the common options in `common`, then of `opts` (may be NULL). */
 void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts);
+/* The common options a capability's verb takes. */
+unsigned int xp_cap_common(const struct xp_cap *cap);
+/* The common options in `common` as --help shows them, in its order, into out[max]: their number. */
+int xp_common_opts(unsigned int common, const struct xp_cap_opt **out, int max);
 
 /*
  * Finds the GPU/NPU majors and nodes, adds the --device nodes, resolves

@@ -33,6 +33,17 @@ struct record_run {
 	int write_err;
 };
 
+/* record_opt takes them by index; the help text is what the man page says */
+static const struct xp_cap_opt record_own[] = {
+	{ "output", 'o', "FILE", "the trace file to write (required)", false },
+	{ "summary", 0, NULL, "also print each capability's summary on stdout at the\nend, as 'report FILE CAPABILITY' prints it", false },
+	{ "force", 0, NULL, "write through a symbolic link at FILE", false },
+	{ NULL },
+};
+const struct xp_verb_opts xp_record_opts = {
+	XP_O_DURATION | XP_O_JSON | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, record_own
+};
+
 static void help(const void *ctx)
 {
 	const struct record_run *r = ctx;
@@ -61,7 +72,7 @@ static void help(const void *ctx)
 "                           end, as 'report FILE CAPABILITY' prints it\n"
 "      --force              write through a symbolic link at FILE\n",
 	       xp_cap_names(names, sizeof(names)));
-	xp_opts_help(stdout, XP_O_DURATION | XP_O_JSON | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, NULL);
+	xp_opts_help(stdout, xp_record_opts.common, NULL);
 	printf("Options of the capabilities:\n");
 	for (int i = 0; i < r->nci; i++)
 		for (int k = 0; r->ci[i].cap->opts && r->ci[i].cap->opts[k].name; k++)
@@ -96,13 +107,7 @@ static int record_opt(void *ctx, int i, const char *arg)
 
 static int parse(int argc, char **argv, struct record_run *r)
 {
-	static const struct xp_cap_opt own[] = {
-		{ "output", 'o', "FILE", "", false },
-		{ "summary", 0, NULL, "", false },
-		{ "force", 0, NULL, "", false },
-		{ NULL },
-	};
-	struct xp_optset sets[1 + MAX_CAPS] = { { own, record_opt, r, false, NULL } };
+	struct xp_optset sets[1 + MAX_CAPS] = { { xp_record_opts.opts, record_opt, r, false, NULL } };
 	int nsets = 1, status;
 	bool any = false;
 
@@ -110,9 +115,7 @@ static int parse(int argc, char **argv, struct record_run *r)
 		if (r->ci[i].cap->opts)
 			sets[nsets++] = (struct xp_optset){ r->ci[i].cap->opts, r->ci[i].cap->opt, r->ci[i].opts,
 							    .record_only = true, .owner = r->ci[i].cap->name };
-	status = xp_opts_parse("record", argc, argv,
-			       XP_O_DURATION | XP_O_JSON | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, &r->o,
-			       sets, nsets, help, r);
+	status = xp_opts_parse("record", argc, argv, xp_record_opts.common, &r->o, sets, nsets, help, r);
 	if (status)
 		return status;
 	if (r->o.json)

@@ -272,20 +272,22 @@ static int report_opt(void *ctx, int i, const char *arg)
 	return 0;
 }
 
+static const struct xp_cap_opt report_own[] = {
+	{ "info", 0, NULL, "what the file says about the recording, not the summary", false },
+	{ NULL },
+};
+const struct xp_verb_opts xp_report_opts = { XP_O_JSON | XP_O_NOHIST, report_own };
+
 int cmd_report(int argc, char **argv)
 {
-	static const struct xp_cap_opt opts[] = {
-		{ "info", 0, NULL, "what the file says about the recording", false },
-		{ NULL },
-	};
 	struct report_opts ro = { 0 };
-	struct xp_optset set = { opts, report_opt, &ro, false, NULL };
+	struct xp_optset set = { xp_report_opts.opts, report_opt, &ro, false, NULL };
 	struct xp_live_opts lo = { 0 };
 	const char *path = NULL, *view = NULL;
 	char names[128];
 	int status;
 
-	status = xp_opts_parse("report", argc, argv, XP_O_JSON | XP_O_NOHIST, &lo, &set, 1, help, NULL);
+	status = xp_opts_parse("report", argc, argv, xp_report_opts.common, &lo, &set, 1, help, NULL);
 	if (status)
 		return status < 0 ? xp_finish_stdout(0) : status;
 	for (; optind < argc; optind++) {
