@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "core/devices.h"
+#include "core/filters.h"
 #include "core/rawtp.h"
 #include "shared/record.h"
 #include "sinks/json.h"
@@ -29,13 +30,6 @@ struct xp_kside;		/* a kernel side, src/live/kside.h */
 struct xp_live_share;		/* a ring buffer to write into, src/live/kside.h */
 struct xp_perfetto;		/* src/sinks/perfetto.h */
 struct xp_feature;		/* src/live/features.h */
-
-/* The process filters every tracing verb takes (-p, -c, -G). */
-struct xp_filters {
-	uint32_t pid;		/* 0: all */
-	const char *comm;	/* NULL: all */
-	uint64_t cgroup_id;	/* 0: all */
-};
 
 /* What the records are turned into as they arrive. */
 enum xp_cap_out {

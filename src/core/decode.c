@@ -1,9 +1,9 @@
 #include <errno.h>
 #include "core/decode.h"
-#include "shared/ioctl.h"
-#include "shared/latency.h"
-#include "shared/nvidia.h"
-#include "shared/npu.h"
+#include "caps/ioctl/ioctl.h"
+#include "caps/latency/latency.h"
+#include "caps/nvidia/nvidia.h"
+#include "caps/npu/npu.h"
 #include "shared/rawtp.h"
 
 size_t xp_rec_min_size(unsigned int type)

@@ -15,7 +15,7 @@
 #include "core/decode.h"
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
-#include "shared/ioctl.h"
+#include "caps/ioctl/ioctl.h"
 
 uint32_t xp_crc32(uint32_t crc, const void *buf, size_t len)
 {

@@ -14,7 +14,7 @@
 #include "core/decode.h"
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
-#include "shared/ioctl.h"
+#include "caps/ioctl/ioctl.h"
 
 /* ---- reader ----------------------------------------------------------- */
 

@@ -32,13 +32,13 @@
 #include <unistd.h>
 #include <linux/ioctl.h>
 
-#include "core/mem_stats.h"
-#include "core/sched_stats.h"
+#include "caps/mem/mem_stats.h"
+#include "caps/sched/sched_stats.h"
 #include "core/tracefile.h"
-#include "core/vblank_stats.h"
-#include "shared/vblank.h"
-#include "shared/ioctl.h"
-#include "shared/npu.h"
+#include "caps/vblank/vblank_stats.h"
+#include "caps/vblank/vblank.h"
+#include "caps/ioctl/ioctl.h"
+#include "caps/npu/npu.h"
 #include "rawtp_util.h"
 #include "sched_formats.h"
 #include "mem_formats.h"

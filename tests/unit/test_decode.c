@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "core/decode.h"
-#include "shared/ioctl.h"
+#include "caps/ioctl/ioctl.h"
 
 #include "unit.h"
 

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include "unit.h"
 #include <unistd.h>
-#include "core/nvidia_facts.h"
-#include "core/nvidia_flight.h"
-#include "core/nvidia_stats.h"
-#include "sinks/nvidia_report.h"
+#include "caps/nvidia/nvidia_facts.h"
+#include "caps/nvidia/nvidia_flight.h"
+#include "caps/nvidia/nvidia_stats.h"
+#include "caps/nvidia/nvidia_report.h"
 
 /*
- * What the kernel side (src/bpf/nvidia.bpf.c) reads, and from which
+ * What the kernel side (src/caps/nvidia/nvidia.bpf.c) reads, and from which
  * argument: each must be that argument in the driver's signature.
  */
 static const struct { int fn, arg; const char *is; } reads[] = {

@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/mem_stats.h"
-#include "core/sched_stats.h"
+#include "caps/mem/mem_stats.h"
+#include "caps/sched/sched_stats.h"
 #include "core/tracefile.h"
-#include "core/vblank_stats.h"
-#include "sinks/mem_report.h"
-#include "sinks/sched_report.h"
-#include "sinks/vblank_report.h"
+#include "caps/vblank/vblank_stats.h"
+#include "caps/mem/mem_report.h"
+#include "caps/sched/sched_report.h"
+#include "caps/vblank/vblank_report.h"
 #include "rawtp_util.h"
 #include "sched_formats.h"
 #include "mem_formats.h"

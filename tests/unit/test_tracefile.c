@@ -11,9 +11,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/ioctl_stats.h"
+#include "caps/ioctl/ioctl_stats.h"
 #include "core/tracefile.h"
-#include "shared/ioctl.h"
+#include "caps/ioctl/ioctl.h"
+#include "caps/ioctl/ioctl_report.h"
 #include "sinks/perfetto.h"
 
 #include "unit.h"
