@@ -176,7 +176,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,u
 	       -fno-sanitize-recover=undefined -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 $(BUILD)/fuzz/fuzz_reader: fuzz/fuzz_reader.c $(CORE_SRCS) $(wildcard src/*/*.h) $(wildcard src/caps/*/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_reader.c $(CORE_SRCS) -lm
+	$(CLANG) $(FUZZ_CFLAGS) -Itests/unit -o $@ fuzz/fuzz_reader.c $(CORE_SRCS) -lm
 
 fuzz: $(BUILD)/fuzz/fuzz_reader
 	bash fuzz/run.sh $(FUZZ_TIME)

@@ -17,6 +17,7 @@
 #include "sinks/perfetto.h"
 #include "caps/sched/sched_report.h"
 #include "caps/vblank/vblank_report.h"
+#include "kinds.h"
 
 struct ctx {
 	struct xp_ioctl_table table;
@@ -65,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f;
 	int err;
 
+	use_record_kinds();
 	if (!size)
 		return 0;
 	if (!null && !(null = fopen("/dev/null", "w")))

@@ -142,6 +142,8 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	h = xp_decode(data, size, &err);
 	if (!h) {
 		s->bad_records++;
+		if (err == -ENOENT)	/* well formed, but of a type no capability claims */
+			s->unclaimed++;
 	} else {
 		s->records++;
 		err = s->on_record ? s->on_record(s->ctx, h) : 0;
@@ -328,7 +330,7 @@ static uint64_t kernel_missed(const struct xp_session *s)
 {
 	uint64_t n = obj_missed(s->obj) + xp_kretprobes_missed() + xp_kmulti_missed_all();
 
-	for (size_t i = 0; i < sizeof(s->more_obj) / sizeof(s->more_obj[0]); i++)
+	for (int i = 0; i < s->nmore_obj; i++)
 		n += obj_missed(s->more_obj[i]);
 	return n;
 }

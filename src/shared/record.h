@@ -21,6 +21,12 @@
 #define XP_KDEV_MAJOR(d) ((__u32)(d) >> XP_KDEV_MINORBITS)
 #define XP_KDEV_MINOR(d) ((__u32)(d) & ((1u << XP_KDEV_MINORBITS) - 1))
 
+/*
+ * The ids of the capabilities of format 1, kept so files written already read
+ * the same. What a type is (its size, its fields) is its capability's record
+ * kind (src/core/reckind.h), named by its row; a new capability defines its
+ * own id in its folder, and start-up refuses two rows with one id.
+ */
 enum xp_rec_type {
 	XP_REC_NONE = 0,
 	XP_REC_IOCTL = 1, /* struct xp_ioctl_rec: one completed ioctl */

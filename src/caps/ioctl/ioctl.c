@@ -173,7 +173,7 @@ const struct xp_cap xp_cap_ioctl = {
 "  xputrace ioctl --device /dev/null -j     trace another node, JSON summary\n",
 	.flags = XP_CAP_DEVICES | XP_CAP_RECORD_DEFAULT | XP_CAP_KERNEL_AGG,
 	.opts = opts, .opts_size = sizeof(struct ioctl_opts), .opts_init = io_opts_init, .opt = io_opt,
-	.rectype = XP_REC_IOCTL,
+	.rec = &xp_ioctl_rec_kind,
 	.available = io_available, .open = io_open_k, .describe = io_describe, .say_unseen = io_say_unseen,
 	.init = io_init, .free = io_free_st, .feed = io_feed, .drain = io_drain, .stream_header = xp_ioctl_stream_header,
 	.report = io_report, .reset = io_reset,

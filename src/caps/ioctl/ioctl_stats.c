@@ -5,6 +5,25 @@
 #include <string.h>
 
 #include "caps/ioctl/ioctl_stats.h"
+#include "core/tracefile.h"
+
+/* Its records: fixed fields, stored in trace files and checked on reading. */
+static const struct xp_rec_field ioctl_fields[] = {
+	XP_REC_HDR_FIELDS(struct xp_ioctl_rec),
+	XP_REC_F(struct xp_ioctl_rec, lat_ns, XP_FIELD_UINT),
+	XP_REC_F(struct xp_ioctl_rec, arg, XP_FIELD_UINT),
+	XP_REC_F(struct xp_ioctl_rec, cgroup_id, XP_FIELD_UINT),
+	XP_REC_F(struct xp_ioctl_rec, cmd, XP_FIELD_UINT),
+	XP_REC_F(struct xp_ioctl_rec, dev, XP_FIELD_UINT),
+	XP_REC_F(struct xp_ioctl_rec, fd, XP_FIELD_INT),
+	XP_REC_F(struct xp_ioctl_rec, ret, XP_FIELD_INT),
+	XP_REC_F(struct xp_ioctl_rec, comm, XP_FIELD_CHARS),
+};
+
+const struct xp_rec_kind xp_ioctl_rec_kind = {
+	.type = XP_REC_IOCTL, .min_size = sizeof(struct xp_ioctl_rec), .name = "ioctl",
+	.fields = ioctl_fields, .nfields = sizeof(ioctl_fields) / sizeof(ioctl_fields[0]),
+};
 
 void xp_ioctl_table_init(struct xp_ioctl_table *t)
 {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "core/hist.h"
 #include "caps/ioctl/ioctl.h"
+#include "core/reckind.h"
 
 #define XP_IOCTL_MAX_ERRNOS 8
 
@@ -60,5 +61,8 @@ int xp_ioctl_table_add_errno(struct xp_ioctl_table *t, const struct xp_ioctl_key
 
 /* Entries sorted by pid, then calls (most first), then command. Caller frees the array. */
 struct xp_ioctl_entry **xp_ioctl_table_sorted(const struct xp_ioctl_table *t);
+
+/* Its record kind (struct xp_ioctl_rec: one completed ioctl), for its row. */
+extern const struct xp_rec_kind xp_ioctl_rec_kind;
 
 #endif

@@ -6,6 +6,11 @@
 #include <string.h>
 
 #include "caps/latency/lat_stats.h"
+#include "core/tracefile.h"
+
+const struct xp_rec_kind xp_lat_rec_kind = {
+	.type = XP_REC_LATENCY, .min_size = sizeof(struct xp_lat_rec), .name = "latency",
+};
 
 void xp_lat_init(struct xp_lat_state *s, size_t max_keys)
 {

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "core/hist.h"
 #include "caps/latency/latency.h"
+#include "core/reckind.h"
 
 /* Values kept per key for exact percentiles; past this, from the histogram. */
 #define XP_LAT_KEEP_VALUES (1u << 22)
@@ -76,5 +77,8 @@ const char *xp_lat_key_name(const struct xp_lat_state *s, int i, char *buf, size
 /* Key field i of a row as a value: number (is_num set) or string. */
 uint64_t xp_lat_key_num(const struct xp_lat_row *r, int i);
 const char *xp_lat_key_text(const struct xp_lat_row *r, int i, char *buf, size_t len);
+
+/* Its record kind (struct xp_lat_rec: one start/end pair), for its row. */
+extern const struct xp_rec_kind xp_lat_rec_kind;
 
 #endif

@@ -297,7 +297,7 @@ const struct xp_cap xp_cap_latency = {
 "  xputrace latency --from uprobe:libc.so.6:malloc --to uretprobe:libc.so.6:malloc -p 1234\n"
 "                                       malloc() time per thread of one process\n",
 	.flags = XP_CAP_POSITIONAL_INTERVAL,
-	.rectype = XP_REC_LATENCY,
+	.rec = &xp_lat_rec_kind,
 	.opts = opts, .opts_size = sizeof(struct lat_opts), .opts_init = lat_opts_init, .opt = lat_opt,
 	.opts_check = lat_opts_check,
 	.available = lat_available, .open = lat_open_k, .describe = lat_describe,

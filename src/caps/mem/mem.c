@@ -63,7 +63,7 @@ static int mm_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char 
 
 	for (int i = 0; i < o->ngroups; i++)
 		xp_rawtp_set_group(ci->layout, o->group_drv[i], o->group_name[i]);
-	return xp_tp_open(&ci->k, ci->layout, XP_REC_MEM, a->f, a->share, why, len);
+	return xp_tp_open(&ci->k, ci->layout, ci->cap->rec->type, a->f, a->share, why, len);
 }
 
 static void mm_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
@@ -174,7 +174,7 @@ const struct xp_cap xp_cap_mem = {
 "  xputrace mem --stream -c Xorg      one application's events as they happen\n"
 "  xputrace mem -i 1 -j               a JSON summary per second\n",
 	.flags = XP_CAP_SAYS_UNDECODABLE,
-	.rectype = XP_REC_MEM, .events = xp_mem_events, .nev = XP_MEM_NEV,
+	.rec = &xp_mem_rec_kind, .events = xp_mem_events, .nev = XP_MEM_NEV,
 	.opts = opts, .opts_size = sizeof(struct mem_opts), .opt = mm_opt,
 	.available = mm_available, .open = mm_open_k, .no_events = mm_no_events, .describe = mm_describe,
 	.init = mm_init, .free = mm_free_st, .feed = mm_feed, .stream_header = xp_mem_stream_header,

@@ -4,7 +4,12 @@
 #include <string.h>
 
 #include "caps/mem/mem_int.h"
+#include "core/tracefile.h"
 #include "caps/mem/mem_stats.h"
+
+const struct xp_rec_kind xp_mem_rec_kind = {
+	.type = XP_REC_MEM, .min_size = sizeof(struct xp_rawtp_rec), .name = "mem",
+};
 
 #define P true
 const struct xp_rawtp_event xp_mem_events[XP_MEM_NEV] = {

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include "core/hist.h"
 #include "core/rawtp.h"
+#include "core/reckind.h"
 
 enum xp_mem_tp {
 	XP_MEM_AMD_BO_CREATE = 0,
@@ -192,5 +193,8 @@ void xp_mem_reset(struct xp_mem_state *s);
 uint64_t xp_mem_pending_count(const struct xp_mem_state *s, enum xp_mem_pend kind, int ring);
 /* i915 objects created while tracing and still alive: leak candidates. */
 uint64_t xp_mem_live_objects(const struct xp_mem_state *s, uint64_t *bytes);
+
+/* Its record kind (raw amdgpu/i915/xe records (struct xp_rawtp_rec)), for its row. */
+extern const struct xp_rec_kind xp_mem_rec_kind;
 
 #endif

@@ -355,7 +355,7 @@ const struct xp_cap xp_cap_npu = {
 "  xputrace npu -j -d 60 > normal.json     a baseline of a normal run\n"
 "  xputrace npu -d 60 --baseline normal.json   what moved by more than half since\n",
 	.flags = XP_CAP_KERNEL_AGG,
-	.rectype = XP_REC_NPU,
+	.rec = &xp_npu_rec_kind,
 	.opts = opts, .opts_size = sizeof(struct npu_opts), .opts_init = npu_opts_init, .opt = npu_opt,
 	.opts_check = npu_opts_check,
 	.available = npu_available, .open = npu_open, .describe = npu_describe,

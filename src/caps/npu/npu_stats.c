@@ -9,6 +9,12 @@
 
 #include "core/lptable.h"
 #include "caps/npu/npu_stats.h"
+#include "core/tracefile.h"
+
+/* Older files' records end before the later fields: their kinds are checked by npu itself. */
+const struct xp_rec_kind xp_npu_rec_kind = {
+	.type = XP_REC_NPU, .min_size = XP_NPU_REC_V1_SIZE, .name = "npu",
+};
 
 /* ---- the rules: one table, first match wins ---- */
 

@@ -14,6 +14,7 @@
 
 #include "core/hist.h"
 #include "caps/npu/npu.h"
+#include "core/reckind.h"
 
 enum xp_npu_cat {
 	XP_NPU_CAT_MEM,		/* memory / MMU page tables */
@@ -217,5 +218,8 @@ int xp_npu_add(struct xp_npu_state *s, const struct xp_npu_rec *r);
 void xp_npu_ratios(const struct xp_npu_state *s, double secs, struct xp_npu_ratios *r);
 /* A new interval: counts to zero; names, open jobs and requests kept. */
 void xp_npu_reset(struct xp_npu_state *s);
+
+/* Its record kind (struct xp_npu_rec: an NPU driver call or event), for its row. */
+extern const struct xp_rec_kind xp_npu_rec_kind;
 
 #endif

@@ -400,7 +400,7 @@ static void flight_write(struct xp_cap_inst *ci, struct nv_st *st)
 	}
 	xp_trace_meta_host(m, XP_VERSION);
 	m->start_ns = xp_nv_flight_oldest(&st->fl);
-	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "nvidia");
+	xp_trace_meta_add_cap(m, "nvidia");
 	snprintf(m->hook, sizeof(m->hook), "%s", ci->k ? ci->k->hook : "kprobe");
 	m->filter_pid = ci->env->filt.pid;
 	if (ci->env->filt.comm)
@@ -413,6 +413,7 @@ static void flight_write(struct xp_cap_inst *ci, struct nv_st *st)
 	ts.ts_ns = m->start_ns;
 	if ((err = xp_out_open(&of, o->on_xid, false, why, sizeof(why)))) {
 		fprintf(stderr, "xputrace: nvidia: --on-xid: %s\n", why);
+		xp_trace_meta_free(m);
 		free(m);
 		return;
 	}
@@ -427,6 +428,7 @@ static void flight_write(struct xp_cap_inst *ci, struct nv_st *st)
 			o->keep_s, ts.records, st->fl.evicted_full ? ", older ones let go over the memory bound" : "",
 			o->on_xid);
 	}
+	xp_trace_meta_free(m);
 	free(m);
 	flight_pre_free(pre, npre);
 }
@@ -549,7 +551,7 @@ const struct xp_cap xp_cap_nvidia = {
 "  xputrace nvidia -j --no-hist        a JSON summary\n"
 "  xputrace nvidia --sample 100        time 1 in 100 ioctls per escape, count all\n"
 "  xputrace nvidia --on-xid xid.xpt    keep 10 s of events; write them when an Xid comes\n",
-	.rectype = XP_REC_NVIDIA,
+	.rec = &xp_nv_rec_kind,
 	.opts = opts, .opts_size = sizeof(struct nv_opts), .opts_init = nv_opts_init, .opt = nv_opt,
 	.opts_check = nv_opts_check,
 	.available = nv_available, .open = nv_open_k, .snapshot = nv_snapshot, .describe = nv_describe,

@@ -2,6 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "caps/nvidia/nvidia_stats.h"
+#include "core/tracefile.h"
+
+const struct xp_rec_kind xp_nv_rec_kind = {
+	.type = XP_REC_NVIDIA, .min_size = sizeof(struct xp_nv_rec), .name = "nvidia",
+};
 
 void xp_nv_init(struct xp_nv_state *s)
 {

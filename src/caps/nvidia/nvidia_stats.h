@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "core/hist.h"
 #include "caps/nvidia/nvidia.h"
+#include "core/reckind.h"
 
 #define XP_NV_MAX_PROCS 256
 #define XP_NV_MAX_ESC 128
@@ -119,5 +120,8 @@ void xp_nv_set_seen(struct xp_nv_state *s, uint32_t cmd, uint64_t seen);
 void xp_nv_reset(struct xp_nv_state *s);
 /* The device node of a minor: "/dev/nvidia0", "/dev/nvidiactl". */
 const char *xp_nv_minor_name(uint32_t minor, char *buf, size_t len);
+
+/* Its record kind (struct xp_nv_rec: one call into nvidia.ko), for its row. */
+extern const struct xp_rec_kind xp_nv_rec_kind;
 
 #endif

@@ -170,7 +170,7 @@ const struct xp_cap xp_cap_sched = {
 "  xputrace sched -d 10                   every job for 10 s\n"
 "  xputrace sched --stream -c vkcube      one application's jobs as they finish\n"
 "  xputrace sched -i 1 -r gfx_0.0.0 -j    one ring, a JSON summary per second\n",
-	.rectype = XP_REC_SCHED, .events = xp_sched_events, .nev = XP_TP_SCHED_MAX,
+	.rec = &xp_sched_rec_kind, .events = xp_sched_events, .nev = XP_TP_SCHED_MAX,
 	.opts = opts, .opts_size = sizeof(struct sched_opts), .opts_init = sc_opts_init, .opt = sc_opt,
 	.available = sc_available, .open = sc_open_k, .no_events = sc_no_events, .describe = sc_describe,
 	.init = sc_init, .free = sc_free_st, .feed = sc_feed, .stream_header = xp_sched_stream_header,

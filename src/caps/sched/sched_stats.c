@@ -4,6 +4,11 @@
 #include <string.h>
 
 #include "caps/sched/sched_stats.h"
+#include "core/tracefile.h"
+
+const struct xp_rec_kind xp_sched_rec_kind = {
+	.type = XP_REC_SCHED, .min_size = sizeof(struct xp_rawtp_rec), .name = "sched",
+};
 
 int xp_sched_feed(struct xp_sched_state *s, const struct xp_rawtp_layout *l,
 		  const struct xp_rawtp_rec *r)

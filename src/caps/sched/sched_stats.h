@@ -33,6 +33,7 @@
 #include "core/hist.h"
 #include "core/rawtp.h"
 #include "caps/sched/sched.h"
+#include "core/reckind.h"
 
 /*
  * The capability's event table (group "gpu_scheduler"), records of type
@@ -216,5 +217,8 @@ void xp_sched_reset(struct xp_sched_state *s, uint64_t now);
 uint64_t xp_sched_busy_ns(const struct xp_sched_counts *c, uint64_t now);
 /* Jobs open now. */
 static inline uint32_t xp_sched_open_jobs(const struct xp_sched_state *s) { return s->nused; }
+
+/* Its record kind (raw gpu_scheduler records (struct xp_rawtp_rec)), for its row. */
+extern const struct xp_rec_kind xp_sched_rec_kind;
 
 #endif

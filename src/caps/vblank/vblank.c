@@ -194,7 +194,7 @@ const struct xp_cap xp_cap_vblank = {
 "  xputrace vblank --stream --late-ms 2  every delivery, late ones flagged\n"
 "  xputrace vblank -c kwin_wayland -d 5  a compositor's page flips and misses\n"
 "  xputrace vblank -i 1 -j               a JSON summary per second\n",
-	.rectype = XP_REC_VBLANK, .events = xp_vbl_events, .nev = XP_VBL_NEV,
+	.rec = &xp_vbl_rec_kind, .events = xp_vbl_events, .nev = XP_VBL_NEV,
 	.opts = opts, .opts_size = sizeof(struct vblank_opts), .opts_init = vb_opts_init, .opt = vb_opt,
 	.available = vb_available, .open = vb_open_k, .no_events = vb_no_events, .describe = vb_describe,
 	.init = vb_init, .free = vb_free_st, .feed = vb_feed, .stream_header = xp_vbl_stream_header,

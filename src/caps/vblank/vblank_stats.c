@@ -4,7 +4,12 @@
 #include <stdio.h>
 
 #include "caps/vblank/vblank_stats.h"
+#include "core/tracefile.h"
 #include "caps/vblank/vblank.h"
+
+const struct xp_rec_kind xp_vbl_rec_kind = {
+	.type = XP_REC_VBLANK, .min_size = sizeof(struct xp_rawtp_rec), .name = "vblank",
+};
 
 const struct xp_rawtp_event xp_vbl_events[XP_VBL_NEV] = {
 	[XP_VBL_EVENT] = { .group = "drm", .name = "drm_vblank_event" },

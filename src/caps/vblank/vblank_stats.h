@@ -50,6 +50,7 @@
 #include "core/hist.h"
 #include "core/rawtp.h"
 #include "caps/vblank/vblank.h"
+#include "core/reckind.h"
 
 enum xp_vbl_tp {
 	XP_VBL_EVENT = 0, XP_VBL_QUEUED, XP_VBL_DELIVERED,
@@ -289,5 +290,8 @@ uint64_t xp_vbl_present_mhz(const struct xp_vbl_client *c);
 /* Refresh rate in mHz (exact integer arithmetic, rounded). */
 uint64_t xp_vbl_refresh_mhz(const struct xp_vbl_crtc *c);
 double xp_vbl_interval_stddev_ns(const struct xp_vbl_crtc *c);
+
+/* Its record kind (raw drm vblank and probe records (struct xp_rawtp_rec)), for its row. */
+extern const struct xp_rec_kind xp_vbl_rec_kind;
 
 #endif
