@@ -29,14 +29,32 @@ BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc -Wall -Werror \
 	      -I/usr/include/$(shell $(CC) -dumpmachine)
 LIBS     := -lbpf -lelf -lz
 
-BPF_SRCS  := $(wildcard src/bpf/*.bpf.c)
-BPF_OBJS  := $(patsubst src/bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
-SKELS     := $(patsubst src/bpf/%.bpf.c,$(BUILD)/skel/%.skel.h,$(BPF_SRCS))
+# A capability lives in one folder, src/caps/NAME/ (src/caps/README.md).
+# BPF programs: the generic families in src/bpf/ and each capability's own
+# beside it; the skeleton is named after the file alone (ioctl.skel.h), so
+# two programs must not share a file name.
+BPF_SRCS  := $(wildcard src/bpf/*.bpf.c) $(wildcard src/caps/*/*.bpf.c)
+BPF_OBJS  := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRCS)))
+SKELS     := $(patsubst %.bpf.c,$(BUILD)/skel/%.skel.h,$(notdir $(BPF_SRCS)))
+BPF_HDRS  := $(wildcard src/bpf/*.h) $(wildcard src/shared/*.h) $(wildcard src/caps/*/*.h)
+vpath %.bpf.c src/bpf $(sort $(dir $(wildcard src/caps/*/*.bpf.c)))
+
+# The split of a capability folder, by file name: its row (NAME/NAME.c) and
+# its kernel-side glue (*_live.c, *_kside.c) include libbpf or a skeleton and
+# link into the app; everything else in it (records, analysis, text, JSON,
+# stream and Perfetto writers) goes into libxpcore.a with the framework core
+# and sinks, which do not link libbpf: the unit tests link that library alone
+# (`nm build/libxpcore.a | grep ' U bpf_'` finds nothing).
+CAP_DIRS     := $(patsubst %/,%,$(sort $(dir $(wildcard src/caps/*/*.c))))
+CAP_SRCS     := $(filter-out %.bpf.c,$(wildcard src/caps/*/*.c))
+CAP_APP_SRCS := $(filter %_live.c %_kside.c $(foreach d,$(CAP_DIRS),$(d)/$(notdir $(d)).c),$(CAP_SRCS))
+CAP_CORE_SRCS := $(filter-out $(CAP_APP_SRCS),$(CAP_SRCS))
 
 # The analysis core and the sinks do not link libbpf: they are tested alone.
-CORE_SRCS := $(wildcard src/core/*.c) $(wildcard src/sinks/*.c)
+CORE_SRCS := $(wildcard src/core/*.c) $(wildcard src/sinks/*.c) $(CAP_CORE_SRCS)
 CORE_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(CORE_SRCS))
-APP_SRCS  := src/main.c $(wildcard src/caps/*.c) $(wildcard src/live/*.c) $(wildcard src/cmd/*.c)
+APP_SRCS  := src/main.c $(wildcard src/caps/*.c) $(CAP_APP_SRCS) $(wildcard src/live/*.c) \
+	     $(wildcard src/cmd/*.c)
 APP_OBJS  := $(patsubst src/%.c,$(BUILD)/%.o,$(APP_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -87,7 +105,7 @@ xputrace-static: $(APP_OBJS) $(BUILD)/libxpcore.a
 $(BUILD)/libxpcore.a: $(CORE_OBJS)
 	ar rcs $@ $^
 
-$(BUILD)/bpf/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) $(wildcard src/shared/*.h)
+$(BUILD)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -98,7 +116,7 @@ $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 # Objects that include skeletons wait for all of them (cheap, and simple).
 $(APP_OBJS): $(SKELS)
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*/*.h)
+$(BUILD)/%.o: src/%.c $(wildcard src/*/*.h) $(wildcard src/caps/*/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -165,9 +183,9 @@ bench: deps
 FUZZ_TIME ?= 60
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,undefined \
 	       -fno-sanitize-recover=undefined -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-$(BUILD)/fuzz/fuzz_reader: fuzz/fuzz_reader.c $(CORE_SRCS) $(wildcard src/*/*.h)
+$(BUILD)/fuzz/fuzz_reader: fuzz/fuzz_reader.c $(CORE_SRCS) $(wildcard src/*/*.h) $(wildcard src/caps/*/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ fuzz/fuzz_reader.c $(CORE_SRCS) -lm
+	$(CLANG) $(FUZZ_CFLAGS) -Itests/unit -o $@ fuzz/fuzz_reader.c $(CORE_SRCS) -lm
 
 fuzz: $(BUILD)/fuzz/fuzz_reader
 	bash fuzz/run.sh $(FUZZ_TIME)

@@ -9,14 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/ioctl_stats.h"
-#include "core/sched_stats.h"
+#include "caps/ioctl/ioctl_stats.h"
+#include "caps/sched/sched_stats.h"
 #include "core/tracefile.h"
-#include "core/vblank_stats.h"
-#include "sinks/ioctl_report.h"
+#include "caps/vblank/vblank_stats.h"
+#include "caps/ioctl/ioctl_report.h"
 #include "sinks/perfetto.h"
-#include "sinks/sched_report.h"
-#include "sinks/vblank_report.h"
+#include "caps/sched/sched_report.h"
+#include "caps/vblank/vblank_report.h"
+#include "kinds.h"
 
 struct ctx {
 	struct xp_ioctl_table table;
@@ -65,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f;
 	int err;
 
+	use_record_kinds();
 	if (!size)
 		return 0;
 	if (!null && !(null = fopen("/dev/null", "w")))

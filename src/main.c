@@ -44,6 +44,11 @@ int main(int argc, char **argv)
 
 	/* a reader that goes away is a failed write (EPIPE), for every verb alike */
 	signal(SIGPIPE, SIG_IGN);
+	/* the record types the rows claim: a clash is a build error, caught by every test */
+	if (xp_caps_use_records()) {
+		fprintf(stderr, "xputrace: two capabilities claim one record type (src/caps/table.c)\n");
+		return 1;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -20,7 +20,9 @@
 #include <stdio.h>
 
 #include "core/devices.h"
+#include "core/filters.h"
 #include "core/rawtp.h"
+#include "core/reckind.h"
 #include "shared/record.h"
 #include "sinks/json.h"
 #include "sinks/report.h"
@@ -29,13 +31,6 @@ struct xp_kside;		/* a kernel side, src/live/kside.h */
 struct xp_live_share;		/* a ring buffer to write into, src/live/kside.h */
 struct xp_perfetto;		/* src/sinks/perfetto.h */
 struct xp_feature;		/* src/live/features.h */
-
-/* The process filters every tracing verb takes (-p, -c, -G). */
-struct xp_filters {
-	uint32_t pid;		/* 0: all */
-	const char *comm;	/* NULL: all */
-	uint64_t cgroup_id;	/* 0: all */
-};
 
 /* What the records are turned into as they arrive. */
 enum xp_cap_out {
@@ -122,7 +117,7 @@ struct xp_cap {
 	bool (*available)(const struct xp_doctor_env *d, char *why, size_t len);
 
 	/* Rows without `open` are planned: doctor lists them, nothing runs them. */
-	uint16_t rectype;			/* the records it writes (enum xp_rec_type) */
+	const struct xp_rec_kind *rec;		/* the records it writes: type, size (core/reckind.h) */
 	const struct xp_rawtp_event *events;	/* tracepoint layouts it needs; NULL: none */
 	int nev;
 
@@ -159,7 +154,7 @@ struct xp_cap {
 	/* The analysis, live and from a file alike: ci->env, ci->opts, ci->layout are set. */
 	int (*init)(struct xp_cap_inst *ci);
 	void (*free)(struct xp_cap_inst *ci);
-	/* One record of cap->rectype: aggregate, and stream or export it per ci->env->out. */
+	/* One record of cap->rec->type: aggregate, and stream or export it per ci->env->out. */
 	int (*feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
 	/*
 	 * Live summary mode: moves what the kernel aggregated into the state;
@@ -181,6 +176,11 @@ extern const size_t xp_ncaps;
 /* By exact name; NULL when there is none or it is only planned. */
 const struct xp_cap *xp_cap_find(const char *name);
 static inline bool xp_cap_runs(const struct xp_cap *c) { return c->open != NULL; }
+/*
+ * Hands the rows' record kinds to the decoder and trace files (core/reckind.h),
+ * once at start-up: -EEXIST when two rows claim one record type.
+ */
+int xp_caps_use_records(void);
 /* "ioctl, sched, vblank, mem": the capabilities this build runs. */
 const char *xp_cap_names(char *buf, size_t len);
 

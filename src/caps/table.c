@@ -22,6 +22,17 @@ const struct xp_cap *const xp_caps[] = {
 };
 const size_t xp_ncaps = sizeof(xp_caps) / sizeof(xp_caps[0]);
 
+int xp_caps_use_records(void)
+{
+	static const struct xp_rec_kind *kinds[sizeof(xp_caps) / sizeof(xp_caps[0])];
+	size_t n = 0;
+
+	for (size_t i = 0; i < xp_ncaps; i++)
+		if (xp_caps[i]->rec)
+			kinds[n++] = xp_caps[i]->rec;
+	return xp_rec_kinds_use(kinds, n);
+}
+
 const struct xp_cap *xp_cap_find(const char *name)
 {
 	for (size_t i = 0; i < xp_ncaps; i++)

@@ -61,7 +61,7 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 	int err;
 
 	for (int i = 0; i < c->nci; i++)
-		if (h->type == c->ci[i].cap->rectype) {
+		if (h->type == c->ci[i].cap->rec->type) {
 			if ((err = c->ci[i].cap->feed(&c->ci[i], h)))
 				return err;
 			break;
@@ -183,6 +183,8 @@ out:
 	for (int i = 0; i < c->nci; i++)
 		xp_cap_inst_free(&c->ci[i]);
 	free(c);
+	if (r)
+		xp_trace_meta_free(&r->meta);
 	free(r);
 	return xp_finish_stdout(status);
 }

@@ -318,6 +318,16 @@ void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci)
 			(unsigned long long)ci->undecodable, ci->undecodable == 1 ? "" : "s");
 }
 
+void xp_say_skipped(const char *verb, uint64_t unclaimed, uint64_t malformed)
+{
+	if (unclaimed)
+		fprintf(stderr, "xputrace: %s: %llu record%s of a type no capability claims, skipped\n",
+			verb, (unsigned long long)unclaimed, unclaimed == 1 ? "" : "s");
+	if (malformed)
+		fprintf(stderr, "xputrace: %s: %llu malformed record%s, skipped\n", verb,
+			(unsigned long long)malformed, malformed == 1 ? "" : "s");
+}
+
 void xp_say_unread(const char *verb, const struct xp_session *s)
 {
 	if (s->unread)
@@ -331,7 +341,7 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 
 	int err;
 
-	if (h->type != r->cap->rectype)
+	if (h->type != r->cap->rec->type)
 		return 0;
 	err = r->cap->feed(&r->ci, h);
 	/* a stream line that could not be written (a reader gone) ends the run */
@@ -516,6 +526,7 @@ static int run(struct live_run *r, int argc, char **argv)
 	if (!err && r->sess.rb)
 		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
 	xp_say_unread(cap->name, &r->sess);
+	xp_say_skipped(cap->name, r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
 	if (cap->say_unseen && r->ci.k)
 		cap->say_unseen(&r->ci, cap->name);
 	/* whatever ended the run, the summary of what was captured is written */

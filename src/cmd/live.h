@@ -77,6 +77,11 @@ int xp_open_failed(const char *verb, const struct xp_cap_inst *ci, int err, cons
 struct xp_session;
 /* Says on stderr how many records the end's drain left unread, if any. */
 void xp_say_unread(const char *verb, const struct xp_session *s);
+/*
+ * One line on stderr for records skipped: `unclaimed` of a type no
+ * capability claims, `malformed` cut short or of a bad size. Nothing when none.
+ */
+void xp_say_skipped(const char *verb, uint64_t unclaimed, uint64_t malformed);
 
 /* `xputrace CAP`: the live runner, the same for every capability. */
 int xp_cmd_live(const struct xp_cap *cap, int argc, char **argv);

@@ -14,8 +14,6 @@
 #include "live/kside.h"
 #include "live/session.h"
 
-#define MAX_CAPS 8
-
 struct record_run {
 	struct xp_live_opts o;
 	const char *out;
@@ -23,8 +21,9 @@ struct record_run {
 	struct xp_outfile of;
 	bool of_open;
 	struct xp_cap_env env;
-	struct xp_cap_inst ci[MAX_CAPS];	/* every runnable capability, table order */
-	bool want[MAX_CAPS];
+	struct xp_cap_inst *ci;		/* every runnable capability, table order (xp_ncaps) */
+	bool *want;
+	struct bpf_object **more_obj;		/* the session's more_obj: all but the first opened */
 	int nci;
 	struct xp_kside *owner;			/* the first opened: its ring buffer is shared */
 	struct xp_trace_meta *meta;
@@ -107,15 +106,20 @@ static int record_opt(void *ctx, int i, const char *arg)
 
 static int parse(int argc, char **argv, struct record_run *r)
 {
-	struct xp_optset sets[1 + MAX_CAPS] = { { xp_record_opts.opts, record_opt, r, false, NULL } };
+	struct xp_optset *sets = calloc(1 + (size_t)r->nci, sizeof(*sets));
 	int nsets = 1, status;
 	bool any = false;
+
+	if (!sets)
+		return xp_fail(1, "record: out of memory");
+	sets[0] = (struct xp_optset){ xp_record_opts.opts, record_opt, r, false, NULL };
 
 	for (int i = 0; i < r->nci; i++)
 		if (r->ci[i].cap->opts)
 			sets[nsets++] = (struct xp_optset){ r->ci[i].cap->opts, r->ci[i].cap->opt, r->ci[i].opts,
 							    .record_only = true, .owner = r->ci[i].cap->name };
 	status = xp_opts_parse("record", argc, argv, xp_record_opts.common, &r->o, sets, nsets, help, r);
+	free(sets);
 	if (status)
 		return status;
 	if (r->o.json)
@@ -203,7 +207,7 @@ static int open_caps(struct record_run *r)
 {
 	struct xp_live_share share = { 0 };
 	struct xp_open_args oa = { .f = &r->o.f, .devs = &r->meta->devs, .share = &share };
-	int nmore = 0, err;
+	int err;
 
 	for (int i = 0; i < r->nci; i++) {
 		struct xp_cap_inst *ci = &r->ci[i];
@@ -225,12 +229,13 @@ static int open_caps(struct record_run *r)
 			share.drops = ci->k->drops;
 			r->sess.obj = ci->k->obj;
 			snprintf(r->meta->hook, sizeof(r->meta->hook), "%s", ci->k->hook);
-		} else if (nmore < (int)(sizeof(r->sess.more_obj) / sizeof(r->sess.more_obj[0]))) {
-			r->sess.more_obj[nmore++] = ci->k->obj;
+		} else {
+			r->more_obj[r->sess.nmore_obj++] = ci->k->obj;
 		}
-		if (ci->layout && (err = xp_trace_meta_add_layout(r->meta, ci->cap->rectype, ci->layout)))
+		if (ci->layout && (err = xp_trace_meta_add_layout(r->meta, ci->cap->rec->type, ci->layout)))
 			return xp_fail(1, "record: %s", strerror(-err));
-		snprintf(r->meta->caps[r->meta->ncaps++], sizeof(r->meta->caps[0]), "%s", ci->cap->name);
+		if ((err = xp_trace_meta_add_cap(r->meta, ci->cap->name)))
+			return xp_fail(1, "record: %s", strerror(-err));
 		if (ci->cap->flags & XP_CAP_DEVICES)
 			xp_warn_no_devices("record", &r->meta->devs);
 	}
@@ -244,7 +249,13 @@ static int record(struct record_run *r, int argc, char **argv)
 	uint64_t stopped;
 	int err, status;
 
-	for (size_t i = 0; i < xp_ncaps && r->nci < MAX_CAPS; i++)
+	r->ci = calloc(xp_ncaps, sizeof(*r->ci));
+	r->want = calloc(xp_ncaps, sizeof(*r->want));
+	r->more_obj = calloc(xp_ncaps, sizeof(*r->more_obj));
+	r->sess.more_obj = r->more_obj;
+	if (!r->ci || !r->want || !r->more_obj)
+		return xp_fail(1, "record: out of memory");
+	for (size_t i = 0; i < xp_ncaps; i++)
 		if (xp_cap_runs(xp_caps[i]) && !xp_cap_inst_new(&r->ci[r->nci], xp_caps[i], &r->env))
 			r->nci++;
 	status = parse(argc, argv, r);
@@ -322,6 +333,7 @@ static int record(struct record_run *r, int argc, char **argv)
 	if (!err && r->sess.rb)
 		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
 	xp_say_unread("record", &r->sess);
+	xp_say_skipped("record", r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
 	for (int i = 0; i < r->nci; i++)
 		if (r->want[i] && r->ci[i].k && r->ci[i].cap->say_unseen)
 			r->ci[i].cap->say_unseen(&r->ci[i], "record");
@@ -382,9 +394,12 @@ int cmd_record(int argc, char **argv)
 		xp_kside_close(r->ci[i].k);
 		xp_cap_inst_free(&r->ci[i]);
 	}
+	free(r->ci);
+	free(r->want);
+	free(r->more_obj);
 	xp_trace_writer_free(r->w);
 	if (r->meta)
-		xp_trace_meta_free_layouts(r->meta);
+		xp_trace_meta_free(r->meta);
 	free(r->meta);
 	free(r);
 	return xp_finish_stdout(status);

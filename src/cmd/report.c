@@ -65,7 +65,7 @@ int xp_cap_inst_from_file(struct xp_cap_inst *ci, const struct xp_cap *cap,
 	env->t0 = m->start_ns;
 	if ((err = xp_cap_inst_new(ci, cap, env)))
 		return err;
-	if (ci->layout && !xp_trace_meta_layout(m, cap->rectype, ci->layout))
+	if (ci->layout && !xp_trace_meta_layout(m, cap->rec->type, ci->layout))
 		return -ENOENT;
 	return cap->init(ci);
 }
@@ -137,7 +137,7 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 {
 	struct report_ctx *c = ctx;
 
-	if (!c->ci.cap || h->type != c->ci.cap->rectype)	/* --info: no analysis */
+	if (!c->ci.cap || h->type != c->ci.cap->rec->type)	/* --info: no analysis */
 		return 0;
 	return c->ci.cap->feed(&c->ci, h);
 }
@@ -163,6 +163,7 @@ static void report_summary(struct report_ctx *c, const struct xp_trace_reader *r
 	memcpy(ri.drops, r->stats.drops, sizeof(r->stats.drops));
 	cap->report(&c->ci, stdout, &rep);
 	xp_say_undecodable("report", &c->ci);
+	xp_say_skipped("report", r->skipped, 0);
 }
 
 static void print_info(const char *path, const struct xp_trace_reader *r, bool json)
@@ -256,6 +257,7 @@ int xp_report_file(const char *path, const char *view, bool json, bool hist, boo
 	}
 	if (c.have_ci)
 		xp_cap_inst_free(&c.ci);
+	xp_trace_meta_free(&r->meta);	/* the reader's close kept what the summary shows */
 	free(r);
 	return status;
 }

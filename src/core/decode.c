@@ -1,23 +1,12 @@
 #include <errno.h>
 #include "core/decode.h"
-#include "shared/ioctl.h"
-#include "shared/latency.h"
-#include "shared/nvidia.h"
-#include "shared/npu.h"
-#include "shared/rawtp.h"
+#include "core/reckind.h"
 
 size_t xp_rec_min_size(unsigned int type)
 {
-	switch (type) {
-	case XP_REC_IOCTL: return sizeof(struct xp_ioctl_rec);
-	case XP_REC_SCHED:
-	case XP_REC_VBLANK:
-	case XP_REC_MEM: return sizeof(struct xp_rawtp_rec);
-	case XP_REC_LATENCY: return sizeof(struct xp_lat_rec);
-	case XP_REC_NVIDIA: return sizeof(struct xp_nv_rec);
-	case XP_REC_NPU: return XP_NPU_REC_V1_SIZE;	/* the kinds of later fields are checked by npu */
-	default: return 0;
-	}
+	const struct xp_rec_kind *k = xp_rec_kind_of(type);
+
+	return k ? k->min_size : 0;
 }
 
 const struct xp_rec_hdr *xp_decode(const void *data, size_t len, int *err)

@@ -9,11 +9,12 @@
 /*
  * Returns the record at `data` if it is whole and well-formed for its type,
  * NULL otherwise (and *err says why: -EBADMSG for a malformed record,
- * -ENOENT for a type this build does not know, which readers skip).
+ * -ENOENT for a type no kind in use claims (core/reckind.h), which readers
+ * skip and count).
  */
 const struct xp_rec_hdr *xp_decode(const void *data, size_t len, int *err);
 
-/* The payload size a known record type must have at least; 0 if unknown. */
+/* The size a record of a known type must have at least, header included; 0 if unknown. */
 size_t xp_rec_min_size(unsigned int type);
 
 #endif

@@ -14,7 +14,7 @@
 
 #define XP_CGROUP2_MAGIC 0x63677270UL	/* CGROUP2_SUPER_MAGIC, include/uapi/linux/magic.h */
 #define XP_CGROUP1_MAGIC 0x27e0ebUL	/* CGROUP_SUPER_MAGIC: a v1 hierarchy */
-#include "shared/ioctl.h"
+#include "shared/record.h"
 
 enum xp_dev_kind xp_major_kind(const char *name, int *traced)
 {

@@ -4,7 +4,15 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "core/ioctl_names.h"
+
+/* What kind of device node a command was issued on: decides which tables apply. */
+enum xp_dev_kind {
+	XP_DEV_OTHER = 0,	/* anything else (e.g. a node added with --device) */
+	XP_DEV_DRM,		/* /dev/dri/card*, renderD*; /dev/accel/accel* (DRM accel) */
+	XP_DEV_NVIDIA,		/* /dev/nvidia0.., /dev/nvidiactl */
+	XP_DEV_NVIDIA_UVM,	/* /dev/nvidia-uvm, /dev/nvidia-uvm-tools */
+	XP_DEV_KFD,		/* /dev/kfd (amdkfd) */
+};
 
 #define XP_MAX_DEVNODES 256
 #define XP_MAX_MAJORS 32

@@ -15,7 +15,6 @@
 #include "core/decode.h"
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
-#include "shared/ioctl.h"
 
 uint32_t xp_crc32(uint32_t crc, const void *buf, size_t len)
 {
@@ -48,27 +47,6 @@ const char *xp_tf_block_name(uint32_t kind)
 	default: return "unknown";
 	}
 }
-
-/* ---- record layouts --------------------------------------------------- */
-
-static const struct field ioctl_fields[] = {
-	HDR_FIELDS(struct xp_ioctl_rec),
-	F(struct xp_ioctl_rec, lat_ns, XP_FIELD_UINT),
-	F(struct xp_ioctl_rec, arg, XP_FIELD_UINT),
-	F(struct xp_ioctl_rec, cgroup_id, XP_FIELD_UINT),
-	F(struct xp_ioctl_rec, cmd, XP_FIELD_UINT),
-	F(struct xp_ioctl_rec, dev, XP_FIELD_UINT),
-	F(struct xp_ioctl_rec, fd, XP_FIELD_INT),
-	F(struct xp_ioctl_rec, ret, XP_FIELD_INT),
-	F(struct xp_ioctl_rec, comm, XP_FIELD_CHARS),
-};
-
-const struct xp_tf_layout xp_tf_layouts[] = {
-	{ XP_REC_IOCTL, sizeof(struct xp_ioctl_rec), "ioctl", ioctl_fields,
-	  sizeof(ioctl_fields) / sizeof(ioctl_fields[0]) },
-};
-const size_t xp_tf_nlayouts = sizeof(xp_tf_layouts) / sizeof(xp_tf_layouts[0]);
-
 
 int xp_trace_meta_add_layout(struct xp_trace_meta *m, uint16_t rectype,
 			     const struct xp_rawtp_layout *l)
@@ -120,6 +98,25 @@ void xp_trace_meta_free_layouts(struct xp_trace_meta *m)
 	free(m->tpf);
 	m->tpf = NULL;
 	m->ntpf = 0;
+}
+
+void xp_trace_meta_free(struct xp_trace_meta *m)
+{
+	xp_trace_meta_free_layouts(m);
+	free(m->caps);
+	m->caps = NULL;
+	m->ncaps = 0;
+}
+
+int xp_trace_meta_add_cap(struct xp_trace_meta *m, const char *name)
+{
+	char (*c)[16] = realloc(m->caps, (size_t)(m->ncaps + 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	m->caps = c;
+	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "%s", name);
+	return 0;
 }
 
 void xp_trace_meta_host(struct xp_trace_meta *m, const char *tool_version)

@@ -112,7 +112,6 @@ enum xp_field_kind {
 	XP_FIELD_REL_LOC = 5,	/* tracefs __rel_loc: offset from the field's end */
 };
 
-#define XP_TF_MAX_CAPS 8
 #define XP_TF_MAX_TPF 256	/* tracefs event layouts a file may carry */
 
 /* The tracefs layout of one event that raw-tracepoint records were copied with. */
@@ -132,7 +131,7 @@ struct xp_trace_meta {
 	uint64_t start_ns;	/* monotonic time recording began: no record is older */
 	uint64_t tracing_ns;	/* when tracing began (all attached); 0: a file from before the tag */
 	uint32_t page_size;	/* 0: a file from before the tag */
-	char caps[XP_TF_MAX_CAPS][16];
+	char (*caps)[16];	/* the capabilities recorded (xp_trace_meta_add_cap), ncaps of them */
 	int ncaps;
 	char hook[64];	/* "tracepoint+raw_tp", or several joined by record */
 	uint32_t filter_pid;
@@ -168,6 +167,10 @@ int xp_trace_meta_add_layout(struct xp_trace_meta *m, uint16_t rectype,
 int xp_trace_meta_layout(const struct xp_trace_meta *m, uint16_t rectype, struct xp_rawtp_layout *l);
 /* Frees what xp_trace_meta_add_layout allocated. */
 void xp_trace_meta_free_layouts(struct xp_trace_meta *m);
+/* The layouts and the capabilities: all a meta holds. */
+void xp_trace_meta_free(struct xp_trace_meta *m);
+/* Adds a capability recorded, as many as there are: 0, or -ENOMEM (xp_trace_meta_free frees them). */
+int xp_trace_meta_add_cap(struct xp_trace_meta *m, const char *name);
 
 /* ---- writing ---------------------------------------------------------- */
 

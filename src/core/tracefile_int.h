@@ -31,31 +31,4 @@ static inline size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
 /* A block kind's name, for messages. */
 const char *xp_tf_block_name(uint32_t kind);
 
-/* ---- record layouts: what each record type holds, stored in the file ---- */
-
-struct field {
-	const char *name;
-	uint16_t off, size;
-	uint8_t kind;
-};
-
-#define F(T, member, kind) { #member, offsetof(T, member), sizeof(((T *)0)->member), kind }
-#define HDR_FIELDS(T)                                                                      \
-	{ "type", offsetof(T, hdr.type), 2, XP_FIELD_UINT },                               \
-	{ "size", offsetof(T, hdr.size), 2, XP_FIELD_UINT },                               \
-	{ "cpu", offsetof(T, hdr.cpu), 4, XP_FIELD_UINT },                                 \
-	{ "ts_ns", offsetof(T, hdr.ts_ns), 8, XP_FIELD_UINT },                             \
-	{ "pid", offsetof(T, hdr.pid), 4, XP_FIELD_UINT },                                 \
-	{ "tid", offsetof(T, hdr.tid), 4, XP_FIELD_UINT }
-
-
-struct xp_tf_layout {
-	uint16_t type, size;
-	const char *name;
-	const struct field *fields;
-	size_t nfields;
-};
-extern const struct xp_tf_layout xp_tf_layouts[];
-extern const size_t xp_tf_nlayouts;
-
 #endif

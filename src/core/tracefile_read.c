@@ -14,7 +14,7 @@
 #include "core/decode.h"
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
-#include "shared/ioctl.h"
+#include "core/reckind.h"
 
 /* ---- reader ----------------------------------------------------------- */
 
@@ -153,9 +153,14 @@ static bool meta_entry(struct xp_trace_meta *m, uint16_t tag, const uint8_t *v, 
 	case XP_TAG_HOOK: copy_str(m->hook, sizeof(m->hook), v, vl); break;
 	case XP_TAG_FILTER_COMM: copy_str(m->filter_comm, sizeof(m->filter_comm), v, vl); break;
 	case XP_TAG_CAPABILITY:
-		if (m->ncaps < XP_TF_MAX_CAPS)
-			copy_str(m->caps[m->ncaps++], sizeof(m->caps[0]), v, vl);
+	{
+		char name[16];
+
+		copy_str(name, sizeof(name), v, vl);
+		if (xp_trace_meta_add_cap(m, name))
+			bad = true;
 		break;
+	}
 	case XP_TAG_WALL_OFFSET:
 		if (!(bad = vl != 8))
 			m->wall_offset_ns = (int64_t)get64(v);
@@ -280,7 +285,7 @@ static int tpf_field(struct xp_trace_reader *r, struct xp_trace_tpf *t, uint16_t
  * checked against mine (a record type this build knows), marking seen[].
  */
 static int layout_field(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t *pos,
-			uint32_t n, struct xp_trace_tpf *tpf, const struct xp_tf_layout *mine, bool *seen)
+			uint32_t n, struct xp_trace_tpf *tpf, const struct xp_rec_kind *mine, bool *seen)
 {
 	uint16_t off, fsz;
 	uint8_t fl, kind;
@@ -298,7 +303,7 @@ static int layout_field(struct xp_trace_reader *r, const uint8_t *p, uint32_t le
 	if (tpf && (err = tpf_field(r, tpf, off, fsz, kind, p + *pos, fl, n)))
 		return err;
 	for (size_t i = 0; mine && i < mine->nfields && i < 64; i++) {
-		const struct field *f = &mine->fields[i];
+		const struct xp_rec_field *f = &mine->fields[i];
 
 		if (strlen(f->name) != fl || memcmp(f->name, p + *pos, fl))
 			continue;
@@ -322,7 +327,7 @@ static int check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t le
 
 	while (pos < len) {
 		uint16_t type, size, nf, nl;
-		const struct xp_tf_layout *mine = NULL;
+		const struct xp_rec_kind *mine = NULL;
 		struct xp_trace_tpf *tpf = NULL;
 		bool seen[64] = { false };
 		int err;
@@ -340,14 +345,14 @@ static int check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t le
 			if (!(tpf = tpf_new(r, type, size, nf, p + pos, nl, n, &err)))
 				return err;
 		} else {
-			for (size_t i = 0; i < xp_tf_nlayouts; i++)
-				if (xp_tf_layouts[i].type == type)
-					mine = &xp_tf_layouts[i];
+			mine = xp_rec_kind_of(type);
+			if (mine && !mine->fields)
+				mine = NULL;
 		}
 		pos += nl;
-		if (mine && size < mine->size)
+		if (mine && size < mine->min_size)
 			return fail(r, -EPROTO, "trace file has %s records of %u bytes; this xputrace reads %u",
-				    mine->name, size, mine->size);
+				    mine->name, size, mine->min_size);
 		for (uint16_t k = 0; k < nf; k++)
 			if ((err = layout_field(r, p, len, &pos, n, tpf, mine, seen)))
 				return err;

@@ -14,7 +14,7 @@
 #include "core/decode.h"
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
-#include "shared/ioctl.h"
+#include "core/reckind.h"
 
 /* ---- a growing byte buffer (metadata and layout blocks only) ---------- */
 
@@ -100,7 +100,7 @@ static uint32_t encode_meta(struct bytes *b, const struct xp_trace_meta *m)
 		tlv_u64(b, &n, XP_TAG_TRACING, m->tracing_ns);
 	if (m->page_size)
 		tlv_u32(b, &n, XP_TAG_PAGE_SIZE, m->page_size);
-	for (int i = 0; i < m->ncaps && i < XP_TF_MAX_CAPS; i++)
+	for (int i = 0; i < m->ncaps; i++)
 		tlv_str(b, &n, XP_TAG_CAPABILITY, m->caps[i]);
 	if (m->hook[0])
 		tlv_str(b, &n, XP_TAG_HOOK, m->hook);
@@ -160,22 +160,27 @@ static uint32_t encode_tpf(struct bytes *b, const struct xp_trace_tpf *t)
 
 static uint32_t encode_layouts(struct bytes *b, const struct xp_trace_meta *m)
 {
-	uint32_t n = xp_tf_nlayouts;
+	uint32_t n = 0;
 
 	for (int i = 0; i < m->ntpf && i < XP_TF_MAX_TPF; i++)
 		n += encode_tpf(b, &m->tpf[i]);
 
-	for (size_t i = 0; i < xp_tf_nlayouts; i++) {
-		const struct xp_tf_layout *l = &xp_tf_layouts[i];
-		size_t nl = strlen(l->name);
+	/* the fixed layouts of the kinds in use (core/reckind.h) */
+	for (size_t i = 0; i < xp_rec_kinds_count(); i++) {
+		const struct xp_rec_kind *l = xp_rec_kind_at(i);
+		size_t nl;
 
+		if (!l->fields)
+			continue;
+		n++;
+		nl = strlen(l->name);
 		add_u16(b, l->type);
-		add_u16(b, l->size);
+		add_u16(b, l->min_size);
 		add_u16(b, (uint16_t)l->nfields);
 		add_u16(b, (uint16_t)nl);
 		add_fixed(b, l->name, nl);
 		for (size_t k = 0; k < l->nfields; k++) {
-			const struct field *f = &l->fields[k];
+			const struct xp_rec_field *f = &l->fields[k];
 			size_t fl = strlen(f->name);
 
 			add_u16(b, f->off);

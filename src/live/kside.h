@@ -1,7 +1,7 @@
 /*
  * A capability's kernel side, one type for all of them: the BPF object, its
  * ring buffer and drop counters, the links that attach it, and how to
- * destroy its skeleton. Capabilities open it their own way (its file in src/caps)
+ * destroy its skeleton. Capabilities open it their own way (their folder in src/caps)
  * and everything after that (polling, drops, detach, close) is generic.
  */
 #ifndef XP_LIVE_KSIDE_H
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <bpf/libbpf.h>
-#include "caps/cap.h"
+#include "core/filters.h"
 #include "core/rawtp.h"
 
 #define XP_KSIDE_LINKS (XP_RAWTP_MAX_EV + 1)
@@ -84,32 +84,5 @@ int xp_rawtp_live_attach(struct xp_kside *k, const char *prefix, const struct xp
 			 char *why, size_t whylen);
 /* The layouts of `l`'s events from tracefs: the number present, -ENOENT for none. */
 int xp_rawtp_live_layouts(struct xp_rawtp_layout *l, char *why, size_t whylen);
-
-/*
- * The ioctl capability's kernel side (src/bpf/ioctl.bpf.c), on `hook` or, when
- * NULL, on the first that attaches: kprobes on the ioctl syscall functions,
- * the classic syscall events (not while a 32-bit program runs: then `note`
- * names it), tp_btf, raw_tp on sys_enter/sys_exit. `why` says why each hook
- * tried failed.
- */
-int xp_ioctl_live_open(struct xp_kside **out, const char *hook, const struct xp_filters *f,
-		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
-		       char *why, size_t whylen, char *note, size_t notelen);
-/* "kprobe", "tracepoint", "tp_btf", "raw_tp" */
-bool xp_ioctl_hook_known(const char *hook);
-/*
- * On the classic events: how many 32-bit programs started while tracing (the
- * first one's pid and name), whose ioctls those events do not see. 0 on other hooks.
- */
-uint64_t xp_ioctl_live_exec32(const struct xp_kside *k, uint32_t *pid, char comm[16]);
-struct xp_ioctl_table;
-/* Moves what the kernel aggregated into `t`: at a tick, at a report, or all once detached. */
-enum xp_ioctl_drain { XP_IOCTL_DRAIN_TICK, XP_IOCTL_DRAIN_REPORT, XP_IOCTL_DRAIN_ALL };
-int xp_ioctl_live_drain(struct xp_kside *k, struct xp_ioctl_table *t, enum xp_ioctl_drain how);
-
-/* The sched capability's kernel side (gpu_scheduler events, both generations). */
-int xp_sched_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
-		       const struct xp_filters *f, const struct xp_live_share *share, char *why,
-		       size_t whylen);
 
 #endif

@@ -2,7 +2,7 @@
 #ifndef XP_LIVE_PROCS_H
 #define XP_LIVE_PROCS_H
 
-#include "caps/cap.h"
+#include "core/filters.h"
 
 /*
  * Calls fn for each process the filters keep (-p, -c; not -G), the tracer

@@ -143,6 +143,8 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	h = xp_decode(data, size, &err);
 	if (!h) {
 		s->bad_records++;
+		if (err == -ENOENT)	/* well formed, but of a type no capability claims */
+			s->unclaimed++;
 	} else {
 		s->records++;
 		err = s->on_record ? s->on_record(s->ctx, h) : 0;
@@ -362,7 +364,7 @@ bool xp_session_skips_uncounted(const struct xp_session *s)
 		return false;
 	if (obj_skips_uncounted(s->obj))
 		return true;
-	for (size_t i = 0; i < sizeof(s->more_obj) / sizeof(s->more_obj[0]); i++)
+	for (int i = 0; i < s->nmore_obj; i++)
 		if (obj_skips_uncounted(s->more_obj[i]))
 			return true;
 	return false;
@@ -372,7 +374,7 @@ static uint64_t kernel_missed(const struct xp_session *s)
 {
 	uint64_t n = obj_missed(s->obj) + xp_kretprobes_missed() + xp_kmulti_missed_all();
 
-	for (size_t i = 0; i < sizeof(s->more_obj) / sizeof(s->more_obj[0]); i++)
+	for (int i = 0; i < s->nmore_obj; i++)
 		n += obj_missed(s->more_obj[i]);
 	return n;
 }

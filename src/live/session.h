@@ -50,11 +50,13 @@ struct xp_session {
 	int drops_fd;
 	uint64_t t_start_ns;
 	uint64_t t_interval_ns;
-	uint64_t records, bad_records;
+	uint64_t records, bad_records;	/* bad: malformed or unclaimed */
+	uint64_t unclaimed;		/* of a type no capability claims (core/reckind.h) */
 	uint64_t unread;		/* left in the ring when the drain's time ran out */
 	uint64_t deadline_ns;		/* -d: the end, 0 none */
 	struct bpf_object *obj;		/* set by the command: its programs' misses count as drops */
-	struct bpf_object *more_obj[7];	/* others writing into the same ring buffer (record) */
+	struct bpf_object **more_obj;	/* others writing into the same ring buffer (record): */
+	int nmore_obj;			/* the command's array, any number */
 	uint64_t shown_drops[XP_DROP_ALL];	/* already reported by earlier intervals */
 	int cb_err;
 	bool draining;			/* in xp_session_drain: the budget is the stop test */

@@ -15,6 +15,18 @@
 
 #define XP_COMM_LEN 16
 
+/* Kernel encoding of dev_t (MKDEV in linux/kdev_t.h): 12-bit major, 20-bit minor. */
+#define XP_KDEV_MINORBITS 20
+#define XP_KDEV(ma, mi) (((__u32)(ma) << XP_KDEV_MINORBITS) | (__u32)(mi))
+#define XP_KDEV_MAJOR(d) ((__u32)(d) >> XP_KDEV_MINORBITS)
+#define XP_KDEV_MINOR(d) ((__u32)(d) & ((1u << XP_KDEV_MINORBITS) - 1))
+
+/*
+ * The ids of the capabilities of format 1, kept so files written already read
+ * the same. What a type is (its size, its fields) is its capability's record
+ * kind (src/core/reckind.h), named by its row; a new capability defines its
+ * own id in its folder, and start-up refuses two rows with one id.
+ */
 enum xp_rec_type {
 	XP_REC_NONE = 0,
 	XP_REC_IOCTL = 1, /* struct xp_ioctl_rec: one completed ioctl */
@@ -22,8 +34,8 @@ enum xp_rec_type {
 	XP_REC_VBLANK = 3, /* struct xp_rawtp_rec: one raw drm vblank event */
 	XP_REC_MEM = 4, /* struct xp_rawtp_rec: one raw amdgpu/i915/xe memory or submit event */
 	XP_REC_LATENCY = 5, /* struct xp_lat_rec: one start/end pair of `latency` */
-	XP_REC_NVIDIA = 6, /* struct xp_nv_rec (shared/nvidia.h): one call into nvidia.ko */
-	XP_REC_NPU = 7, /* struct xp_npu_rec (shared/npu.h): an NPU driver call or event */
+	XP_REC_NVIDIA = 6, /* struct xp_nv_rec (caps/nvidia/nvidia.h): one call into nvidia.ko */
+	XP_REC_NPU = 7, /* struct xp_npu_rec (caps/npu/npu.h): an NPU driver call or event */
 	XP_REC_TYPE_MAX,
 };
 

@@ -1,8 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sinks/ioctl_report.h"
-#include "sinks/mem_report.h"
 #include "sinks/perfetto.h"
 #include "sinks/text.h"
 
@@ -157,162 +155,37 @@ void xp_perfetto_async(struct xp_perfetto *p, bool begin, uint32_t pid, uint32_t
 	xp_json_end_obj(&p->j);
 }
 
-static struct xp_perfetto_ring *ring_of(struct xp_perfetto *p, const char *name, int *idx)
+int xp_perfetto_lane(struct xp_perfetto *p, const char *group, const char *name, int max_named,
+		     uint64_t start, uint64_t end, uint32_t *pid, uint32_t *tid, const char **shown)
 {
-	int i;
+	char track[XP_PERFETTO_LANE_NAME + 16];
+	struct xp_perfetto_laned *r;
+	int i, lane;
 
-	for (i = 0; i < p->nrings; i++)
-		if (!strcmp(p->rings[i].name, name))
+	if (max_named > XP_PERFETTO_LANED_MAX)
+		max_named = XP_PERFETTO_LANED_MAX;
+	for (i = 0; i < p->nlaned; i++)
+		if (!strcmp(p->laned[i].name, name))
 			break;
-	if (i == p->nrings && p->nrings < XP_SCHED_MAX_RINGS)
-		snprintf(p->rings[p->nrings++].name, sizeof(p->rings[0].name), "%s", name);
-	else if (i == p->nrings)	/* more rings than the analysis keeps apart */
-		snprintf(p->rings[i].name, sizeof(p->rings[0].name), "(other)");
-	*idx = i;
-	return &p->rings[i];
-}
-
-void xp_perfetto_sched_job(struct xp_perfetto *p, const struct xp_sched_job_info *j)
-{
-	char name[64], track[XP_SCHED_STR + 16];
-	uint32_t pid, tid;
-	uint64_t start = j->has_run ? j->run_ts : j->done_ts, id;
-	struct xp_perfetto_ring *r;
-	int ri, lane;
-
-	r = ring_of(p, j->ring && j->ring[0] ? j->ring : "(unknown ring)", &ri);
-	/* a lane whose last job ended before this one ran: slices on a track nest */
+	if (i == p->nlaned && p->nlaned < max_named)
+		snprintf(p->laned[p->nlaned++].name, sizeof(p->laned[0].name), "%s", name);
+	else if (i == p->nlaned)	/* more tracks than the caller keeps apart */
+		snprintf(p->laned[i].name, sizeof(p->laned[0].name), "(other)");
+	r = &p->laned[i];
+	*shown = r->name;
+	/* a lane whose last slice ended before this one starts: slices on a track nest */
 	for (lane = 0; lane < XP_PERFETTO_LANES - 1; lane++)
 		if (r->lane_end[lane] <= start)
 			break;
 	if (r->lane_end[lane] > start)
-		return;	/* more overlap than lanes: a slice would break the track's nesting */
-	r->lane_end[lane] = j->done_ts;
+		return -1;
+	r->lane_end[lane] = end;
 	if (lane)
 		snprintf(track, sizeof(track), "%s (%d)", r->name, lane + 1);
 	else
 		snprintf(track, sizeof(track), "%s", r->name);
-	xp_perfetto_track(p, "GPU rings", (uint32_t)(ri * XP_PERFETTO_LANES + lane), track, &pid, &tid);
-	id = ++p->next_id;
-	snprintf(name, sizeof(name), "%s", j->comm[0] ? j->comm : "job");
-	xp_perfetto_slice_begin(p, pid, tid, "gpu_job", name, start, j->done_ts - start);
-	xp_json_kstr(&p->j, "ring", r->name);
-	if (j->has_queue) {
-		xp_json_ku64(&p->j, "pid", j->pid);
-		xp_json_kstr(&p->j, "comm", j->comm);
-	}
-	if (j->gen == 2) {
-		xp_json_ku64(&p->j, "fence_context", j->k1);
-		xp_json_ku64(&p->j, "fence_seqno", j->k2);
-	} else {
-		xp_json_ku64(&p->j, "job_id", j->k2);
-	}
-	if (j->has_client)
-		xp_json_ku64(&p->j, "client_id", j->client_id);
-	if (j->has_queue && j->has_run && j->run_ts >= j->q_ts)
-		xp_json_ku64(&p->j, "queue_delay_ns", j->run_ts - j->q_ts);
-	if (j->deps)
-		xp_json_ku64(&p->j, "deps", j->deps);
-	if (j->inferred)
-		xp_json_kbool(&p->j, "done_inferred", true);
-	xp_perfetto_slice_end(p);
-	if (!j->has_queue || j->q_ts > start)
-		return;
-	/* a job whose done was lost (inferred) has no known run: no queued span */
-	if (j->has_run) {
-		xp_perfetto_async(p, true, pid, tid, "gpu_queue", "queued", id, j->q_ts);
-		xp_perfetto_async(p, false, pid, tid, "gpu_queue", "queued", id, j->run_ts);
-	}
-	/* the submitter: a zero-length slice for the arrow to start from */
-	xp_perfetto_name(p, j->pid, j->tid, j->comm);
-	xp_perfetto_slice_begin(p, j->pid, j->tid, "gpu_submit", "submit", j->q_ts, 0);
-	xp_json_kstr(&p->j, "ring", r->name);
-	xp_perfetto_slice_end(p);
-	xp_perfetto_flow(p, id, true, j->pid, j->tid, j->q_ts);
-	xp_perfetto_flow(p, id, false, pid, tid, start);
-}
-
-/* A CRTC's track: "CRTC 0", or "card0 CRTC 0" where the device is known. */
-static void crtc_track(struct xp_perfetto *p, int32_t dev, int32_t crtc, uint32_t *pid, uint32_t *tid)
-{
-	uint32_t id = crtc >= 0 && crtc < 0xff ? (uint32_t)crtc : 0xff;
-	char track[48];
-
-	if (dev >= 0) {
-		snprintf(track, sizeof(track), "card%d CRTC %d", dev, crtc);
-		xp_perfetto_track(p, "Displays", 0x10000u + ((uint32_t)dev & 0xfff) * 256 + id, track, pid, tid);
-	} else {
-		snprintf(track, sizeof(track), "CRTC %d", crtc);
-		xp_perfetto_track(p, "Displays", crtc >= 0 && crtc < 0xffff ? (uint32_t)crtc : 0xffff,
-				  track, pid, tid);
-	}
-}
-
-void xp_perfetto_vblank(struct xp_perfetto *p, const struct xp_vbl_event *ev)
-{
-	static const char *const what[] = { "vblank", "requested", "delivered" };
-	uint32_t pid, tid;
-
-	if (ev->kind > XP_VBL_DELIVERED)	/* the probes' records: drawn as frames */
-		return;
-	crtc_track(p, ev->dev, ev->crtc, &pid, &tid);
-	/* a vblank at its own timestamp; requests and deliveries when they happened */
-	xp_perfetto_instant_begin(p, pid, tid, "vblank", what[ev->kind],
-				  ev->kind == XP_VBL_EVENT && ev->vtime ? ev->vtime : ev->ts);
-	xp_json_ku64(&p->j, "seq", ev->seq);
-	if (ev->kind != XP_VBL_EVENT) {
-		xp_json_ku64(&p->j, "pid", ev->pid);
-		xp_json_kstr(&p->j, "comm", ev->comm);
-	}
-	xp_perfetto_slice_end(p);
-}
-
-void xp_perfetto_mem(struct xp_perfetto *p, const struct xp_rawtp_layout *l,
-		     const struct xp_rawtp_rec *r)
-{
-	char comm[XP_COMM_LEN + 1];
-	uint32_t pid = r->hdr.pid, tid = r->hdr.tid;
-	int drv;
-
-	if (r->ev >= l->n)
-		return;
-	if (l->ev[r->ev].proc_ctx) {
-		memcpy(comm, r->comm, XP_COMM_LEN);
-		comm[XP_COMM_LEN] = '\0';
-		xp_perfetto_name(p, pid, pid, comm);
-		xp_perfetto_name(p, pid, tid, comm);
-	} else {
-		/* interrupts, workers, reclaim: the driver's track, not the CPU's task */
-		drv = !strcmp(l->ev[r->ev].group, "amdgpu") ? 0 : !strcmp(l->ev[r->ev].group, "i915") ? 1 : 2;
-		xp_perfetto_track(p, "GPU memory", (uint32_t)drv, l->ev[r->ev].group, &pid, &tid);
-	}
-	xp_perfetto_instant_begin(p, pid, tid, "mem", l->ev[r->ev].name, r->hdr.ts_ns);
-	xp_json_key(&p->j, "fields");
-	xp_mem_json_fields(&p->j, l, r);
-	xp_perfetto_slice_end(p);
-}
-
-void xp_perfetto_ioctl(struct xp_perfetto *p, const struct xp_ioctl_rec *r,
-		       const struct xp_devices *d)
-{
-	char name[96], cmdhex[16], comm[XP_COMM_LEN], res[32];
-	struct xp_devdesc dd;
-
-	memcpy(comm, r->comm, sizeof(comm));
-	comm[XP_COMM_LEN - 1] = '\0';
-	xp_perfetto_name(p, r->hdr.pid, r->hdr.tid, comm);
-	xp_devices_describe(d, r->dev, &dd);
-	xp_ioctl_name(dd.kind, dd.driver, r->cmd, name, sizeof(name));
-	snprintf(cmdhex, sizeof(cmdhex), "0x%08x", r->cmd);
-	xp_perfetto_slice_begin(p, r->hdr.pid, r->hdr.tid, "ioctl", name, r->hdr.ts_ns, r->lat_ns);
-	xp_json_kstr(&p->j, "device", dd.name);
-	xp_json_kstr(&p->j, "cmd", cmdhex);
-	xp_json_ki64(&p->j, "fd", r->fd);
-	if (r->ret < 0)
-		xp_json_kstr(&p->j, "error", xp_errno_name(0u - (uint32_t)r->ret, res, sizeof(res)));
-	else
-		xp_json_ki64(&p->j, "ret", r->ret);
-	xp_perfetto_slice_end(p);
+	xp_perfetto_track(p, group, (uint32_t)(i * XP_PERFETTO_LANES + lane), track, pid, tid);
+	return lane;
 }
 
 static void meta_event(struct xp_perfetto *p, const char *what, uint32_t pid, uint32_t tid,
@@ -385,46 +258,4 @@ void xp_perfetto_end(struct xp_perfetto *p, const struct xp_trace_meta *m)
 	free(p->threads);
 	p->threads = NULL;
 	p->cap = p->n = 0;
-}
-
-void xp_perfetto_vblank_frame(struct xp_perfetto *p, const struct xp_vbl_delivery *d)
-{
-	char kind[32], comm[XP_COMM_LEN];
-	uint32_t cpid, ctid, tid = d->tid ? d->tid : d->pid;
-	uint64_t id = ++p->next_id, end = d->ts > d->submit_ns ? d->ts : d->submit_ns;
-
-	if (!d->frame || !d->pid)
-		return;
-	memcpy(comm, d->comm, sizeof(comm));
-	comm[XP_COMM_LEN - 1] = '\0';
-	xp_perfetto_name(p, d->pid, tid, comm);
-	xp_vbl_kind_name(d->kind, kind, sizeof(kind));
-	/* the frame on the asking thread: submit -> scanout -> delivered */
-	xp_perfetto_slice_begin(p, d->pid, tid, "frame", "frame", d->submit_ns, end - d->submit_ns);
-	xp_json_kstr(&p->j, "kind", kind);
-	if (d->dev >= 0)
-		xp_json_ki64(&p->j, "device", d->dev);
-	xp_json_ki64(&p->j, "crtc", d->crtc);
-	xp_json_ku64(&p->j, "seq", d->seq);
-	if (d->has_lateness && d->vblank_ns >= d->submit_ns)
-		xp_json_ku64(&p->j, "scanout_ns", d->vblank_ns - d->submit_ns);
-	if (d->has_target)
-		xp_json_ku64(&p->j, "missed_vblanks", d->missed_target);
-	xp_perfetto_slice_end(p);
-	if (!d->has_lateness || d->vblank_ns < d->submit_ns || d->vblank_ns > end)
-		return;
-	xp_perfetto_slice_begin(p, d->pid, tid, "frame", d->missed_target ? "to scanout (missed)" : "to scanout",
-				d->submit_ns, d->vblank_ns - d->submit_ns);
-	xp_perfetto_slice_end(p);
-	xp_perfetto_slice_begin(p, d->pid, tid, "frame", "to delivery", d->vblank_ns, end - d->vblank_ns);
-	xp_perfetto_slice_end(p);
-	/* the vblank it went out on, on the CRTC's track, with the arrow to it */
-	crtc_track(p, d->dev, d->crtc, &cpid, &ctid);
-	xp_perfetto_slice_begin(p, cpid, ctid, "frame", "scanout", d->vblank_ns, 0);
-	xp_json_ku64(&p->j, "pid", d->pid);
-	xp_json_kstr(&p->j, "comm", comm);
-	xp_json_ku64(&p->j, "seq", d->seq);
-	xp_perfetto_slice_end(p);
-	xp_perfetto_flow(p, id, true, d->pid, tid, d->submit_ns);
-	xp_perfetto_flow(p, id, false, cpid, ctid, d->vblank_ns);
 }

@@ -17,10 +17,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "core/devices.h"
-#include "core/sched_stats.h"
+#include "caps/sched/sched_stats.h"
 #include "core/tracefile.h"
-#include "core/vblank_stats.h"
-#include "shared/ioctl.h"
+#include "caps/vblank/vblank_stats.h"
+#include "caps/ioctl/ioctl.h"
 #include "sinks/json.h"
 
 /* Synthetic pids start above Linux's PID_MAX_LIMIT (2^22). */
@@ -31,11 +31,14 @@ struct xp_perfetto_thread {
 	char name[64];
 };
 
-#define XP_PERFETTO_LANES 8	/* tracks per ring for jobs that overlap on it */
+#define XP_PERFETTO_LANES 8	/* tracks per named track for slices that overlap on it */
+#define XP_PERFETTO_LANED_MAX 64	/* named tracks with lanes kept apart */
+#define XP_PERFETTO_LANE_NAME 64
 
-struct xp_perfetto_ring {
-	char name[XP_SCHED_STR];
-	uint64_t lane_end[XP_PERFETTO_LANES];	/* end of the last job put on each lane */
+/* A named track (a GPU ring) whose overlapping slices go on lanes of their own. */
+struct xp_perfetto_laned {
+	char name[XP_PERFETTO_LANE_NAME];
+	uint64_t lane_end[XP_PERFETTO_LANES];	/* end of the last slice put on each lane */
 };
 
 struct xp_perfetto {
@@ -47,8 +50,8 @@ struct xp_perfetto {
 	char groups[8][32];			/* names of synthetic pids */
 	int ngroups;
 	bool oom;
-	struct xp_perfetto_ring rings[XP_SCHED_MAX_RINGS + 1];	/* the last: all others */
-	int nrings;
+	struct xp_perfetto_laned laned[XP_PERFETTO_LANED_MAX + 1];	/* the last: all others */
+	int nlaned;
 	uint64_t next_id;		/* flow and async ids */
 };
 
@@ -81,34 +84,15 @@ void xp_perfetto_async(struct xp_perfetto *p, bool begin, uint32_t pid, uint32_t
 		       const char *cat, const char *name, uint64_t id, uint64_t ts_ns);
 
 /*
- * A completed GPU job (the sched analysis's on_job): run -> done as a slice
- * on its ring's track (a second lane of the ring when jobs overlap), queue ->
- * run as an async "queued" span, and a flow arrow from the submitting thread
- * (a zero-length "submit" slice at the queue event, inside its ioctl when
- * ioctls were recorded too) to the job.
+ * A slice from `start` to `end` on the named track `name` of `group`: on its
+ * first lane free at `start` (lane 0 is the track itself, lane k > 0 the
+ * track "name (k+1)"). Beyond `max_named` names (at most
+ * XP_PERFETTO_LANED_MAX), all others share one track "(other)". Returns the
+ * lane, with the track's pid and tid and the name it is shown by; -1 when
+ * every lane is still busy (a slice there would break the track's nesting).
  */
-void xp_perfetto_sched_job(struct xp_perfetto *p, const struct xp_sched_job_info *j);
-/* A vblank event: an instant on its CRTC's track (vblanks, deliveries, requests). */
-void xp_perfetto_vblank(struct xp_perfetto *p, const struct xp_vbl_event *ev);
-/*
- * A frame (page flip, atomic commit, CRTC sequence) once settled: a slice on
- * the asking thread from its submit to its delivery, split at the vblank it
- * completed on (to scanout, to delivery), and a flow arrow to a "scanout"
- * slice at that vblank on its CRTC's track.
- */
-void xp_perfetto_vblank_frame(struct xp_perfetto *p, const struct xp_vbl_delivery *d);
-
-/*
- * A buffer memory or submission event (mem): an instant on the thread it
- * fired in when that is the causing process, else on its driver's track
- * ("GPU memory"), with its decoded fields as args.
- */
-void xp_perfetto_mem(struct xp_perfetto *p, const struct xp_rawtp_layout *l,
-		     const struct xp_rawtp_rec *r);
-
-/* An ioctl as a slice on its thread, named as the reports name it. */
-void xp_perfetto_ioctl(struct xp_perfetto *p, const struct xp_ioctl_rec *r,
-		       const struct xp_devices *d);
+int xp_perfetto_lane(struct xp_perfetto *p, const char *group, const char *name, int max_named,
+		     uint64_t start, uint64_t end, uint32_t *pid, uint32_t *tid, const char **shown);
 
 /* Writes the names and, with `m`, the recording's host, kernel and clock. */
 void xp_perfetto_end(struct xp_perfetto *p, const struct xp_trace_meta *m);

@@ -32,16 +32,17 @@
 #include <unistd.h>
 #include <linux/ioctl.h>
 
-#include "core/mem_stats.h"
-#include "core/sched_stats.h"
+#include "caps/mem/mem_stats.h"
+#include "caps/sched/sched_stats.h"
 #include "core/tracefile.h"
-#include "core/vblank_stats.h"
-#include "shared/vblank.h"
-#include "shared/ioctl.h"
-#include "shared/npu.h"
+#include "caps/vblank/vblank_stats.h"
+#include "caps/vblank/vblank.h"
+#include "caps/ioctl/ioctl.h"
+#include "caps/npu/npu.h"
 #include "rawtp_util.h"
 #include "sched_formats.h"
 #include "mem_formats.h"
+#include "kinds.h"
 
 #define US 1000ULL
 #define MS 1000000ULL
@@ -926,7 +927,7 @@ static void meta_base(struct xp_trace_meta *m, const char *kernel, const char *h
 static void meta_cap(struct xp_trace_meta *m, const char *cap, uint16_t rectype,
 		     const struct xp_rawtp_layout *l)
 {
-	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "%s", cap);
+	xp_trace_meta_add_cap(m, cap);
 	if (l && xp_trace_meta_add_layout(m, rectype, l))
 		die("layouts", ENOMEM);
 }
@@ -974,7 +975,7 @@ static void write_file(const char *name, struct xp_trace_meta *m, const struct e
 	xp_trace_writer_free(w);
 	if (close(fd))
 		die(path, errno);
-	xp_trace_meta_free_layouts(m);
+	xp_trace_meta_free(m);
 	nslots = 0;
 }
 
@@ -1012,6 +1013,7 @@ int main(int argc, char **argv)
 	size_t len;
 	uint8_t *buf;
 
+	use_record_kinds();
 	if (argc != 2) {
 		fprintf(stderr, "usage: mkfixtures DIR\n");
 		return 2;

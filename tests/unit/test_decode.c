@@ -7,9 +7,10 @@
 #include <stdint.h>
 
 #include "core/decode.h"
-#include "shared/ioctl.h"
+#include "caps/ioctl/ioctl.h"
 
 #include "unit.h"
+#include "kinds.h"
 
 /* Room for a record and some bytes after it, aligned like the ring buffer. */
 static union {
@@ -167,6 +168,7 @@ static void test_good_records(void)
 
 int main(void)
 {
+	use_record_kinds();
 	RUN(test_layout);
 	RUN(test_too_short);
 	RUN(test_size_smaller_than_header);

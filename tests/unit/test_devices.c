@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "core/devices.h"
-#include "shared/ioctl.h"
+#include "caps/ioctl/ioctl.h"
 
 #include "unit.h"
 

@@ -1,5 +1,5 @@
 /*
- * Tests for src/core/ioctl_names.c.
+ * Tests for src/caps/ioctl/ioctl_names.c.
  *
  * Expected command numbers are written out in full, computed from each
  * header's definition (direction, 'd' + DRM_COMMAND_BASE + index, and the
@@ -7,7 +7,7 @@
  * implementation shows up here. The comment next to each number gives the
  * definition it was computed from.
  */
-#include "core/ioctl_names.h"
+#include "caps/ioctl/ioctl_names.h"
 
 #include "unit.h"
 

@@ -1,6 +1,6 @@
 /*
- * Tests for src/core/ioctl_stats.c (the per process/device/command table),
- * and for the ioctl summary it feeds: src/sinks/ioctl_report.c and the text
+ * Tests for src/caps/ioctl/ioctl_stats.c (the per process/device/command table),
+ * and for the ioctl summary it feeds: src/caps/ioctl/ioctl_report.c and the text
  * helpers of src/sinks/text.c.
  *
  * The key property: summary mode (the kernel aggregates into struct
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "core/ioctl_stats.h"
-#include "sinks/ioctl_report.h"
+#include "caps/ioctl/ioctl_stats.h"
+#include "caps/ioctl/ioctl_report.h"
 #include "sinks/text.h"
 
 #include "unit.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "sinks/ioctl_report.h"
+#include "caps/ioctl/ioctl_report.h"
 #include "sinks/json.h"
 #include "sinks/report.h"
 

@@ -5,7 +5,7 @@
 #include "unit.h"
 #include "rawtp_util.h"
 #include "mem_formats.h"
-#include "core/mem_stats.h"
+#include "caps/mem/mem_stats.h"
 
 static struct xp_rawtp_layout L;
 static struct xp_mem_state *S;

@@ -4,8 +4,8 @@
 #include "unit.h"
 #include "rawtp_util.h"
 #include "mem_formats.h"
-#include "core/mem_stats.h"
-#include "sinks/mem_report.h"
+#include "caps/mem/mem_stats.h"
+#include "caps/mem/mem_report.h"
 
 static struct xp_rawtp_layout L;
 static struct xp_mem_state S;

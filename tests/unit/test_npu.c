@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/npu_stats.h"
+#include "caps/npu/npu_stats.h"
 #include "core/split_refused.h"
-#include "sinks/npu_report.h"
+#include "caps/npu/npu_report.h"
 #include "sinks/perfetto.h"
 #include "unit.h"
 

@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include "unit.h"
 #include <unistd.h>
-#include "core/nvidia_facts.h"
-#include "core/nvidia_flight.h"
-#include "core/nvidia_stats.h"
-#include "sinks/nvidia_report.h"
+#include "caps/nvidia/nvidia_facts.h"
+#include "caps/nvidia/nvidia_flight.h"
+#include "caps/nvidia/nvidia_stats.h"
+#include "caps/nvidia/nvidia_report.h"
+#include "kinds.h"
 
 /*
- * What the kernel side (src/bpf/nvidia.bpf.c) reads, and from which
+ * What the kernel side (src/caps/nvidia/nvidia.bpf.c) reads, and from which
  * argument: each must be that argument in the driver's signature.
  */
 static const struct { int fn, arg; const char *is; } reads[] = {
@@ -405,7 +406,7 @@ static void test_flight(void)
 	memset(&m, 0, sizeof(m));
 	xp_trace_meta_host(&m, "test");
 	m.start_ns = xp_nv_flight_oldest(&fl);
-	snprintf(m.caps[m.ncaps++], sizeof(m.caps[0]), "nvidia");
+	xp_trace_meta_add_cap(&m, "nvidia");
 	CHECK(f != NULL);
 	if (!f)
 		return;
@@ -450,7 +451,7 @@ static void test_snapshot_file(void)
 		return;
 	memset(&m, 0, sizeof(m));
 	xp_trace_meta_host(&m, "test");
-	snprintf(m.caps[m.ncaps++], sizeof(m.caps[0]), "nvidia");
+	xp_trace_meta_add_cap(&m, "nvidia");
 	xp_nv_gpu_rec(&g, 10, "0000:01:00.0", 0);
 	xp_nv_snapshot_rec(&h1, XP_NV_HOLDER, 10, 50, "old", 0, 0);
 	xp_nv_snapshot_rec(&h2, XP_NV_HOLDER, 10, 51, "ctl-only", 255, 0);
@@ -536,6 +537,7 @@ static void test_flight_holders(void)
 
 int main(void)
 {
+	use_record_kinds();
 	RUN(test_snapshot_file);
 	RUN(test_flight_holders);
 	RUN(test_flight);

@@ -7,17 +7,18 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/mem_stats.h"
-#include "core/sched_stats.h"
+#include "caps/mem/mem_stats.h"
+#include "caps/sched/sched_stats.h"
 #include "core/tracefile.h"
-#include "core/vblank_stats.h"
-#include "sinks/mem_report.h"
-#include "sinks/sched_report.h"
-#include "sinks/vblank_report.h"
+#include "caps/vblank/vblank_stats.h"
+#include "caps/mem/mem_report.h"
+#include "caps/sched/sched_report.h"
+#include "caps/vblank/vblank_report.h"
 #include "rawtp_util.h"
 #include "sched_formats.h"
 #include "mem_formats.h"
 #include "unit.h"
+#include "kinds.h"
 
 #define T0 5000000000ULL
 #define US 1000ULL
@@ -158,8 +159,8 @@ static struct xp_trace_meta *meta_new(void)
 	snprintf(m->clock, sizeof(m->clock), "CLOCK_MONOTONIC");
 	snprintf(m->hook, sizeof(m->hook), "tracepoint");
 	m->start_ns = T0;
-	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "sched");
-	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "vblank");
+	xp_trace_meta_add_cap(m, "sched");
+	xp_trace_meta_add_cap(m, "vblank");
 	CHECK(xp_trace_meta_add_layout(m, XP_REC_SCHED, &SL) == 0);
 	CHECK(xp_trace_meta_add_layout(m, XP_REC_VBLANK, &VL) == 0);
 	return m;
@@ -180,7 +181,7 @@ static uint8_t *write_file(size_t *len)
 		CHECK(xp_trace_writer_add(w, &recs[i].hdr) == 0);
 	CHECK(w && xp_trace_writer_finish(w, &st) == 0);
 	xp_trace_writer_free(w);
-	xp_trace_meta_free_layouts(m);
+	xp_trace_meta_free(m);
 	free(m);
 	size = ftell(f);
 	buf = malloc((size_t)size);
@@ -483,14 +484,14 @@ static uint8_t *write_mem_file(size_t *len)
 	snprintf(m->clock, sizeof(m->clock), "CLOCK_MONOTONIC");
 	snprintf(m->hook, sizeof(m->hook), "tracepoint");
 	m->start_ns = T0;
-	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "mem");
+	xp_trace_meta_add_cap(m, "mem");
 	CHECK(xp_trace_meta_add_layout(m, XP_REC_MEM, &ML) == 0);
 	CHECK(f && xp_trace_writer_open(&w, fileno(f), m, 65536) == 0);
 	for (int i = 0; w && i < nrecs; i++)
 		CHECK(xp_trace_writer_add(w, &recs[i].hdr) == 0);
 	CHECK(w && xp_trace_writer_finish(w, &st) == 0);
 	xp_trace_writer_free(w);
-	xp_trace_meta_free_layouts(m);
+	xp_trace_meta_free(m);
 	free(m);
 	size = ftell(f);
 	buf = malloc((size_t)size);
@@ -720,6 +721,7 @@ static void write_out(void)
 
 int main(void)
 {
+	use_record_kinds();
 	layouts();
 	write_out();
 	write_mem_out();

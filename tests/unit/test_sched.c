@@ -1,5 +1,5 @@
 /*
- * Tests for src/core/sched_stats.c: decoding raw gpu_scheduler records with
+ * Tests for src/caps/sched/sched_stats.c: decoding raw gpu_scheduler records with
  * layouts parsed from the real format texts of both generations, and joining
  * them into jobs, on synthetic streams with out-of-order, missing and
  * duplicate events, fence reuse (6.1), filters, bounded state and intervals.
@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/sched_stats.h"
-#include "sinks/sched_report.h"
+#include "caps/sched/sched_stats.h"
+#include "caps/sched/sched_report.h"
 #include "rawtp_util.h"
 #include "sched_formats.h"
 #include "unit.h"
@@ -900,7 +900,7 @@ static void t_text_columns(void)
 }
 
 /*
- * The raw-tracepoint completion program's settings (src/shared/sched.h): the
+ * The raw-tracepoint completion program's settings (src/caps/sched/sched.h): the
  * offsets user space computes from the real format texts, and a record built
  * the way that program builds it (zeroed, the fields written at those offsets,
  * raw_len from the settings) decodes like the classic copy.

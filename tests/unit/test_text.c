@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sinks/sched_report.h"
+#include "caps/sched/sched_report.h"
 #include "sinks/text.h"
-#include "sinks/vblank_report.h"
+#include "caps/vblank/vblank_report.h"
 #include "unit.h"
 
 static const char *rel_s(uint64_t ts, uint64_t t0)

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "core/ioctl_stats.h"
+#include "caps/ioctl/ioctl_stats.h"
 #include "core/tracefile.h"
-#include "shared/ioctl.h"
+#include "caps/ioctl/ioctl.h"
+#include "caps/ioctl/ioctl_report.h"
 #include "sinks/perfetto.h"
 
 #include "unit.h"
+#include "kinds.h"
 
 #define T0 1000000000ULL
 
@@ -33,7 +35,7 @@ static void meta_fill(struct xp_trace_meta *m)
 	m->start_ns = T0;
 	m->tracing_ns = meta_tracing_ns;
 	m->page_size = 16384;	/* not this machine's: the reader must take the file's */
-	snprintf(m->caps[m->ncaps++], sizeof(m->caps[0]), "ioctl");
+	xp_trace_meta_add_cap(m, "ioctl");
 	snprintf(m->hook, sizeof(m->hook), "tp_btf");
 	m->filter_pid = 42;
 	snprintf(m->filter_comm, sizeof(m->filter_comm), "python3");
@@ -553,6 +555,7 @@ static void test_fuzz_regressions(void)
 
 int main(void)
 {
+	use_record_kinds();
 	RUN(test_round_trip);
 	RUN(test_tracing_time);
 	RUN(test_many_blocks);

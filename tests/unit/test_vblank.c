@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include "unit.h"
 #include "rawtp_util.h"
-#include "core/vblank_stats.h"
-#include "sinks/vblank_report.h"
-#include "shared/vblank.h"
+#include "caps/vblank/vblank_stats.h"
+#include "caps/vblank/vblank_report.h"
+#include "caps/vblank/vblank.h"
 #include <stddef.h>
 #include <string.h>
 

@@ -1,0 +1,390 @@
+/* The npu capability's kernel side (src/caps/npu/npu.bpf.c), on the generic multi-attach (kmulti). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "caps/npu/npu_stats.h"
+#include "core/tpformat.h"
+#include "live/features.h"
+#include "caps/npu/npu_live.h"
+#include "live/tracefs.h"
+#include "npu.skel.h"
+
+static void live_destroy(void *p)
+{
+	struct xp_npu_live *l = p;
+
+	xp_kmulti_free(&l->km);
+	npu_bpf__destroy(l->skel);
+	free(l->forget);
+	free(l);
+}
+
+static void live_detach(void *p)
+{
+	xp_kmulti_detach(&((struct xp_npu_live *)p)->km);
+}
+
+/* The address of a kernel symbol of vmlinux (not a module's), 0 when not found or hidden. */
+static unsigned long long ksym(const char *name)
+{
+	char line[512], sym[256];
+	unsigned long long addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int n;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%llx %*c %255s", &addr, sym);
+		if (n == 2 && !strcmp(sym, name) && !strchr(line, '['))
+			found = addr;
+	}
+	fclose(f);
+	return found;
+}
+
+/* A field of a vpu event: its offset where it has the name and size expected, else -1. */
+static int field(const struct xp_tp_format *fmt, const char *name, unsigned int size)
+{
+	const struct xp_tp_field *f = xp_tp_field(fmt, name);
+
+	return f && !f->data_loc && f->size == size ? f->offset : -1;
+}
+
+/* The driver's tracepoints, where this kernel has them with the fields read. */
+static void tracepoints(struct xp_npu_live *l, const char *root)
+{
+	struct npu_bpf *s = l->skel;
+	struct xp_tp_format *fmt = calloc(1, sizeof(*fmt));
+	int o[5];
+
+	if (!fmt)
+		return;
+	snprintf(l->tp_why, sizeof(l->tp_why), "this kernel's intel_vpu has no vpu:job/jsm/pm tracepoints");
+	if (root && !xp_tp_format_load(root, XP_NPU_TP_GROUP, "job", fmt)) {
+		o[0] = field(fmt, "event", 8), o[1] = field(fmt, "ctx_id", 4);
+		o[2] = field(fmt, "engine_id", 4), o[3] = field(fmt, "job_id", 4);
+		if ((l->tp_job = o[0] >= 0 && o[1] >= 0 && o[2] >= 0 && o[3] >= 0)) {
+			s->rodata->job_event_off = (__u32)o[0], s->rodata->job_ctx_off = (__u32)o[1];
+			s->rodata->job_engine_off = (__u32)o[2], s->rodata->job_id_off = (__u32)o[3];
+		}
+	}
+	if (root && !xp_tp_format_load(root, XP_NPU_TP_GROUP, "jsm", fmt)) {
+		o[0] = field(fmt, "event", 8), o[1] = field(fmt, "type", 8), o[2] = field(fmt, "status", 4);
+		o[3] = field(fmt, "request_id", 4), o[4] = field(fmt, "result", 4);
+		if ((l->tp_jsm = o[0] >= 0 && o[1] >= 0 && o[2] >= 0 && o[3] >= 0 && o[4] >= 0)) {
+			s->rodata->jsm_event_off = (__u32)o[0], s->rodata->jsm_type_off = (__u32)o[1];
+			s->rodata->jsm_status_off = (__u32)o[2], s->rodata->jsm_req_off = (__u32)o[3];
+			s->rodata->jsm_result_off = (__u32)o[4];
+		}
+	}
+	if (root && !xp_tp_format_load(root, XP_NPU_TP_GROUP, "pm", fmt)) {
+		o[0] = field(fmt, "event", 8);
+		if ((l->tp_pm = o[0] >= 0))
+			s->rodata->pm_event_off = (__u32)o[0];
+	}
+	free(fmt);
+	if ((l->tp_job || l->tp_jsm || l->tp_pm) ||
+	    (!xp_tracefs_event_exists(XP_NPU_TP_GROUP, "job") && !xp_tracefs_event_exists(XP_NPU_TP_GROUP, "jsm") &&
+	     !xp_tracefs_event_exists(XP_NPU_TP_GROUP, "pm")))
+		return;
+	snprintf(l->tp_why, sizeof(l->tp_why), "the vpu tracepoints have other fields than event, ctx_id, "
+					       "engine_id, job_id / type, status, request_id, result");
+}
+
+/* A __data_loc string field of an event: its offset, or -1. */
+static int loc_field(const struct xp_tp_format *fmt, const char *name)
+{
+	const struct xp_tp_field *f = xp_tp_field(fmt, name);
+
+	return f && f->data_loc && !f->rel_loc && f->size == 4 ? f->offset : -1;
+}
+
+/* amdxdna's job event, and the gpu_scheduler's queue and done events that join its jobs. */
+static void xdna_tracepoints(struct xp_npu_live *l, const char *root)
+{
+	struct npu_bpf *s = l->skel;
+	struct xp_tp_format *fmt = calloc(1, sizeof(*fmt));
+	int o[6];
+
+	if (!fmt)
+		return;
+	snprintf(l->xdna_why, sizeof(l->xdna_why), "this kernel's amdxdna has no %s:xdna_job tracepoint",
+		 XP_XDNA_TP_GROUP);
+	if (!xp_tp_format_load(root, XP_XDNA_TP_GROUP, "xdna_job", fmt)) {
+		o[0] = loc_field(fmt, "name"), o[1] = loc_field(fmt, "str");
+		o[2] = field(fmt, "fence_context", 8), o[3] = field(fmt, "fence_seqno", 8);
+		o[4] = field(fmt, "seq", 8), o[5] = field(fmt, "op", 4);
+		/* an xdna_job without op: offset 0 tells the program there is none */
+		if ((l->xdna = o[0] >= 0 && o[1] >= 0 && o[2] >= 0 && o[3] >= 0 && o[4] >= 0)) {
+			s->rodata->xj_name_off = (__u32)o[0], s->rodata->xj_str_off = (__u32)o[1];
+			s->rodata->xj_fctx_off = (__u32)o[2], s->rodata->xj_fseq_off = (__u32)o[3];
+			s->rodata->xj_seq_off = (__u32)o[4];
+			s->rodata->xj_op_off = o[5] >= 0 ? (__u32)o[5] : 0;
+			l->xdna_why[0] = '\0';
+		} else {
+			snprintf(l->xdna_why, sizeof(l->xdna_why),
+				 "%s:xdna_job has other fields than name, str, fence_context, fence_seqno, seq",
+				 XP_XDNA_TP_GROUP);
+		}
+	}
+	if (l->xdna && !xp_tp_format_load(root, "gpu_scheduler", "drm_sched_job_queue", fmt)) {
+		o[0] = loc_field(fmt, "name"), o[1] = field(fmt, "fence_context", 8), o[2] = field(fmt, "fence_seqno", 8);
+		if (o[0] >= 0 && o[1] >= 0 && o[2] >= 0 && !xp_tp_format_load(root, "gpu_scheduler", "drm_sched_job_done", fmt)) {
+			o[3] = field(fmt, "fence_context", 8), o[4] = field(fmt, "fence_seqno", 8);
+			if ((l->xdna_sched = o[3] >= 0 && o[4] >= 0)) {
+				s->rodata->sq_name_off = (__u32)o[0], s->rodata->sq_fctx_off = (__u32)o[1];
+				s->rodata->sq_fseq_off = (__u32)o[2];
+				s->rodata->sd_fctx_off = (__u32)o[3], s->rodata->sd_fseq_off = (__u32)o[4];
+			}
+		}
+	}
+	if (l->xdna && !l->xdna_sched)
+		snprintf(l->xdna_why, sizeof(l->xdna_why), "this kernel's gpu_scheduler events do not name the "
+			 "job's fence (drm_sched_job_queue/done): no queue time, no submitting process");
+	free(fmt);
+}
+
+/* intel_vpu's functions: resolved, and the timed ones found. 0, or -errno with `why`. */
+static int intel_functions(struct xp_npu_live *l, const char *root, const char *const *lat, char *why,
+			   size_t whylen)
+{
+	char path[300];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/available_filter_functions", root);
+	n = xp_kmulti_resolve(&l->km, path, XP_NPU_MODULE, XP_NPU_PATTERN, why, whylen);
+	if (n <= 0) {
+		if (!n)
+			snprintf(why, whylen, "no %s function of %s is in %s", XP_NPU_PATTERN, XP_NPU_MODULE, path);
+		return n ? n : -ENOENT;
+	}
+	if (n > XP_NPU_MAX_FN)
+		l->km.n = XP_NPU_MAX_FN;
+	/* the timed functions: buffer creation, then what --latency names */
+	if (xp_kmulti_find(&l->km, "ivpu_bo_create_ioctl") >= 0)
+		l->lat_fn[l->nlat++] = xp_kmulti_find(&l->km, "ivpu_bo_create_ioctl");
+	for (int i = 0; lat && lat[i]; i++) {
+		int fi = xp_kmulti_find(&l->km, lat[i]), dup = 0;
+
+		if (fi < 0) {
+			snprintf(why, whylen, "--latency %s: not an attachable function of %s (%s)", lat[i],
+				 XP_NPU_MODULE, path);
+			return -EINVAL;
+		}
+		for (int j = 0; j < l->nlat; j++)
+			dup |= l->lat_fn[j] == fi;
+		if (!dup && l->nlat < XP_NPU_MAX_LAT)
+			l->lat_fn[l->nlat++] = fi;
+	}
+	return 0;
+}
+
+static int attach_tp(struct xp_kside *k, int *li, struct bpf_program *p, const char *group, const char *ev,
+		     char *why, size_t whylen)
+{
+	int err;
+
+	if (!(k->links[*li] = bpf_program__attach_tracepoint(p, group, ev))) {
+		err = -errno;
+		snprintf(why, whylen, "attaching to the tracepoint %s:%s: %s", group, ev, strerror(-err));
+		return err;
+	}
+	(*li)++;
+	return 0;
+}
+
+int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
+		     const struct xp_live_share *share, bool per_call, const char *const *lat,
+		     char *why, size_t whylen)
+{
+	struct xp_feature at[XP_AT_MAX];
+	struct xp_npu_live *l;
+	struct xp_kside *k = NULL;
+	struct npu_bpf *s;
+	uint64_t *ck = NULL;
+	const char *root;
+	bool kp, intel_mod, xdna_mod;
+	int err, n = 0, li = 0;
+
+	xp_probe_attach_types(at);
+	/* nothing loads at all: a privilege, not the kernel */
+	if (!at[XP_AT_KPROBE].ok && !at[XP_AT_KPROBE_MULTI].ok && !at[XP_AT_TRACEPOINT].ok) {
+		snprintf(why, whylen, "loading a BPF program: %s", at[XP_AT_TRACEPOINT].why);
+		return -EPERM;
+	}
+	kp = at[XP_AT_KPROBE].ok || at[XP_AT_KPROBE_MULTI].ok;
+	intel_mod = xp_module_loaded(XP_NPU_MODULE);
+	xdna_mod = xp_module_loaded(XP_XDNA_MODULE);
+	if (!intel_mod && !xdna_mod) {
+		snprintf(why, whylen, "no NPU driver is loaded: neither %s (Intel NPU) nor %s (AMD NPU)",
+			 XP_NPU_MODULE, XP_XDNA_MODULE);
+		return -ENOENT;
+	}
+	if (intel_mod && !kp && !xdna_mod) {
+		snprintf(why, whylen, "kprobes are not available on this kernel (%s); intel_vpu's "
+				      "functions cannot be traced here", at[XP_AT_KPROBE].why);
+		return -EOPNOTSUPP;
+	}
+	if (!(root = xp_tracefs(why, whylen, NULL)))
+		return -ENOENT;
+	if (!(l = calloc(1, sizeof(*l))))
+		return -ENOMEM;
+	if (intel_mod && !kp) {
+		snprintf(l->intel_why, sizeof(l->intel_why), "kprobes are not available on this kernel (%.100s)",
+			 at[XP_AT_KPROBE].why);
+	} else if (intel_mod) {
+		err = intel_functions(l, root, lat, why, whylen);
+		if (err == -EINVAL || (err && !xdna_mod)) {
+			free(l->km.fn);
+			free(l);
+			return err;
+		}
+		if (err)
+			snprintf(l->intel_why, sizeof(l->intel_why), "%.150s", why);
+		l->intel = !err;
+		n = l->intel ? l->km.n : 0;
+	}
+	if (!l->intel && lat && lat[0]) {
+		snprintf(why, whylen, "--latency %s: intel_vpu's functions are not traced here (%s)", lat[0],
+			 intel_mod ? l->intel_why : "intel_vpu is not loaded");
+		free(l->km.fn);
+		free(l);
+		return -EINVAL;
+	}
+	if (!(s = npu_bpf__open())) {
+		err = -errno;
+		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
+		free(l->km.fn);
+		free(l);
+		return err;
+	}
+	l->skel = s;
+	if (!(k = xp_kside_new(l, live_destroy))) {
+		live_destroy(l);
+		return -ENOMEM;
+	}
+	k->skel_detach = live_detach;
+	k->obj = s->obj;
+	k->events = s->maps.events;
+	k->drops = s->maps.drops;
+	XP_APPLY_FILTERS(s, f);
+	s->rodata->per_call = per_call;
+	if (l->intel) {
+		/* x86-64: where the preempt counter of each CPU is (interrupt or not) */
+		s->rodata->preempt_count_sym = ksym("__preempt_count");
+		s->rodata->per_cpu_offset_sym = ksym("__per_cpu_offset");
+		tracepoints(l, root);
+		xp_kmulti_prepare(&l->km, s->progs.npu_entry, at[XP_AT_KPROBE_MULTI].ok);
+		xp_kmulti_prepare(&l->km, s->progs.npu_return, at[XP_AT_KPROBE_MULTI].ok);
+	}
+	if (xdna_mod)
+		xdna_tracepoints(l, root);
+	if (!l->intel && !l->xdna) {
+		err = -ENOENT;
+		snprintf(why, whylen, "%s%s%s", intel_mod ? "intel_vpu: " : "", intel_mod ? l->intel_why : "",
+			 intel_mod ? "; " : "");
+		snprintf(why + strlen(why), whylen - strlen(why), "amdxdna: %s", l->xdna_why);
+		goto fail;
+	}
+	k->hook = !l->intel ? "tracepoint" : l->km.multi ? "kprobe.multi" : "kprobe";
+	bpf_program__set_autoload(s->progs.npu_entry, l->intel);
+	bpf_program__set_autoload(s->progs.npu_return, l->intel && l->nlat > 0);
+	bpf_program__set_autoload(s->progs.npu_job, l->tp_job);
+	bpf_program__set_autoload(s->progs.npu_jsm, l->tp_jsm);
+	bpf_program__set_autoload(s->progs.npu_pm, l->tp_pm);
+	bpf_program__set_autoload(s->progs.xdna_job, l->xdna);
+	bpf_program__set_autoload(s->progs.xdna_sched_queue, l->xdna_sched);
+	bpf_program__set_autoload(s->progs.xdna_sched_done, l->xdna_sched);
+	if ((err = xp_live_share_maps(share, k->events, k->drops, why, whylen)))
+		goto fail;
+	if ((err = npu_bpf__load(s))) {
+		snprintf(why, whylen, "loading the BPF programs: %s", strerror(-err));
+		goto fail;
+	}
+	if (l->intel) {
+		if (!(ck = calloc((size_t)n, sizeof(*ck)))) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (int i = 0; i < n; i++) {
+			char name[XP_NPU_NAME] = { 0 };
+			__u32 key = (__u32)i;
+
+			snprintf(name, sizeof(name), "%.*s", XP_NPU_NAME - 1, l->km.fn[i].name);
+			bpf_map__update_elem(s->maps.npu_names, &key, sizeof(key), name, sizeof(name), BPF_ANY);
+			ck[i] = (uint64_t)i | (xp_npu_irq_name(l->km.fn[i].name) ? XP_NPU_CK_IRQ : 0);
+		}
+		for (int j = 0; j < l->nlat; j++)
+			ck[l->lat_fn[j]] |= (uint64_t)(j + 1) << 16;
+		/* the returns first: every timed call whose entry is seen has its return seen */
+		if (l->nlat && (err = xp_kmulti_attach(&l->km, s->progs.npu_return, true, l->lat_fn, l->nlat,
+						       ck, why, whylen)))
+			goto fail;
+		if ((err = xp_kmulti_attach(&l->km, s->progs.npu_entry, false, NULL, 0, ck, why, whylen)))
+			goto fail;
+	}
+	/* the done and queue events before the driver's: a job's later events are never missed */
+	if ((l->xdna_sched &&
+	     ((err = attach_tp(k, &li, s->progs.xdna_sched_done, "gpu_scheduler", "drm_sched_job_done", why, whylen)) ||
+	      (err = attach_tp(k, &li, s->progs.xdna_sched_queue, "gpu_scheduler", "drm_sched_job_queue", why,
+			       whylen)))) ||
+	    (l->xdna && (err = attach_tp(k, &li, s->progs.xdna_job, XP_XDNA_TP_GROUP, "xdna_job", why, whylen))) ||
+	    (l->tp_job && (err = attach_tp(k, &li, s->progs.npu_job, XP_NPU_TP_GROUP, "job", why, whylen))) ||
+	    (l->tp_jsm && (err = attach_tp(k, &li, s->progs.npu_jsm, XP_NPU_TP_GROUP, "jsm", why, whylen))) ||
+	    (l->tp_pm && (err = attach_tp(k, &li, s->progs.npu_pm, XP_NPU_TP_GROUP, "pm", why, whylen))))
+		goto fail;
+	free(ck);
+	*out = k;
+	return 0;
+fail:
+	free(ck);
+	xp_kside_close(k);
+	return err;
+}
+
+static bool alive(uint32_t tgid)
+{
+	return !kill((pid_t)tgid, 0) || errno == EPERM;
+}
+
+int xp_npu_live_counts(struct xp_kside *k,
+		       void (*fn)(void *ctx, const struct xp_npu_key *key, const struct xp_npu_val *v,
+				  bool gone),
+		       void *ctx)
+{
+	struct xp_npu_live *l = k->skel;
+	struct npu_bpf *s = l->skel;
+	int fd = bpf_map__fd(s->maps.npu_calls);
+	uint32_t n = 0, max = bpf_map__max_entries(s->maps.npu_calls);
+	struct xp_npu_key key, next;
+	struct xp_npu_val v;
+	void *prev = NULL;
+
+	if (!l->forget && !(l->forget = calloc(max, sizeof(*l->forget))))
+		return -ENOMEM;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		/* whether it ended is asked first: the count read after is its last */
+		bool gone = next.tgid && !alive(next.tgid);
+
+		if (!bpf_map_lookup_elem(fd, &next, &v)) {
+			if (gone && n >= max)
+				gone = false;	/* a key more than the map holds: at the next drain */
+			fn(ctx, &next, &v, gone);
+			if (gone)
+				l->forget[n++] = next;
+		}
+		key = next;
+		prev = &key;
+	}
+	/* after the walk: deleting during it would restart it */
+	for (uint32_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &l->forget[i]);
+	return 0;
+}

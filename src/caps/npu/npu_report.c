@@ -1,0 +1,639 @@
+/* The npu capability's summary and stream lines. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "caps/npu/npu_report.h"
+#include "sinks/perfetto.h"
+#include "sinks/text.h"
+
+#define MAX_MOVED (XP_NPU_NCAT + 2)
+
+static double secs_of(const struct xp_run_info *ri)
+{
+	return ri->duration_s > 0 ? ri->duration_s : 0;
+}
+
+static void lat_line(FILE *f, const char *what, const struct xp_hist *h)
+{
+	char a[16], b[16], c[16], d[16];
+
+	fprintf(f, "%-34.34s %8" PRIu64 " %10s %10s %10s %10s\n", what, h->count,
+		xp_fmt_ns(h->count ? h->sum / h->count : 0, a, sizeof(a)),
+		xp_fmt_ns(xp_hist_percentile(h, 50), b, sizeof(b)),
+		xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)), xp_fmt_ns(h->max, d, sizeof(d)));
+}
+
+static void fmt_err(int err, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", strerror(err < 0 ? -err : err));
+}
+
+/* A live run says what it traced; a file shows what its records hold. */
+static bool show_intel(const struct xp_npu_state *s, const struct xp_npu_info *in)
+{
+	return in->known ? in->intel : s->nfn > 0 || s->nlat > 0 || s->njobq > 0 || s->njsm > 0 || s->npm > 0;
+}
+
+static bool show_xdna(const struct xp_npu_state *s, const struct xp_npu_info *in)
+{
+	return in->known ? in->xdna : s->nhw > 0;
+}
+
+static const char *avg_p99(const struct xp_hist *h, char *buf, size_t len)
+{
+	char a[16], b[16];
+
+	if (!h->count)
+		return "-";
+	snprintf(buf, len, "%s / %s", xp_fmt_ns(h->sum / h->count, a, sizeof(a)),
+		 xp_fmt_ns(xp_hist_percentile(h, 99), b, sizeof(b)));
+	return buf;
+}
+
+static void xdna_text(FILE *f, const struct xp_npu_state *s)
+{
+	fprintf(f, "\namdxdna jobs per hardware context (the submitter from the scheduler's queue event):%s\n",
+		s->nhw ? "" : " none");
+	if (!s->nhw)
+		return;
+	fprintf(f, "%-20s %-22s %7s %7s %7s %8s %7s %7s\n", "HW CONTEXT", "PROCESS", "QUEUED", "RUN", "SENT",
+		"SIGNALED", "DONE", "FREED");
+	for (int i = 0; i < s->nhw; i++) {
+		const struct xp_npu_hwctx *h = &s->hw[i];
+		char who[48];
+
+		if (h->tgid)
+			snprintf(who, sizeof(who), "%s[%u]", h->comm, h->tgid);
+		else
+			snprintf(who, sizeof(who), "-");
+		fprintf(f, "%-20.20s %-22.22s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %8" PRIu64 " %7" PRIu64
+			   " %7" PRIu64 "\n", h->name, who, h->queued, h->run, h->sent, h->signaled, h->done, h->freed);
+	}
+	fprintf(f, "\n%-20s %21s %21s %21s %21s\n", "TIMES avg / p99", "IN SCHEDULER", "IN DRIVER", "ON DEVICE",
+		"QUEUED->SIGNALED");
+	for (int i = 0; i < s->nhw; i++) {
+		const struct xp_npu_hwctx *h = &s->hw[i];
+		char a[40], b[40], c[40], d[40];
+
+		fprintf(f, "%-20.20s %21s %21s %21s %21s\n", h->name, avg_p99(&h->wait, a, sizeof(a)),
+			avg_p99(&h->submit, b, sizeof(b)), avg_p99(&h->exec, c, sizeof(c)),
+			avg_p99(&h->total, d, sizeof(d)));
+	}
+}
+
+static void intel_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
+		       const struct xp_run_info *ri, bool hist)
+{
+	double secs = secs_of(ri);
+	struct xp_npu_ratios now;
+	int unlisted = 0, nmoved;
+	struct xp_npu_moved mv[MAX_MOVED];
+	char e[64];
+
+	if (in->known && in->nrefused) {
+		fprintf(f, "refused by the kernel (%d):", in->nrefused);
+		for (int i = 0; i < in->nrefused && i < XP_NPU_MAX_REFUSED; i++) {
+			fmt_err(in->refused[i].err, e, sizeof(e));
+			fprintf(f, " %s (%s)%s", in->refused[i].name, e, i + 1 < in->nrefused ? "," : "");
+		}
+		fprintf(f, "%s\n", in->nrefused > XP_NPU_MAX_REFUSED ? " ..." : "");
+	}
+	fprintf(f, "\n%-16s %10s %10s\n", "CATEGORY", "CALLS", "PER_S");
+	for (int c = 0; c < XP_NPU_NCAT; c++)
+		fprintf(f, "%-16s %10" PRIu64 " %10.1f\n", xp_npu_cat_name(c), s->cat[c],
+			secs ? (double)s->cat[c] / secs : 0.0);
+
+	for (int i = 0, head = 0; i < s->nfn; i++) {
+		const struct xp_npu_fnstat *fn = &s->fn[i];
+
+		if (!fn->known)
+			continue;
+		if (!fn->calls) {
+			unlisted++;
+			continue;
+		}
+		if (!head++)
+			fprintf(f, "\n%-40s %10s  %s\n", "FUNCTION", "CALLS", "CATEGORY");
+		fprintf(f, "%-40.40s %10" PRIu64 "  %s\n", fn->name, fn->calls, xp_npu_cat_name(fn->cat));
+	}
+	if (unlisted)
+		fprintf(f, "(%d attached function%s not called)\n", unlisted, unlisted == 1 ? "" : "s");
+
+	fprintf(f, "\nper process (calls in a process's context: ioctls, open, close):%s\n",
+		s->nprocs ? "" : " none");
+	if (s->nprocs) {
+		fprintf(f, "%-24s %8s", "PROCESS", "CALLS");
+		for (int c = 0; c < XP_NPU_NCAT; c++)
+			fprintf(f, " %s", xp_npu_cat_key(c));
+		fprintf(f, "\n");
+	}
+	for (int i = 0; i < s->nprocs; i++) {
+		const struct xp_npu_proc *p = &s->procs[i];
+		char who[48];
+
+		snprintf(who, sizeof(who), "%s[%u]", p->comm, p->tgid);
+		fprintf(f, "%-24.24s %8" PRIu64, who, p->calls);
+		for (int c = 0; c < XP_NPU_NCAT; c++)
+			fprintf(f, " %*" PRIu64, (int)strlen(xp_npu_cat_key(c)), p->cat[c]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "per device (interrupts, kernel threads, IPC workers): %" PRIu64 " calls", s->dev_calls);
+	for (int c = 0; c < XP_NPU_NCAT; c++)
+		if (s->dev_cat[c])
+			fprintf(f, ", %s %" PRIu64, xp_npu_cat_name(c), s->dev_cat[c]);
+	fprintf(f, "\n");
+
+	fprintf(f, "\nIPC messages: %" PRIu64 " (%.1f/s)\n", s->ipc_msgs, secs ? (double)s->ipc_msgs / secs : 0.0);
+	xp_npu_ratios(s, secs, &now);
+	fprintf(f, "MMU pages mapped per buffer: ");
+	if (now.has_pages_per_buffer)
+		fprintf(f, "%.2f (%" PRIu64 " pages, %" PRIu64 " buffers)\n", now.pages_per_buffer, s->pages, s->buffers);
+	else
+		fprintf(f, "- (no buffer created)\n");
+	fprintf(f, "IPC messages per job: ");
+	if (now.has_ipc_per_job)
+		fprintf(f, "%.2f (%" PRIu64 " jobs submitted)\n", now.ipc_per_job, s->jobs);
+	else
+		fprintf(f, "- (no job submitted)\n");
+
+	if (s->nlat) {
+		fprintf(f, "\n%-34s %8s %10s %10s %10s %10s\n", "LATENCY (entry -> return)", "CALLS", "AVG",
+			"P50", "P99", "MAX");
+		for (int i = 0; i < s->nlat; i++) {
+			lat_line(f, s->lat[i].name, &s->lat[i].h);
+			if (hist && s->lat[i].h.count)
+				xp_print_log2_hist(f, &s->lat[i].h, 4);
+		}
+	}
+
+	if (in->known && !in->tp_job && !in->tp_jsm && !in->tp_pm)
+		fprintf(f, "\nnote: no jobs, JSM messages or PM transitions: %s\n", in->tp_why);
+	if (s->njobq) {
+		fprintf(f, "\n%-34s %8s %8s %10s %10s %10s\n", "JOBS (vpu:job) CONTEXT/ENGINE", "SUBMIT", "DONE",
+			"AVG", "P99", "MAX");
+		for (int i = 0; i < s->njobq; i++) {
+			const struct xp_npu_jobq *q = &s->jobq[i];
+			char a[16], b[16], c[16], w[48];
+
+			snprintf(w, sizeof(w), "ctx %u engine %u", q->ctx, q->engine);
+			fprintf(f, "%-34s %8" PRIu64 " %8" PRIu64 " %10s %10s %10s\n", w, q->submitted, q->done,
+				xp_fmt_ns(q->lat.count ? q->lat.sum / q->lat.count : 0, a, sizeof(a)),
+				xp_fmt_ns(xp_hist_percentile(&q->lat, 99), b, sizeof(b)),
+				xp_fmt_ns(q->lat.max, c, sizeof(c)));
+		}
+	}
+	if (s->njsm) {
+		fprintf(f, "\n%-40s %6s %8s %10s %10s\n", "JSM MESSAGES (vpu:jsm) TYPE", "STATUS", "MSGS",
+			"REQ->RESP", "MAX");
+		for (int i = 0; i < s->njsm; i++) {
+			const struct xp_npu_jsm *m = &s->jsm[i];
+			char a[16], b[16];
+
+			fprintf(f, "%-40.40s %6u %8" PRIu64 " %10s %10s\n", m->type, m->status, m->msgs,
+				m->lat.count ? xp_fmt_ns(m->lat.sum / m->lat.count, a, sizeof(a)) : "-",
+				m->lat.count ? xp_fmt_ns(m->lat.max, b, sizeof(b)) : "-");
+		}
+	}
+	if (s->npm) {
+		fprintf(f, "\n%-34s %8s %14s\n", "PM (vpu:pm) EVENT", "COUNT", "AVG TO NEXT");
+		for (int i = 0; i < s->npm; i++) {
+			char a[16];
+
+			fprintf(f, "%-34.34s %8" PRIu64 " %14s\n", s->pm[i].event, s->pm[i].n,
+				s->pm[i].dur.count ? xp_fmt_ns(s->pm[i].dur.sum / s->pm[i].dur.count, a, sizeof(a))
+						   : "-");
+		}
+	}
+
+	if (in->has_base) {
+		nmoved = xp_npu_compare(&in->base, &now, in->threshold, mv, MAX_MOVED);
+		fprintf(f, "\nagainst the baseline %s: %s beyond %.0f %%\n", in->base_file,
+			nmoved ? "moved" : "nothing moved", in->threshold * 100);
+		for (int i = 0; i < nmoved; i++)
+			fprintf(f, "  %-36s %10.2f -> %10.2f (x%.2f)\n", mv[i].what, mv[i].base, mv[i].now,
+				mv[i].base ? mv[i].now / mv[i].base : 0.0);
+	}
+}
+
+void xp_npu_report_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
+			const struct xp_run_info *ri, bool hist)
+{
+	if (ri->interval)
+		fprintf(f, "--- interval %" PRIu64 " ---\n", ri->interval);
+	fprintf(f, "%s: %.1f s, ", ri->command, ri->duration_s);
+	if (in->known && in->intel)
+		fprintf(f, "intel_vpu: %d of %d ivpu_* functions attached (%s), ", in->attached, in->offered,
+			in->hook);
+	if (in->known && in->xdna)
+		fprintf(f, "amdxdna: xdna_job%s, ", in->xdna_sched ? " + gpu_scheduler" : "");
+	xp_print_drops(f, ri);
+	if (in->known && !in->intel && in->intel_why[0])
+		fprintf(f, "note: intel_vpu is loaded and not traced: %s\n", in->intel_why);
+	if (in->known && in->xdna && !in->xdna_sched)
+		fprintf(f, "note: amdxdna jobs not joined: %s\n", in->xdna_why);
+	if (s->overflow || s->procs_overflow)
+		fprintf(f, "note: %" PRIu64 " calls or events past the tables\n", s->overflow + s->procs_overflow);
+	if (s->xjobs_evicted)
+		fprintf(f, "note: %" PRIu64 " amdxdna jobs still open past the table, dropped\n", s->xjobs_evicted);
+	if (show_intel(s, in))
+		intel_text(f, s, in, ri, hist);
+	if (show_xdna(s, in))
+		xdna_text(f, s);
+}
+
+static void xdna_json(struct xp_json *j, const struct xp_npu_state *s)
+{
+	xp_json_key(j, "amdxdna");
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "events", s->xdna_events);
+	xp_json_ku64(j, "jobs_dropped_open", s->xjobs_evicted);
+	xp_json_key(j, "contexts");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nhw; i++) {
+		const struct xp_npu_hwctx *h = &s->hw[i];
+
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "hwctx", h->name);
+		xp_json_ku64(j, "pid", h->tgid);
+		xp_json_kstr(j, "comm", h->comm);
+		xp_json_ku64(j, "queued", h->queued);
+		xp_json_ku64(j, "run", h->run);
+		xp_json_ku64(j, "sent", h->sent);
+		xp_json_ku64(j, "signaled", h->signaled);
+		xp_json_ku64(j, "done", h->done);
+		xp_json_ku64(j, "freed", h->freed);
+		xp_json_ku64(j, "other_events", h->other);
+		xp_json_khist(j, "in_scheduler_ns", &h->wait);
+		xp_json_khist(j, "in_driver_ns", &h->submit);
+		xp_json_khist(j, "on_device_ns", &h->exec);
+		xp_json_khist(j, "queued_to_signaled_ns", &h->total);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_end_obj(j);
+}
+
+void xp_npu_report_json(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
+			const struct xp_run_info *ri)
+{
+	struct xp_json j;
+	double secs = secs_of(ri);
+	struct xp_npu_ratios now;
+
+	xp_npu_ratios(s, secs, &now);
+	xp_json_init(&j, f, false);
+	xp_json_begin_obj(&j);
+	xp_json_run_info(&j, ri);
+	if (in->known) {
+		xp_json_key(&j, "drivers");
+		xp_json_begin_obj(&j);
+		xp_json_kbool(&j, "intel_vpu", in->intel);
+		if (!in->intel && in->intel_why[0])
+			xp_json_kstr(&j, "intel_vpu_why", in->intel_why);
+		xp_json_kbool(&j, "amdxdna", in->xdna);
+		xp_json_kbool(&j, "amdxdna_joined", in->xdna_sched);
+		if (in->xdna_why[0])
+			xp_json_kstr(&j, "amdxdna_why", in->xdna_why);
+		xp_json_end_obj(&j);
+	}
+	if (show_xdna(s, in))
+		xdna_json(&j, s);
+	if (in->known && in->intel) {
+		xp_json_key(&j, "attach");
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "module", "intel_vpu");
+		xp_json_kstr(&j, "hook", in->hook);
+		xp_json_ku64(&j, "offered", (uint64_t)in->offered);
+		xp_json_ku64(&j, "attached", (uint64_t)in->attached);
+		xp_json_key(&j, "refused");
+		xp_json_begin_arr(&j);
+		for (int i = 0; i < in->nrefused && i < XP_NPU_MAX_REFUSED; i++) {
+			xp_json_begin_obj(&j);
+			xp_json_kstr(&j, "function", in->refused[i].name);
+			xp_json_kstr(&j, "why", strerror(-in->refused[i].err));
+			xp_json_end_obj(&j);
+		}
+		xp_json_end_arr(&j);
+		xp_json_ku64(&j, "refused_count", (uint64_t)in->nrefused);
+		xp_json_kbool(&j, "tracepoints", in->tp_job || in->tp_jsm || in->tp_pm);
+		xp_json_end_obj(&j);
+	}
+	xp_json_key(&j, "categories");
+	xp_json_begin_obj(&j);
+	for (int c = 0; c < XP_NPU_NCAT; c++)
+		xp_json_ku64(&j, xp_npu_cat_key(c), s->cat[c]);
+	xp_json_end_obj(&j);
+	xp_json_key(&j, "functions");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nfn; i++) {
+		if (!s->fn[i].known)
+			continue;
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "function", s->fn[i].name);
+		xp_json_ku64(&j, "calls", s->fn[i].calls);
+		xp_json_kstr(&j, "category", xp_npu_cat_key(s->fn[i].cat));
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_key(&j, "processes");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nprocs; i++) {
+		xp_json_begin_obj(&j);
+		xp_json_ku64(&j, "pid", s->procs[i].tgid);
+		xp_json_kstr(&j, "comm", s->procs[i].comm);
+		xp_json_ku64(&j, "calls", s->procs[i].calls);
+		xp_json_key(&j, "categories");
+		xp_json_begin_obj(&j);
+		for (int c = 0; c < XP_NPU_NCAT; c++)
+			xp_json_ku64(&j, xp_npu_cat_key(c), s->procs[i].cat[c]);
+		xp_json_end_obj(&j);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_key(&j, "device");
+	xp_json_begin_obj(&j);
+	xp_json_ku64(&j, "calls", s->dev_calls);
+	xp_json_key(&j, "categories");
+	xp_json_begin_obj(&j);
+	for (int c = 0; c < XP_NPU_NCAT; c++)
+		xp_json_ku64(&j, xp_npu_cat_key(c), s->dev_cat[c]);
+	xp_json_end_obj(&j);
+	xp_json_end_obj(&j);
+	xp_json_ku64(&j, "ipc_messages", s->ipc_msgs);
+	xp_json_kdouble(&j, "ipc_messages_per_s", secs ? (double)s->ipc_msgs / secs : 0);
+	xp_json_ku64(&j, "mmu_pages_mapped", s->pages);
+	xp_json_ku64(&j, "buffers_created", s->buffers);
+	xp_json_ku64(&j, "jobs_submitted", s->jobs);
+	xp_json_key(&j, "ratios");
+	xp_json_begin_obj(&j);
+	xp_json_key(&j, "mmu_pages_per_buffer");
+	if (now.has_pages_per_buffer)
+		xp_json_double(&j, now.pages_per_buffer);
+	else
+		xp_json_null(&j);
+	xp_json_key(&j, "ipc_messages_per_job");
+	if (now.has_ipc_per_job)
+		xp_json_double(&j, now.ipc_per_job);
+	else
+		xp_json_null(&j);
+	xp_json_key(&j, "calls_per_s");
+	xp_json_begin_obj(&j);
+	for (int c = 0; c < XP_NPU_NCAT; c++)
+		xp_json_kdouble(&j, xp_npu_cat_key(c), now.per_s[c]);
+	xp_json_end_obj(&j);
+	xp_json_end_obj(&j);
+	xp_json_key(&j, "latency");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nlat; i++) {
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "function", s->lat[i].name);
+		xp_json_khist(&j, "ns", &s->lat[i].h);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_key(&j, "jobs");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->njobq; i++) {
+		xp_json_begin_obj(&j);
+		xp_json_ku64(&j, "ctx", s->jobq[i].ctx);
+		xp_json_ku64(&j, "engine", s->jobq[i].engine);
+		xp_json_ku64(&j, "submitted", s->jobq[i].submitted);
+		xp_json_ku64(&j, "done", s->jobq[i].done);
+		xp_json_khist(&j, "submit_to_done_ns", &s->jobq[i].lat);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_key(&j, "jsm");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->njsm; i++) {
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "type", s->jsm[i].type);
+		xp_json_ku64(&j, "status", s->jsm[i].status);
+		xp_json_ku64(&j, "messages", s->jsm[i].msgs);
+		xp_json_khist(&j, "request_to_response_ns", &s->jsm[i].lat);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_key(&j, "pm");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->npm; i++) {
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "event", s->pm[i].event);
+		xp_json_ku64(&j, "count", s->pm[i].n);
+		xp_json_khist(&j, "to_next_ns", &s->pm[i].dur);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	if (in->has_base) {
+		struct xp_npu_moved mv[MAX_MOVED];
+		int n = xp_npu_compare(&in->base, &now, in->threshold, mv, MAX_MOVED);
+
+		xp_json_key(&j, "baseline");
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "file", in->base_file);
+		xp_json_kdouble(&j, "threshold", in->threshold);
+		xp_json_key(&j, "moved");
+		xp_json_begin_arr(&j);
+		for (int i = 0; i < n; i++) {
+			xp_json_begin_obj(&j);
+			xp_json_kstr(&j, "ratio", mv[i].what);
+			xp_json_kdouble(&j, "baseline", mv[i].base);
+			xp_json_kdouble(&j, "now", mv[i].now);
+			xp_json_end_obj(&j);
+		}
+		xp_json_end_arr(&j);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_obj(&j);
+	xp_json_finish(&j);
+}
+
+static const char *kind_name(uint8_t k)
+{
+	switch (k) {
+	case XP_NPU_CALL: return "call";
+	case XP_NPU_RET: return "return";
+	case XP_NPU_JOB: return "job";
+	case XP_NPU_JSM: return "jsm";
+	case XP_NPU_PM: return "pm";
+	case XP_NPU_XDNA: return "xdna";
+	case XP_NPU_SQUEUE: return "queue";
+	case XP_NPU_SDONE: return "done";
+	default: return "?";
+	}
+}
+
+void xp_npu_stream_header(FILE *f)
+{
+	fprintf(f, "%12s %-24s %-7s %-40s %s\n", "TIME(s)", "PROCESS", "KIND", "FUNCTION/EVENT", "DETAIL");
+}
+
+int xp_npu_stream_text(FILE *f, const struct xp_npu_rec *r, uint64_t t0)
+{
+	char t[32], who[48], d[160], dur[16], comm[XP_COMM_LEN + 1], name[XP_NPU_NAME + 1],
+		type[XP_NPU_STR + 1];
+
+	memcpy(comm, r->comm, XP_COMM_LEN);
+	comm[XP_COMM_LEN] = '\0';
+	memcpy(name, r->name, XP_NPU_NAME);
+	name[XP_NPU_NAME] = '\0';
+	memcpy(type, r->type, XP_NPU_STR);
+	type[XP_NPU_STR] = '\0';
+	*xp_put_rel_s(t, r->h.ts_ns, t0) = '\0';
+	if (r->dev)
+		snprintf(who, sizeof(who), "(device) %s", comm);
+	else
+		snprintf(who, sizeof(who), "%s[%u]", comm, r->h.pid);
+	switch (r->kind) {
+	case XP_NPU_CALL: snprintf(d, sizeof(d), "%s", xp_npu_cat_name(xp_npu_category(name))); break;
+	case XP_NPU_RET: snprintf(d, sizeof(d), "took %s", xp_fmt_ns(r->dur_ns, dur, sizeof(dur))); break;
+	case XP_NPU_JOB: snprintf(d, sizeof(d), "ctx %u engine %u job %u", r->a, r->b, r->c); break;
+	case XP_NPU_JSM:
+		snprintf(d, sizeof(d), "type %s status %u request %u result %u", type, r->a, r->b, r->c);
+		break;
+	case XP_NPU_XDNA:
+		snprintf(d, sizeof(d), "%s seq %" PRIu64 " fence %" PRIu64 ":%" PRIu64 " op %u", type, (uint64_t)r->seq,
+			 (uint64_t)r->fctx, (uint64_t)r->fseq, r->a);
+		break;
+	case XP_NPU_SQUEUE:
+	case XP_NPU_SDONE:
+		snprintf(d, sizeof(d), "fence %" PRIu64 ":%" PRIu64, (uint64_t)r->fctx, (uint64_t)r->fseq);
+		break;
+	default: d[0] = '\0';
+	}
+	if (r->kind == XP_NPU_SQUEUE)
+		snprintf(name, sizeof(name), "%s", type);	/* the scheduler */
+	else if (r->kind == XP_NPU_SDONE)
+		snprintf(name, sizeof(name), "drm_sched_job_done");
+	return fprintf(f, "%12s %-24.24s %-7s %-40.40s %s\n", t, who, kind_name(r->kind), name, d) < 0 ? -1 : 0;
+}
+
+int xp_npu_stream_json(struct xp_json *j, const struct xp_npu_rec *r, uint64_t t0)
+{
+	char comm[XP_COMM_LEN + 1], name[XP_NPU_NAME + 1], type[XP_NPU_STR + 1];
+
+	memcpy(comm, r->comm, XP_COMM_LEN);
+	comm[XP_COMM_LEN] = '\0';
+	memcpy(name, r->name, XP_NPU_NAME);
+	name[XP_NPU_NAME] = '\0';
+	memcpy(type, r->type, XP_NPU_STR);
+	type[XP_NPU_STR] = '\0';
+	xp_json_begin_obj(j);
+	xp_json_ki64(j, "t_ns", xp_rel_ns(r->h.ts_ns, t0));
+	xp_json_kstr(j, "kind", kind_name(r->kind));
+	xp_json_ku64(j, "pid", r->h.pid);
+	xp_json_ku64(j, "tid", r->h.tid);
+	xp_json_kstr(j, "comm", comm);
+	xp_json_kbool(j, "per_device", r->dev);
+	switch (r->kind) {
+	case XP_NPU_CALL:
+		xp_json_kstr(j, "function", name);
+		xp_json_kstr(j, "category", xp_npu_cat_key(xp_npu_category(name)));
+		break;
+	case XP_NPU_RET:
+		xp_json_kstr(j, "function", name);
+		xp_json_ku64(j, "dur_ns", r->dur_ns);
+		break;
+	case XP_NPU_JOB:
+		xp_json_kstr(j, "event", name);
+		xp_json_ku64(j, "ctx", r->a);
+		xp_json_ku64(j, "engine", r->b);
+		xp_json_ku64(j, "job", r->c);
+		break;
+	case XP_NPU_JSM:
+		xp_json_kstr(j, "event", name);
+		xp_json_kstr(j, "type", type);
+		xp_json_ku64(j, "status", r->a);
+		xp_json_ku64(j, "request_id", r->b);
+		xp_json_ku64(j, "result", r->c);
+		break;
+	case XP_NPU_XDNA:
+		xp_json_kstr(j, "event", name);
+		xp_json_kstr(j, "hwctx", type);
+		xp_json_ku64(j, "seq", r->seq);
+		xp_json_ku64(j, "op", r->a);
+		xp_json_ku64(j, "fence_context", r->fctx);
+		xp_json_ku64(j, "fence_seqno", r->fseq);
+		break;
+	case XP_NPU_SQUEUE:
+		xp_json_kstr(j, "scheduler", type);
+		/* fall through */
+	case XP_NPU_SDONE:
+		xp_json_ku64(j, "fence_context", r->fctx);
+		xp_json_ku64(j, "fence_seqno", r->fseq);
+		break;
+	default:
+		xp_json_kstr(j, "event", name);
+	}
+	xp_json_end_obj(j);
+	return 0;
+}
+
+#define PF_GROUP "NPU (intel_vpu)"
+#define PF_GROUP_XDNA "NPU (amdxdna)"
+enum { PF_DEVICE = 1, PF_IPC, PF_POWER, PF_JOBS = 0x1000, PF_XDNA = 0x100000 };
+
+void xp_perfetto_npu(struct xp_perfetto *p, const struct xp_npu_rec *r)
+{
+	char comm[XP_COMM_LEN + 1], name[XP_NPU_NAME + 1], type[XP_NPU_STR + 1], track[48];
+	uint32_t pid = r->h.pid, tid = r->h.tid;
+
+	memcpy(comm, r->comm, XP_COMM_LEN);
+	comm[XP_COMM_LEN] = '\0';
+	memcpy(name, r->name, XP_NPU_NAME);
+	name[XP_NPU_NAME] = '\0';
+	memcpy(type, r->type, XP_NPU_STR);
+	type[XP_NPU_STR] = '\0';
+	switch (r->kind) {
+	case XP_NPU_RET:
+		if (r->dev)
+			xp_perfetto_track(p, PF_GROUP, PF_DEVICE, "interrupts and workers", &pid, &tid);
+		else
+			xp_perfetto_name(p, pid, tid, comm);
+		xp_perfetto_slice_begin(p, pid, tid, "npu_call", name, r->h.ts_ns, r->dur_ns);
+		xp_json_kstr(&p->j, "category", xp_npu_cat_key(xp_npu_category(name)));
+		xp_perfetto_slice_end(p);
+		return;
+	case XP_NPU_JOB: {
+		bool submit = strstr(name, "submit") != NULL;
+		bool done = strstr(name, "done") || strstr(name, "signal") || strstr(name, "complete");
+
+		snprintf(track, sizeof(track), "jobs: ctx %u engine %u", r->a, r->b);
+		xp_perfetto_track(p, PF_GROUP, PF_JOBS + ((r->a & 0xfff) << 4) + (r->b & 0xf), track, &pid, &tid);
+		if (submit || done)
+			xp_perfetto_async(p, submit, pid, tid, "npu_job", "job",
+					  ((uint64_t)r->a << 40) ^ ((uint64_t)r->b << 32) ^ r->c, r->h.ts_ns);
+		return;
+	}
+	case XP_NPU_JSM:
+		xp_perfetto_track(p, PF_GROUP, PF_IPC, "IPC (JSM messages)", &pid, &tid);
+		xp_perfetto_instant_begin(p, pid, tid, "npu_jsm", type[0] ? type : name, r->h.ts_ns);
+		xp_json_kstr(&p->j, "event", name);
+		xp_json_ku64(&p->j, "status", r->a);
+		xp_json_ku64(&p->j, "request_id", r->b);
+		xp_json_ku64(&p->j, "result", r->c);
+		xp_perfetto_slice_end(p);
+		return;
+	case XP_NPU_XDNA: {
+		bool sent = !strcmp(name, "sent to device"), sig = strstr(name, "signal") != NULL;
+		uint32_t h = 0;
+
+		if (!sent && !sig)
+			return;
+		for (const char *c = type; *c; c++)
+			h = h * 31 + (unsigned char)*c;
+		snprintf(track, sizeof(track), "amdxdna %s", type);
+		xp_perfetto_track(p, PF_GROUP_XDNA, PF_XDNA + (h & 0xffff), track, &pid, &tid);
+		xp_perfetto_async(p, sent, pid, tid, "npu_job", "on device", (r->fctx << 32) ^ r->fseq, r->h.ts_ns);
+		return;
+	}
+	case XP_NPU_PM:
+		xp_perfetto_track(p, PF_GROUP, PF_POWER, "power", &pid, &tid);
+		xp_perfetto_instant_begin(p, pid, tid, "npu_pm", name, r->h.ts_ns);
+		xp_perfetto_slice_end(p);
+		return;
+	default:
+		return;	/* calls: counted, not drawn */
+	}
+}

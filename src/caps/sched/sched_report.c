@@ -1,0 +1,445 @@
+#include <inttypes.h>
+#include <string.h>
+
+#include "caps/sched/sched_report.h"
+#include "sinks/report.h"
+#include "sinks/text.h"
+#include "sinks/perfetto.h"
+
+static bool active(const struct xp_sched_counts *c)
+{
+	return c->queued || c->run || c->done || c->deps || c->unsched || c->incomplete ||
+	       c->pending || c->inflight;
+}
+
+static double share(const struct xp_sched_counts *c, const struct xp_sched_report *r)
+{
+	double wall = r->ri->duration_s * 1e9;
+
+	return wall > 0 ? (double)xp_sched_busy_ns(c, r->now) / wall : 0;
+}
+
+static void gen_events(const struct xp_rawtp_layout *l, int *n, int *gen)
+{
+	*gen = xp_sched_layout_gen(l, n);
+}
+
+static const char *pct3(const struct xp_hist *h, char *buf, size_t len)
+{
+	char a[16], b[16], c[16];
+
+	if (!h->count) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	snprintf(buf, len, "%s/%s/%s", xp_fmt_ns(xp_hist_percentile(h, 50), a, sizeof(a)),
+		 xp_fmt_ns(xp_hist_percentile(h, 90), b, sizeof(b)),
+		 xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)));
+	return buf;
+}
+
+/*
+ * The summary's columns: headers and rows are both printed from this one
+ * table (name, width, alignment), one space between columns, so they line
+ * up. A ring row starts with the ring's column, a process row with its own.
+ */
+struct col {
+	const char *name;
+	int width;
+	bool left;	/* left-aligned, else right-aligned */
+	bool cut;	/* cut to the width (names), else never cut */
+};
+
+enum { C_JOBS, C_PEND, C_INFL, C_MAXQ, C_HWQ, C_BUSY, C_QUEUE, C_EXEC, C_DEPS, C_WAITED,
+       C_UNSCHED, C_INCOMPL, NCOLS };
+
+static const struct col cols[NCOLS] = {
+	[C_JOBS] = { "JOBS", 7, false },
+	[C_PEND] = { "PEND", 5, false },
+	[C_INFL] = { "INFL", 5, false },
+	[C_MAXQ] = { "MAXQ", 5, false },
+	[C_HWQ] = { "HWQ", 4, false },
+	[C_BUSY] = { "BUSY", 6, false },
+	[C_QUEUE] = { "QUEUE p50/p90/p99", 26, true },
+	[C_EXEC] = { "EXEC p50/p90/p99", 26, true },
+	[C_DEPS] = { "DEPS", 5, false },
+	[C_WAITED] = { "WAITED", 6, false },
+	[C_UNSCHED] = { "UNSCHED", 7, false },
+	[C_INCOMPL] = { "INCOMPL", 7, false },
+};
+
+static const struct col ring_cols[] = { { "RING", 20, true, true } };
+enum { P_PID, P_COMM, P_CLIENT, NPCOLS };
+static const struct col proc_cols[NPCOLS] = {
+	[P_PID] = { "PID", 7, true },
+	[P_COMM] = { "COMM", 16, true, true },
+	[P_CLIENT] = { "CLIENT", 6, true },
+};
+
+/* One line: the key columns, then the counters' columns; NULL cells: the names. */
+static void print_line(FILE *f, const struct col *keys, int nkeys, const char *const *kv,
+		       const char *const *v)
+{
+	for (int i = 0; i < nkeys + NCOLS; i++) {
+		const struct col *c = i < nkeys ? &keys[i] : &cols[i - nkeys];
+		const char *cell = i < nkeys ? (kv ? kv[i] : c->name) : (v ? v[i - nkeys] : c->name);
+
+		if (i)
+			fputc(' ', f);
+		if (c->cut)
+			fprintf(f, "%-*.*s", c->width, c->width, cell);
+		else if (c->left)
+			fprintf(f, "%-*s", c->width, cell);
+		else
+			fprintf(f, "%*s", c->width, cell);
+	}
+	fputc('\n', f);
+}
+
+static void row_text(FILE *f, const struct col *keys, int nkeys, const char *const *kv,
+		     const struct xp_sched_counts *c, const struct xp_sched_report *r)
+{
+	char b[NCOLS][64];
+	const char *v[NCOLS];
+
+	snprintf(b[C_JOBS], sizeof(b[0]), "%" PRIu64, c->done);
+	snprintf(b[C_PEND], sizeof(b[0]), "%" PRId64, c->pending);
+	snprintf(b[C_INFL], sizeof(b[0]), "%" PRId64, c->inflight);
+	snprintf(b[C_MAXQ], sizeof(b[0]), "%" PRId64, c->max_pending);
+	snprintf(b[C_HWQ], sizeof(b[0]), "%" PRId32, c->max_hw_job_count);
+	snprintf(b[C_BUSY], sizeof(b[0]), "%.1f%%", 100.0 * share(c, r));
+	pct3(&c->qdelay, b[C_QUEUE], sizeof(b[0]));
+	pct3(&c->exec, b[C_EXEC], sizeof(b[0]));
+	snprintf(b[C_DEPS], sizeof(b[0]), "%" PRIu64, c->deps);
+	snprintf(b[C_WAITED], sizeof(b[0]), "%" PRIu64, c->waited);
+	snprintf(b[C_UNSCHED], sizeof(b[0]), "%" PRIu64, c->unsched);
+	snprintf(b[C_INCOMPL], sizeof(b[0]), "%" PRIu64, c->incomplete);
+	for (int i = 0; i < NCOLS; i++)
+		v[i] = b[i];
+	print_line(f, keys, nkeys, kv, v);
+}
+
+void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
+{
+	const struct xp_sched_state *s = r->st;
+	uint64_t done = 0, incomplete = 0;
+	int nev, gen, nrings = 0, nprocs = 0;
+
+	gen_events(r->layout, &nev, &gen);
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++)
+		if (active(&s->rings[i].c)) {
+			nrings++;
+			done += s->rings[i].c.done;
+			incomplete += s->rings[i].c.incomplete;
+		}
+	for (int i = 0; i < s->nprocs; i++)
+		nprocs += active(&s->procs[i].c);
+	if (r->ri->interval)
+		fprintf(f, "--- interval %" PRIu64 " ---\n", r->ri->interval);
+	fprintf(f, "%s: %.1f s, %s events (%d), %d ring%s, %d process%s, %" PRIu64 " job%s done, "
+		   "incomplete: %" PRIu64,
+		r->ri->command, r->ri->duration_s, gen == 2 ? "6.17+" : "6.16-", nev, nrings,
+		nrings == 1 ? "" : "s", nprocs, nprocs == 1 ? "" : "es", done, done == 1 ? "" : "s",
+		incomplete);
+	if (s->open_at_end)
+		fprintf(f, " (%" PRIu64 " still in flight when tracing ended)", s->open_at_end);
+	fputs(", ", f);
+	xp_print_drops(f, r->ri);
+	if (s->unmatched || s->duplicates || s->out_of_order || s->missing_run || s->inferred)
+		fprintf(f, "done of jobs queued before tracing: %" PRIu64 ", duplicates: %" PRIu64 ", out of order: %" PRIu64
+			   ", done without run: %" PRIu64 ", done inferred (event lost): %" PRIu64 "\n",
+			s->unmatched, s->duplicates, s->out_of_order, s->missing_run, s->inferred);
+	if (!nrings) {
+		fprintf(f, "no GPU scheduler jobs\n");
+		return;
+	}
+	fputc('\n', f);
+	print_line(f, ring_cols, 1, NULL, NULL);
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++)
+		if (active(&s->rings[i].c)) {
+			const char *kv[1] = { s->rings[i].name };
+
+			row_text(f, ring_cols, 1, kv, &s->rings[i].c, r);
+		}
+	if (nprocs) {
+		fputc('\n', f);
+		print_line(f, proc_cols, NPCOLS, NULL, NULL);
+		for (int i = 0; i < s->nprocs; i++) {
+			const struct xp_sched_proc *p = &s->procs[i];
+			char pid[16], cl[24] = "-";
+			const char *kv[NPCOLS] = { pid, p->comm, cl };
+
+			if (!active(&p->c))
+				continue;
+			snprintf(pid, sizeof(pid), "%u", p->pid);
+			if (p->has_client)
+				snprintf(cl, sizeof(cl), "%" PRIu64, p->client_id);
+			row_text(f, proc_cols, NPCOLS, kv, &p->c, r);
+		}
+	}
+	if (!r->hist)
+		return;
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++) {
+		const struct xp_sched_counts *c = &s->rings[i].c;
+
+		if (!active(c))
+			continue;
+		if (c->qdelay.count) {
+			fprintf(f, "\n%s queue delay (queue -> run):\n", s->rings[i].name);
+			xp_print_log2_hist(f, &c->qdelay, 2);
+		}
+		if (c->exec.count) {
+			fprintf(f, "\n%s execution (run -> done):\n", s->rings[i].name);
+			xp_print_log2_hist(f, &c->exec, 2);
+		}
+		if (c->depwait.count) {
+			fprintf(f, "\n%s dependency wait (-> run):\n", s->rings[i].name);
+			xp_print_log2_hist(f, &c->depwait, 2);
+		}
+	}
+}
+
+static void counts_json(struct xp_json *j, const struct xp_sched_counts *c,
+			const struct xp_sched_report *r)
+{
+	xp_json_ku64(j, "jobs", c->done);
+	xp_json_ku64(j, "queued", c->queued);
+	xp_json_ku64(j, "run", c->run);
+	xp_json_ki64(j, "pending", c->pending);
+	xp_json_ki64(j, "in_flight", c->inflight);
+	xp_json_ki64(j, "max_pending", c->max_pending);
+	xp_json_ki64(j, "max_in_flight", c->max_inflight);
+	xp_json_ku64(j, "job_count", c->last_job_count);
+	xp_json_ku64(j, "max_job_count", c->max_job_count);
+	xp_json_ki64(j, "hw_job_count", c->last_hw_job_count);
+	xp_json_ki64(j, "max_hw_job_count", c->max_hw_job_count);
+	xp_json_ku64(j, "busy_ns", xp_sched_busy_ns(c, r->now));
+	xp_json_kdouble(j, "busy_share", share(c, r));
+	xp_json_ku64(j, "deps", c->deps);
+	xp_json_ku64(j, "waited", c->waited);
+	xp_json_ku64(j, "unschedulable", c->unsched);
+	xp_json_ku64(j, "incomplete", c->incomplete);
+	xp_json_khist(j, "queue_delay_ns", &c->qdelay);
+	xp_json_khist(j, "exec_ns", &c->exec);
+	xp_json_khist(j, "dep_wait_ns", &c->depwait);
+}
+
+void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
+{
+	const struct xp_sched_state *s = r->st;
+	uint64_t done = 0, incomplete = 0;
+	struct xp_json j;
+	int nev, gen;
+
+	gen_events(r->layout, &nev, &gen);
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++) {
+		done += s->rings[i].c.done;
+		incomplete += s->rings[i].c.incomplete;
+	}
+	xp_json_init(&j, f, false);
+	xp_json_begin_obj(&j);
+	xp_json_run_info(&j, r->ri);
+	xp_json_kstr(&j, "generation", gen == 2 ? "6.17+" : "6.16-");
+	xp_json_key(&j, "events");
+	xp_json_begin_arr(&j);
+	for (int tp = 0; tp < XP_TP_SCHED_MAX && tp < r->layout->n; tp++)
+		if (r->layout->present[tp])
+			xp_json_str(&j, xp_sched_tp_name(tp));
+	xp_json_end_arr(&j);
+	xp_json_ku64(&j, "jobs", done);
+	xp_json_ku64(&j, "incomplete", incomplete);
+	xp_json_ku64(&j, "open_at_end", s->open_at_end);
+	xp_json_ku64(&j, "open", xp_sched_open_jobs(s));
+	xp_json_ku64(&j, "unmatched_done", s->unmatched);
+	xp_json_ku64(&j, "duplicates", s->duplicates);
+	xp_json_ku64(&j, "out_of_order", s->out_of_order);
+	xp_json_ku64(&j, "done_without_run", s->missing_run);
+	xp_json_ku64(&j, "done_inferred", s->inferred);
+	xp_json_key(&j, "rings");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++) {
+		if (!active(&s->rings[i].c))
+			continue;
+		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "ring", s->rings[i].name);
+		counts_json(&j, &s->rings[i].c, r);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_key(&j, "processes");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nprocs; i++) {
+		const struct xp_sched_proc *p = &s->procs[i];
+
+		if (!active(&p->c))
+			continue;
+		xp_json_begin_obj(&j);
+		xp_json_ku64(&j, "pid", p->pid);
+		xp_json_kstr(&j, "comm", p->comm);
+		if (p->has_client)
+			xp_json_ku64(&j, "client_id", p->client_id);
+		counts_json(&j, &p->c, r);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
+	xp_json_end_obj(&j);
+	xp_json_finish(&j);
+}
+
+void xp_sched_stream_header(FILE *f)
+{
+	fprintf(f, "%-12s %-16s %-8s %-16s %-6s %-22s %10s %10s %4s %s\n", "TIME(s)", "RING", "PID",
+		"COMM", "CLIENT", "JOB", "QUEUE", "EXEC", "DEPS", "DEPWAIT ON");
+}
+
+static void job_name(const struct xp_sched_job_info *j, char *buf, size_t len)
+{
+	if (j->gen == 2)
+		snprintf(buf, len, "%" PRIu64 ":%" PRIu64, j->k1, j->k2);
+	else
+		snprintf(buf, len, "id %" PRIu64, j->k2);
+}
+
+void xp_sched_stream_text(FILE *f, const struct xp_sched_job_info *j, uint64_t t0)
+{
+	char q[16] = "-", e[16] = "-", d[16] = "-", cl[24] = "-", name[48], ts[32];
+
+	if (j->has_queue && j->has_run)
+		xp_fmt_ns(j->run_ts > j->q_ts ? j->run_ts - j->q_ts : 0, q, sizeof(q));
+	if (j->has_run)
+		xp_fmt_ns(j->done_ts > j->run_ts ? j->done_ts - j->run_ts : 0, e, sizeof(e));
+	if (j->has_depwait)
+		xp_fmt_ns(j->depwait_ns, d, sizeof(d));
+	if (j->has_client)
+		snprintf(cl, sizeof(cl), "%" PRIu64, j->client_id);
+	job_name(j, name, sizeof(name));
+	*xp_put_rel_s(ts, j->done_ts, t0) = '\0';	/* a job done before t0: negative */
+	fprintf(f, "%-12s %-16.16s %-8u %-16.16s %-6s %-22s %10s %10s %4u %s%s",
+		ts, j->ring, j->pid,
+		j->comm[0] ? j->comm : "?", cl, name, q, e, j->deps, d,
+		j->has_depwait && !j->depwait_exact ? "~" : "");
+	/* what it waited on: a traced job's ring and pid, else the fence */
+	for (int i = 0; i < j->ndep; i++) {
+		if (j->dep[i].known)
+			fprintf(f, "%s%s/%u", i ? "," : " ", j->dep[i].ring, j->dep[i].pid);
+		else
+			fprintf(f, "%sfence %" PRIu64 ":%" PRIu64, i ? "," : " ", j->dep[i].ctx,
+				j->dep[i].seqno);
+	}
+	if (j->deps > j->ndep)
+		fprintf(f, ",+%u", j->deps - j->ndep);
+	fputc('\n', f);
+}
+
+void xp_sched_stream_json(struct xp_json *js, const struct xp_sched_job_info *j, uint64_t t0)
+{
+	xp_json_begin_obj(js);
+	xp_json_kstr(js, "event", "job");
+	xp_json_ki64(js, "ts_ns", xp_rel_ns(j->done_ts, t0));
+	xp_json_kstr(js, "ring", j->ring);
+	if (j->has_queue) {
+		xp_json_ku64(js, "pid", j->pid);
+		xp_json_ku64(js, "tid", j->tid);
+		xp_json_kstr(js, "comm", j->comm);
+	}
+	if (j->has_client)
+		xp_json_ku64(js, "client_id", j->client_id);
+	if (j->gen == 2) {
+		xp_json_ku64(js, "fence_context", j->k1);
+		xp_json_ku64(js, "fence_seqno", j->k2);
+	} else {
+		xp_json_ku64(js, "job_id", j->k2);
+	}
+	xp_json_key(js, "queue_ns");
+	if (j->has_queue && j->has_run)
+		xp_json_u64(js, j->run_ts > j->q_ts ? j->run_ts - j->q_ts : 0);
+	else
+		xp_json_null(js);
+	xp_json_key(js, "exec_ns");
+	if (j->has_run)
+		xp_json_u64(js, j->done_ts > j->run_ts ? j->done_ts - j->run_ts : 0);
+	else
+		xp_json_null(js);
+	xp_json_ku64(js, "deps", j->deps);
+	xp_json_ku64(js, "unschedulable", j->unsched);
+	if (j->inferred)
+		xp_json_kbool(js, "done_inferred", true);
+	if (j->has_depwait) {
+		xp_json_ku64(js, "dep_wait_ns", j->depwait_ns);
+		xp_json_kbool(js, "dep_wait_exact", j->depwait_exact);
+	}
+	if (j->ndep) {
+		xp_json_key(js, "waited_on");
+		xp_json_begin_arr(js);
+		for (int i = 0; i < j->ndep; i++) {
+			const struct xp_sched_dep_info *dp = &j->dep[i];
+
+			xp_json_begin_obj(js);
+			xp_json_ku64(js, "fence_context", dp->ctx);
+			xp_json_ku64(js, "fence_seqno", dp->seqno);
+			if (dp->known) {
+				xp_json_kstr(js, "ring", dp->ring);
+				xp_json_ku64(js, "pid", dp->pid);
+			}
+			if (dp->signaled)
+				xp_json_ki64(js, "signaled_ns", xp_rel_ns(dp->signal_ts, t0));
+			xp_json_end_obj(js);
+		}
+		xp_json_end_arr(js);
+	}
+	xp_json_end_obj(js);
+	xp_json_finish(js);
+}
+
+/* Its Perfetto events (src/sinks/perfetto.h). */
+_Static_assert(XP_SCHED_STR <= XP_PERFETTO_LANE_NAME, "ring names fit a laned track");
+
+void xp_perfetto_sched_job(struct xp_perfetto *p, const struct xp_sched_job_info *j)
+{
+	char name[64];
+	const char *ring;
+	uint32_t pid, tid;
+	uint64_t start = j->has_run ? j->run_ts : j->done_ts, id;
+
+	/* more overlap than lanes: a slice would break the track's nesting */
+	if (xp_perfetto_lane(p, "GPU rings", j->ring && j->ring[0] ? j->ring : "(unknown ring)",
+			     XP_SCHED_MAX_RINGS, start, j->done_ts, &pid, &tid, &ring) < 0)
+		return;
+	id = ++p->next_id;
+	snprintf(name, sizeof(name), "%s", j->comm[0] ? j->comm : "job");
+	xp_perfetto_slice_begin(p, pid, tid, "gpu_job", name, start, j->done_ts - start);
+	xp_json_kstr(&p->j, "ring", ring);
+	if (j->has_queue) {
+		xp_json_ku64(&p->j, "pid", j->pid);
+		xp_json_kstr(&p->j, "comm", j->comm);
+	}
+	if (j->gen == 2) {
+		xp_json_ku64(&p->j, "fence_context", j->k1);
+		xp_json_ku64(&p->j, "fence_seqno", j->k2);
+	} else {
+		xp_json_ku64(&p->j, "job_id", j->k2);
+	}
+	if (j->has_client)
+		xp_json_ku64(&p->j, "client_id", j->client_id);
+	if (j->has_queue && j->has_run && j->run_ts >= j->q_ts)
+		xp_json_ku64(&p->j, "queue_delay_ns", j->run_ts - j->q_ts);
+	if (j->deps)
+		xp_json_ku64(&p->j, "deps", j->deps);
+	if (j->inferred)
+		xp_json_kbool(&p->j, "done_inferred", true);
+	xp_perfetto_slice_end(p);
+	if (!j->has_queue || j->q_ts > start)
+		return;
+	/* a job whose done was lost (inferred) has no known run: no queued span */
+	if (j->has_run) {
+		xp_perfetto_async(p, true, pid, tid, "gpu_queue", "queued", id, j->q_ts);
+		xp_perfetto_async(p, false, pid, tid, "gpu_queue", "queued", id, j->run_ts);
+	}
+	/* the submitter: a zero-length slice for the arrow to start from */
+	xp_perfetto_name(p, j->pid, j->tid, j->comm);
+	xp_perfetto_slice_begin(p, j->pid, j->tid, "gpu_submit", "submit", j->q_ts, 0);
+	xp_json_kstr(&p->j, "ring", ring);
+	xp_perfetto_slice_end(p);
+	xp_perfetto_flow(p, id, true, j->pid, j->tid, j->q_ts);
+	xp_perfetto_flow(p, id, false, pid, tid, start);
+}
