@@ -177,7 +177,7 @@ wpids=()
 for w in $(seq 1 "$njobs"); do worker "$w" par & wpids+=($!); done
 wait "${wpids[@]}"
 # this run's times replace those of the same runs before
-{ cat "$TIMES" 2>/dev/null || :; cat "$CACHE/results/times.new"; } | awk '{ t[$2] = $1 } END { for (n in t) print t[n], n }' >"$TIMES.tmp" &&
+{ cat "$TIMES" 2>/dev/null || :; cat "$CACHE/results/times.new"; } | awk '/^#/ { next } { t[$2] = $1 } END { for (n in t) print t[n], n }' >"$TIMES.tmp" &&
 	mv "$TIMES.tmp" "$TIMES"
 fails=$(grep -c '^FAIL' "$SUMMARY")
 echo "lab: $(($(date +%s) - t0)) s; logs and results in $CACHE/results" | tee -a "$SUMMARY"
