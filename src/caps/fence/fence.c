@@ -108,10 +108,11 @@ const struct xp_cap xp_cap_fence = {
 "          signaled; signals of fences created before tracing, counted apart;\n"
 "  waits:  wait_start -> wait_end in one thread, the time that thread lost\n"
 "          waiting for the device, per process and thread.\n"
-"Events count for a process only where they fire in task context (fences are\n"
-"made and waited for there; signals mostly come from interrupts). The process\n"
-"filters apply to fences' creation and to waits. With -i, fences in flight and\n"
-"waits in progress carry over.\n",
+"Fences' creation and waits count per process (they run in the task that\n"
+"makes or waits for the fence: an ioctl, a scheduler worker); signals mostly\n"
+"come from interrupts and count per timeline only. The process filters apply\n"
+"to creation and waits. With -i, fences in flight and waits in progress carry\n"
+"over.\n",
 	.examples =
 "  xputrace fence -d 10               10 s of fences per timeline and waits\n"
 "  xputrace fence --stream -c glxgears  one application's fences as they happen\n"

@@ -80,15 +80,14 @@ static void text_procs(FILE *f, const struct xp_fence_report *r)
 		s->nwaiting);
 	if (!s->nprocs)
 		return;
-	fprintf(f, "per process (events in task context):\n  %-24s %8s %8s %6s %10s %9s %9s\n", "PROCESS",
-		"CREATED", "SIGNALED", "WAITS", "WAIT_TIME", "MEAN", "MAX");
+	fprintf(f, "per process (fences created, and waits):\n  %-24s %8s %6s %10s %9s %9s\n", "PROCESS",
+		"CREATED", "WAITS", "WAIT_TIME", "MEAN", "MAX");
 	for (int i = 0; i < s->nprocs; i++) {
 		const struct xp_fence_proc *p = &s->procs[i];
 		char who[48];
 
 		snprintf(who, sizeof(who), "%u/%s", p->pid, p->comm);
-		fprintf(f, "  %-24.24s %8" PRIu64 " %8" PRIu64 " %6" PRIu64 " %10s %9s %9s\n", who, p->created,
-			p->signaled, p->waits, p->waits ? xp_fmt_ns(p->wait_ns, a, sizeof(a)) : "-",
+		fprintf(f, "  %-24.24s %8" PRIu64 " %6" PRIu64 " %10s %9s %9s\n", who, p->created, p->waits, p->waits ? xp_fmt_ns(p->wait_ns, a, sizeof(a)) : "-",
 			mean_ns(p->wait_ns, p->waits, b, sizeof(b)),
 			p->waits ? xp_fmt_ns(p->wait_max, c, sizeof(c)) : "-");
 		for (int k = 0; k < s->nthreads; k++) {
@@ -97,7 +96,7 @@ static void text_procs(FILE *f, const struct xp_fence_report *r)
 			if (t->pid != p->pid)
 				continue;
 			snprintf(who, sizeof(who), "thread %u/%s", t->tid, t->comm);
-			fprintf(f, "    %-40.40s %6" PRIu64 " %10s %9s %9s\n", who, t->waits,
+			fprintf(f, "    %-31.31s %6" PRIu64 " %10s %9s %9s\n", who, t->waits,
 				xp_fmt_ns(t->wait_ns, a, sizeof(a)), mean_ns(t->wait_ns, t->waits, b, sizeof(b)),
 				xp_fmt_ns(t->wait_max, c, sizeof(c)));
 		}
@@ -155,7 +154,6 @@ static void json_procs(struct xp_json *j, const struct xp_fence_state *s)
 		xp_json_ku64(j, "pid", p->pid);
 		xp_json_kstr(j, "comm", p->comm);
 		xp_json_ku64(j, "created", p->created);
-		xp_json_ku64(j, "signaled", p->signaled);
 		xp_json_ku64(j, "waits", p->waits);
 		xp_json_ku64(j, "wait_max_ns", p->wait_max);
 		xp_json_khist(j, "wait_ns", &p->wait);

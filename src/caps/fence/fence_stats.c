@@ -27,9 +27,6 @@ const struct xp_rawtp_event xp_fence_events[XP_FENCE_NEV] = {
 };
 #undef DF
 
-/* trace_entry.flags (TRACE_FLAG_HARDIRQ, _SOFTIRQ, _NMI): not in a task */
-#define IRQ_FLAGS (0x08 | 0x10 | 0x40)
-
 const char *xp_fence_tl_name(const struct xp_fence_tl *t, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s %s", t->driver, t->name);
@@ -186,13 +183,11 @@ static void on_init(struct xp_fence_state *s, const struct xp_rawtp_rec *r, stru
 }
 
 static void on_signaled(struct xp_fence_state *s, const struct xp_rawtp_rec *r, struct xp_fence_live *e,
-			struct xp_fence_done *d, struct xp_fence_proc *p)
+			struct xp_fence_done *d)
 {
 	struct xp_fence_tl *t = d->tl >= 0 ? &s->tl[d->tl] : NULL;
 	uint64_t life;
 
-	if (p)
-		p->signaled++;
 	if (!e) {
 		s->signaled_unseen++;
 		if (t)
@@ -253,7 +248,7 @@ static void on_wait(struct xp_fence_state *s, const struct xp_rawtp_rec *r, stru
 			p->wait_max = dur;
 		xp_hist_add(&p->wait, dur);
 	}
-	if (d->in_task && (th = thread_of(s, r))) {
+	if ((th = thread_of(s, r))) {
 		th->waits++;
 		th->wait_ns += dur;
 		if (dur > th->wait_max)
@@ -267,23 +262,23 @@ int xp_fence_add(struct xp_fence_state *s, const struct xp_rawtp_layout *l, cons
 	struct xp_fence_done dd, *d = done ? done : &dd;
 	struct xp_fence_proc *p = NULL;
 	struct xp_fence_live *e = NULL;
-	uint64_t ctx, seqno, flags = 0;
+	uint64_t ctx, seqno;
 	int err;
 
 	if (r->ev >= XP_FENCE_NEV || r->ev >= l->n || !l->present[r->ev])
 		return -ENOENT;
 	if ((err = xp_rawtp_u64(l, r, "context", &ctx)) || (err = xp_rawtp_u64(l, r, "seqno", &seqno)))
 		return err;
-	xp_rawtp_u64(l, r, "common_flags", &flags);	/* absent: a task */
 	memset(d, 0, sizeof(*d));
 	d->ctx = (uint32_t)ctx;
 	d->seqno = (uint32_t)seqno;
-	d->in_task = !(flags & IRQ_FLAGS);
+	/* the BPF copy of a tracepoint's common_flags is not filled in: the table says */
+	d->in_task = l->ev[r->ev].proc_ctx;
 	s->events++;
 	if (r->ev != XP_FENCE_INIT && (e = live_find(s, d->ctx, d->seqno, false)) && e->tl < 0)
 		e = NULL;
 	d->tl = tl_of(s, r, d->ctx, e ? e->tl : -1);
-	if (d->in_task && (r->ev == XP_FENCE_INIT || r->ev == XP_FENCE_SIGNALED || r->ev == XP_FENCE_WAIT_END))
+	if (r->ev == XP_FENCE_INIT || r->ev == XP_FENCE_WAIT_END)
 		p = proc_of(s, r);
 	switch (r->ev) {
 	case XP_FENCE_INIT:
@@ -300,7 +295,7 @@ int xp_fence_add(struct xp_fence_state *s, const struct xp_rawtp_layout *l, cons
 			s->tl[d->tl].enabled++;
 		break;
 	case XP_FENCE_SIGNALED:
-		on_signaled(s, r, e, d, p);
+		on_signaled(s, r, e, d);
 		break;
 	case XP_FENCE_DESTROY:
 		if (d->tl >= 0)

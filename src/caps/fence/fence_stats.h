@@ -18,8 +18,8 @@
  * Attribution. dma_fence_init fires where the fence is made (the submitting
  * process's ioctl for vgem and drm_sched's finished fences, a scheduler
  * worker for hardware fences); the waits in the waiting thread; signals
- * mostly in interrupts. An event counts for a process only when it fired in
- * task context (common_flags says hard or soft interrupt otherwise). From
+ * mostly in interrupts: fences created and waits count per process, the
+ * rest per timeline only. From
  * 6.17 the events of the `dma_fence` class on a signaled fence name
  * "detached-driver" / "signaled-timeline": their timeline is found by the
  * fence's context instead.
@@ -68,7 +68,7 @@ struct xp_fence_tl {
 struct xp_fence_proc {
 	uint32_t pid;
 	char comm[XP_COMM_LEN];
-	uint64_t created, signaled, waits, wait_ns, wait_max;
+	uint64_t created, waits, wait_ns, wait_max;
 	struct xp_hist wait;
 };
 
@@ -112,7 +112,7 @@ struct xp_fence_done {
 	int tl;			/* its timeline, -1: none known */
 	bool paired;		/* signaled after a seen init, or wait_end after its start */
 	uint64_t start;		/* init/emit or wait_start time, when paired */
-	bool in_task;		/* fired in task context: hdr pid/tid are who did it */
+	bool in_task;		/* an event of the causing task: hdr pid/tid are who did it */
 	uint32_t ctx, seqno;
 };
 
