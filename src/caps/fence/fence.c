@@ -6,18 +6,13 @@
 #include "caps/cap.h"
 #include "caps/fence/fence_report.h"
 #include "caps/fence/fence_stats.h"
-#include "live/features.h"
 #include "live/kside.h"
 #include "sinks/perfetto.h"
 
 static bool fc_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
-	bool tp = d->at[XP_AT_TRACEPOINT].ok, ok = tp && d->group_events("dma_fence") > 0;
-
-	snprintf(why, len, "%s", ok ? "dma_fence events present"
-				 : !tp ? "classic tracepoints do not attach here"
-				       : "no dma_fence events: this kernel was built without them");
-	return ok;
+	return xp_cap_tp_group_available(d, "dma_fence", "no dma_fence events: this kernel was built without them",
+					 why, len);
 }
 
 static int fc_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
