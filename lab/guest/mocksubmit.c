@@ -2,7 +2,7 @@
  * mocksubmit: submit jobs to the lab's mock GPU (/dev/mockgpu) from this
  * process, so the real drm_sched sees a real submitter (pid, comm).
  *
- *   mocksubmit [-s] [-q] [-n ITER] [-i MS] 'ring=0 dur_us=500 count=3' 'ring=1 dur_us=100 dep=@2' ...
+ *   mocksubmit [-s] [-q] [-t] [-n ITER] [-i MS] 'ring=0 dur_us=500 count=3' 'ring=1 dur_us=100 dep=@2' ...
  *
  * Each argument is one command written to the device on one open file
  * (so all jobs share one DRM client). @K in an argument stands for the
@@ -10,6 +10,9 @@
  * (1-based). -s writes "sync" at the end of each pass (wait for every job).
  * -n repeats the pass ITER times (0: forever), -i sleeps MS between passes.
  * Prints "job K HANDLE" per job (K counts over all passes) unless -q.
+ * -t times every write that waits (sync, wait=H) on CLOCK_MONOTONIC and
+ * prints "waits N wait_ns TOTAL" at the end: the client's own clock for
+ * what a tracer of dma_fence_wait_start/end measures.
  * The device is /dev/mockgpu, or the path in the environment variable
  * MOCKGPU_DEV when set (e.g. MOCKGPU_DEV=/dev/xdnamock for the amdxdna
  * test double, the same module built with MOCK_XDNA).
@@ -18,7 +21,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+}
+
+/* write(2), timed when it waits and -t asked for it */
+static unsigned long long waits, wait_ns;
+static int timed, waiting;
+static ssize_t xwrite(int fd, const char *buf, size_t len)
+{
+	unsigned long long t0 = now_ns();
+	ssize_t r = write(fd, buf, len);
+
+	if (timed && waiting && r >= 0) {
+		waits++;
+		wait_ns += now_ns() - t0;
+	}
+	return r;
+}
 
 int main(int argc, char **argv)
 {
@@ -30,6 +57,7 @@ int main(int argc, char **argv)
 	while (argc > 1 && argv[1][0] == '-') {
 		if (!strcmp(argv[1], "-s")) sync = 1;
 		else if (!strcmp(argv[1], "-q")) quiet = 1;
+		else if (!strcmp(argv[1], "-t")) timed = 1;
 		else if (!strcmp(argv[1], "-n") && argc > 2) { iters = atol(argv[2]); argv++; argc--; }
 		else if (!strcmp(argv[1], "-i") && argc > 2) { interval_ms = atol(argv[2]); argv++; argc--; }
 		else return 2;
@@ -60,7 +88,8 @@ int main(int argc, char **argv)
 			}
 		}
 		*o = 0;
-		if (write(fd, cmd, strlen(cmd)) < 0) {
+		waiting = strstr(cmd, "wait=") != NULL || !strcmp(cmd, "sync");
+		if (xwrite(fd, cmd, strlen(cmd)) < 0) {
 			fprintf(stderr, "mocksubmit: '%s': ", cmd);
 			perror("write");
 			return 1;
@@ -77,7 +106,8 @@ int main(int argc, char **argv)
 				printf("job %d %s\n", total, tok);
 		}
 	}
-	if (sync && write(fd, "sync", 4) < 0) {
+	waiting = 1;
+	if (sync && xwrite(fd, "sync", 4) < 0) {
 		perror("mocksubmit: sync");
 		return 1;
 	}
@@ -85,5 +115,7 @@ int main(int argc, char **argv)
 		usleep(interval_ms * 1000);
 	}
 	close(fd);
+	if (timed)
+		printf("waits %llu wait_ns %llu\n", waits, wait_ns);
 	return 0;
 }

@@ -181,6 +181,13 @@ static inline bool xp_cap_runs(const struct xp_cap *c) { return c->open != NULL;
  * once at start-up: -EEXIST when two rows claim one record type.
  */
 int xp_caps_use_records(void);
+/*
+ * doctor's check for a capability on classic tracepoints of one event group:
+ * true when they attach here and `group` has events; `why` says so, or that
+ * tracepoints do not attach, or `missing` ("no dma_fence events: ...").
+ */
+bool xp_cap_tp_group_available(const struct xp_doctor_env *d, const char *group, const char *missing,
+			       char *why, size_t len);
 /* "ioctl, sched, vblank, mem": the capabilities this build runs. */
 const char *xp_cap_names(char *buf, size_t len);
 

@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "caps/cap.h"
+#include "live/features.h"
 
 extern const struct xp_cap xp_cap_ioctl, xp_cap_sched, xp_cap_vblank, xp_cap_mem;
 extern const struct xp_cap xp_cap_nvidia, xp_cap_npu, xp_cap_uprobes, xp_cap_latency;
+extern const struct xp_cap xp_cap_fence;
 
 /* One row per capability. Rows without `open` are planned (doctor only). */
 const struct xp_cap *const xp_caps[] = {
@@ -19,6 +21,7 @@ const struct xp_cap *const xp_caps[] = {
 	&xp_cap_npu,
 	&xp_cap_uprobes,
 	&xp_cap_latency,
+	&xp_cap_fence,
 };
 const size_t xp_ncaps = sizeof(xp_caps) / sizeof(xp_caps[0]);
 
@@ -39,6 +42,18 @@ const struct xp_cap *xp_cap_find(const char *name)
 		if (xp_cap_runs(xp_caps[i]) && !strcmp(xp_caps[i]->name, name))
 			return xp_caps[i];
 	return NULL;
+}
+
+bool xp_cap_tp_group_available(const struct xp_doctor_env *d, const char *group, const char *missing,
+			       char *why, size_t len)
+{
+	bool tp = d->at[XP_AT_TRACEPOINT].ok, ok = tp && d->group_events(group) > 0;
+
+	if (ok)
+		snprintf(why, len, "%s events present", group);
+	else
+		snprintf(why, len, "%s", !tp ? "classic tracepoints do not attach here" : missing);
+	return ok;
 }
 
 const char *xp_cap_names(char *buf, size_t len)

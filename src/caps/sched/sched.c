@@ -51,12 +51,9 @@ static int sc_opt(void *p, int i, const char *arg)
 
 static bool sc_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
-	bool tp = d->at[XP_AT_TRACEPOINT].ok, ok = tp && d->group_events("gpu_scheduler") > 0;
-
-	snprintf(why, len, "%s", ok ? "gpu_scheduler events present"
-				 : !tp ? "classic tracepoints do not attach here"
-				       : "no gpu_scheduler events: no driver using the DRM GPU scheduler is loaded");
-	return ok;
+	return xp_cap_tp_group_available(d, "gpu_scheduler",
+					 "no gpu_scheduler events: no driver using the DRM GPU scheduler is loaded",
+					 why, len);
 }
 
 static int sc_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
