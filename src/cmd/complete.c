@@ -496,7 +496,15 @@ int xp_cmd_gen(int argc, char **argv, const struct xp_gen_verb *verbs, size_t nv
 	if (nverbs + xp_ncaps > sizeof(v) / sizeof(v[0]))
 		return xp_fail(1, "--gen: more than %zu verbs", sizeof(v) / sizeof(v[0]));
 	if (argc != 2)
-		return xp_fail(2, "--gen wants one of bash, zsh, man");
+		return xp_fail(2, "--gen wants one of bash, zsh, man, caps");
+	if (!strcmp(argv[1], "caps")) {
+		/* the runnable rows as top-level help lists them: for tests that
+		 * must not change when a row is added (tests/golden/golden.sh) */
+		for (size_t i = 0; i < xp_ncaps; i++)
+			if (xp_cap_runs(xp_caps[i]))
+				printf("%s\t%s\n", xp_caps[i]->name, xp_caps[i]->summary);
+		return xp_finish_stdout(0);
+	}
 	if (collect(v, &n, verbs, nverbs))
 		return 1;
 	if (!strcmp(argv[1], "bash"))
@@ -506,6 +514,6 @@ int xp_cmd_gen(int argc, char **argv, const struct xp_gen_verb *verbs, size_t nv
 	else if (!strcmp(argv[1], "man"))
 		gen_man(stdout, v, n);
 	else
-		return xp_fail(2, "--gen wants one of bash, zsh, man, not '%s'", argv[1]);
+		return xp_fail(2, "--gen wants one of bash, zsh, man, caps, not '%s'", argv[1]);
 	return xp_finish_stdout(0);
 }
