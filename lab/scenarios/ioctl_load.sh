@@ -114,7 +114,7 @@ if command -v ioctl_loop >/dev/null; then
 	for h in kprobe tracepoint tp_btf; do
 		command -v floor >/dev/null || break
 		rm -f $S/f.err; floor $h >$S/f.out 2>$S/f.err & F=$!
-		i=0; while ! grep -q Attached $S/f.err && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		i=0; while ! grep -q Attached $S/f.err && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 		io=$(ioctl_loop 20000 5) pp=$(ioctl_loop 20000 5 getppid)
 		kill -INT $F; wait $F
 		say "cost: $(uname -r), $(nproc) vCPU: floor-$h ioctl $io ns (+$(awk -v a=$io -v b=$base_io 'BEGIN{printf "%.0f", a-b}')), getppid $pp ns (+$(awk -v a=$pp -v b=$base_pp 'BEGIN{printf "%.0f", a-b}'))"

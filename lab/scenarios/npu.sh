@@ -163,7 +163,7 @@ group intervals
 start_xp $S/iv.json npu -j -i 0.5 || finish
 P2=$XPID
 $S/npuapp $D/trigger open boot 'bo_create 3 64' 'submit 4' 'get_param 2' close
-i=0; while [ "$(cnt $D/counts ivpu_ipc_receive)" != 10 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ "$(cnt $D/counts ivpu_ipc_receive)" != 10 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 0.6
 kill -INT $P2; wait $P2
 expect_eq "interval tracer's exit status" 0 $?
@@ -190,7 +190,7 @@ P3=$XPID
 start_xp $S/rec.out record -o /tmp/npu.xpt npu || finish
 P5=$XPID
 $S/npuapp $D/trigger open 'bo_create 2 256' 'submit 2' close
-i=0; while [ "$(cnt $D/counts ivpu_ipc_receive)" != 12 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ "$(cnt $D/counts ivpu_ipc_receive)" != 12 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 0.3
 kill -INT $P3 $P5; wait $P3; r3=$?; wait $P5; r5=$?
 expect_eq "baseline and record exit status" "0 0" "$r3 $r5"

@@ -18,7 +18,7 @@ mknod /dev/nvidiactl c 195 255; mknod /dev/nvidia0 c 195 0
 
 group live
 nvclient alloc=0 control=0 pages=0 hold=60 >/dev/null & A=$!
-i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 1 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 cp $C $S/before.txt
 # kprobes here, as when this group was written: three tracers on one emulated vCPU with
 # fentry/fexit time each other's programs (one trampoline runs every tracer's in turn);
@@ -33,7 +33,7 @@ T2=$XPID
 unset XPUTRACE_NVIDIA_HOOK
 nvclient alloc=2 control=3 pages=4 >$S/b.txt & B=$!; wait $B; rb=$?
 nvclient alloc=1 control=0 pages=0 hold=60 >/dev/null & H=$!
-i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 12 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 12 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 # 20 interrupts (27 with the clients' 7) and three suspend/resume cycles: one
 # host stall inside one call moves each checked mean at most 8 ms / calls
 echo "irq 20" >/sys/kernel/debug/nvidia_double/trigger
@@ -45,7 +45,7 @@ sleep 1
 echo "xid 79 GPU has fallen off the bus." >/sys/kernel/debug/nvidia_double/trigger
 echo "xid-in-ioctl 13 Graphics Engine Exception" >/sys/kernel/debug/nvidia_double/trigger
 nvclient alloc=0 control=1 pages=0 >/dev/null & X=$!; wait $X
-i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != 27 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != 27 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 0.5
 kill -INT $L $R $T2; wait $L; rl=$?; wait $R; rr=$?; wait $T2
 cp $C $S/after.txt
@@ -200,7 +200,7 @@ expect_eq "--sample 10: text: NV_ESC_RM_ALLOC seen 25, timed 3" 1 "$(grep -c '^N
 group xid_only
 # without kprobes (forced here) only the Xid tracepoint: holders read from /proc at the Xid
 nvclient alloc=0 control=0 pages=0 hold=60 >/dev/null & Y=$!
-i=0; while [ "$(ls -l /proc/$Y/fd 2>/dev/null | grep -c nvidia)" != 2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ "$(ls -l /proc/$Y/fd 2>/dev/null | grep -c nvidia)" != 2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 export XPUTRACE_NVIDIA_HOOK=tracepoint
 start_xp $S/xo.json nvidia --json || finish
 unset XPUTRACE_NVIDIA_HOOK

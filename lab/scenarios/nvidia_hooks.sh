@@ -43,7 +43,7 @@ for hk in kprobe kprobe.multi fentry; do
 	fi
 	cat $S/h.err
 	nvclient alloc=2 control=3 pages=4 >/dev/null & Q=$!; wait $Q
-	i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != "$(($(cnt $S/hb.txt nvidia_isr_kthread_bh) + 5))" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != "$(($(cnt $S/hb.txt nvidia_isr_kthread_bh) + 5))" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 	sleep 0.3
 	# three suspend/resume cycles: one interrupt inside one call's probes moves a mean of three a third as far
 	for k in 1 2 3; do echo suspend >/sys/kernel/debug/nvidia_double/trigger; done
