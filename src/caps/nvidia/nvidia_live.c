@@ -12,6 +12,7 @@
 #include "live/kmulti.h"
 #include "live/kprobe.h"
 #include "caps/nvidia/nvidia_live.h"
+#include "caps/nvidia/nvidia_probes.h"
 #include "live/tracefs.h"
 #include "core/tpformat.h"
 #include "nvidia.skel.h"
@@ -52,40 +53,18 @@ enum nv_hook { NV_FENTRY, NV_KMULTI, NV_KPROBE, NV_NHOOKS };
 static const char *const hook_env[NV_NHOOKS] = { "fentry", "kprobe.multi", "kprobe" };
 static const char *const hook_name[NV_NHOOKS] = { "fentry/fexit", "kprobe.multi", "kprobe" };
 
+/* The programs of hook h (fentry/fexit, or kprobes for the others), from the one probe list. */
 static void progs_of(struct nvidia_bpf *s, enum nv_hook h, struct progs p[XP_NV_NFN])
 {
+	bool fe = h == NV_FENTRY;
+
 	memset(p, 0, sizeof(struct progs) * XP_NV_NFN);
-	if (h == NV_FENTRY) {
-		p[XP_NV_OPEN].entry = s->progs.nv_open_fe;
-		p[XP_NV_CLOSE].entry = s->progs.nv_close_fe;
-		p[XP_NV_IOCTL] = (struct progs){ s->progs.nv_ioctl_fe, s->progs.nv_ioctl_fx };
-		p[XP_NV_MMAP].entry = s->progs.nv_mmap_fe;
-		p[XP_NV_FAULT].entry = s->progs.nv_fault_fe;
-		p[XP_NV_ISR] = (struct progs){ s->progs.nv_isr_fe, s->progs.nv_isr_fx };
-		p[XP_NV_ISR_MSIX] = (struct progs){ s->progs.nv_isr_msix_fe, s->progs.nv_isr_msix_fx };
-		p[XP_NV_ISR_BH] = (struct progs){ s->progs.nv_isr_bh_fe, s->progs.nv_isr_bh_fx };
-		p[XP_NV_ISR_MSIX_BH] = (struct progs){ s->progs.nv_isr_msix_bh_fe, s->progs.nv_isr_msix_bh_fx };
-		p[XP_NV_P2P_GET].entry = s->progs.nv_p2p_get_fe;
-		p[XP_NV_P2P_PUT].entry = s->progs.nv_p2p_put_fe;
-		p[XP_NV_P2P_DMA_MAP].entry = s->progs.nv_p2p_dma_map_fe;
-		p[XP_NV_SUSPEND] = (struct progs){ s->progs.nv_suspend_fe, s->progs.nv_suspend_fx };
-		p[XP_NV_RESUME] = (struct progs){ s->progs.nv_resume_fe, s->progs.nv_resume_fx };
-		return;
-	}
-	p[XP_NV_OPEN].entry = s->progs.nv_open;
-	p[XP_NV_CLOSE].entry = s->progs.nv_close;
-	p[XP_NV_IOCTL] = (struct progs){ s->progs.nv_ioctl, s->progs.nv_ioctl_ret };
-	p[XP_NV_MMAP].entry = s->progs.nv_mmap;
-	p[XP_NV_FAULT].entry = s->progs.nv_fault;
-	p[XP_NV_ISR] = (struct progs){ s->progs.nv_isr, s->progs.nv_isr_ret };
-	p[XP_NV_ISR_MSIX] = (struct progs){ s->progs.nv_isr_msix, s->progs.nv_isr_msix_ret };
-	p[XP_NV_ISR_BH] = (struct progs){ s->progs.nv_isr_bh, s->progs.nv_isr_bh_ret };
-	p[XP_NV_ISR_MSIX_BH] = (struct progs){ s->progs.nv_isr_msix_bh, s->progs.nv_isr_msix_bh_ret };
-	p[XP_NV_P2P_GET].entry = s->progs.nv_p2p_get;
-	p[XP_NV_P2P_PUT].entry = s->progs.nv_p2p_put;
-	p[XP_NV_P2P_DMA_MAP].entry = s->progs.nv_p2p_dma_map;
-	p[XP_NV_SUSPEND] = (struct progs){ s->progs.nv_suspend, s->progs.nv_suspend_ret };
-	p[XP_NV_RESUME] = (struct progs){ s->progs.nv_resume, s->progs.nv_resume_ret };
+#define ENTRY(name, fn, ...) p[fn].entry = fe ? s->progs.nv_##name##_fe : s->progs.nv_##name;
+#define RETURN(name, fn, ...) p[fn].ret = fe ? s->progs.nv_##name##_fx : s->progs.nv_##name##_ret;
+	XP_NV_ENTRIES(ENTRY)
+	XP_NV_RETURNS(RETURN)
+#undef ENTRY
+#undef RETURN
 }
 
 /* Return probes: as many calls in flight at once as there can be GPU client threads. */
