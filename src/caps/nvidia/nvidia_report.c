@@ -17,12 +17,8 @@ static const char *esc_name(uint32_t cmd, char *buf, size_t len)
 
 static void lat_line(FILE *f, const char *what, const struct xp_hist *h)
 {
-	char a[16], b[16], c[16], d[16];
-
-	fprintf(f, "%-26s %8" PRIu64 " %10s %10s %10s %10s\n", what, h->count,
-		xp_fmt_ns(h->count ? h->sum / h->count : 0, a, sizeof(a)),
-		xp_fmt_ns(xp_hist_percentile(h, 50), b, sizeof(b)),
-		xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)), xp_fmt_ns(h->max, d, sizeof(d)));
+	fprintf(f, "%-26s", what);
+	xp_print_lat_cols(f, h);
 }
 
 /* The first lines: what was probed, and what to know of the figures below */
