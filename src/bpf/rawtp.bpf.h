@@ -32,6 +32,28 @@ static __always_inline void xp_rawtp_str(void *ctx, struct xp_rawtp_rec *r, __s1
 		r->str_len[i] = (__u16)(k - 1);
 }
 
+/*
+ * A record of `type` for event ev, reserved, zeroed and headed (time ts,
+ * task id); NULL when the filters leave the task out (`filter`: the event
+ * fires in the causing process) or the ring buffer is full. Every program
+ * that writes a struct xp_rawtp_rec starts with it (vblank's raw_tp ones too).
+ */
+static __always_inline struct xp_rawtp_rec *xp_rawtp_reserve(__u16 type, __u32 ev, bool filter, __u64 ts,
+							    __u64 id)
+{
+	struct xp_rawtp_rec *r;
+
+	if (filter && xp_filtered(id >> 32))
+		return NULL;
+	r = xp_reserve(sizeof(*r));
+	if (!r)
+		return NULL;
+	__builtin_memset(r, 0, sizeof(*r));
+	xp_fill_hdr(&r->hdr, type, sizeof(*r), ts, id);
+	r->ev = (__u16)ev;
+	return r;
+}
+
 static __always_inline int xp_rawtp_emit(void *ctx, __u16 type, __u32 ev)
 {
 	__u64 ts = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
@@ -40,14 +62,9 @@ static __always_inline int xp_rawtp_emit(void *ctx, __u16 type, __u32 ev)
 
 	if (ev >= XP_RAWTP_MAX_EV)
 		return 0;
-	if (xp_rawtp_cfg[ev].filter && xp_filtered(id >> 32))
-		return 0;
-	r = xp_reserve(sizeof(*r));
+	r = xp_rawtp_reserve(type, ev, xp_rawtp_cfg[ev].filter, ts, id);
 	if (!r)
 		return 0;
-	__builtin_memset(r, 0, sizeof(*r));
-	xp_fill_hdr(&r->hdr, type, sizeof(*r), ts, id);
-	r->ev = (__u16)ev;
 	n = xp_rawtp_cfg[ev].raw_size;
 	if (n > XP_RAWTP_RAW)
 		n = XP_RAWTP_RAW;

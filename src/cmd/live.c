@@ -438,6 +438,36 @@ static int positional_interval(struct live_run *r, int argc, char **argv)
 	return 0;
 }
 
+/* The end of a run: stop, read what is queued, say what was missed, write the summary. The status. */
+static int finish(struct live_run *r, int err)
+{
+	const struct xp_cap *cap = r->cap;
+	const char *verb = cap->name;
+	uint64_t stopped;
+
+	/* nothing new from here on; what is queued is read within XP_STOP_NS */
+	stopped = xp_now_ns();
+	xp_kside_detach(r->ci.k);
+	if (!err && r->sess.rb)
+		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
+	xp_say_unread(cap->name, &r->sess);
+	xp_say_skipped(cap->name, r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
+	if (cap->say_unseen && r->ci.k)
+		cap->say_unseen(&r->ci, cap->name);
+	/* whatever ended the run, the summary of what was captured is written */
+	{
+		int rerr = live_report(r, r->o.interval_s ? r->intervals + 1 : 0, true);
+
+		if (!err)
+			err = rerr;
+	}
+	if (err == -EIO || err == -EPIPE)	/* the output failed, or its reader went away */
+		return 1;
+	if (err)
+		return xp_fail(1, "%s: %s", verb, strerror(-err));
+	return 0;
+}
+
 static int run(struct live_run *r, int argc, char **argv)
 {
 	const struct xp_cap *cap = r->cap;
@@ -445,7 +475,6 @@ static int run(struct live_run *r, int argc, char **argv)
 	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false, NULL };
 	struct xp_open_args oa;
 	char why[512] = "", what[640];
-	uint64_t stopped;
 	int err, status;
 
 	status = xp_opts_parse(verb, argc, argv, xp_cap_common(cap),
@@ -520,27 +549,7 @@ static int run(struct live_run *r, int argc, char **argv)
 		r->sess.t_start_ns = r->sess.t_interval_ns = xp_now_ns();
 		err = xp_session_run(&r->sess);
 	}
-	/* nothing new from here on; what is queued is read within XP_STOP_NS */
-	stopped = xp_now_ns();
-	xp_kside_detach(r->ci.k);
-	if (!err && r->sess.rb)
-		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
-	xp_say_unread(cap->name, &r->sess);
-	xp_say_skipped(cap->name, r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
-	if (cap->say_unseen && r->ci.k)
-		cap->say_unseen(&r->ci, cap->name);
-	/* whatever ended the run, the summary of what was captured is written */
-	{
-		int rerr = live_report(r, r->o.interval_s ? r->intervals + 1 : 0, true);
-
-		if (!err)
-			err = rerr;
-	}
-	if (err == -EIO || err == -EPIPE)	/* the output failed, or its reader went away */
-		return 1;
-	if (err)
-		return xp_fail(1, "%s: %s", verb, strerror(-err));
-	return 0;
+	return finish(r, err);
 }
 
 int xp_cmd_live(const struct xp_cap *cap, int argc, char **argv)

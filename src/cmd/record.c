@@ -242,12 +242,69 @@ static int open_caps(struct record_run *r)
 	return 0;
 }
 
-static int record(struct record_run *r, int argc, char **argv)
+/* The end of a recording: stop, drain, finish and commit the file, say what was recorded, print the summaries. The status. */
+static int finish(struct record_run *r, int err)
 {
 	struct xp_trace_stats st;
 	char why[256];
 	uint64_t stopped;
-	int err, status;
+	int status;
+
+	/* nothing new from here on; what is queued is written within XP_STOP_NS */
+	stopped = xp_now_ns();
+	for (int i = 0; i < r->nci; i++)
+		xp_kside_detach(r->ci[i].k);
+	if (!err && r->sess.rb)
+		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
+	xp_say_unread("record", &r->sess);
+	xp_say_skipped("record", r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].k && r->ci[i].cap->say_unseen)
+			r->ci[i].cap->say_unseen(&r->ci[i], "record");
+	/* whatever ended the run, what was captured goes to the file; its
+	 * time is when tracing ended, not when the queue was read out */
+	stats_now(r, &st);
+	st.ts_ns = stopped;
+	if (!r->write_err && err != -EPIPE)
+		r->write_err = xp_trace_writer_finish(r->w, &st);
+	/* the reader went away (| head -c100): quietly, as for every verb, status 1 */
+	if (r->write_err == -EPIPE || err == -EPIPE)
+		return 1;
+	if (r->write_err) {
+		write_failed(r, r->write_err);
+		return 1;
+	}
+	if (err) {
+		xp_fail(1, "record: %s", strerror(-err));
+		return 1;
+	}
+	fprintf(stderr, "Recorded %llu records in %llu blocks (%llu bytes) to %s; drops: %llu\n",
+		(unsigned long long)xp_trace_writer_records(r->w),
+		(unsigned long long)xp_trace_writer_blocks(r->w),
+		(unsigned long long)xp_trace_writer_bytes(r->w), r->out,
+		(unsigned long long)(st.drops[XP_DROP_RINGBUF] + st.drops[XP_DROP_MAP_FULL] +
+				     st.drops[XP_DROP_KERNEL_MISSED]));
+	r->of_open = false;
+	xp_signals_leftover(NULL);	/* renamed into place, or removed */
+	if ((err = xp_out_commit(&r->of, why, sizeof(why)))) {
+		if (err != -EPIPE)	/* else the reader went away: quietly */
+			xp_fail(1, "record: %s", why);
+		return 1;
+	}
+	status = 0;
+	/* each summary as report prints it: from the file just written */
+	for (int i = 0; r->summary && !status && i < r->meta->ncaps; i++)
+		status = xp_report_file(r->out, r->meta->caps[i], r->o.json, true, false);
+	return status;
+}
+
+/*
+ * The instances, the options, the targets and the file's metadata: -1 to go
+ * on, else the status to exit with (help, or what was wrong already said).
+ */
+static int prepare(struct record_run *r, int argc, char **argv)
+{
+	int status;
 
 	r->ci = calloc(xp_ncaps, sizeof(*r->ci));
 	r->want = calloc(xp_ncaps, sizeof(*r->want));
@@ -272,6 +329,16 @@ static int record(struct record_run *r, int argc, char **argv)
 	if (r->o.f.comm)
 		snprintf(r->meta->filter_comm, sizeof(r->meta->filter_comm), "%s", r->o.f.comm);
 	r->meta->filter_cgroup = r->o.f.cgroup_id;
+	return -1;
+}
+
+static int record(struct record_run *r, int argc, char **argv)
+{
+	char why[256];
+	int err, status;
+
+	if ((status = prepare(r, argc, argv)) >= 0)
+		return status;
 	/* beside FILE, before any BPF: FILE itself changes only by the final rename */
 	if ((err = xp_out_open(&r->of, r->out, r->force, why, sizeof(why))))
 		return xp_fail(err == -EEXIST ? 2 : 1, "record: %s", why);
@@ -326,51 +393,7 @@ static int record(struct record_run *r, int argc, char **argv)
 			r->o.duration_s ? "" : "Ctrl-C to end.");
 		err = xp_session_run(&r->sess);
 	}
-	/* nothing new from here on; what is queued is written within XP_STOP_NS */
-	stopped = xp_now_ns();
-	for (int i = 0; i < r->nci; i++)
-		xp_kside_detach(r->ci[i].k);
-	if (!err && r->sess.rb)
-		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
-	xp_say_unread("record", &r->sess);
-	xp_say_skipped("record", r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
-	for (int i = 0; i < r->nci; i++)
-		if (r->want[i] && r->ci[i].k && r->ci[i].cap->say_unseen)
-			r->ci[i].cap->say_unseen(&r->ci[i], "record");
-	/* whatever ended the run, what was captured goes to the file; its
-	 * time is when tracing ended, not when the queue was read out */
-	stats_now(r, &st);
-	st.ts_ns = stopped;
-	if (!r->write_err && err != -EPIPE)
-		r->write_err = xp_trace_writer_finish(r->w, &st);
-	/* the reader went away (| head -c100): quietly, as for every verb, status 1 */
-	if (r->write_err == -EPIPE || err == -EPIPE)
-		goto out;
-	if (r->write_err) {
-		write_failed(r, r->write_err);
-		goto out;
-	}
-	if (err) {
-		xp_fail(1, "record: %s", strerror(-err));
-		goto out;
-	}
-	fprintf(stderr, "Recorded %llu records in %llu blocks (%llu bytes) to %s; drops: %llu\n",
-		(unsigned long long)xp_trace_writer_records(r->w),
-		(unsigned long long)xp_trace_writer_blocks(r->w),
-		(unsigned long long)xp_trace_writer_bytes(r->w), r->out,
-		(unsigned long long)(st.drops[XP_DROP_RINGBUF] + st.drops[XP_DROP_MAP_FULL] +
-				     st.drops[XP_DROP_KERNEL_MISSED]));
-	r->of_open = false;
-	xp_signals_leftover(NULL);	/* renamed into place, or removed */
-	if ((err = xp_out_commit(&r->of, why, sizeof(why)))) {
-		if (err != -EPIPE)	/* else the reader went away: quietly */
-			xp_fail(1, "record: %s", why);
-		goto out;
-	}
-	status = 0;
-	/* each summary as report prints it: from the file just written */
-	for (int i = 0; r->summary && !status && i < r->meta->ncaps; i++)
-		status = xp_report_file(r->out, r->meta->caps[i], r->o.json, true, false);
+	status = finish(r, err);
 out:
 	/* a failed recording is dropped; FILE stays as it was */
 	xp_signals_leftover(NULL);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "live/kside.h"
+#include "live/skel.h"
 #include "live/tracefs.h"
 #include "tp.skel.h"
 
@@ -30,8 +31,8 @@ void xp_kside_detach(struct xp_kside *k)
 		bpf_link__destroy(k->links[i]);
 		k->links[i] = NULL;
 	}
-	if (k->skel && k->skel_detach)
-		k->skel_detach(k->skel);
+	if (k->on_detach)
+		k->on_detach(k);
 }
 
 void xp_kside_close(struct xp_kside *k)
@@ -39,6 +40,8 @@ void xp_kside_close(struct xp_kside *k)
 	if (!k)
 		return;
 	xp_kside_detach(k);
+	if (k->priv_free)
+		k->priv_free(k->priv);
 	if (k->skel && k->skel_destroy)
 		k->skel_destroy(k->skel);
 	free(k);
@@ -129,45 +132,38 @@ int xp_rawtp_live_layouts(struct xp_rawtp_layout *l, char *why, size_t whylen)
 	return n ? n : -ENOENT;
 }
 
-static void tp_destroy(void *skel) { tp_bpf__destroy(skel); }
+XP_SKEL_OPS(tp);
+
+struct tp_ctx {
+	struct xp_rawtp_layout *l;
+	uint16_t rectype;
+};
+
+static int tp_configure(struct xp_kside *k, void *ctx, char *why, size_t whylen)
+{
+	struct tp_bpf *skel = k->skel;
+	struct tp_ctx *c = ctx;
+
+	skel->rodata->xp_tp_rectype = c->rectype;
+	return xp_rawtp_live_prepare(k->obj, "tp", c->l, (struct xp_rawtp_cfg *)skel->rodata->xp_rawtp_cfg,
+				     true, why, whylen);
+}
+
+static int tp_attach(struct xp_kside *k, void *ctx, char *why, size_t whylen)
+{
+	return xp_rawtp_live_attach(k, "tp", ((struct tp_ctx *)ctx)->l, why, whylen);
+}
 
 int xp_tp_open(struct xp_kside **out, struct xp_rawtp_layout *l, uint16_t rectype,
 	       const struct xp_filters *f, const struct xp_live_share *share, char *why,
 	       size_t whylen)
 {
-	struct tp_bpf *skel;
-	struct xp_kside *k;
+	struct tp_ctx c = { l, rectype };
+	struct xp_skel_steps s = { .hook = "tracepoint", .f = f, .share = share,
+				   .configure = tp_configure, .attach = tp_attach, .ctx = &c };
 	int err = xp_rawtp_live_layouts(l, why, whylen);
 
 	if (err < 0)
 		return err;
-	if (!(skel = tp_bpf__open())) {
-		err = -errno;
-		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
-		return err;
-	}
-	if (!(k = xp_kside_new(skel, tp_destroy))) {
-		tp_bpf__destroy(skel);
-		return -ENOMEM;
-	}
-	k->obj = skel->obj;
-	k->events = skel->maps.events;
-	k->drops = skel->maps.drops;
-	k->hook = "tracepoint";
-	XP_APPLY_FILTERS(skel, f);
-	skel->rodata->xp_tp_rectype = rectype;
-	err = xp_rawtp_live_prepare(k->obj, "tp", l, (struct xp_rawtp_cfg *)skel->rodata->xp_rawtp_cfg,
-				    true, why, whylen);
-	if (!err)
-		err = xp_live_share_maps(share, k->events, k->drops, why, whylen);
-	if (!err && (err = tp_bpf__load(skel)))
-		snprintf(why, whylen, "loading the BPF programs: %s", strerror(-err));
-	if (!err)
-		err = xp_rawtp_live_attach(k, "tp", l, why, whylen);
-	if (err) {
-		xp_kside_close(k);
-		return err;
-	}
-	*out = k;
-	return 0;
+	return xp_skel_open(out, &tp_skel_ops, &s, why, whylen);
 }

@@ -21,8 +21,11 @@ struct xp_kside {
 	const char *hook;		/* "tp_btf", "tracepoint", "tracepoint+raw_tp", ... */
 	struct bpf_link *links[XP_KSIDE_LINKS];	/* attached one by one */
 	void *skel;
-	void (*skel_detach)(void *skel);	/* attached by the skeleton: its detach */
 	void (*skel_destroy)(void *skel);
+	void *priv;			/* the capability's own state beside the skeleton */
+	void (*priv_free)(void *priv);	/* freed before the skeleton is destroyed */
+	/* links the capability keeps itself (the skeleton's, kmulti): their detach */
+	void (*on_detach)(struct xp_kside *k);
 	bool detached;			/* no program runs anymore: its maps are final */
 };
 
@@ -52,7 +55,7 @@ int xp_live_share_maps(const struct xp_live_share *s, struct bpf_map *events,
 		}                                                                        \
 	} while (0)
 
-/* A new, empty kernel side owning `skel`. NULL when out of memory. */
+/* A new, empty kernel side owning `skel` (opened by xp_skel_open, live/skel.h). NULL when out of memory. */
 struct xp_kside *xp_kside_new(void *skel, void (*destroy)(void *skel));
 /* Stops the programs writing (links gone); the maps stay readable. */
 void xp_kside_detach(struct xp_kside *k);

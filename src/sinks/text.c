@@ -1,3 +1,4 @@
+#include <inttypes.h>
 #include <string.h>
 #include "sinks/report.h"
 #include "sinks/text.h"
@@ -181,4 +182,14 @@ void xp_print_drops(FILE *f, const struct xp_run_info *ri)
 		fputs(" (and those this kernel skips uncounted: kprobe, uprobe and tracepoint programs "
 		      "firing in an interrupt over another; Linux 6.7 and later count them)", f);
 	fputc('\n', f);
+}
+
+void xp_print_lat_cols(FILE *f, const struct xp_hist *h)
+{
+	char a[16], b[16], c[16], d[16];
+
+	fprintf(f, " %8" PRIu64 " %10s %10s %10s %10s\n", h->count,
+		xp_fmt_ns(h->count ? h->sum / h->count : 0, a, sizeof(a)),
+		xp_fmt_ns(xp_hist_percentile(h, 50), b, sizeof(b)),
+		xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)), xp_fmt_ns(h->max, d, sizeof(d)));
 }

@@ -27,6 +27,11 @@ char *xp_put_rel_s(char *p, uint64_t ts, uint64_t t0);
 const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len);
 /* "ENOTTY" (or "E123" for numbers without a name) */
 const char *xp_errno_name(uint32_t err, char *buf, size_t len);
+/*
+ * A latency table's columns after its name column: " COUNT AVG P50 P99 MAX\n"
+ * (%8 and four %10 columns, times as xp_fmt_ns writes them).
+ */
+void xp_print_lat_cols(FILE *f, const struct xp_hist *h);
 /* The log2 histogram, one line per non-empty range, indented by `indent`. */
 void xp_print_log2_hist(FILE *f, const struct xp_hist *h, int indent);
 /* "drops: 0" or "drops: 12 (ring buffer full 10, map full 2)" */

@@ -13,6 +13,7 @@
 #include "live/kprobe.h"
 #include "caps/ioctl/ioctl_live.h"
 #include "live/kside.h"
+#include "live/skel.h"
 #include "live/procs.h"
 #include "live/session.h"
 #include "live/tracefs.h"
@@ -36,7 +37,9 @@ static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
 
 static int keep_other_row(struct ioctl_bpf *skel);
 
-static void skel_detach(void *skel) { ioctl_bpf__detach(skel); }
+XP_SKEL_OPS(ioctl);
+
+static void skel_detach(struct xp_kside *k) { ioctl_bpf__detach(k->skel); }
 static void skel_destroy(void *skel)
 {
 	ioctl_bpf__destroy(skel);
@@ -71,22 +74,24 @@ static int attach_kprobes(struct xp_kside *k, struct ioctl_bpf *skel, char *why,
 	return 0;
 }
 
-/* Loads and attaches the programs of one hook; the kernel side in *out. */
-static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
-		     const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
-		     char *why, size_t whylen)
-{
-	struct ioctl_bpf *skel = ioctl_bpf__open();
-	struct xp_kside *k;
-	int err;
+/* One hook's try. */
+struct try {
+	int h;
+	const struct xp_devices *d;
+	bool aggregate;
+};
 
-	if (!skel)
-		return -errno;
+/* Only the programs and maps of hook h; the devices to count. */
+static int configure(struct xp_kside *k, void *ctx, char *why, size_t whylen)
+{
+	const struct try *t = ctx;
+	struct ioctl_bpf *skel = k->skel;
+	const struct xp_devices *d = t->d;
+	int h = t->h;
+
 	/* libbpf finds a classic event's id in tracefs, which may not be mounted yet */
-	if (h == HOOK_TRACEPOINT && !xp_tracefs(why, whylen, NULL)) {
-		ioctl_bpf__destroy(skel);
+	if (h == HOOK_TRACEPOINT && !xp_tracefs(why, whylen, NULL))
 		return -ENOENT;
-	}
 	bpf_program__set_autoload(skel->progs.ioctl_enter_kp, h == HOOK_KPROBE);
 	bpf_program__set_autoload(skel->progs.ioctl_enter_kp32, h == HOOK_KPROBE);
 	bpf_program__set_autoload(skel->progs.ioctl_exit_kp, h == HOOK_KPROBE);
@@ -101,8 +106,7 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 	bpf_program__set_autoload(skel->progs.ioctl_exit_raw, h == HOOK_RAW_TP);
 	bpf_map__set_autocreate(skel->maps.task_start, h != HOOK_RAW_TP);
 	bpf_map__set_autocreate(skel->maps.inflight, h == HOOK_RAW_TP);
-	XP_APPLY_FILTERS(skel, f);
-	skel->rodata->aggregate = aggregate;
+	skel->rodata->aggregate = t->aggregate;
 	if (d->nextra <= XP_IOCTL_DEV_LIST) {
 		for (int i = 0; i < d->nextra; i++)
 			skel->rodata->dev_list[i] = d->extra[i];
@@ -112,38 +116,46 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 	}
 	skel->rodata->cast_ok = h != HOOK_RAW_TP && xp_kernel_has_kfunc("bpf_rdonly_cast");
 	why[0] = 0;
-	err = xp_live_share_maps(share, skel->maps.events, skel->maps.drops, why, whylen);
-	if (!err && (err = ioctl_bpf__load(skel)))
-		snprintf(why, whylen, "the kernel refuses to load them: %s", strerror(-err));
-	if (err) {
-		ioctl_bpf__destroy(skel);
-		return err;
-	}
-	if (!(k = xp_kside_new(skel, skel_destroy))) {
-		ioctl_bpf__destroy(skel);
-		return -ENOMEM;
-	}
-	k->skel_detach = skel_detach;
-	k->obj = skel->obj;
-	k->events = skel->maps.events;
-	k->drops = skel->maps.drops;
-	k->hook = hook_names[h];
+	return 0;
+}
+
+static void load_why(void *ctx, int err, char *why, size_t whylen)
+{
+	(void)ctx;
+	snprintf(why, whylen, "the kernel refuses to load them: %s", strerror(-err));
+}
+
+static int attach(struct xp_kside *k, void *ctx, char *why, size_t whylen)
+{
+	const struct try *t = ctx;
+	struct ioctl_bpf *skel = k->skel;
+	int err;
+
+	k->skel_destroy = skel_destroy;
+	k->on_detach = skel_detach;
 	/* a signal during start-up: nothing attached, the runner stops here */
-	err = xp_stop ? -EINTR : fill_device_maps(skel, d);
-	if (!err && aggregate)
+	err = xp_stop ? -EINTR : fill_device_maps(skel, t->d);
+	if (!err && t->aggregate)
 		err = keep_other_row(skel);
 	if (!err)
 		err = ioctl_bpf__attach(skel);
 	if (err)
 		snprintf(why, whylen, "%s", strerror(-err));
-	if (!err && h == HOOK_KPROBE)
+	if (!err && t->h == HOOK_KPROBE)
 		err = attach_kprobes(k, skel, why, whylen);
-	if (err) {
-		xp_kside_close(k);
-		return err;
-	}
-	*out = k;
-	return 0;
+	return err;
+}
+
+/* Loads and attaches the programs of one hook; the kernel side in *out. */
+static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
+		     const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
+		     char *why, size_t whylen)
+{
+	struct try t = { h, d, aggregate };
+	struct xp_skel_steps s = { .hook = hook_names[h], .f = f, .share = share, .configure = configure,
+				   .load_why = load_why, .attach = attach, .ctx = &t };
+
+	return xp_skel_open(out, &ioctl_skel_ops, &s, why, whylen);
 }
 
 /* A 32-bit program (its executable a 32-bit ELF file): 1, with "PID COMM" in the note. */

@@ -14,11 +14,14 @@
 #include "caps/latency/lat_keys.h"
 #include "caps/latency/latency_live.h"
 #include "live/probe_attach.h"
+#include "live/skel.h"
 #include "latency.skel.h"
 
-/* The skeleton and what user space keeps beside it. */
+XP_SKEL_OPS(latency);
+
+/* What user space keeps beside the skeleton (k->priv). */
 struct lat_k {
-	struct latency_bpf *skel;
+	struct latency_bpf *skel;	/* k->skel */
 	struct xp_lat_slot *table;	/* "inflight", mapped */
 	size_t table_len;
 	uint32_t nslots;
@@ -29,13 +32,12 @@ struct lat_k {
 	bool trampoline[2];
 };
 
-static void skel_destroy(void *p)
+static void lat_k_free(void *p)
 {
 	struct lat_k *lk = p;
 
 	if (lk->table)
 		munmap(lk->table, lk->table_len);
-	latency_bpf__destroy(lk->skel);
 	free(lk);
 }
 
@@ -102,114 +104,122 @@ static uint32_t event_nargs(const char *event)
 /* The hook names, for "Tracing ..." and the summaries. */
 static char hook_buf[64];
 
-int xp_lat_live_open(struct xp_kside **out, const struct xp_lat_live_cfg *c,
-		     const struct xp_filters *f, const struct xp_live_share *share, char *why,
-		     size_t len)
-{
-	struct xp_tp_format *fmt = calloc(2, sizeof(*fmt));	/* large */
+/* What xp_lat_live_open resolved, for the steps of the skeleton. */
+struct lat_open {
+	const struct xp_lat_live_cfg *c;
+	const struct xp_probe *p[2];
 	struct xp_lat_side_cfg side[2];
 	uint8_t kind[2][XP_LAT_MAX_KEYS];
-	const struct xp_probe *p[2] = { &c->from, &c->to };
-	struct latency_bpf *skel = NULL;
-	struct xp_kside *k = NULL;
+	char names[XP_LAT_NAMES];
 	struct lat_k *lk;
-	char names[XP_LAT_NAMES] = "";
-	uint32_t nslots = 32;
+};
+
+/* The probes' sides and keys checked and resolved; the key's names joined. */
+static int resolve(struct lat_open *o, char *why, size_t len)
+{
+	const struct xp_lat_live_cfg *c = o->c;
+	struct xp_tp_format *fmt = calloc(2, sizeof(*fmt));	/* large */
 	int err = 0;
 
 	if (!fmt)
 		return -ENOMEM;
 	for (int i = 0; i < 2 && !err; i++) {
-		bool tp = p[i]->kind == XP_PROBE_TRACEPOINT;
+		bool tp = o->p[i]->kind == XP_PROBE_TRACEPOINT;
 
-		err = xp_probe_check(p[i], tp ? &fmt[i] : NULL, why, len);
+		err = xp_probe_check(o->p[i], tp ? &fmt[i] : NULL, why, len);
 		if (!err)
-			err = xp_lat_key_resolve(&c->key, p[i], tp ? &fmt[i] : NULL, &side[i], kind[i], why, len);
+			err = xp_lat_key_resolve(&c->key, o->p[i], tp ? &fmt[i] : NULL, &o->side[i], o->kind[i],
+						 why, len);
 	}
 	if (!err)
-		err = xp_lat_key_agree(&c->key, kind[0], kind[1], why, len);
+		err = xp_lat_key_agree(&c->key, o->kind[0], o->kind[1], why, len);
 	free(fmt);
-	if (err)
-		return err;
-	for (int i = 0; i < c->key.n; i++)
-		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? "," : "",
-			 c->key.name[i]);
+	for (int i = 0; !err && i < c->key.n; i++)
+		snprintf(o->names + strlen(o->names), sizeof(o->names) - strlen(o->names), "%s%s",
+			 i ? "," : "", c->key.name[i]);
+	return err;
+}
 
-	if (!(skel = latency_bpf__open())) {
-		err = -errno;
-		snprintf(why, len, "opening the BPF object: %s", strerror(-err));
-		return err;
+/* The programs of the two sides' kinds, and the raw tracepoints that count classic ones' hits. */
+static void choose_progs(struct latency_bpf *skel, struct lat_k *lk, const struct xp_probe *const p[2])
+{
+	struct bpf_program *all[] = { skel->progs.lat_from_tp, skel->progs.lat_to_tp,
+				      skel->progs.lat_from_kp, skel->progs.lat_to_kp,
+				      skel->progs.lat_from_fentry, skel->progs.lat_to_fentry,
+				      skel->progs.lat_from_fexit, skel->progs.lat_to_fexit };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		bpf_program__set_autoload(all[i], all[i] == prog_for(skel, p[0], true) ||
+						      all[i] == prog_for(skel, p[1], false));
+	for (int i = 0; i < 2; i++) {
+		lk->prog[i] = prog_for(skel, p[i], i == 0);
+		lk->trampoline[i] = trampoline(p[i]);
+		if (p[i]->kind == XP_PROBE_TRACEPOINT)
+			lk->counter[i] = i ? skel->progs.lat_to_hit : skel->progs.lat_from_hit;
 	}
-	if (!(lk = calloc(1, sizeof(*lk))) || !(k = xp_kside_new(lk, skel_destroy))) {
-		free(lk);
-		latency_bpf__destroy(skel);
-		return -ENOMEM;
-	}
+	bpf_program__set_autoload(skel->progs.lat_from_hit, lk->counter[0] != NULL);
+	bpf_program__set_autoload(skel->progs.lat_to_hit, lk->counter[1] != NULL);
+	for (int i = 0; i < 2; i++)
+		if (lk->counter[i])
+			skel->rodata->event_nargs[i] = event_nargs(p[i]->name);
+}
+
+static int configure(struct xp_kside *k, void *ctx, char *why, size_t len)
+{
+	struct lat_open *o = ctx;
+	struct latency_bpf *skel = k->skel;
+	const struct xp_probe *const *p = o->p;
+	struct lat_k *lk = o->lk;
+	uint32_t nslots = 32;
+	int err = 0;
+
 	lk->skel = skel;
-	k->obj = skel->obj;
-	k->events = skel->maps.events;
-	k->drops = skel->maps.drops;
-	snprintf(hook_buf, sizeof(hook_buf), "%s", xp_probe_kind_name(c->from.kind));
-	if (c->to.kind != c->from.kind)
-		snprintf(hook_buf + strlen(hook_buf), sizeof(hook_buf) - strlen(hook_buf), "+%s",
-			 xp_probe_kind_name(c->to.kind));
-	k->hook = hook_buf;
-	XP_APPLY_FILTERS(skel, f);
-	memcpy((void *)&skel->rodata->from_cfg, &side[0], sizeof(side[0]));
-	memcpy((void *)&skel->rodata->to_cfg, &side[1], sizeof(side[1]));
-	memcpy((void *)skel->rodata->key_kind, kind[0], sizeof(kind[0]));
-	memcpy((void *)skel->rodata->key_names, names, sizeof(names));
-	{
-		struct bpf_program *all[] = { skel->progs.lat_from_tp, skel->progs.lat_to_tp,
-					      skel->progs.lat_from_kp, skel->progs.lat_to_kp,
-					      skel->progs.lat_from_fentry, skel->progs.lat_to_fentry,
-					      skel->progs.lat_from_fexit, skel->progs.lat_to_fexit };
-
-		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-			bpf_program__set_autoload(all[i], all[i] == prog_for(skel, p[0], true) ||
-							      all[i] == prog_for(skel, p[1], false));
-		for (int i = 0; i < 2; i++) {
-			lk->prog[i] = prog_for(skel, p[i], i == 0);
-			lk->trampoline[i] = trampoline(p[i]);
-			if (p[i]->kind == XP_PROBE_TRACEPOINT)
-				lk->counter[i] = i ? skel->progs.lat_to_hit : skel->progs.lat_from_hit;
-		}
-		bpf_program__set_autoload(skel->progs.lat_from_hit, lk->counter[0] != NULL);
-		bpf_program__set_autoload(skel->progs.lat_to_hit, lk->counter[1] != NULL);
-		for (int i = 0; i < 2; i++)
-			if (lk->counter[i])
-				skel->rodata->event_nargs[i] = event_nargs(p[i]->name);
-	}
+	memcpy((void *)&skel->rodata->from_cfg, &o->side[0], sizeof(o->side[0]));
+	memcpy((void *)&skel->rodata->to_cfg, &o->side[1], sizeof(o->side[1]));
+	memcpy((void *)skel->rodata->key_kind, o->kind[0], sizeof(o->kind[0]));
+	memcpy((void *)skel->rodata->key_names, o->names, sizeof(o->names));
+	choose_progs(skel, lk, p);
 	for (int i = 0; i < 2 && !err; i++)
 		if (trampoline(p[i]) && (err = bpf_program__set_attach_target(prog_for(skel, p[i], i == 0), 0,
 									    p[i]->name)))
 			snprintf(why, len, "%s:%s: %s", xp_probe_kind_name(p[i]->kind), p[i]->name,
 				 err == -ESRCH ? "no such function in the kernel's BTF" : strerror(-err));
 	/* a power of two, so a key's place is its hash's low bits */
-	while (nslots < (c->max_inflight ? c->max_inflight : 10240) && nslots < (1u << 22))
+	while (nslots < (o->c->max_inflight ? o->c->max_inflight : 10240) && nslots < (1u << 22))
 		nslots <<= 1;
 	lk->nslots = nslots;
 	bpf_map__set_max_entries(skel->maps.inflight, nslots);
 	skel->rodata->inflight_mask = nslots - 1;
-	if (!err)
-		err = xp_live_share_maps(share, k->events, k->drops, why, len);
-	if (!err && (err = latency_bpf__load(skel))) {
-		if (trampoline(p[0]) || trampoline(p[1]))
-			snprintf(why, len, "loading the fentry/fexit programs: %s (no such function in the "
-					   "kernel's BTF, or trampolines unsupported here; kprobe:FUNC and "
-					   "kretprobe:FUNC may work)", strerror(-err));
-		else
-			snprintf(why, len, "loading the BPF programs: %s", strerror(-err));
-	}
-	if (!err) {
-		lk->table_len = (size_t)nslots * sizeof(struct xp_lat_slot);
-		lk->table = mmap(NULL, lk->table_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-				 bpf_map__fd(skel->maps.inflight), 0);
-		if (lk->table == MAP_FAILED) {
-			err = -errno;
-			lk->table = NULL;
-			snprintf(why, len, "mapping the in-flight table: %s", strerror(-err));
-		}
+	return err;
+}
+
+static void load_why(void *ctx, int err, char *why, size_t len)
+{
+	const struct lat_open *o = ctx;
+
+	if (trampoline(o->p[0]) || trampoline(o->p[1]))
+		snprintf(why, len, "loading the fentry/fexit programs: %s (no such function in the "
+				   "kernel's BTF, or trampolines unsupported here; kprobe:FUNC and "
+				   "kretprobe:FUNC may work)", strerror(-err));
+	else
+		snprintf(why, len, "loading the BPF programs: %s", strerror(-err));
+}
+
+static int attach(struct xp_kside *k, void *ctx, char *why, size_t len)
+{
+	struct lat_open *o = ctx;
+	struct latency_bpf *skel = k->skel;
+	const struct xp_probe *const *p = o->p;
+	struct lat_k *lk = o->lk;
+	int err = 0;
+
+	lk->table_len = (size_t)lk->nslots * sizeof(struct xp_lat_slot);
+	lk->table = mmap(NULL, lk->table_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 bpf_map__fd(skel->maps.inflight), 0);
+	if (lk->table == MAP_FAILED) {
+		err = -errno;
+		lk->table = NULL;
+		snprintf(why, len, "mapping the in-flight table: %s", strerror(-err));
 	}
 	/* the end first: a pair that starts while attaching is not cut in two */
 	for (int i = 1; !err && i >= 0; i--)
@@ -230,12 +240,29 @@ int xp_lat_live_open(struct xp_kside **out, const struct xp_lat_live_cfg *c,
 	}
 	if (!err)
 		__atomic_store_n(&skel->bss->lat_armed, 1, __ATOMIC_SEQ_CST);
-	if (err) {
-		xp_kside_close(k);
+	return err;
+}
+
+int xp_lat_live_open(struct xp_kside **out, const struct xp_lat_live_cfg *c,
+		     const struct xp_filters *f, const struct xp_live_share *share, char *why,
+		     size_t len)
+{
+	struct lat_open o = { .c = c, .p = { &c->from, &c->to } };
+	struct xp_skel_steps s = { .hook = hook_buf, .f = f, .share = share, .priv_free = lat_k_free,
+				   .configure = configure, .load_why = load_why, .attach = attach,
+				   .ctx = &o };
+	int err = resolve(&o, why, len);
+
+	if (err)
 		return err;
-	}
-	*out = k;
-	return 0;
+	if (!(o.lk = calloc(1, sizeof(*o.lk))))
+		return -ENOMEM;
+	s.priv = o.lk;
+	snprintf(hook_buf, sizeof(hook_buf), "%s", xp_probe_kind_name(c->from.kind));
+	if (c->to.kind != c->from.kind)
+		snprintf(hook_buf + strlen(hook_buf), sizeof(hook_buf) - strlen(hook_buf), "+%s",
+			 xp_probe_kind_name(c->to.kind));
+	return xp_skel_open(out, &latency_skel_ops, &s, why, len);
 }
 
 static uint64_t prog_misses(struct bpf_program *p)
@@ -269,7 +296,7 @@ static bool kernel_counts_skips(void)
 
 int xp_lat_live_counters(struct xp_kside *k, uint64_t out[XP_LAT_LIVE_N], bool known[2])
 {
-	struct lat_k *lk = k->skel;
+	struct lat_k *lk = k->priv;
 	__u64 *c = lk->skel->bss->lat_counts;
 
 	/* hits before runs: a hit's run is counted first, so this never shows a skip too many */
@@ -300,7 +327,7 @@ int xp_lat_live_counters(struct xp_kside *k, uint64_t out[XP_LAT_LIVE_N], bool k
 
 int xp_lat_live_age(struct xp_kside *k, uint64_t max_age_ns, uint64_t *aged, uint64_t *open)
 {
-	struct lat_k *lk = k->skel;
+	struct lat_k *lk = k->priv;
 	struct timespec ts;
 	uint64_t now;
 

@@ -136,7 +136,7 @@ static int npu_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char *
 
 static void npu_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
-	const struct xp_npu_live *l = ci->k->skel;
+	const struct xp_npu_live *l = ci->k->priv;
 	int n = 0;
 
 	buf[0] = '\0';
@@ -177,7 +177,7 @@ static int npu_init(struct xp_cap_inst *ci)
 	st->info.base = o->base;
 	st->info.base_file = o->baseline;
 	if (ci->env->live && ci->k) {
-		const struct xp_npu_live *l = ci->k->skel;
+		const struct xp_npu_live *l = ci->k->priv;
 		struct xp_npu_info *in = &st->info;
 
 		in->known = true;

@@ -12,22 +12,24 @@
 #include "core/tpformat.h"
 #include "live/features.h"
 #include "caps/npu/npu_live.h"
+#include "live/skel.h"
 #include "live/tracefs.h"
 #include "npu.skel.h"
 
-static void live_destroy(void *p)
+XP_SKEL_OPS(npu);
+
+static void live_free(void *p)
 {
 	struct xp_npu_live *l = p;
 
 	xp_kmulti_free(&l->km);
-	npu_bpf__destroy(l->skel);
 	free(l->forget);
 	free(l);
 }
 
-static void live_detach(void *p)
+static void live_detach(struct xp_kside *k)
 {
-	xp_kmulti_detach(&((struct xp_npu_live *)p)->km);
+	xp_kmulti_detach(&((struct xp_npu_live *)k->priv)->km);
 }
 
 /* The address of a kernel symbol of vmlinux (not a module's), 0 when not found or hidden. */
@@ -200,98 +202,39 @@ static int attach_tp(struct xp_kside *k, int *li, struct bpf_program *p, const c
 	return 0;
 }
 
-int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
-		     const struct xp_live_share *share, bool per_call, const char *const *lat,
-		     char *why, size_t whylen)
-{
+/* What xp_npu_live_open found before the skeleton, for its steps. */
+struct npu_open {
 	struct xp_feature at[XP_AT_MAX];
+	const char *root;		/* tracefs */
+	bool intel_mod, xdna_mod, per_call;
 	struct xp_npu_live *l;
-	struct xp_kside *k = NULL;
-	struct npu_bpf *s;
-	uint64_t *ck = NULL;
-	const char *root;
-	bool kp, intel_mod, xdna_mod;
-	int err, n = 0, li = 0;
+};
 
-	xp_probe_attach_types(at);
-	/* nothing loads at all: a privilege, not the kernel */
-	if (!at[XP_AT_KPROBE].ok && !at[XP_AT_KPROBE_MULTI].ok && !at[XP_AT_TRACEPOINT].ok) {
-		snprintf(why, whylen, "loading a BPF program: %s", at[XP_AT_TRACEPOINT].why);
-		return -EPERM;
-	}
-	kp = at[XP_AT_KPROBE].ok || at[XP_AT_KPROBE_MULTI].ok;
-	intel_mod = xp_module_loaded(XP_NPU_MODULE);
-	xdna_mod = xp_module_loaded(XP_XDNA_MODULE);
-	if (!intel_mod && !xdna_mod) {
-		snprintf(why, whylen, "no NPU driver is loaded: neither %s (Intel NPU) nor %s (AMD NPU)",
-			 XP_NPU_MODULE, XP_XDNA_MODULE);
-		return -ENOENT;
-	}
-	if (intel_mod && !kp && !xdna_mod) {
-		snprintf(why, whylen, "kprobes are not available on this kernel (%s); intel_vpu's "
-				      "functions cannot be traced here", at[XP_AT_KPROBE].why);
-		return -EOPNOTSUPP;
-	}
-	if (!(root = xp_tracefs(why, whylen, NULL)))
-		return -ENOENT;
-	if (!(l = calloc(1, sizeof(*l))))
-		return -ENOMEM;
-	if (intel_mod && !kp) {
-		snprintf(l->intel_why, sizeof(l->intel_why), "kprobes are not available on this kernel (%.100s)",
-			 at[XP_AT_KPROBE].why);
-	} else if (intel_mod) {
-		err = intel_functions(l, root, lat, why, whylen);
-		if (err == -EINVAL || (err && !xdna_mod)) {
-			free(l->km.fn);
-			free(l);
-			return err;
-		}
-		if (err)
-			snprintf(l->intel_why, sizeof(l->intel_why), "%.150s", why);
-		l->intel = !err;
-		n = l->intel ? l->km.n : 0;
-	}
-	if (!l->intel && lat && lat[0]) {
-		snprintf(why, whylen, "--latency %s: intel_vpu's functions are not traced here (%s)", lat[0],
-			 intel_mod ? l->intel_why : "intel_vpu is not loaded");
-		free(l->km.fn);
-		free(l);
-		return -EINVAL;
-	}
-	if (!(s = npu_bpf__open())) {
-		err = -errno;
-		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
-		free(l->km.fn);
-		free(l);
-		return err;
-	}
+/* The programs of what is traced here: intel_vpu's functions and tracepoints, amdxdna's events. */
+static int configure(struct xp_kside *k, void *ctx, char *why, size_t whylen)
+{
+	struct npu_open *o = ctx;
+	struct xp_npu_live *l = o->l;
+	struct npu_bpf *s = k->skel;
+
 	l->skel = s;
-	if (!(k = xp_kside_new(l, live_destroy))) {
-		live_destroy(l);
-		return -ENOMEM;
-	}
-	k->skel_detach = live_detach;
-	k->obj = s->obj;
-	k->events = s->maps.events;
-	k->drops = s->maps.drops;
-	XP_APPLY_FILTERS(s, f);
-	s->rodata->per_call = per_call;
+	k->on_detach = live_detach;
+	s->rodata->per_call = o->per_call;
 	if (l->intel) {
 		/* x86-64: where the preempt counter of each CPU is (interrupt or not) */
 		s->rodata->preempt_count_sym = ksym("__preempt_count");
 		s->rodata->per_cpu_offset_sym = ksym("__per_cpu_offset");
-		tracepoints(l, root);
-		xp_kmulti_prepare(&l->km, s->progs.npu_entry, at[XP_AT_KPROBE_MULTI].ok);
-		xp_kmulti_prepare(&l->km, s->progs.npu_return, at[XP_AT_KPROBE_MULTI].ok);
+		tracepoints(l, o->root);
+		xp_kmulti_prepare(&l->km, s->progs.npu_entry, o->at[XP_AT_KPROBE_MULTI].ok);
+		xp_kmulti_prepare(&l->km, s->progs.npu_return, o->at[XP_AT_KPROBE_MULTI].ok);
 	}
-	if (xdna_mod)
-		xdna_tracepoints(l, root);
+	if (o->xdna_mod)
+		xdna_tracepoints(l, o->root);
 	if (!l->intel && !l->xdna) {
-		err = -ENOENT;
-		snprintf(why, whylen, "%s%s%s", intel_mod ? "intel_vpu: " : "", intel_mod ? l->intel_why : "",
-			 intel_mod ? "; " : "");
+		snprintf(why, whylen, "%s%s%s", o->intel_mod ? "intel_vpu: " : "", o->intel_mod ? l->intel_why : "",
+			 o->intel_mod ? "; " : "");
 		snprintf(why + strlen(why), whylen - strlen(why), "amdxdna: %s", l->xdna_why);
-		goto fail;
+		return -ENOENT;
 	}
 	k->hook = !l->intel ? "tracepoint" : l->km.multi ? "kprobe.multi" : "kprobe";
 	bpf_program__set_autoload(s->progs.npu_entry, l->intel);
@@ -302,34 +245,44 @@ int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
 	bpf_program__set_autoload(s->progs.xdna_job, l->xdna);
 	bpf_program__set_autoload(s->progs.xdna_sched_queue, l->xdna_sched);
 	bpf_program__set_autoload(s->progs.xdna_sched_done, l->xdna_sched);
-	if ((err = xp_live_share_maps(share, k->events, k->drops, why, whylen)))
-		goto fail;
-	if ((err = npu_bpf__load(s))) {
-		snprintf(why, whylen, "loading the BPF programs: %s", strerror(-err));
-		goto fail;
-	}
-	if (l->intel) {
-		if (!(ck = calloc((size_t)n, sizeof(*ck)))) {
-			err = -ENOMEM;
-			goto fail;
-		}
-		for (int i = 0; i < n; i++) {
-			char name[XP_NPU_NAME] = { 0 };
-			__u32 key = (__u32)i;
+	return 0;
+}
 
-			snprintf(name, sizeof(name), "%.*s", XP_NPU_NAME - 1, l->km.fn[i].name);
-			bpf_map__update_elem(s->maps.npu_names, &key, sizeof(key), name, sizeof(name), BPF_ANY);
-			ck[i] = (uint64_t)i | (xp_npu_irq_name(l->km.fn[i].name) ? XP_NPU_CK_IRQ : 0);
-		}
-		for (int j = 0; j < l->nlat; j++)
-			ck[l->lat_fn[j]] |= (uint64_t)(j + 1) << 16;
-		/* the returns first: every timed call whose entry is seen has its return seen */
-		if (l->nlat && (err = xp_kmulti_attach(&l->km, s->progs.npu_return, true, l->lat_fn, l->nlat,
-						       ck, why, whylen)))
-			goto fail;
-		if ((err = xp_kmulti_attach(&l->km, s->progs.npu_entry, false, NULL, 0, ck, why, whylen)))
-			goto fail;
+/* intel_vpu's functions: their names for the kernel, each one's cookie, the returns first. */
+static int attach_functions(struct xp_npu_live *l, struct npu_bpf *s, char *why, size_t whylen)
+{
+	int n = l->km.n, err = 0;
+	uint64_t *ck = calloc((size_t)n, sizeof(*ck));
+
+	if (!ck)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		char name[XP_NPU_NAME] = { 0 };
+		__u32 key = (__u32)i;
+
+		snprintf(name, sizeof(name), "%.*s", XP_NPU_NAME - 1, l->km.fn[i].name);
+		bpf_map__update_elem(s->maps.npu_names, &key, sizeof(key), name, sizeof(name), BPF_ANY);
+		ck[i] = (uint64_t)i | (xp_npu_irq_name(l->km.fn[i].name) ? XP_NPU_CK_IRQ : 0);
 	}
+	for (int j = 0; j < l->nlat; j++)
+		ck[l->lat_fn[j]] |= (uint64_t)(j + 1) << 16;
+	/* the returns first: every timed call whose entry is seen has its return seen */
+	if (l->nlat)
+		err = xp_kmulti_attach(&l->km, s->progs.npu_return, true, l->lat_fn, l->nlat, ck, why, whylen);
+	if (!err)
+		err = xp_kmulti_attach(&l->km, s->progs.npu_entry, false, NULL, 0, ck, why, whylen);
+	free(ck);
+	return err;
+}
+
+static int attach(struct xp_kside *k, void *ctx, char *why, size_t whylen)
+{
+	struct xp_npu_live *l = ((struct npu_open *)ctx)->l;
+	struct npu_bpf *s = k->skel;
+	int err = 0, li = 0;
+
+	if (l->intel && (err = attach_functions(l, s, why, whylen)))
+		return err;
 	/* the done and queue events before the driver's: a job's later events are never missed */
 	if ((l->xdna_sched &&
 	     ((err = attach_tp(k, &li, s->progs.xdna_sched_done, "gpu_scheduler", "drm_sched_job_done", why, whylen)) ||
@@ -339,14 +292,85 @@ int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
 	    (l->tp_job && (err = attach_tp(k, &li, s->progs.npu_job, XP_NPU_TP_GROUP, "job", why, whylen))) ||
 	    (l->tp_jsm && (err = attach_tp(k, &li, s->progs.npu_jsm, XP_NPU_TP_GROUP, "jsm", why, whylen))) ||
 	    (l->tp_pm && (err = attach_tp(k, &li, s->progs.npu_pm, XP_NPU_TP_GROUP, "pm", why, whylen))))
-		goto fail;
-	free(ck);
-	*out = k;
+		return err;
 	return 0;
-fail:
-	free(ck);
-	xp_kside_close(k);
-	return err;
+}
+
+/* Whether anything can be traced here: a driver loaded, and a hook for it. 0 or -errno with why. */
+static int check(struct npu_open *o, char *why, size_t whylen)
+{
+	struct xp_feature *at = o->at;
+	bool kp;
+
+	xp_probe_attach_types(at);
+	/* nothing loads at all: a privilege, not the kernel */
+	if (!at[XP_AT_KPROBE].ok && !at[XP_AT_KPROBE_MULTI].ok && !at[XP_AT_TRACEPOINT].ok) {
+		snprintf(why, whylen, "loading a BPF program: %s", at[XP_AT_TRACEPOINT].why);
+		return -EPERM;
+	}
+	kp = at[XP_AT_KPROBE].ok || at[XP_AT_KPROBE_MULTI].ok;
+	o->intel_mod = xp_module_loaded(XP_NPU_MODULE);
+	o->xdna_mod = xp_module_loaded(XP_XDNA_MODULE);
+	if (!o->intel_mod && !o->xdna_mod) {
+		snprintf(why, whylen, "no NPU driver is loaded: neither %s (Intel NPU) nor %s (AMD NPU)",
+			 XP_NPU_MODULE, XP_XDNA_MODULE);
+		return -ENOENT;
+	}
+	if (o->intel_mod && !kp && !o->xdna_mod) {
+		snprintf(why, whylen, "kprobes are not available on this kernel (%s); intel_vpu's "
+				      "functions cannot be traced here", at[XP_AT_KPROBE].why);
+		return -EOPNOTSUPP;
+	}
+	if (!(o->root = xp_tracefs(why, whylen, NULL)))
+		return -ENOENT;
+	return 0;
+}
+
+/* intel_vpu's side where it is loaded: its functions, or why not. 0 or -errno with why. */
+static int intel_side(struct npu_open *o, const char *const *lat, char *why, size_t whylen)
+{
+	struct xp_npu_live *l = o->l;
+	int err;
+
+	if (o->intel_mod && !o->at[XP_AT_KPROBE].ok && !o->at[XP_AT_KPROBE_MULTI].ok) {
+		snprintf(l->intel_why, sizeof(l->intel_why), "kprobes are not available on this kernel (%.100s)",
+			 o->at[XP_AT_KPROBE].why);
+	} else if (o->intel_mod) {
+		err = intel_functions(l, o->root, lat, why, whylen);
+		if (err == -EINVAL || (err && !o->xdna_mod))
+			return err;
+		if (err)
+			snprintf(l->intel_why, sizeof(l->intel_why), "%.150s", why);
+		l->intel = !err;
+	}
+	if (!l->intel && lat && lat[0]) {
+		snprintf(why, whylen, "--latency %s: intel_vpu's functions are not traced here (%s)", lat[0],
+			 o->intel_mod ? l->intel_why : "intel_vpu is not loaded");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
+		     const struct xp_live_share *share, bool per_call, const char *const *lat,
+		     char *why, size_t whylen)
+{
+	struct npu_open o = { .per_call = per_call };
+	struct xp_skel_steps s = { .f = f, .share = share, .priv_free = live_free, .configure = configure,
+				   .attach = attach, .ctx = &o };
+	int err = check(&o, why, whylen);
+
+	if (err)
+		return err;
+	if (!(o.l = calloc(1, sizeof(*o.l))))
+		return -ENOMEM;
+	if ((err = intel_side(&o, lat, why, whylen))) {
+		free(o.l->km.fn);
+		free(o.l);
+		return err;
+	}
+	s.priv = o.l;
+	return xp_skel_open(out, &npu_skel_ops, &s, why, whylen);
 }
 
 static bool alive(uint32_t tgid)
@@ -359,8 +383,8 @@ int xp_npu_live_counts(struct xp_kside *k,
 				  bool gone),
 		       void *ctx)
 {
-	struct xp_npu_live *l = k->skel;
-	struct npu_bpf *s = l->skel;
+	struct xp_npu_live *l = k->priv;
+	struct npu_bpf *s = k->skel;
 	int fd = bpf_map__fd(s->maps.npu_calls);
 	uint32_t n = 0, max = bpf_map__max_entries(s->maps.npu_calls);
 	struct xp_npu_key key, next;

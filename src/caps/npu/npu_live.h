@@ -13,9 +13,9 @@
 #define XP_XDNA_MODULE "amdxdna"
 #define XP_XDNA_TP_GROUP "amdxdna"
 
-/* What was opened, for the summary: ci->k->skel of a live npu instance. */
+/* What was opened, for the summary: ci->k->priv of a live npu instance. */
 struct xp_npu_live {
-	void *skel;			/* struct npu_bpf */
+	void *skel;			/* struct npu_bpf, k->skel */
 	bool intel;			/* intel_vpu traced (its functions; km below) */
 	char intel_why[160];		/* why not, when it is loaded */
 	bool xdna;			/* amdxdna's xdna_job event traced */

@@ -16,12 +16,8 @@ static double secs_of(const struct xp_run_info *ri)
 
 static void lat_line(FILE *f, const char *what, const struct xp_hist *h)
 {
-	char a[16], b[16], c[16], d[16];
-
-	fprintf(f, "%-34.34s %8" PRIu64 " %10s %10s %10s %10s\n", what, h->count,
-		xp_fmt_ns(h->count ? h->sum / h->count : 0, a, sizeof(a)),
-		xp_fmt_ns(xp_hist_percentile(h, 50), b, sizeof(b)),
-		xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)), xp_fmt_ns(h->max, d, sizeof(d)));
+	fprintf(f, "%-34.34s", what);
+	xp_print_lat_cols(f, h);
 }
 
 static void fmt_err(int err, char *buf, size_t len)
@@ -82,13 +78,10 @@ static void xdna_text(FILE *f, const struct xp_npu_state *s)
 	}
 }
 
-static void intel_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
-		       const struct xp_run_info *ri, bool hist)
+/* intel_vpu's calls: refused functions, by category, by function, per process and per device */
+static void calls_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in, double secs)
 {
-	double secs = secs_of(ri);
-	struct xp_npu_ratios now;
-	int unlisted = 0, nmoved;
-	struct xp_npu_moved mv[MAX_MOVED];
+	int unlisted = 0;
 	char e[64];
 
 	if (in->known && in->nrefused) {
@@ -143,30 +136,11 @@ static void intel_text(FILE *f, const struct xp_npu_state *s, const struct xp_np
 		if (s->dev_cat[c])
 			fprintf(f, ", %s %" PRIu64, xp_npu_cat_name(c), s->dev_cat[c]);
 	fprintf(f, "\n");
+}
 
-	fprintf(f, "\nIPC messages: %" PRIu64 " (%.1f/s)\n", s->ipc_msgs, secs ? (double)s->ipc_msgs / secs : 0.0);
-	xp_npu_ratios(s, secs, &now);
-	fprintf(f, "MMU pages mapped per buffer: ");
-	if (now.has_pages_per_buffer)
-		fprintf(f, "%.2f (%" PRIu64 " pages, %" PRIu64 " buffers)\n", now.pages_per_buffer, s->pages, s->buffers);
-	else
-		fprintf(f, "- (no buffer created)\n");
-	fprintf(f, "IPC messages per job: ");
-	if (now.has_ipc_per_job)
-		fprintf(f, "%.2f (%" PRIu64 " jobs submitted)\n", now.ipc_per_job, s->jobs);
-	else
-		fprintf(f, "- (no job submitted)\n");
-
-	if (s->nlat) {
-		fprintf(f, "\n%-34s %8s %10s %10s %10s %10s\n", "LATENCY (entry -> return)", "CALLS", "AVG",
-			"P50", "P99", "MAX");
-		for (int i = 0; i < s->nlat; i++) {
-			lat_line(f, s->lat[i].name, &s->lat[i].h);
-			if (hist && s->lat[i].h.count)
-				xp_print_log2_hist(f, &s->lat[i].h, 4);
-		}
-	}
-
+/* intel_vpu's tracepoints: jobs, JSM messages, PM transitions */
+static void tracepoints_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in)
+{
 	if (in->known && !in->tp_job && !in->tp_jsm && !in->tp_pm)
 		fprintf(f, "\nnote: no jobs, JSM messages or PM transitions: %s\n", in->tp_why);
 	if (s->njobq) {
@@ -205,7 +179,41 @@ static void intel_text(FILE *f, const struct xp_npu_state *s, const struct xp_np
 						   : "-");
 		}
 	}
+}
 
+static void intel_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
+		       const struct xp_run_info *ri, bool hist)
+{
+	double secs = secs_of(ri);
+	struct xp_npu_ratios now;
+	int nmoved;
+	struct xp_npu_moved mv[MAX_MOVED];
+
+	calls_text(f, s, in, secs);
+	fprintf(f, "\nIPC messages: %" PRIu64 " (%.1f/s)\n", s->ipc_msgs, secs ? (double)s->ipc_msgs / secs : 0.0);
+	xp_npu_ratios(s, secs, &now);
+	fprintf(f, "MMU pages mapped per buffer: ");
+	if (now.has_pages_per_buffer)
+		fprintf(f, "%.2f (%" PRIu64 " pages, %" PRIu64 " buffers)\n", now.pages_per_buffer, s->pages, s->buffers);
+	else
+		fprintf(f, "- (no buffer created)\n");
+	fprintf(f, "IPC messages per job: ");
+	if (now.has_ipc_per_job)
+		fprintf(f, "%.2f (%" PRIu64 " jobs submitted)\n", now.ipc_per_job, s->jobs);
+	else
+		fprintf(f, "- (no job submitted)\n");
+
+	if (s->nlat) {
+		fprintf(f, "\n%-34s %8s %10s %10s %10s %10s\n", "LATENCY (entry -> return)", "CALLS", "AVG",
+			"P50", "P99", "MAX");
+		for (int i = 0; i < s->nlat; i++) {
+			lat_line(f, s->lat[i].name, &s->lat[i].h);
+			if (hist && s->lat[i].h.count)
+				xp_print_log2_hist(f, &s->lat[i].h, 4);
+		}
+	}
+
+	tracepoints_text(f, s, in);
 	if (in->has_base) {
 		nmoved = xp_npu_compare(&in->base, &now, in->threshold, mv, MAX_MOVED);
 		fprintf(f, "\nagainst the baseline %s: %s beyond %.0f %%\n", in->base_file,
@@ -274,6 +282,154 @@ static void xdna_json(struct xp_json *j, const struct xp_npu_state *s)
 	xp_json_end_obj(j);
 }
 
+/* Which drivers are traced, how intel_vpu's functions are attached; amdxdna's jobs */
+static void drivers_json(struct xp_json *j, const struct xp_npu_state *s, const struct xp_npu_info *in)
+{
+	if (in->known) {
+		xp_json_key(j, "drivers");
+		xp_json_begin_obj(j);
+		xp_json_kbool(j, "intel_vpu", in->intel);
+		if (!in->intel && in->intel_why[0])
+			xp_json_kstr(j, "intel_vpu_why", in->intel_why);
+		xp_json_kbool(j, "amdxdna", in->xdna);
+		xp_json_kbool(j, "amdxdna_joined", in->xdna_sched);
+		if (in->xdna_why[0])
+			xp_json_kstr(j, "amdxdna_why", in->xdna_why);
+		xp_json_end_obj(j);
+	}
+	if (show_xdna(s, in))
+		xdna_json(j, s);
+	if (in->known && in->intel) {
+		xp_json_key(j, "attach");
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "module", "intel_vpu");
+		xp_json_kstr(j, "hook", in->hook);
+		xp_json_ku64(j, "offered", (uint64_t)in->offered);
+		xp_json_ku64(j, "attached", (uint64_t)in->attached);
+		xp_json_key(j, "refused");
+		xp_json_begin_arr(j);
+		for (int i = 0; i < in->nrefused && i < XP_NPU_MAX_REFUSED; i++) {
+			xp_json_begin_obj(j);
+			xp_json_kstr(j, "function", in->refused[i].name);
+			xp_json_kstr(j, "why", strerror(-in->refused[i].err));
+			xp_json_end_obj(j);
+		}
+		xp_json_end_arr(j);
+		xp_json_ku64(j, "refused_count", (uint64_t)in->nrefused);
+		xp_json_kbool(j, "tracepoints", in->tp_job || in->tp_jsm || in->tp_pm);
+		xp_json_end_obj(j);
+	}
+}
+
+/* intel_vpu's calls: by category, by function, per process, of the device */
+static void calls_json(struct xp_json *j, const struct xp_npu_state *s)
+{
+	xp_json_key(j, "categories");
+	xp_json_begin_obj(j);
+	for (int c = 0; c < XP_NPU_NCAT; c++)
+		xp_json_ku64(j, xp_npu_cat_key(c), s->cat[c]);
+	xp_json_end_obj(j);
+	xp_json_key(j, "functions");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nfn; i++) {
+		if (!s->fn[i].known)
+			continue;
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "function", s->fn[i].name);
+		xp_json_ku64(j, "calls", s->fn[i].calls);
+		xp_json_kstr(j, "category", xp_npu_cat_key(s->fn[i].cat));
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_key(j, "processes");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nprocs; i++) {
+		xp_json_begin_obj(j);
+		xp_json_ku64(j, "pid", s->procs[i].tgid);
+		xp_json_kstr(j, "comm", s->procs[i].comm);
+		xp_json_ku64(j, "calls", s->procs[i].calls);
+		xp_json_key(j, "categories");
+		xp_json_begin_obj(j);
+		for (int c = 0; c < XP_NPU_NCAT; c++)
+			xp_json_ku64(j, xp_npu_cat_key(c), s->procs[i].cat[c]);
+		xp_json_end_obj(j);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_key(j, "device");
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "calls", s->dev_calls);
+	xp_json_key(j, "categories");
+	xp_json_begin_obj(j);
+	for (int c = 0; c < XP_NPU_NCAT; c++)
+		xp_json_ku64(j, xp_npu_cat_key(c), s->dev_cat[c]);
+	xp_json_end_obj(j);
+	xp_json_end_obj(j);
+}
+
+/* intel_vpu's tracepoints: jobs, JSM messages, PM transitions */
+static void tracepoints_json(struct xp_json *j, const struct xp_npu_state *s)
+{
+	xp_json_key(j, "jobs");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->njobq; i++) {
+		xp_json_begin_obj(j);
+		xp_json_ku64(j, "ctx", s->jobq[i].ctx);
+		xp_json_ku64(j, "engine", s->jobq[i].engine);
+		xp_json_ku64(j, "submitted", s->jobq[i].submitted);
+		xp_json_ku64(j, "done", s->jobq[i].done);
+		xp_json_khist(j, "submit_to_done_ns", &s->jobq[i].lat);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_key(j, "jsm");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->njsm; i++) {
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "type", s->jsm[i].type);
+		xp_json_ku64(j, "status", s->jsm[i].status);
+		xp_json_ku64(j, "messages", s->jsm[i].msgs);
+		xp_json_khist(j, "request_to_response_ns", &s->jsm[i].lat);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_key(j, "pm");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->npm; i++) {
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "event", s->pm[i].event);
+		xp_json_ku64(j, "count", s->pm[i].n);
+		xp_json_khist(j, "to_next_ns", &s->pm[i].dur);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+}
+
+/* The ratios that moved against the baseline */
+static void baseline_json(struct xp_json *j, const struct xp_npu_info *in, const struct xp_npu_ratios *now)
+{
+	if (in->has_base) {
+		struct xp_npu_moved mv[MAX_MOVED];
+		int n = xp_npu_compare(&in->base, now, in->threshold, mv, MAX_MOVED);
+
+		xp_json_key(j, "baseline");
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "file", in->base_file);
+		xp_json_kdouble(j, "threshold", in->threshold);
+		xp_json_key(j, "moved");
+		xp_json_begin_arr(j);
+		for (int i = 0; i < n; i++) {
+			xp_json_begin_obj(j);
+			xp_json_kstr(j, "ratio", mv[i].what);
+			xp_json_kdouble(j, "baseline", mv[i].base);
+			xp_json_kdouble(j, "now", mv[i].now);
+			xp_json_end_obj(j);
+		}
+		xp_json_end_arr(j);
+		xp_json_end_obj(j);
+	}
+}
+
 void xp_npu_report_json(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
 			const struct xp_run_info *ri)
 {
@@ -285,81 +441,8 @@ void xp_npu_report_json(FILE *f, const struct xp_npu_state *s, const struct xp_n
 	xp_json_init(&j, f, false);
 	xp_json_begin_obj(&j);
 	xp_json_run_info(&j, ri);
-	if (in->known) {
-		xp_json_key(&j, "drivers");
-		xp_json_begin_obj(&j);
-		xp_json_kbool(&j, "intel_vpu", in->intel);
-		if (!in->intel && in->intel_why[0])
-			xp_json_kstr(&j, "intel_vpu_why", in->intel_why);
-		xp_json_kbool(&j, "amdxdna", in->xdna);
-		xp_json_kbool(&j, "amdxdna_joined", in->xdna_sched);
-		if (in->xdna_why[0])
-			xp_json_kstr(&j, "amdxdna_why", in->xdna_why);
-		xp_json_end_obj(&j);
-	}
-	if (show_xdna(s, in))
-		xdna_json(&j, s);
-	if (in->known && in->intel) {
-		xp_json_key(&j, "attach");
-		xp_json_begin_obj(&j);
-		xp_json_kstr(&j, "module", "intel_vpu");
-		xp_json_kstr(&j, "hook", in->hook);
-		xp_json_ku64(&j, "offered", (uint64_t)in->offered);
-		xp_json_ku64(&j, "attached", (uint64_t)in->attached);
-		xp_json_key(&j, "refused");
-		xp_json_begin_arr(&j);
-		for (int i = 0; i < in->nrefused && i < XP_NPU_MAX_REFUSED; i++) {
-			xp_json_begin_obj(&j);
-			xp_json_kstr(&j, "function", in->refused[i].name);
-			xp_json_kstr(&j, "why", strerror(-in->refused[i].err));
-			xp_json_end_obj(&j);
-		}
-		xp_json_end_arr(&j);
-		xp_json_ku64(&j, "refused_count", (uint64_t)in->nrefused);
-		xp_json_kbool(&j, "tracepoints", in->tp_job || in->tp_jsm || in->tp_pm);
-		xp_json_end_obj(&j);
-	}
-	xp_json_key(&j, "categories");
-	xp_json_begin_obj(&j);
-	for (int c = 0; c < XP_NPU_NCAT; c++)
-		xp_json_ku64(&j, xp_npu_cat_key(c), s->cat[c]);
-	xp_json_end_obj(&j);
-	xp_json_key(&j, "functions");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->nfn; i++) {
-		if (!s->fn[i].known)
-			continue;
-		xp_json_begin_obj(&j);
-		xp_json_kstr(&j, "function", s->fn[i].name);
-		xp_json_ku64(&j, "calls", s->fn[i].calls);
-		xp_json_kstr(&j, "category", xp_npu_cat_key(s->fn[i].cat));
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
-	xp_json_key(&j, "processes");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->nprocs; i++) {
-		xp_json_begin_obj(&j);
-		xp_json_ku64(&j, "pid", s->procs[i].tgid);
-		xp_json_kstr(&j, "comm", s->procs[i].comm);
-		xp_json_ku64(&j, "calls", s->procs[i].calls);
-		xp_json_key(&j, "categories");
-		xp_json_begin_obj(&j);
-		for (int c = 0; c < XP_NPU_NCAT; c++)
-			xp_json_ku64(&j, xp_npu_cat_key(c), s->procs[i].cat[c]);
-		xp_json_end_obj(&j);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
-	xp_json_key(&j, "device");
-	xp_json_begin_obj(&j);
-	xp_json_ku64(&j, "calls", s->dev_calls);
-	xp_json_key(&j, "categories");
-	xp_json_begin_obj(&j);
-	for (int c = 0; c < XP_NPU_NCAT; c++)
-		xp_json_ku64(&j, xp_npu_cat_key(c), s->dev_cat[c]);
-	xp_json_end_obj(&j);
-	xp_json_end_obj(&j);
+	drivers_json(&j, s, in);
+	calls_json(&j, s);
 	xp_json_ku64(&j, "ipc_messages", s->ipc_msgs);
 	xp_json_kdouble(&j, "ipc_messages_per_s", secs ? (double)s->ipc_msgs / secs : 0);
 	xp_json_ku64(&j, "mmu_pages_mapped", s->pages);
@@ -392,248 +475,8 @@ void xp_npu_report_json(FILE *f, const struct xp_npu_state *s, const struct xp_n
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);
-	xp_json_key(&j, "jobs");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->njobq; i++) {
-		xp_json_begin_obj(&j);
-		xp_json_ku64(&j, "ctx", s->jobq[i].ctx);
-		xp_json_ku64(&j, "engine", s->jobq[i].engine);
-		xp_json_ku64(&j, "submitted", s->jobq[i].submitted);
-		xp_json_ku64(&j, "done", s->jobq[i].done);
-		xp_json_khist(&j, "submit_to_done_ns", &s->jobq[i].lat);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
-	xp_json_key(&j, "jsm");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->njsm; i++) {
-		xp_json_begin_obj(&j);
-		xp_json_kstr(&j, "type", s->jsm[i].type);
-		xp_json_ku64(&j, "status", s->jsm[i].status);
-		xp_json_ku64(&j, "messages", s->jsm[i].msgs);
-		xp_json_khist(&j, "request_to_response_ns", &s->jsm[i].lat);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
-	xp_json_key(&j, "pm");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->npm; i++) {
-		xp_json_begin_obj(&j);
-		xp_json_kstr(&j, "event", s->pm[i].event);
-		xp_json_ku64(&j, "count", s->pm[i].n);
-		xp_json_khist(&j, "to_next_ns", &s->pm[i].dur);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
-	if (in->has_base) {
-		struct xp_npu_moved mv[MAX_MOVED];
-		int n = xp_npu_compare(&in->base, &now, in->threshold, mv, MAX_MOVED);
-
-		xp_json_key(&j, "baseline");
-		xp_json_begin_obj(&j);
-		xp_json_kstr(&j, "file", in->base_file);
-		xp_json_kdouble(&j, "threshold", in->threshold);
-		xp_json_key(&j, "moved");
-		xp_json_begin_arr(&j);
-		for (int i = 0; i < n; i++) {
-			xp_json_begin_obj(&j);
-			xp_json_kstr(&j, "ratio", mv[i].what);
-			xp_json_kdouble(&j, "baseline", mv[i].base);
-			xp_json_kdouble(&j, "now", mv[i].now);
-			xp_json_end_obj(&j);
-		}
-		xp_json_end_arr(&j);
-		xp_json_end_obj(&j);
-	}
+	tracepoints_json(&j, s);
+	baseline_json(&j, in, &now);
 	xp_json_end_obj(&j);
 	xp_json_finish(&j);
-}
-
-static const char *kind_name(uint8_t k)
-{
-	switch (k) {
-	case XP_NPU_CALL: return "call";
-	case XP_NPU_RET: return "return";
-	case XP_NPU_JOB: return "job";
-	case XP_NPU_JSM: return "jsm";
-	case XP_NPU_PM: return "pm";
-	case XP_NPU_XDNA: return "xdna";
-	case XP_NPU_SQUEUE: return "queue";
-	case XP_NPU_SDONE: return "done";
-	default: return "?";
-	}
-}
-
-void xp_npu_stream_header(FILE *f)
-{
-	fprintf(f, "%12s %-24s %-7s %-40s %s\n", "TIME(s)", "PROCESS", "KIND", "FUNCTION/EVENT", "DETAIL");
-}
-
-int xp_npu_stream_text(FILE *f, const struct xp_npu_rec *r, uint64_t t0)
-{
-	char t[32], who[48], d[160], dur[16], comm[XP_COMM_LEN + 1], name[XP_NPU_NAME + 1],
-		type[XP_NPU_STR + 1];
-
-	memcpy(comm, r->comm, XP_COMM_LEN);
-	comm[XP_COMM_LEN] = '\0';
-	memcpy(name, r->name, XP_NPU_NAME);
-	name[XP_NPU_NAME] = '\0';
-	memcpy(type, r->type, XP_NPU_STR);
-	type[XP_NPU_STR] = '\0';
-	*xp_put_rel_s(t, r->h.ts_ns, t0) = '\0';
-	if (r->dev)
-		snprintf(who, sizeof(who), "(device) %s", comm);
-	else
-		snprintf(who, sizeof(who), "%s[%u]", comm, r->h.pid);
-	switch (r->kind) {
-	case XP_NPU_CALL: snprintf(d, sizeof(d), "%s", xp_npu_cat_name(xp_npu_category(name))); break;
-	case XP_NPU_RET: snprintf(d, sizeof(d), "took %s", xp_fmt_ns(r->dur_ns, dur, sizeof(dur))); break;
-	case XP_NPU_JOB: snprintf(d, sizeof(d), "ctx %u engine %u job %u", r->a, r->b, r->c); break;
-	case XP_NPU_JSM:
-		snprintf(d, sizeof(d), "type %s status %u request %u result %u", type, r->a, r->b, r->c);
-		break;
-	case XP_NPU_XDNA:
-		snprintf(d, sizeof(d), "%s seq %" PRIu64 " fence %" PRIu64 ":%" PRIu64 " op %u", type, (uint64_t)r->seq,
-			 (uint64_t)r->fctx, (uint64_t)r->fseq, r->a);
-		break;
-	case XP_NPU_SQUEUE:
-	case XP_NPU_SDONE:
-		snprintf(d, sizeof(d), "fence %" PRIu64 ":%" PRIu64, (uint64_t)r->fctx, (uint64_t)r->fseq);
-		break;
-	default: d[0] = '\0';
-	}
-	if (r->kind == XP_NPU_SQUEUE)
-		snprintf(name, sizeof(name), "%s", type);	/* the scheduler */
-	else if (r->kind == XP_NPU_SDONE)
-		snprintf(name, sizeof(name), "drm_sched_job_done");
-	return fprintf(f, "%12s %-24.24s %-7s %-40.40s %s\n", t, who, kind_name(r->kind), name, d) < 0 ? -1 : 0;
-}
-
-int xp_npu_stream_json(struct xp_json *j, const struct xp_npu_rec *r, uint64_t t0)
-{
-	char comm[XP_COMM_LEN + 1], name[XP_NPU_NAME + 1], type[XP_NPU_STR + 1];
-
-	memcpy(comm, r->comm, XP_COMM_LEN);
-	comm[XP_COMM_LEN] = '\0';
-	memcpy(name, r->name, XP_NPU_NAME);
-	name[XP_NPU_NAME] = '\0';
-	memcpy(type, r->type, XP_NPU_STR);
-	type[XP_NPU_STR] = '\0';
-	xp_json_begin_obj(j);
-	xp_json_ki64(j, "t_ns", xp_rel_ns(r->h.ts_ns, t0));
-	xp_json_kstr(j, "kind", kind_name(r->kind));
-	xp_json_ku64(j, "pid", r->h.pid);
-	xp_json_ku64(j, "tid", r->h.tid);
-	xp_json_kstr(j, "comm", comm);
-	xp_json_kbool(j, "per_device", r->dev);
-	switch (r->kind) {
-	case XP_NPU_CALL:
-		xp_json_kstr(j, "function", name);
-		xp_json_kstr(j, "category", xp_npu_cat_key(xp_npu_category(name)));
-		break;
-	case XP_NPU_RET:
-		xp_json_kstr(j, "function", name);
-		xp_json_ku64(j, "dur_ns", r->dur_ns);
-		break;
-	case XP_NPU_JOB:
-		xp_json_kstr(j, "event", name);
-		xp_json_ku64(j, "ctx", r->a);
-		xp_json_ku64(j, "engine", r->b);
-		xp_json_ku64(j, "job", r->c);
-		break;
-	case XP_NPU_JSM:
-		xp_json_kstr(j, "event", name);
-		xp_json_kstr(j, "type", type);
-		xp_json_ku64(j, "status", r->a);
-		xp_json_ku64(j, "request_id", r->b);
-		xp_json_ku64(j, "result", r->c);
-		break;
-	case XP_NPU_XDNA:
-		xp_json_kstr(j, "event", name);
-		xp_json_kstr(j, "hwctx", type);
-		xp_json_ku64(j, "seq", r->seq);
-		xp_json_ku64(j, "op", r->a);
-		xp_json_ku64(j, "fence_context", r->fctx);
-		xp_json_ku64(j, "fence_seqno", r->fseq);
-		break;
-	case XP_NPU_SQUEUE:
-		xp_json_kstr(j, "scheduler", type);
-		/* fall through */
-	case XP_NPU_SDONE:
-		xp_json_ku64(j, "fence_context", r->fctx);
-		xp_json_ku64(j, "fence_seqno", r->fseq);
-		break;
-	default:
-		xp_json_kstr(j, "event", name);
-	}
-	xp_json_end_obj(j);
-	return 0;
-}
-
-#define PF_GROUP "NPU (intel_vpu)"
-#define PF_GROUP_XDNA "NPU (amdxdna)"
-enum { PF_DEVICE = 1, PF_IPC, PF_POWER, PF_JOBS = 0x1000, PF_XDNA = 0x100000 };
-
-void xp_perfetto_npu(struct xp_perfetto *p, const struct xp_npu_rec *r)
-{
-	char comm[XP_COMM_LEN + 1], name[XP_NPU_NAME + 1], type[XP_NPU_STR + 1], track[48];
-	uint32_t pid = r->h.pid, tid = r->h.tid;
-
-	memcpy(comm, r->comm, XP_COMM_LEN);
-	comm[XP_COMM_LEN] = '\0';
-	memcpy(name, r->name, XP_NPU_NAME);
-	name[XP_NPU_NAME] = '\0';
-	memcpy(type, r->type, XP_NPU_STR);
-	type[XP_NPU_STR] = '\0';
-	switch (r->kind) {
-	case XP_NPU_RET:
-		if (r->dev)
-			xp_perfetto_track(p, PF_GROUP, PF_DEVICE, "interrupts and workers", &pid, &tid);
-		else
-			xp_perfetto_name(p, pid, tid, comm);
-		xp_perfetto_slice_begin(p, pid, tid, "npu_call", name, r->h.ts_ns, r->dur_ns);
-		xp_json_kstr(&p->j, "category", xp_npu_cat_key(xp_npu_category(name)));
-		xp_perfetto_slice_end(p);
-		return;
-	case XP_NPU_JOB: {
-		bool submit = strstr(name, "submit") != NULL;
-		bool done = strstr(name, "done") || strstr(name, "signal") || strstr(name, "complete");
-
-		snprintf(track, sizeof(track), "jobs: ctx %u engine %u", r->a, r->b);
-		xp_perfetto_track(p, PF_GROUP, PF_JOBS + ((r->a & 0xfff) << 4) + (r->b & 0xf), track, &pid, &tid);
-		if (submit || done)
-			xp_perfetto_async(p, submit, pid, tid, "npu_job", "job",
-					  ((uint64_t)r->a << 40) ^ ((uint64_t)r->b << 32) ^ r->c, r->h.ts_ns);
-		return;
-	}
-	case XP_NPU_JSM:
-		xp_perfetto_track(p, PF_GROUP, PF_IPC, "IPC (JSM messages)", &pid, &tid);
-		xp_perfetto_instant_begin(p, pid, tid, "npu_jsm", type[0] ? type : name, r->h.ts_ns);
-		xp_json_kstr(&p->j, "event", name);
-		xp_json_ku64(&p->j, "status", r->a);
-		xp_json_ku64(&p->j, "request_id", r->b);
-		xp_json_ku64(&p->j, "result", r->c);
-		xp_perfetto_slice_end(p);
-		return;
-	case XP_NPU_XDNA: {
-		bool sent = !strcmp(name, "sent to device"), sig = strstr(name, "signal") != NULL;
-		uint32_t h = 0;
-
-		if (!sent && !sig)
-			return;
-		for (const char *c = type; *c; c++)
-			h = h * 31 + (unsigned char)*c;
-		snprintf(track, sizeof(track), "amdxdna %s", type);
-		xp_perfetto_track(p, PF_GROUP_XDNA, PF_XDNA + (h & 0xffff), track, &pid, &tid);
-		xp_perfetto_async(p, sent, pid, tid, "npu_job", "on device", (r->fctx << 32) ^ r->fseq, r->h.ts_ns);
-		return;
-	}
-	case XP_NPU_PM:
-		xp_perfetto_track(p, PF_GROUP, PF_POWER, "power", &pid, &tid);
-		xp_perfetto_instant_begin(p, pid, tid, "npu_pm", name, r->h.ts_ns);
-		xp_perfetto_slice_end(p);
-		return;
-	default:
-		return;	/* calls: counted, not drawn */
-	}
 }

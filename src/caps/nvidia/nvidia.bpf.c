@@ -14,6 +14,7 @@
 #define __VMLINUX_H__
 #include "bpf/common.bpf.h"
 #include "caps/nvidia/nvidia.h"
+#include "caps/nvidia/nvidia_probes.h"
 
 /* The structures read here that kernel_types.h does not declare. */
 struct vm_area_struct___xp {
@@ -184,52 +185,12 @@ static __always_inline int fault_enter(struct vm_fault___xp *vmf)
 
 /* ---- one kprobe per function (and a return probe on the timed ones) ---- */
 
-SEC("kprobe")
-int BPF_KPROBE(nv_open, struct inode *inode, struct file *file) { return open_close(XP_NV_OPEN, inode, file); }
-SEC("kprobe")
-int BPF_KPROBE(nv_close, struct inode *inode, struct file *file) { return open_close(XP_NV_CLOSE, inode, file); }
-SEC("kprobe")
-int BPF_KPROBE(nv_ioctl, struct file *file, unsigned int cmd) { return ioctl_enter(file, cmd); }
-SEC("kprobe")
-int BPF_KPROBE(nv_mmap, struct file *file, struct vm_area_struct___xp *vma) { return mmap_enter(file, vma); }
-SEC("kprobe")
-int BPF_KPROBE(nv_fault, struct vm_fault___xp *vmf) { return fault_enter(vmf); }
-SEC("kprobe")
-int BPF_KPROBE(nv_isr, int irq) { return enter(XP_NV_ISR, XP_NV_NO_MINOR, irq, 0); }
-SEC("kprobe")
-int BPF_KPROBE(nv_isr_msix, int irq) { return enter(XP_NV_ISR_MSIX, XP_NV_NO_MINOR, irq, 0); }
-SEC("kprobe")
-int BPF_KPROBE(nv_isr_bh, int irq) { return enter(XP_NV_ISR_BH, XP_NV_NO_MINOR, irq, 0); }
-SEC("kprobe")
-int BPF_KPROBE(nv_isr_msix_bh, int irq) { return enter(XP_NV_ISR_MSIX_BH, XP_NV_NO_MINOR, irq, 0); }
-SEC("kprobe")
-int BPF_KPROBE(nv_p2p_get, __u64 token, __u32 va_space, __u64 va, __u64 length)
-{
-	return enter(XP_NV_P2P_GET, XP_NV_NO_MINOR, 0, length);
-}
-SEC("kprobe")
-int BPF_KPROBE(nv_p2p_put) { return enter(XP_NV_P2P_PUT, XP_NV_NO_MINOR, 0, 0); }
-SEC("kprobe")
-int BPF_KPROBE(nv_p2p_dma_map) { return enter(XP_NV_P2P_DMA_MAP, XP_NV_NO_MINOR, 0, 0); }
-SEC("kprobe")
-int BPF_KPROBE(nv_suspend) { return enter(XP_NV_SUSPEND, XP_NV_NO_MINOR, 0, 0); }
-SEC("kprobe")
-int BPF_KPROBE(nv_resume) { return enter(XP_NV_RESUME, XP_NV_NO_MINOR, 0, 0); }
-
-SEC("kprobe")
-int BPF_KRETPROBE(nv_ioctl_ret, long ret) { return leave(XP_NV_IOCTL, ret); }
-SEC("kprobe")
-int BPF_KRETPROBE(nv_isr_ret, int ret) { return leave(XP_NV_ISR, ret); }
-SEC("kprobe")
-int BPF_KRETPROBE(nv_isr_msix_ret, int ret) { return leave(XP_NV_ISR_MSIX, ret); }
-SEC("kprobe")
-int BPF_KRETPROBE(nv_isr_bh_ret, int ret) { return leave(XP_NV_ISR_BH, ret); }
-SEC("kprobe")
-int BPF_KRETPROBE(nv_isr_msix_bh_ret, int ret) { return leave(XP_NV_ISR_MSIX_BH, ret); }
-SEC("kprobe")
-int BPF_KRETPROBE(nv_suspend_ret, int ret) { return leave(XP_NV_SUSPEND, ret); }
-SEC("kprobe")
-int BPF_KRETPROBE(nv_resume_ret, int ret) { return leave(XP_NV_RESUME, ret); }
+#define NV_KPROBE(name, fn, call, ...) \
+	SEC("kprobe") int BPF_KPROBE(nv_##name, ##__VA_ARGS__) { return call; }
+#define NV_KRETPROBE(name, fn, ret_t, ...) \
+	SEC("kprobe") int BPF_KRETPROBE(nv_##name##_ret, ret_t ret) { return leave(fn, ret); }
+XP_NV_ENTRIES(NV_KPROBE)
+XP_NV_RETURNS(NV_KRETPROBE)
 
 /*
  * ---- kprobe.multi: one program for every entry, one for every return; the
@@ -274,56 +235,13 @@ int nv_multi_ret(struct pt_regs *ctx)
  * ---- fentry/fexit: BPF trampolines on the module's functions, found in its
  * BTF (targets set by user space); the arguments as the driver declares them ----
  */
-SEC("fentry")
-int BPF_PROG(nv_open_fe, struct inode *inode, struct file *file) { return open_close(XP_NV_OPEN, inode, file); }
-SEC("fentry")
-int BPF_PROG(nv_close_fe, struct inode *inode, struct file *file) { return open_close(XP_NV_CLOSE, inode, file); }
-SEC("fentry")
-int BPF_PROG(nv_ioctl_fe, struct file *file, unsigned int cmd) { return ioctl_enter(file, cmd); }
-SEC("fentry")
-int BPF_PROG(nv_mmap_fe, struct file *file, struct vm_area_struct___xp *vma) { return mmap_enter(file, vma); }
-SEC("fentry")
-int BPF_PROG(nv_fault_fe, struct vm_fault___xp *vmf) { return fault_enter(vmf); }
-SEC("fentry")
-int BPF_PROG(nv_isr_fe, int irq) { return enter(XP_NV_ISR, XP_NV_NO_MINOR, irq, 0); }
-SEC("fentry")
-int BPF_PROG(nv_isr_msix_fe, int irq) { return enter(XP_NV_ISR_MSIX, XP_NV_NO_MINOR, irq, 0); }
-SEC("fentry")
-int BPF_PROG(nv_isr_bh_fe, int irq) { return enter(XP_NV_ISR_BH, XP_NV_NO_MINOR, irq, 0); }
-SEC("fentry")
-int BPF_PROG(nv_isr_msix_bh_fe, int irq) { return enter(XP_NV_ISR_MSIX_BH, XP_NV_NO_MINOR, irq, 0); }
-SEC("fentry")
-int BPF_PROG(nv_p2p_get_fe, __u64 token, __u32 va_space, __u64 va, __u64 length)
-{
-	return enter(XP_NV_P2P_GET, XP_NV_NO_MINOR, 0, length);
-}
-SEC("fentry")
-int BPF_PROG(nv_p2p_put_fe) { return enter(XP_NV_P2P_PUT, XP_NV_NO_MINOR, 0, 0); }
-SEC("fentry")
-int BPF_PROG(nv_p2p_dma_map_fe) { return enter(XP_NV_P2P_DMA_MAP, XP_NV_NO_MINOR, 0, 0); }
-SEC("fentry")
-int BPF_PROG(nv_suspend_fe) { return enter(XP_NV_SUSPEND, XP_NV_NO_MINOR, 0, 0); }
-SEC("fentry")
-int BPF_PROG(nv_resume_fe) { return enter(XP_NV_RESUME, XP_NV_NO_MINOR, 0, 0); }
-
+#define NV_FENTRY(name, fn, call, ...) \
+	SEC("fentry") int BPF_PROG(nv_##name##_fe, ##__VA_ARGS__) { return call; }
 /* fexit: every argument comes before the return value */
-SEC("fexit")
-int BPF_PROG(nv_ioctl_fx, struct file *file, unsigned int cmd, unsigned long arg, long ret)
-{
-	return leave(XP_NV_IOCTL, ret);
-}
-SEC("fexit")
-int BPF_PROG(nv_isr_fx, int irq, void *arg, int ret) { return leave(XP_NV_ISR, ret); }
-SEC("fexit")
-int BPF_PROG(nv_isr_msix_fx, int irq, void *arg, int ret) { return leave(XP_NV_ISR_MSIX, ret); }
-SEC("fexit")
-int BPF_PROG(nv_isr_bh_fx, int irq, void *data, int ret) { return leave(XP_NV_ISR_BH, ret); }
-SEC("fexit")
-int BPF_PROG(nv_isr_msix_bh_fx, int irq, void *data, int ret) { return leave(XP_NV_ISR_MSIX_BH, ret); }
-SEC("fexit")
-int BPF_PROG(nv_suspend_fx, void *dev, int action, bool procfs, int ret) { return leave(XP_NV_SUSPEND, ret); }
-SEC("fexit")
-int BPF_PROG(nv_resume_fx, void *dev, int action, int ret) { return leave(XP_NV_RESUME, ret); }
+#define NV_FEXIT(name, fn, ret_t, ...) \
+	SEC("fexit") int BPF_PROG(nv_##name##_fx, __VA_ARGS__, ret_t ret) { return leave(fn, ret); }
+XP_NV_ENTRIES(NV_FENTRY)
+XP_NV_RETURNS(NV_FEXIT)
 
 /* The Xid tracepoint: where its fields are, from its format file (0: absent). */
 const volatile __u32 xid_dev_off = 0, xid_code_off = 0, xid_msg_off = 0;

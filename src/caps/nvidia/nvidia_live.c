@@ -12,11 +12,13 @@
 #include "live/kmulti.h"
 #include "live/kprobe.h"
 #include "caps/nvidia/nvidia_live.h"
+#include "caps/nvidia/nvidia_probes.h"
+#include "live/skel.h"
 #include "live/tracefs.h"
 #include "core/tpformat.h"
 #include "nvidia.skel.h"
 
-static void skel_destroy(void *skel) { nvidia_bpf__destroy(skel); }
+XP_SKEL_OPS(nvidia);
 
 int xp_nv_module_funcs(const char *kallsyms, const char *module, bool found[XP_NV_NFN])
 {
@@ -52,40 +54,18 @@ enum nv_hook { NV_FENTRY, NV_KMULTI, NV_KPROBE, NV_NHOOKS };
 static const char *const hook_env[NV_NHOOKS] = { "fentry", "kprobe.multi", "kprobe" };
 static const char *const hook_name[NV_NHOOKS] = { "fentry/fexit", "kprobe.multi", "kprobe" };
 
+/* The programs of hook h (fentry/fexit, or kprobes for the others), from the one probe list. */
 static void progs_of(struct nvidia_bpf *s, enum nv_hook h, struct progs p[XP_NV_NFN])
 {
+	bool fe = h == NV_FENTRY;
+
 	memset(p, 0, sizeof(struct progs) * XP_NV_NFN);
-	if (h == NV_FENTRY) {
-		p[XP_NV_OPEN].entry = s->progs.nv_open_fe;
-		p[XP_NV_CLOSE].entry = s->progs.nv_close_fe;
-		p[XP_NV_IOCTL] = (struct progs){ s->progs.nv_ioctl_fe, s->progs.nv_ioctl_fx };
-		p[XP_NV_MMAP].entry = s->progs.nv_mmap_fe;
-		p[XP_NV_FAULT].entry = s->progs.nv_fault_fe;
-		p[XP_NV_ISR] = (struct progs){ s->progs.nv_isr_fe, s->progs.nv_isr_fx };
-		p[XP_NV_ISR_MSIX] = (struct progs){ s->progs.nv_isr_msix_fe, s->progs.nv_isr_msix_fx };
-		p[XP_NV_ISR_BH] = (struct progs){ s->progs.nv_isr_bh_fe, s->progs.nv_isr_bh_fx };
-		p[XP_NV_ISR_MSIX_BH] = (struct progs){ s->progs.nv_isr_msix_bh_fe, s->progs.nv_isr_msix_bh_fx };
-		p[XP_NV_P2P_GET].entry = s->progs.nv_p2p_get_fe;
-		p[XP_NV_P2P_PUT].entry = s->progs.nv_p2p_put_fe;
-		p[XP_NV_P2P_DMA_MAP].entry = s->progs.nv_p2p_dma_map_fe;
-		p[XP_NV_SUSPEND] = (struct progs){ s->progs.nv_suspend_fe, s->progs.nv_suspend_fx };
-		p[XP_NV_RESUME] = (struct progs){ s->progs.nv_resume_fe, s->progs.nv_resume_fx };
-		return;
-	}
-	p[XP_NV_OPEN].entry = s->progs.nv_open;
-	p[XP_NV_CLOSE].entry = s->progs.nv_close;
-	p[XP_NV_IOCTL] = (struct progs){ s->progs.nv_ioctl, s->progs.nv_ioctl_ret };
-	p[XP_NV_MMAP].entry = s->progs.nv_mmap;
-	p[XP_NV_FAULT].entry = s->progs.nv_fault;
-	p[XP_NV_ISR] = (struct progs){ s->progs.nv_isr, s->progs.nv_isr_ret };
-	p[XP_NV_ISR_MSIX] = (struct progs){ s->progs.nv_isr_msix, s->progs.nv_isr_msix_ret };
-	p[XP_NV_ISR_BH] = (struct progs){ s->progs.nv_isr_bh, s->progs.nv_isr_bh_ret };
-	p[XP_NV_ISR_MSIX_BH] = (struct progs){ s->progs.nv_isr_msix_bh, s->progs.nv_isr_msix_bh_ret };
-	p[XP_NV_P2P_GET].entry = s->progs.nv_p2p_get;
-	p[XP_NV_P2P_PUT].entry = s->progs.nv_p2p_put;
-	p[XP_NV_P2P_DMA_MAP].entry = s->progs.nv_p2p_dma_map;
-	p[XP_NV_SUSPEND] = (struct progs){ s->progs.nv_suspend, s->progs.nv_suspend_ret };
-	p[XP_NV_RESUME] = (struct progs){ s->progs.nv_resume, s->progs.nv_resume_ret };
+#define ENTRY(name, fn, ...) p[fn].entry = fe ? s->progs.nv_##name##_fe : s->progs.nv_##name;
+#define RETURN(name, fn, ...) p[fn].ret = fe ? s->progs.nv_##name##_fx : s->progs.nv_##name##_ret;
+	XP_NV_ENTRIES(ENTRY)
+	XP_NV_RETURNS(RETURN)
+#undef ENTRY
+#undef RETURN
 }
 
 /* Return probes: as many calls in flight at once as there can be GPU client threads. */
@@ -125,9 +105,9 @@ static uint64_t multi_missed(void)
 	       (ret_missed_gone + prog_missed(multi_ret));
 }
 
-static void skel_detach(void *skel)
+static void skel_detach(struct xp_kside *k)
 {
-	(void)skel;
+	(void)k;
 	for (int i = 0; i < 2; i++) {
 		multi_missed_gone += xp_kmulti_link_missed(multi[i]);
 		bpf_link__destroy(multi[i]);
@@ -299,6 +279,96 @@ static int attach_fns(struct xp_kside *k, struct nvidia_bpf *skel, enum nv_hook 
 	return 0;
 }
 
+/* One try: hook h (NV_NHOOKS: the Xid tracepoint alone) on the functions found. */
+struct try {
+	enum nv_hook h;
+	struct xp_nv_open_info *io;
+	const bool *found;
+	struct progs p[XP_NV_NFN];
+};
+
+/* Only the programs of this hook and of the functions the module has. */
+static void choose_progs(struct nvidia_bpf *skel, struct try *t)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_autoload(prog, false);
+	bpf_program__set_autoload(skel->progs.nv_xid, t->io->xid);
+	if (t->h == NV_KMULTI) {
+		bool any_timed = false;
+
+		for (int i = 0; i < XP_NV_NFN; i++)
+			any_timed |= t->found[i] && ((XP_NV_TIMED_MASK >> i) & 1);
+		bpf_program__set_autoload(skel->progs.nv_multi, true);
+		bpf_program__set_autoload(skel->progs.nv_multi_ret, any_timed);
+	} else if (t->h < NV_NHOOKS) {
+		progs_of(skel, t->h, t->p);
+	}
+}
+
+static int configure(struct xp_kside *k, void *ctx, char *why, size_t whylen)
+{
+	struct try *t = ctx;
+	struct nvidia_bpf *skel = k->skel;
+	struct bpf_program *prog;
+	int err;
+
+	k->on_detach = skel_detach;
+	skel->rodata->sample_n = t->io->sample > 1 ? t->io->sample : 1;
+	xid_setup(skel, t->io);
+	if (t->h == NV_NHOOKS && !t->io->xid) {
+		snprintf(why, whylen, "%s", t->io->xid_why);
+		return -EOPNOTSUPP;
+	}
+	choose_progs(skel, t);
+	for (int i = 0; t->h < NV_NHOOKS && t->h != NV_KMULTI && i < XP_NV_NFN; i++)
+		for (int r = 0; r < 2; r++) {
+			prog = r ? t->p[i].ret : t->p[i].entry;
+			if (!t->found[i] || !prog)
+				continue;
+			bpf_program__set_autoload(prog, true);
+			if (kprobe_beside(t->h, i)) {
+				struct progs kp[XP_NV_NFN];
+
+				progs_of(skel, NV_KPROBE, kp);
+				bpf_program__set_autoload(kp[i].entry, true);
+			}
+			if (t->h == NV_FENTRY && (err = bpf_program__set_attach_target(prog, 0, xp_nv_funcs[i].name))) {
+				snprintf(why, whylen, "%s: %s", xp_nv_funcs[i].name, strerror(-err));
+				return err;
+			}
+		}
+	return 0;
+}
+
+static int attach(struct xp_kside *k, void *ctx, char *why, size_t whylen)
+{
+	struct try *t = ctx;
+	struct nvidia_bpf *skel = k->skel;
+	int err, li = 0;
+
+	if (t->h < NV_NHOOKS && (err = attach_fns(k, skel, t->h, t->p, t->found, &li, t->io, why, whylen)))
+		return err;
+	if (t->io->xid) {
+		k->links[li] = bpf_program__attach_tracepoint(skel->progs.nv_xid, XP_NV_XID_GROUP,
+							      XP_NV_XID_EVENT);
+		if (!k->links[li]) {
+			err = -errno;
+			snprintf(why, whylen, "attaching to the tracepoint nvidia:%s: %s", XP_NV_XID_EVENT,
+				 strerror(-err));
+			return err;
+		}
+		li++;
+	}
+	if (t->h == NV_KMULTI) {
+		multi_ret = skel->progs.nv_multi_ret;
+		k->skel_destroy = skel_destroy_multi;
+		xp_kprobes_missed_also(multi_missed);
+	}
+	return 0;
+}
+
 /*
  * One try: the skeleton opened, loaded and attached with hook h (NV_NHOOKS:
  * the Xid tracepoint alone). 0, or -errno with `why`.
@@ -307,96 +377,13 @@ static int open_hook(struct xp_kside **out, enum nv_hook h, const struct xp_filt
 		     const struct xp_live_share *share, struct xp_nv_open_info *io, const bool *found,
 		     char *why, size_t whylen)
 {
-	struct progs p[XP_NV_NFN];
-	struct nvidia_bpf *skel;
-	struct xp_kside *k;
-	struct bpf_program *prog;
-	int err, li = 0;
+	struct try t = { .h = h, .io = io, .found = found };
+	struct xp_skel_steps s = { .hook = h < NV_NHOOKS ? hook_name[h] : "tracepoint", .f = f,
+				   .share = share, .configure = configure, .attach = attach, .ctx = &t };
 
 	why[0] = '\0';
 	io->hook_note[0] = '\0';
-	if (!(skel = nvidia_bpf__open())) {
-		err = -errno;
-		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
-		return err;
-	}
-	if (!(k = xp_kside_new(skel, skel_destroy))) {
-		nvidia_bpf__destroy(skel);
-		return -ENOMEM;
-	}
-	k->skel_detach = skel_detach;
-	k->obj = skel->obj;
-	k->events = skel->maps.events;
-	k->drops = skel->maps.drops;
-	k->hook = h < NV_NHOOKS ? hook_name[h] : "tracepoint";
-	XP_APPLY_FILTERS(skel, f);
-	skel->rodata->sample_n = io->sample > 1 ? io->sample : 1;
-	xid_setup(skel, io);
-	if (h == NV_NHOOKS && !io->xid) {
-		snprintf(why, whylen, "%s", io->xid_why);
-		err = -EOPNOTSUPP;
-		goto fail;
-	}
-	/* only the programs of this hook and of the functions the module has */
-	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, false);
-	bpf_program__set_autoload(skel->progs.nv_xid, io->xid);
-	if (h == NV_KMULTI) {
-		bool any_timed = false;
-
-		for (int i = 0; i < XP_NV_NFN; i++)
-			any_timed |= found[i] && ((XP_NV_TIMED_MASK >> i) & 1);
-		bpf_program__set_autoload(skel->progs.nv_multi, true);
-		bpf_program__set_autoload(skel->progs.nv_multi_ret, any_timed);
-	} else if (h < NV_NHOOKS) {
-		progs_of(skel, h, p);
-		for (int i = 0; i < XP_NV_NFN; i++)
-			for (int r = 0; r < 2; r++) {
-				prog = r ? p[i].ret : p[i].entry;
-				if (!found[i] || !prog)
-					continue;
-				bpf_program__set_autoload(prog, true);
-				if (kprobe_beside(h, i)) {
-					struct progs kp[XP_NV_NFN];
-
-					progs_of(skel, NV_KPROBE, kp);
-					bpf_program__set_autoload(kp[i].entry, true);
-				}
-				if (h == NV_FENTRY && (err = bpf_program__set_attach_target(prog, 0, xp_nv_funcs[i].name))) {
-					snprintf(why, whylen, "%s: %s", xp_nv_funcs[i].name, strerror(-err));
-					goto fail;
-				}
-			}
-	}
-	if ((err = xp_live_share_maps(share, k->events, k->drops, why, whylen)))
-		goto fail;
-	if ((err = nvidia_bpf__load(skel))) {
-		snprintf(why, whylen, "loading the BPF programs: %s", strerror(-err));
-		goto fail;
-	}
-	if (h < NV_NHOOKS && (err = attach_fns(k, skel, h, p, found, &li, io, why, whylen)))
-		goto fail;
-	if (io->xid) {
-		k->links[li] = bpf_program__attach_tracepoint(skel->progs.nv_xid, XP_NV_XID_GROUP,
-							      XP_NV_XID_EVENT);
-		if (!k->links[li]) {
-			err = -errno;
-			snprintf(why, whylen, "attaching to the tracepoint nvidia:%s: %s", XP_NV_XID_EVENT,
-				 strerror(-err));
-			goto fail;
-		}
-		li++;
-	}
-	if (h == NV_KMULTI) {
-		multi_ret = skel->progs.nv_multi_ret;
-		k->skel_destroy = skel_destroy_multi;
-		xp_kprobes_missed_also(multi_missed);
-	}
-	*out = k;
-	return 0;
-fail:
-	xp_kside_close(k);
-	return err;
+	return xp_skel_open(out, &nvidia_skel_ops, &s, why, whylen);
 }
 
 /* Which hooks can be tried here (`force`: only that one), and why not the others; whether any can. */

@@ -17,17 +17,13 @@ static const char *esc_name(uint32_t cmd, char *buf, size_t len)
 
 static void lat_line(FILE *f, const char *what, const struct xp_hist *h)
 {
-	char a[16], b[16], c[16], d[16];
-
-	fprintf(f, "%-26s %8" PRIu64 " %10s %10s %10s %10s\n", what, h->count,
-		xp_fmt_ns(h->count ? h->sum / h->count : 0, a, sizeof(a)),
-		xp_fmt_ns(xp_hist_percentile(h, 50), b, sizeof(b)),
-		xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)), xp_fmt_ns(h->max, d, sizeof(d)));
+	fprintf(f, "%-26s", what);
+	xp_print_lat_cols(f, h);
 }
 
-void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run_info *ri, bool hist)
+/* The first lines: what was probed, and what to know of the figures below */
+static void head_text(FILE *f, const struct xp_nv_state *s, const struct xp_run_info *ri)
 {
-	char dev[32], name[64], what[64];
 	int nprobed = 0;
 
 	if (ri->interval)
@@ -57,40 +53,12 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 			s->sample, s->sample, s->sample, s->ioctl_seen);
 	if (s->overflow)
 		fprintf(f, "note: %" PRIu64 " calls past the tracked processes/escapes/interrupts\n", s->overflow);
+}
 
-	/* no table where no function was probed or called (Xids only) */
-	for (int i = 0, head = 0; i < XP_NV_NFN; i++)
-		if (s->calls[i] || (s->probed_known && s->probed[i])) {
-			if (!head++)
-				fprintf(f, "\n%-28s %8s\n", "FUNCTION", "CALLS");
-			fprintf(f, "%-28s %8" PRIu64, xp_nv_funcs[i].name, s->calls[i]);
-			if (i == XP_NV_IOCTL && s->sample > 1)
-				fprintf(f, "  (1 in %u of %" PRIu64 " seen)", s->sample, s->ioctl_seen);
-			fprintf(f, "\n");
-		}
-
-	if (s->nprocs) {
-		fprintf(f, "\n%-24s %6s %6s %7s %6s %6s %10s %7s\n", "PROCESS", "OPENS", "CLOSES",
-			"IOCTLS", "ERRORS", "MMAPS", "MMAP_BYTES", "FAULTS");
-		for (int i = 0; i < s->nprocs; i++) {
-			const struct xp_nv_proc *p = &s->procs[i];
-
-			snprintf(what, sizeof(what), "%s[%u]", p->comm, p->pid);
-			fprintf(f, "%-24.24s %6" PRIu64 " %6" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64
-				" %10" PRIu64 " %7" PRIu64 "\n", what, p->opens, p->closes, p->ioctls,
-				p->ioctl_errors, p->mmaps, p->mmap_bytes, p->faults);
-		}
-	}
-	fprintf(f, "\nholding the device files now:%s\n", s->nholds ? "" : " none");
-	for (int i = 0; i < s->nholds; i++) {
-		const struct xp_nv_hold *h = &s->holds[i];
-
-		fprintf(f, "  %-16s %s[%u]%s\n", xp_nv_minor_name(h->minor, dev, sizeof(dev)), h->comm,
-			h->pid, h->before ? " (opened before tracing began)" : "");
-	}
-	if (s->closes_unknown)
-		fprintf(f, "closes of files opened before tracing began by another process: %" PRIu64 "\n",
-			s->closes_unknown);
+/* The timed calls: ioctl escapes, interrupts, suspend and resume */
+static void timings_text(FILE *f, const struct xp_nv_state *s)
+{
+	char name[64], what[64];
 
 	if (s->nescs) {
 		fprintf(f, "\n%-26s ", "ESCAPE");
@@ -127,10 +95,13 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		if (s->resume.count)
 			lat_line(f, "resume", &s->resume);
 	}
-	if (s->calls[XP_NV_P2P_GET] || s->calls[XP_NV_P2P_PUT] || s->calls[XP_NV_P2P_DMA_MAP])
-		fprintf(f, "\np2p: get_pages %" PRIu64 " (%" PRIu64 " bytes), put_pages %" PRIu64
-			", dma_map_pages %" PRIu64 "\n", s->calls[XP_NV_P2P_GET], s->p2p_bytes,
-			s->calls[XP_NV_P2P_PUT], s->calls[XP_NV_P2P_DMA_MAP]);
+}
+
+/* The Xids: each one's GPU, who held it and the ioctls in flight then */
+static void xids_text(FILE *f, const struct xp_nv_state *s)
+{
+	char dev[32], name[64];
+
 	if (s->xid_known && !s->xid_probed)
 		fprintf(f, "\nnote: Xids not traced: %s\n", s->xid_why);
 	if (s->nxids || s->xids_past)
@@ -161,6 +132,53 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		if (x->more)
 			fprintf(f, "  and %" PRIu64 " more\n", x->more);
 	}
+}
+
+void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run_info *ri, bool hist)
+{
+	char dev[32], name[64], what[64];
+
+	head_text(f, s, ri);
+	/* no table where no function was probed or called (Xids only) */
+	for (int i = 0, head = 0; i < XP_NV_NFN; i++)
+		if (s->calls[i] || (s->probed_known && s->probed[i])) {
+			if (!head++)
+				fprintf(f, "\n%-28s %8s\n", "FUNCTION", "CALLS");
+			fprintf(f, "%-28s %8" PRIu64, xp_nv_funcs[i].name, s->calls[i]);
+			if (i == XP_NV_IOCTL && s->sample > 1)
+				fprintf(f, "  (1 in %u of %" PRIu64 " seen)", s->sample, s->ioctl_seen);
+			fprintf(f, "\n");
+		}
+
+	if (s->nprocs) {
+		fprintf(f, "\n%-24s %6s %6s %7s %6s %6s %10s %7s\n", "PROCESS", "OPENS", "CLOSES",
+			"IOCTLS", "ERRORS", "MMAPS", "MMAP_BYTES", "FAULTS");
+		for (int i = 0; i < s->nprocs; i++) {
+			const struct xp_nv_proc *p = &s->procs[i];
+
+			snprintf(what, sizeof(what), "%s[%u]", p->comm, p->pid);
+			fprintf(f, "%-24.24s %6" PRIu64 " %6" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64
+				" %10" PRIu64 " %7" PRIu64 "\n", what, p->opens, p->closes, p->ioctls,
+				p->ioctl_errors, p->mmaps, p->mmap_bytes, p->faults);
+		}
+	}
+	fprintf(f, "\nholding the device files now:%s\n", s->nholds ? "" : " none");
+	for (int i = 0; i < s->nholds; i++) {
+		const struct xp_nv_hold *h = &s->holds[i];
+
+		fprintf(f, "  %-16s %s[%u]%s\n", xp_nv_minor_name(h->minor, dev, sizeof(dev)), h->comm,
+			h->pid, h->before ? " (opened before tracing began)" : "");
+	}
+	if (s->closes_unknown)
+		fprintf(f, "closes of files opened before tracing began by another process: %" PRIu64 "\n",
+			s->closes_unknown);
+
+	timings_text(f, s);
+	if (s->calls[XP_NV_P2P_GET] || s->calls[XP_NV_P2P_PUT] || s->calls[XP_NV_P2P_DMA_MAP])
+		fprintf(f, "\np2p: get_pages %" PRIu64 " (%" PRIu64 " bytes), put_pages %" PRIu64
+			", dma_map_pages %" PRIu64 "\n", s->calls[XP_NV_P2P_GET], s->p2p_bytes,
+			s->calls[XP_NV_P2P_PUT], s->calls[XP_NV_P2P_DMA_MAP]);
+	xids_text(f, s);
 	if (!hist)
 		return;
 	for (int i = 0; i < s->nescs; i++) {
@@ -175,9 +193,102 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 			}
 }
 
-void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run_info *ri)
+/* Who used the device files: per process, and who holds them now */
+static void files_json(struct xp_json *j, const struct xp_nv_state *s)
+{
+	char dev[32];
+
+	xp_json_key(j, "processes");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nprocs; i++) {
+		const struct xp_nv_proc *p = &s->procs[i];
+
+		xp_json_begin_obj(j);
+		xp_json_ku64(j, "pid", p->pid);
+		xp_json_kstr(j, "comm", p->comm);
+		xp_json_ku64(j, "opens", p->opens);
+		xp_json_ku64(j, "closes", p->closes);
+		xp_json_ku64(j, "ioctls", p->ioctls);
+		xp_json_ku64(j, "ioctl_errors", p->ioctl_errors);
+		xp_json_ku64(j, "mmaps", p->mmaps);
+		xp_json_ku64(j, "mmap_bytes", p->mmap_bytes);
+		xp_json_ku64(j, "faults", p->faults);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_key(j, "holders");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nholds; i++) {
+		const struct xp_nv_hold *h = &s->holds[i];
+
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "device", xp_nv_minor_name(h->minor, dev, sizeof(dev)));
+		xp_json_ku64(j, "pid", h->pid);
+		xp_json_kstr(j, "comm", h->comm);
+		xp_json_kbool(j, "before_start", h->before);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+}
+
+/* The Xids: each one's GPU, who held it and the ioctls in flight then */
+static void xids_json(struct xp_json *j, const struct xp_nv_state *s)
 {
 	char dev[32], name[64];
+
+	if (s->xid_known) {
+		xp_json_kbool(j, "xid_traced", s->xid_probed);
+		if (!s->xid_probed)
+			xp_json_kstr(j, "xid_why", s->xid_why);
+	}
+	xp_json_ku64(j, "xids_past", s->xids_past);
+	xp_json_key(j, "xids");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nxids; i++) {
+		const struct xp_nv_xid *x = &s->xids[i];
+
+		xp_json_begin_obj(j);
+		xp_json_ku64(j, "ts_ns", x->ts);
+		xp_json_kstr(j, "dev", x->dev);
+		xp_json_ku64(j, "code", x->code);
+		xp_json_kstr(j, "msg", x->msg);
+		if (x->minor >= 0)
+			xp_json_kstr(j, "device", xp_nv_minor_name((uint32_t)x->minor, dev, sizeof(dev)));
+		xp_json_key(j, "holders");
+		xp_json_begin_arr(j);
+		for (int k = 0; k < x->nholders; k++) {
+			xp_json_begin_obj(j);
+			xp_json_ku64(j, "pid", x->holders[k].pid);
+			xp_json_kstr(j, "comm", x->holders[k].comm);
+			xp_json_kstr(j, "device", xp_nv_minor_name(x->holders[k].minor, dev, sizeof(dev)));
+			xp_json_end_obj(j);
+		}
+		xp_json_end_arr(j);
+		xp_json_key(j, "in_flight");
+		xp_json_begin_arr(j);
+		for (int k = 0; k < x->ninflight; k++) {
+			const struct xp_nv_inflight *q = &x->inflight[k];
+
+			xp_json_begin_obj(j);
+			xp_json_ku64(j, "pid", q->pid);
+			xp_json_ku64(j, "tid", q->tid);
+			xp_json_kstr(j, "comm", q->comm);
+			xp_json_kstr(j, "name", esc_name(q->cmd, name, sizeof(name)));
+			xp_json_kstr(j, "device", xp_nv_minor_name(q->minor, dev, sizeof(dev)));
+			xp_json_ku64(j, "since_ns", x->ts - q->start_ns);
+			xp_json_ku64(j, "duration_ns", q->dur_ns);
+			xp_json_end_obj(j);
+		}
+		xp_json_end_arr(j);
+		xp_json_ku64(j, "more", x->more);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+}
+
+void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run_info *ri)
+{
+	char name[64];
 	struct xp_json j;
 
 	xp_json_init(&j, f, false);
@@ -208,37 +319,7 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);
-	xp_json_key(&j, "processes");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->nprocs; i++) {
-		const struct xp_nv_proc *p = &s->procs[i];
-
-		xp_json_begin_obj(&j);
-		xp_json_ku64(&j, "pid", p->pid);
-		xp_json_kstr(&j, "comm", p->comm);
-		xp_json_ku64(&j, "opens", p->opens);
-		xp_json_ku64(&j, "closes", p->closes);
-		xp_json_ku64(&j, "ioctls", p->ioctls);
-		xp_json_ku64(&j, "ioctl_errors", p->ioctl_errors);
-		xp_json_ku64(&j, "mmaps", p->mmaps);
-		xp_json_ku64(&j, "mmap_bytes", p->mmap_bytes);
-		xp_json_ku64(&j, "faults", p->faults);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
-	xp_json_key(&j, "holders");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->nholds; i++) {
-		const struct xp_nv_hold *h = &s->holds[i];
-
-		xp_json_begin_obj(&j);
-		xp_json_kstr(&j, "device", xp_nv_minor_name(h->minor, dev, sizeof(dev)));
-		xp_json_ku64(&j, "pid", h->pid);
-		xp_json_kstr(&j, "comm", h->comm);
-		xp_json_kbool(&j, "before_start", h->before);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
+	files_json(&j, s);
 	xp_json_ku64(&j, "closes_unknown", s->closes_unknown);
 	xp_json_key(&j, "ioctls");
 	xp_json_begin_arr(&j);
@@ -273,54 +354,7 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 	xp_json_end_obj(&j);
 	xp_json_khist(&j, "suspend_ns", &s->suspend);
 	xp_json_khist(&j, "resume_ns", &s->resume);
-	if (s->xid_known) {
-		xp_json_kbool(&j, "xid_traced", s->xid_probed);
-		if (!s->xid_probed)
-			xp_json_kstr(&j, "xid_why", s->xid_why);
-	}
-	xp_json_ku64(&j, "xids_past", s->xids_past);
-	xp_json_key(&j, "xids");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->nxids; i++) {
-		const struct xp_nv_xid *x = &s->xids[i];
-
-		xp_json_begin_obj(&j);
-		xp_json_ku64(&j, "ts_ns", x->ts);
-		xp_json_kstr(&j, "dev", x->dev);
-		xp_json_ku64(&j, "code", x->code);
-		xp_json_kstr(&j, "msg", x->msg);
-		if (x->minor >= 0)
-			xp_json_kstr(&j, "device", xp_nv_minor_name((uint32_t)x->minor, dev, sizeof(dev)));
-		xp_json_key(&j, "holders");
-		xp_json_begin_arr(&j);
-		for (int k = 0; k < x->nholders; k++) {
-			xp_json_begin_obj(&j);
-			xp_json_ku64(&j, "pid", x->holders[k].pid);
-			xp_json_kstr(&j, "comm", x->holders[k].comm);
-			xp_json_kstr(&j, "device", xp_nv_minor_name(x->holders[k].minor, dev, sizeof(dev)));
-			xp_json_end_obj(&j);
-		}
-		xp_json_end_arr(&j);
-		xp_json_key(&j, "in_flight");
-		xp_json_begin_arr(&j);
-		for (int k = 0; k < x->ninflight; k++) {
-			const struct xp_nv_inflight *q = &x->inflight[k];
-
-			xp_json_begin_obj(&j);
-			xp_json_ku64(&j, "pid", q->pid);
-			xp_json_ku64(&j, "tid", q->tid);
-			xp_json_kstr(&j, "comm", q->comm);
-			xp_json_kstr(&j, "name", esc_name(q->cmd, name, sizeof(name)));
-			xp_json_kstr(&j, "device", xp_nv_minor_name(q->minor, dev, sizeof(dev)));
-			xp_json_ku64(&j, "since_ns", x->ts - q->start_ns);
-			xp_json_ku64(&j, "duration_ns", q->dur_ns);
-			xp_json_end_obj(&j);
-		}
-		xp_json_end_arr(&j);
-		xp_json_ku64(&j, "more", x->more);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
+	xids_json(&j, s);
 	xp_json_end_obj(&j);
 	xp_json_finish(&j);
 }

@@ -5,6 +5,7 @@
 
 #include "caps/sched/sched_stats.h"
 #include "core/tracefile.h"
+#include "caps/sched/sched_int.h"
 
 const struct xp_rec_kind xp_sched_rec_kind = {
 	.type = XP_REC_SCHED, .min_size = sizeof(struct xp_rawtp_rec), .name = "sched",
@@ -25,181 +26,6 @@ int xp_sched_feed(struct xp_sched_state *s, const struct xp_rawtp_layout *l,
 		s->last_expire = ev.ts;
 	}
 	return err;
-}
-
-/* ---- the job table ---- */
-
-enum {
-	J_QUEUED = 1 << 0,	/* its queue event was seen */
-	J_RUN = 1 << 1,		/* its run event was seen */
-	J_PROC = 1 << 2,	/* process known */
-	J_QDELAY = 1 << 3,	/* queue delay sampled */
-	J_RUNNING = 1 << 4,	/* run, not done */
-	J_ONRUNLIST = 1 << 5,	/* on its ring's list of running jobs */
-	J_INFERRED = 1 << 6,	/* completed by inference */
-	J_DEPREADY = 1 << 7,	/* every dependency's signal time known: dep_ready_ts */
-	/* which gauges the job is counted in, so that it leaves exactly those */
-	J_PEND_R = 1 << 8, J_PEND_P = 1 << 9, J_RUN_R = 1 << 10, J_RUN_P = 1 << 11,
-};
-
-struct xp_sched_job {
-	uint32_t next, fnext;	/* 1-based chain links; 0 ends a chain */
-	uint32_t rprev, rnext;	/* the ring's running jobs, in run order */
-	uint64_t entity;	/* jobs of one entity complete in order */
-	uint8_t used, gen;
-	uint16_t flags;
-	int16_t ring;		/* -1: not known yet */
-	int32_t proc;		/* -1: not known */
-	uint64_t k1, k2, fence;
-	uint64_t q_ts, run_ts, wait_ts, last_ts, dep_ready_ts;
-	uint32_t deps, unsched;
-	uint8_t ndep;
-	struct xp_sched_dep {
-		uint64_t a, b;		/* gen 2: context, seqno; gen 1: fence address, 0 */
-		uint64_t done_ts;	/* 0: not seen signalled */
-		uint64_t since;		/* open when named: only a later completion is it */
-		uint64_t ctx, seqno;	/* as the event gave them */
-		int16_t ring;		/* -1: not a job we know */
-		uint32_t pid;
-	} dep[XP_SCHED_DEPS];
-	uint32_t pid, tid;
-	char comm[XP_COMM_LEN];
-};
-
-/* a completed job, remembered for the jobs that depend on it */
-struct xp_sched_done_ent {
-	uint64_t a, b, ts;
-	int16_t ring;
-	uint8_t gen;
-	uint32_t pid;
-};
-#define XP_SCHED_DONE_CACHE 4096
-
-static uint32_t hash64(uint64_t a, uint64_t b)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL) * 0xc2b2ae3d27d4eb4fULL;
-
-	h ^= h >> 31;
-	h *= 0x94d049bb133111ebULL;
-	return (uint32_t)(h ^ (h >> 29));
-}
-
-int xp_sched_init(struct xp_sched_state *s, uint32_t cap, uint64_t max_age_ns)
-{
-	uint32_t n = 16;
-
-	memset(s, 0, sizeof(*s));
-	if (!cap)
-		cap = 16384;
-	while (n < cap && n < (1u << 24))
-		n <<= 1;
-	s->cap = n;
-	s->nbuckets = n;
-	s->max_age_ns = max_age_ns ? max_age_ns : 30ULL * 1000000000ULL;
-	s->jobs = calloc(n, sizeof(*s->jobs));
-	s->heads = calloc(n, sizeof(*s->heads));
-	s->fheads = calloc(n, sizeof(*s->fheads));
-	s->donec = calloc(XP_SCHED_DONE_CACHE, sizeof(*s->donec));
-	if (!s->jobs || !s->heads || !s->fheads || !s->donec) {
-		xp_sched_free(s);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		s->jobs[i].next = i + 2 <= n ? i + 2 : 0;	/* the free list */
-	s->free_head = 1;
-	return 0;
-}
-
-void xp_sched_free(struct xp_sched_state *s)
-{
-	free(s->jobs);
-	free(s->heads);
-	free(s->fheads);
-	free(s->donec);
-	free(s->procs);
-	s->donec = NULL;
-	s->jobs = NULL;
-	s->heads = s->fheads = NULL;
-	s->procs = NULL;
-}
-
-static struct xp_sched_job *J(struct xp_sched_state *s, uint32_t i) { return &s->jobs[i - 1]; }
-
-static uint32_t find(struct xp_sched_state *s, uint8_t gen, uint64_t k1, uint64_t k2)
-{
-	uint32_t i = s->heads[hash64(k1, k2 ^ gen) & (s->nbuckets - 1)];
-
-	for (; i; i = J(s, i)->next)
-		if (J(s, i)->gen == gen && J(s, i)->k1 == k1 && J(s, i)->k2 == k2)
-			return i;
-	return 0;
-}
-
-static uint32_t find_fence(struct xp_sched_state *s, uint64_t fence)
-{
-	uint32_t i = s->fheads[hash64(fence, 0) & (s->nbuckets - 1)];
-
-	for (; i; i = J(s, i)->fnext)
-		if (J(s, i)->fence == fence)
-			return i;
-	return 0;
-}
-
-static void unlink_chain(uint32_t *head, struct xp_sched_state *s, uint32_t idx, bool fence)
-{
-	uint32_t *p = head;
-
-	while (*p) {
-		struct xp_sched_job *j = J(s, *p);
-
-		if (*p == idx) {
-			*p = fence ? j->fnext : j->next;
-			return;
-		}
-		p = fence ? &j->fnext : &j->next;
-	}
-}
-
-static void set_fence(struct xp_sched_state *s, uint32_t idx, uint64_t fence)
-{
-	struct xp_sched_job *j = J(s, idx);
-	uint32_t *h;
-
-	if (j->fence == fence)
-		return;
-	if (j->fence)
-		unlink_chain(&s->fheads[hash64(j->fence, 0) & (s->nbuckets - 1)], s, idx, true);
-	j->fence = fence;
-	j->fnext = 0;
-	if (!fence)
-		return;
-	h = &s->fheads[hash64(fence, 0) & (s->nbuckets - 1)];
-	j->fnext = *h;
-	*h = idx;
-}
-
-static void release(struct xp_sched_state *s, uint32_t idx)
-{
-	struct xp_sched_job *j = J(s, idx);
-
-	if (j->flags & J_ONRUNLIST) {
-		int r = j->ring >= 0 ? j->ring : XP_SCHED_MAX_RINGS;
-
-		if (j->rprev)
-			J(s, j->rprev)->rnext = j->rnext;
-		else
-			s->run_head[r] = j->rnext;
-		if (j->rnext)
-			J(s, j->rnext)->rprev = j->rprev;
-		else
-			s->run_tail[r] = j->rprev;
-	}
-	set_fence(s, idx, 0);
-	unlink_chain(&s->heads[hash64(j->k1, j->k2 ^ j->gen) & (s->nbuckets - 1)], s, idx, false);
-	memset(j, 0, sizeof(*j));
-	j->next = s->free_head;
-	s->free_head = idx;
-	s->nused--;
 }
 
 /* ---- rings, processes, counters ---- */
@@ -351,87 +177,10 @@ static void ungauge(struct xp_sched_state *s, struct xp_sched_job *j, uint64_t t
 	gauge(s, j, true, -1, ts);
 }
 
-static struct xp_sched_done_ent *done_slot(struct xp_sched_state *s, uint8_t gen, uint64_t a, uint64_t b)
-{
-	return &s->donec[hash64(a, b ^ gen) & (XP_SCHED_DONE_CACHE - 1)];
-}
-
-/* A job completed: remembered for the jobs that depend on its finished fence. */
-static void remember_done(struct xp_sched_state *s, const struct xp_sched_job *j, uint64_t ts)
-{
-	uint64_t a = j->gen == 1 ? j->fence : j->k1, b = j->gen == 1 ? 0 : j->k2;
-	struct xp_sched_done_ent *e;
-
-	if (j->gen == 1 && !a)
-		return;
-	e = done_slot(s, j->gen, a, b);
-	*e = (struct xp_sched_done_ent){ .a = a, .b = b, .ts = ts, .ring = j->ring, .gen = j->gen,
-					 .pid = j->pid };
-}
-
-/* What is known of a dependency: the job it is (open now, or done recently). */
-static void resolve_dep(struct xp_sched_state *s, uint8_t gen, struct xp_sched_dep *d)
-{
-	const struct xp_sched_done_ent *e;
-	uint32_t idx;
-
-	if (d->done_ts)
-		return;
-	e = done_slot(s, gen, d->a, d->b);
-	/* up to 6.16 the key is an address: an older job's completion there is not it */
-	if (e->ts && e->ts >= d->since && e->gen == gen && e->a == d->a && e->b == d->b) {
-		d->done_ts = e->ts;
-		d->ring = e->ring;
-		d->pid = e->pid;
-		return;
-	}
-	if (d->ring >= 0 || !d->a)
-		return;
-	idx = gen == 1 ? find_fence(s, d->a) : find(s, 2, d->a, d->b);
-	if (idx && J(s, idx)->ring >= 0) {
-		d->ring = J(s, idx)->ring;
-		d->pid = J(s, idx)->pid;
-	}
-}
-
-/*
- * Resolves every kept dependency; when all of them (and no more than were
- * kept) were seen signalled, the moment the last one did is dep_ready_ts.
- */
-static void deps_ready(struct xp_sched_state *s, struct xp_sched_job *j)
-{
-	uint64_t ready = 0;
-	bool all = j->ndep && j->ndep == j->deps;
-
-	if (j->flags & J_DEPREADY)
-		return;
-	for (int i = 0; i < j->ndep; i++) {
-		resolve_dep(s, j->gen, &j->dep[i]);
-		all = all && j->dep[i].done_ts;
-		if (j->dep[i].done_ts > ready)
-			ready = j->dep[i].done_ts;
-	}
-	if (all) {
-		j->dep_ready_ts = ready;
-		j->flags |= J_DEPREADY;
-	}
-}
-
-/* The dependency wait of a job that ran, and whether it is exact. */
-static bool dep_wait(const struct xp_sched_job *j, uint64_t *ns)
-{
-	if ((j->flags & (J_DEPREADY | J_QUEUED)) == (J_DEPREADY | J_QUEUED)) {
-		*ns = j->dep_ready_ts > j->q_ts ? j->dep_ready_ts - j->q_ts : 0;
-		return true;
-	}
-	*ns = j->run_ts > j->wait_ts ? j->run_ts - j->wait_ts : 0;
-	return false;
-}
-
 /* A job ends: counted as done (complete) or incomplete, then forgotten. */
 static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool complete)
 {
-	struct xp_sched_job *j = J(s, idx);
+	struct xp_sched_job *j = sch_J(s, idx);
 
 	ungauge(s, j, ts);
 	FOR_COUNTS(s, j, c, (c->deps += j->deps, c->unsched += j->unsched,
@@ -453,10 +202,10 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
 			info.has_client = s->procs[j->proc].has_client;
 			info.client_id = s->procs[j->proc].client_id;
 		}
-		deps_ready(s, j);
+		sch_deps_ready(s, j);
 		if ((j->flags & J_RUN) && ((j->flags & J_DEPREADY) || j->wait_ts)) {
 			info.has_depwait = true;
-			info.depwait_exact = dep_wait(j, &info.depwait_ns);
+			info.depwait_exact = sch_dep_wait(j, &info.depwait_ns);
 		}
 		info.ndep = j->ndep;
 		for (int i = 0; i < j->ndep; i++) {
@@ -475,7 +224,7 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
 			info.has_run = false;	/* its execution time is unknown */
 		}
 		FOR_COUNTS(s, j, c, c->done++);
-		remember_done(s, j, ts);
+		sch_remember_done(s, j, ts);
 		if ((j->flags & J_RUN) && !(j->flags & J_INFERRED)) {
 			uint64_t exec = ts > j->run_ts ? ts - j->run_ts : 0;
 
@@ -489,7 +238,7 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
 		s->evicted++;
 		FOR_COUNTS(s, j, c, c->incomplete++);
 	}
-	release(s, idx);
+	sch_release(s, idx);
 }
 
 /*
@@ -502,14 +251,14 @@ static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool co
  */
 static void infer_earlier(struct xp_sched_state *s, uint32_t idx, uint64_t ts)
 {
-	struct xp_sched_job *x = J(s, idx);
+	struct xp_sched_job *x = sch_J(s, idx);
 	int r = x->ring >= 0 ? x->ring : XP_SCHED_MAX_RINGS;
 	uint32_t i, next;
 
 	if (!(x->flags & J_ONRUNLIST) || !x->entity)
 		return;
 	for (i = s->run_head[r]; i && i != idx; i = next) {
-		struct xp_sched_job *j = J(s, i);
+		struct xp_sched_job *j = sch_J(s, i);
 
 		next = j->rnext;
 		if (j->entity == x->entity && j->gen == x->gen) {
@@ -524,7 +273,7 @@ static uint32_t oldest(struct xp_sched_state *s)
 	uint32_t best = 0;
 
 	for (uint32_t i = 1; i <= s->cap; i++)
-		if (J(s, i)->used && (!best || J(s, i)->last_ts < J(s, best)->last_ts))
+		if (sch_J(s, i)->used && (!best || sch_J(s, i)->last_ts < sch_J(s, best)->last_ts))
 			best = i;
 	return best;
 }
@@ -538,7 +287,7 @@ static uint32_t create(struct xp_sched_state *s, uint8_t gen, uint64_t k1, uint6
 	if (!s->free_head)
 		end_job(s, oldest(s), ts, false);	/* full: the stalest job gives way */
 	idx = s->free_head;
-	j = J(s, idx);
+	j = sch_J(s, idx);
 	s->free_head = j->next;
 	memset(j, 0, sizeof(*j));
 	j->used = 1;
@@ -548,7 +297,7 @@ static uint32_t create(struct xp_sched_state *s, uint8_t gen, uint64_t k1, uint6
 	j->ring = -1;
 	j->proc = -1;
 	j->last_ts = ts;
-	h = &s->heads[hash64(k1, k2 ^ gen) & (s->nbuckets - 1)];
+	h = &s->heads[sch_hash64(k1, k2 ^ gen) & (s->nbuckets - 1)];
 	j->next = *h;
 	*h = idx;
 	s->nused++;
@@ -566,9 +315,9 @@ static void qdelay(struct xp_sched_state *s, struct xp_sched_job *j)
 		s->out_of_order++;
 	d = j->run_ts > j->q_ts ? j->run_ts - j->q_ts : 0;
 	FOR_COUNTS(s, j, c, xp_hist_add(&c->qdelay, d));
-	deps_ready(s, j);
+	sch_deps_ready(s, j);
 	if ((j->flags & J_DEPREADY) || j->wait_ts) {
-		dep_wait(j, &d);
+		sch_dep_wait(j, &d);
 		FOR_COUNTS(s, j, c, xp_hist_add(&c->depwait, d));
 	}
 }
@@ -611,7 +360,7 @@ static void on_queue(struct xp_sched_state *s, struct xp_sched_job *j, uint32_t 
 			gauge(s, j, true, +1, j->run_ts);
 	}
 	if (ev->gen == 1)
-		set_fence(s, idx, ev->fence);
+		sch_set_fence(s, idx, ev->fence);
 	FOR_COUNTS(s, j, c, c->queued++);
 	counts_from_event(s, j, ev);
 	if (!(j->flags & J_RUN))
@@ -631,7 +380,7 @@ static void on_run(struct xp_sched_state *s, struct xp_sched_job *j, uint32_t id
 	j->flags |= J_RUN | J_RUNNING;
 	j->run_ts = ev->ts;
 	if (ev->gen == 1)
-		set_fence(s, idx, ev->fence);
+		sch_set_fence(s, idx, ev->fence);
 	FOR_COUNTS(s, j, c, c->run++);
 	gauge(s, j, true, +1, ev->ts);
 	if (!(j->flags & J_ONRUNLIST)) {
@@ -641,7 +390,7 @@ static void on_run(struct xp_sched_state *s, struct xp_sched_job *j, uint32_t id
 		j->rprev = s->run_tail[rr];
 		j->rnext = 0;
 		if (s->run_tail[rr])
-			J(s, s->run_tail[rr])->rnext = idx;
+			sch_J(s, s->run_tail[rr])->rnext = idx;
 		else
 			s->run_head[rr] = idx;
 		s->run_tail[rr] = idx;
@@ -661,14 +410,14 @@ static void on_dep(struct xp_sched_state *s, struct xp_sched_job *j, uint32_t id
 		*d = (struct xp_sched_dep){ .a = ev->gen == 1 ? ev->dep_fence : ev->dep_ctx,
 					    .b = ev->gen == 1 ? 0 : ev->dep_seqno,
 					    .ctx = ev->dep_ctx, .seqno = ev->dep_seqno, .ring = -1 };
-		dj = !d->a ? 0 : ev->gen == 1 ? find_fence(s, d->a) : find(s, 2, d->a, d->b);
+		dj = !d->a ? 0 : ev->gen == 1 ? sch_find_fence(s, d->a) : sch_find(s, 2, d->a, d->b);
 		if (dj && dj != idx) {
 			/* still open: its completion is yet to come */
 			d->since = ev->ts;
-			d->ring = J(s, dj)->ring;
-			d->pid = J(s, dj)->pid;
+			d->ring = sch_J(s, dj)->ring;
+			d->pid = sch_J(s, dj)->pid;
 		} else {
-			resolve_dep(s, ev->gen, d);	/* done recently, perhaps */
+			sch_resolve_dep(s, ev->gen, d);	/* done recently, perhaps */
 		}
 	}
 	j->deps++;
@@ -679,7 +428,7 @@ static void on_dep(struct xp_sched_state *s, struct xp_sched_job *j, uint32_t id
 /* A done event: the job it ends, and the earlier ones of its entity it implies. */
 static void on_done(struct xp_sched_state *s, uint64_t k1, uint64_t k2, const struct xp_sched_event *ev)
 {
-	uint32_t idx = ev->gen == 1 ? find_fence(s, ev->fence) : find(s, 2, k1, k2);
+	uint32_t idx = ev->gen == 1 ? sch_find_fence(s, ev->fence) : sch_find(s, 2, k1, k2);
 
 	if (!idx) {
 		s->unmatched++;	/* queued before we started, or a duplicate */
@@ -692,13 +441,13 @@ static void on_done(struct xp_sched_state *s, uint64_t k1, uint64_t k2, const st
 /* 6.1 reuses a freed fence's address: a job still holding it lost its done. */
 static void fence_reused(struct xp_sched_state *s, uint32_t idx, const struct xp_sched_event *ev)
 {
-	uint32_t other = find_fence(s, ev->fence);
+	uint32_t other = sch_find_fence(s, ev->fence);
 
 	if (other && other != idx) {
 		/* its fence was freed, so it completed; only its done was lost */
-		bool ran = J(s, other)->flags & J_RUN;
+		bool ran = sch_J(s, other)->flags & J_RUN;
 
-		J(s, other)->flags |= J_INFERRED;
+		sch_J(s, other)->flags |= J_INFERRED;
 		end_job(s, other, ev->ts, ran);
 	}
 }
@@ -721,12 +470,12 @@ int xp_sched_add(struct xp_sched_state *s, const struct xp_sched_event *ev)
 		on_done(s, k1, k2, ev);
 		return 0;
 	}
-	idx = find(s, ev->gen, k1, k2);
+	idx = sch_find(s, ev->gen, k1, k2);
 	if (ev->gen == 1 && (ev->kind == XP_SCHED_QUEUE || ev->kind == XP_SCHED_RUN))
 		fence_reused(s, idx, ev);
 	if (!idx)
 		idx = create(s, ev->gen, k1, k2, ev->ts);
-	j = J(s, idx);
+	j = sch_J(s, idx);
 	j->last_ts = ev->ts;
 	if (j->ring < 0 && ring >= 0 && !(j->flags & J_ONRUNLIST)) {
 		/* a job that waited in the table for its ring (6.17 deps before queue) */
@@ -754,14 +503,14 @@ void xp_sched_expire(struct xp_sched_state *s, uint64_t now)
 	if (now < s->max_age_ns)
 		return;
 	for (uint32_t i = 1; i <= s->cap; i++)
-		if (J(s, i)->used && J(s, i)->last_ts < now - s->max_age_ns)
+		if (sch_J(s, i)->used && sch_J(s, i)->last_ts < now - s->max_age_ns)
 			end_job(s, i, now, false);
 }
 
 void xp_sched_finish(struct xp_sched_state *s, uint64_t now)
 {
 	for (uint32_t i = 1; i <= s->cap; i++)
-		if (J(s, i)->used) {
+		if (sch_J(s, i)->used) {
 			s->open_at_end++;
 			end_job(s, i, now, false);
 		}

@@ -92,14 +92,9 @@ static __always_inline int emit_raw(struct bpf_raw_tracepoint_args *ctx, __u32 e
 	if (ev >= 3)
 		return 0;
 	c = &xp_vbl_raw[ev];
-	if (c->filter && xp_filtered(id >> 32))
-		return 0;
-	r = xp_reserve(sizeof(*r));
+	r = xp_rawtp_reserve(XP_REC_VBLANK, ev, c->filter, ts, id);
 	if (!r)
 		return 0;
-	__builtin_memset(r, 0, sizeof(*r));
-	xp_fill_hdr(&r->hdr, XP_REC_VBLANK, sizeof(*r), ts, id);
-	r->ev = (__u16)ev;
 	n = c->raw_size;
 	r->raw_len = (__u16)(n > XP_RAWTP_RAW ? XP_RAWTP_RAW : n);
 	put_arg(r, c->off[0], c->size[0], ctx->args[0]);

@@ -8,9 +8,10 @@
 
 #include "caps/vblank/vblank_stats.h"
 #include "caps/vblank/vblank_live.h"
+#include "live/skel.h"
 #include "vblank.skel.h"
 
-static void skel_destroy(void *skel) { vblank_bpf__destroy(skel); }
+XP_SKEL_OPS(vblank);
 
 /*
  * The probes, in attach order: each vblank's device and the CRTCs' pipes
@@ -31,25 +32,20 @@ static struct bpf_program *probe_prog(struct vblank_bpf *skel, int i)
 	return p[i];
 }
 
-/* Opens and loads the skeleton, with the probes' programs or without, the
- * drm events as raw tracepoints (raw) or classic ones. */
-static int load(struct xp_kside *k, struct xp_rawtp_layout *l, const struct xp_filters *f,
-		const struct xp_live_share *share, bool probes, bool raw, char *why, size_t whylen)
+/* One way of opening: the probes' programs or not, the drm events as raw tracepoints (raw) or classic ones. */
+struct way {
+	struct xp_rawtp_layout *l;
+	bool probes, raw;
+};
+
+static int configure(struct xp_kside *k, void *ctx, char *why, size_t whylen)
 {
-	struct vblank_bpf *skel = vblank_bpf__open();
+	const struct way *w = ctx;
+	struct xp_rawtp_layout *l = w->l;
+	struct vblank_bpf *skel = k->skel;
 	struct bpf_program *rp[XP_VBL_NDRM];
 	int err;
 
-	if (!skel) {
-		err = -errno;
-		snprintf(why, whylen, "opening the BPF object: %s", strerror(-err));
-		return err;
-	}
-	k->skel = skel;
-	k->obj = skel->obj;
-	k->events = skel->maps.events;
-	k->drops = skel->maps.drops;
-	XP_APPLY_FILTERS(skel, f);
 	err = xp_rawtp_live_prepare(k->obj, "vbl", l, (struct xp_rawtp_cfg *)skel->rodata->xp_rawtp_cfg,
 				    true, why, whylen);
 	if (err)
@@ -57,23 +53,19 @@ static int load(struct xp_kside *k, struct xp_rawtp_layout *l, const struct xp_f
 	rp[0] = skel->progs.xp_vbl_raw_0;
 	rp[1] = skel->progs.xp_vbl_raw_1;
 	rp[2] = skel->progs.xp_vbl_raw_2;
-	if (raw && (err = xp_vbl_raw_cfg_fill(l, (struct xp_vbl_raw_cfg *)skel->rodata->xp_vbl_raw))) {
+	if (w->raw && (err = xp_vbl_raw_cfg_fill(l, (struct xp_vbl_raw_cfg *)skel->rodata->xp_vbl_raw))) {
 		snprintf(why, whylen, "the drm vblank events' fields do not map to their arguments");
 		return err;
 	}
 	for (int i = 0; i < XP_VBL_NDRM; i++) {
-		bpf_program__set_autoload(rp[i], raw && l->present[i]);
-		if (raw)	/* the classic slot stays unloaded */
+		bpf_program__set_autoload(rp[i], w->raw && l->present[i]);
+		if (w->raw)	/* the classic slot stays unloaded */
 			bpf_program__set_autoload(bpf_object__find_program_by_name(k->obj, i == 0 ? "xp_vbl_0" :
 						  i == 1 ? "xp_vbl_1" : "xp_vbl_2"), false);
 	}
 	for (int i = 0; i < NPROBES; i++)
-		bpf_program__set_autoload(probe_prog(skel, i), probes);
-	if ((err = xp_live_share_maps(share, k->events, k->drops, why, whylen)))
-		return err;
-	if ((err = vblank_bpf__load(skel)))
-		snprintf(why, whylen, "loading the BPF programs: %s", strerror(-err));
-	return err;
+		bpf_program__set_autoload(probe_prog(skel, i), w->probes);
+	return 0;
 }
 
 /* Probes [from, to) of probe_fn. */
@@ -119,11 +111,10 @@ static int attach_events(struct xp_kside *k, struct xp_rawtp_layout *l, bool raw
 	return 0;
 }
 
-/* One way of opening; on failure k is left empty for the next. */
-static int try_open(struct xp_kside *k, struct xp_rawtp_layout *l, const struct xp_filters *f,
-		    const struct xp_live_share *share, bool probes, bool raw, char *why, size_t whylen)
+static int attach(struct xp_kside *k, void *ctx, char *why, size_t whylen)
 {
-	int err = load(k, l, f, share, probes, raw, why, whylen);
+	const struct way *w = ctx;
+	int err = 0;
 
 	/*
 	 * The completions before the submits: a frame asked once the probes
@@ -131,21 +122,24 @@ static int try_open(struct xp_kside *k, struct xp_rawtp_layout *l, const struct 
 	 * seen before are of frames queued before tracing, said apart. The
 	 * vblank's device probe comes before both, so no vblank is without it.
 	 */
-	if (!err && probes)	/* each vblank's device, from its first */
+	if (w->probes)	/* each vblank's device, from its first */
 		err = attach_probes(k, 0, 1, why, whylen);
 	if (!err)
-		err = attach_events(k, l, raw, why, whylen);
-	if (!err && probes)
+		err = attach_events(k, w->l, w->raw, why, whylen);
+	if (!err && w->probes)
 		err = attach_probes(k, 1, NPROBES, why, whylen);
-	if (err) {
-		xp_kside_detach(k);
-		if (k->skel)
-			vblank_bpf__destroy(k->skel);
-		k->skel = NULL;
-		k->obj = NULL;
-		k->detached = false;
-	}
 	return err;
+}
+
+/* One way of opening, into *out. */
+static int try_open(struct xp_kside **out, struct xp_rawtp_layout *l, const struct xp_filters *f,
+		    const struct xp_live_share *share, bool probes, bool raw, char *why, size_t whylen)
+{
+	struct way w = { l, probes, raw };
+	struct xp_skel_steps s = { .f = f, .share = share, .configure = configure, .attach = attach,
+				   .ctx = &w };
+
+	return xp_skel_open(out, &vblank_skel_ops, &s, why, whylen);
 }
 
 int xp_vblank_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
@@ -156,7 +150,7 @@ int xp_vblank_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
 	static const char *const hooks[] = { "raw_tp+kprobe", "raw_tp", "tracepoint+kprobe", "tracepoint" };
 	const char *force = getenv("XPUTRACE_VBLANK_HOOK");
 	char rawwhy[160] = "";
-	struct xp_kside *k;
+	struct xp_kside *k = NULL;
 	bool raw = true;
 	int h = -1, err;
 
@@ -179,8 +173,6 @@ int xp_vblank_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
 	/* the drm group's events only: the table's own records have no tracefs format */
 	for (int i = XP_VBL_NDRM; i < l->n; i++)
 		l->present[i] = false;
-	if (!(k = xp_kside_new(NULL, skel_destroy)))
-		return -ENOMEM;
 	/*
 	 * Raw tracepoints with the probes first; the probes are what is left out
 	 * first (no kprobes, no drm BTF to relocate against), then the raw
@@ -189,22 +181,20 @@ int xp_vblank_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,
 	if (h >= 0) {
 		raw = h < 2;
 		*probes = !(h & 1);
-		err = try_open(k, l, f, share, *probes, raw, why, whylen);
+		err = try_open(&k, l, f, share, *probes, raw, why, whylen);
 		if (!*probes)
 			snprintf(note, notelen, "XPUTRACE_VBLANK_HOOK=%s: no probes", force);
-	} else if (!(err = try_open(k, l, f, share, true, true, note, notelen))) {
+	} else if (!(err = try_open(&k, l, f, share, true, true, note, notelen))) {
 		*probes = true;
-	} else if ((err = try_open(k, l, f, share, false, true, rawwhy, sizeof(rawwhy)))) {
+	} else if ((err = try_open(&k, l, f, share, false, true, rawwhy, sizeof(rawwhy)))) {
 		raw = false;
-		if (!(err = try_open(k, l, f, share, true, false, rawwhy, sizeof(rawwhy))))
+		if (!(err = try_open(&k, l, f, share, true, false, rawwhy, sizeof(rawwhy))))
 			*probes = true;
 		else
-			err = try_open(k, l, f, share, false, false, why, whylen);
+			err = try_open(&k, l, f, share, false, false, why, whylen);
 	}
-	if (err) {
-		xp_kside_close(k);
+	if (err)
 		return err;
-	}
 	k->hook = raw ? (*probes ? "raw_tp+kprobe" : "raw_tp") : (*probes ? "tracepoint+kprobe" : "tracepoint");
 	if (*probes) {
 		note[0] = '\0';

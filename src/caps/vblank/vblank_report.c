@@ -123,10 +123,52 @@ static void frames_text(FILE *f, const struct xp_vbl_report *r)
 	}
 }
 
+/* Per process: requests, deliveries, latency, lateness and frame times */
+static void clients_text(FILE *f, const struct xp_vbl_state *s)
+{
+	char a[16], b[16], c[16], d[16], w[48];
+
+	if (s->nclients) {
+		fprintf(f, "\n%-22s %-5s %8s %9s %7s %6s %-26s %-20s %-14s\n", "PROCESS", "CRTC", "REQUESTS",
+			"DELIVERED", "MISSFRM", "LATE", "LATENCY p50/p99/max", "LATENESS p50/p99",
+			"FRAME p50/p99");
+		for (int i = 0; i < s->nclients; i++) {
+			const struct xp_vbl_client *k = &s->clients[i];
+			char lat[48], lt[40], fr[40], e[16], g[16];
+
+			if (!k->queued && !k->delivered)
+				continue;
+			snprintf(lat, sizeof(lat), "%s/%s/%s", pct(&k->latency, 50, a, sizeof(a)),
+				 pct(&k->latency, 99, b, sizeof(b)),
+				 k->latency.count ? xp_fmt_ns(k->latency.max, c, sizeof(c)) : "-");
+			snprintf(lt, sizeof(lt), "%s/%s", pct(&k->lateness, 50, d, sizeof(d)),
+				 pct(&k->lateness, 99, e, sizeof(e)));
+			snprintf(fr, sizeof(fr), "%s/%s", pct(&k->frame, 50, g, sizeof(g)),
+				 pct(&k->frame, 99, a, sizeof(a)));
+			fprintf(f, "%-22.22s %-5d %8" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %-26s %-20s %-14s\n",
+				who(k->pid, k->file, k->comm, w, sizeof(w)), k->crtc, k->queued, k->delivered,
+				k->missed_frames, k->late, lat, lt, fr);
+		}
+		for (int i = 0; i < s->nclients; i++)
+			if (!s->clients[i].file && s->clients[i].delivered) {
+				fprintf(f, "(kernel commit): completion events of atomic commits that no file "
+					   "asked for (a legacy mode set, fbdev), sent to no process\n");
+				break;
+			}
+		for (int i = 0; i < s->nclients; i++)
+			if (!s->clients[i].pid && s->clients[i].file && s->clients[i].delivered) {
+				fprintf(f, "(unknown): events delivered to a DRM file that queued no wait-vblank "
+					   "request while tracing (page flips, atomic or CRTC-sequence events); "
+					   "they fire in the vblank interrupt, which names no process\n");
+				break;
+			}
+	}
+}
+
 void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 {
 	const struct xp_vbl_state *s = r->st;
-	char a[16], b[16], c[16], d[16], w[48], dv[16];
+	char a[16], b[16], c[16], d[16], dv[16];
 	int ndrm, pdrm = drm_present(r->layout, &ndrm);
 	bool devs = false;
 
@@ -184,41 +226,7 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 			k->interval.count ? xp_fmt_ns(k->interval.max, d, sizeof(d)) : "-",
 			k->missed, k->idle_gaps, k->queued, k->delivered, k->missed_frames, k->late);
 	}
-	if (s->nclients) {
-		fprintf(f, "\n%-22s %-5s %8s %9s %7s %6s %-26s %-20s %-14s\n", "PROCESS", "CRTC", "REQUESTS",
-			"DELIVERED", "MISSFRM", "LATE", "LATENCY p50/p99/max", "LATENESS p50/p99",
-			"FRAME p50/p99");
-		for (int i = 0; i < s->nclients; i++) {
-			const struct xp_vbl_client *k = &s->clients[i];
-			char lat[48], lt[40], fr[40], e[16], g[16];
-
-			if (!k->queued && !k->delivered)
-				continue;
-			snprintf(lat, sizeof(lat), "%s/%s/%s", pct(&k->latency, 50, a, sizeof(a)),
-				 pct(&k->latency, 99, b, sizeof(b)),
-				 k->latency.count ? xp_fmt_ns(k->latency.max, c, sizeof(c)) : "-");
-			snprintf(lt, sizeof(lt), "%s/%s", pct(&k->lateness, 50, d, sizeof(d)),
-				 pct(&k->lateness, 99, e, sizeof(e)));
-			snprintf(fr, sizeof(fr), "%s/%s", pct(&k->frame, 50, g, sizeof(g)),
-				 pct(&k->frame, 99, a, sizeof(a)));
-			fprintf(f, "%-22.22s %-5d %8" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %-26s %-20s %-14s\n",
-				who(k->pid, k->file, k->comm, w, sizeof(w)), k->crtc, k->queued, k->delivered,
-				k->missed_frames, k->late, lat, lt, fr);
-		}
-		for (int i = 0; i < s->nclients; i++)
-			if (!s->clients[i].file && s->clients[i].delivered) {
-				fprintf(f, "(kernel commit): completion events of atomic commits that no file "
-					   "asked for (a legacy mode set, fbdev), sent to no process\n");
-				break;
-			}
-		for (int i = 0; i < s->nclients; i++)
-			if (!s->clients[i].pid && s->clients[i].file && s->clients[i].delivered) {
-				fprintf(f, "(unknown): events delivered to a DRM file that queued no wait-vblank "
-					   "request while tracing (page flips, atomic or CRTC-sequence events); "
-					   "they fire in the vblank interrupt, which names no process\n");
-				break;
-			}
-	}
+	clients_text(f, s);
 	frames_text(f, r);
 	if (s->unknown_lateness)
 		fprintf(f, "lateness unknown for %" PRIu64 " deliveries (their vblank was not seen)\n",
@@ -241,6 +249,104 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 			xp_print_log2_hist(f, &k->lateness, 2);
 		}
 	}
+}
+
+/* Per CRTC: vblanks, refresh, requests and deliveries */
+static void crtcs_json(struct xp_json *j, const struct xp_vbl_state *s)
+{
+	xp_json_key(j, "crtcs");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->ncrtcs; i++) {
+		const struct xp_vbl_crtc *k = &s->crtcs[i];
+
+		xp_json_begin_obj(j);
+		if (k->dev >= 0)
+			xp_json_ki64(j, "device", k->dev);
+		xp_json_ki64(j, "crtc", k->crtc);
+		xp_json_ku64(j, "vblanks", k->vblanks);
+		if (k->vblanks) {
+			xp_json_ku64(j, "first_seq", k->first_seq);
+			xp_json_ku64(j, "last_seq", k->last_seq_seen);
+		}
+		xp_json_key(j, "refresh_hz");
+		xp_json_fixed(j, xp_vbl_refresh_mhz(k), 3);
+		xp_json_ku64(j, "period_ns", xp_vbl_period_ns(k));
+		xp_json_kdouble(j, "interval_stddev_ns", xp_vbl_interval_stddev_ns(k));
+		xp_json_ku64(j, "missed", k->missed);
+		xp_json_ku64(j, "idle_gaps", k->idle_gaps);
+		xp_json_ku64(j, "out_of_order", k->backwards);
+		xp_json_ku64(j, "requests", k->queued);
+		xp_json_ku64(j, "delivered", k->delivered);
+		xp_json_ku64(j, "delivered_unrequested", k->unqueued);
+		xp_json_ku64(j, "missed_frames", k->missed_frames);
+		xp_json_ku64(j, "late", k->late);
+		xp_json_ku64(j, "late_frames", k->late_frames);
+		xp_json_khist(j, "interval_ns", &k->interval);
+		xp_json_khist(j, "latency_ns", &k->latency);
+		xp_json_khist(j, "lateness_ns", &k->lateness);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+}
+
+/* Per process (file and CRTC): requests, deliveries and the frames asked */
+static void clients_json(struct xp_json *j, const struct xp_vbl_state *s)
+{
+	xp_json_key(j, "clients");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < s->nclients; i++) {
+		const struct xp_vbl_client *k = &s->clients[i];
+
+		if (!k->queued && !k->delivered)
+			continue;
+		xp_json_begin_obj(j);
+		if (k->pid) {
+			xp_json_ku64(j, "pid", k->pid);
+			xp_json_kstr(j, "comm", k->comm);
+		} else if (!k->file) {
+			xp_json_key(j, "pid");
+			xp_json_null(j);
+			xp_json_kstr(j, "attribution", "none: completion events of atomic commits "
+							 "that no DRM file asked for");
+		} else {
+			xp_json_key(j, "pid");
+			xp_json_null(j);
+			xp_json_kstr(j, "attribution", "none: only events from the vblank interrupt "
+							 "(page flip, atomic or CRTC-sequence events) reached this file");
+		}
+		xp_json_ku64(j, "file", k->file);
+		xp_json_ki64(j, "crtc", k->crtc);
+		xp_json_ku64(j, "requests", k->queued);
+		xp_json_ku64(j, "delivered", k->delivered);
+		xp_json_ku64(j, "delivered_unrequested", k->unqueued);
+		xp_json_ku64(j, "missed_frames", k->missed_frames);
+		xp_json_ku64(j, "late", k->late);
+		xp_json_ku64(j, "late_frames", k->late_frames);
+		xp_json_khist(j, "latency_ns", &k->latency);
+		xp_json_khist(j, "lateness_ns", &k->lateness);
+		xp_json_khist(j, "frame_ns", &k->frame);
+		if (has_frames(k)) {
+			char kd[32];
+
+			if (k->dev >= 0)
+				xp_json_ki64(j, "device", k->dev);
+			xp_json_ku64(j, "tid", k->tid);
+			xp_json_kstr(j, "kind", xp_vbl_kind_name(k->kinds & ~(unsigned int)XP_VBL_K_WAIT, kd, sizeof(kd)));
+			xp_json_ku64(j, "asked", k->asked);
+			xp_json_ku64(j, "completed", k->completed);
+			xp_json_ku64(j, "missed_target", k->missed_target);
+			xp_json_ku64(j, "target_unknown", k->target_unknown);
+			xp_json_ku64(j, "before_tracing", k->before);
+			xp_json_ku64(j, "submit_unseen", k->unsubmitted);
+			xp_json_ku64(j, "completion_unseen", k->unseen);
+			xp_json_khist(j, "scanout_ns", &k->scanout);
+			xp_json_khist(j, "frame_interval_ns", &k->interval);
+			xp_json_key(j, "present_hz");
+			xp_json_fixed(j, xp_vbl_present_mhz(k), 3);
+		}
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
 }
 
 void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
@@ -271,94 +377,8 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 	if (s->proc_filter)
 		xp_json_ku64(&j, "filtered_deliveries", s->filtered);
 	xp_json_ku64(&j, "lateness_unknown", s->unknown_lateness);
-	xp_json_key(&j, "crtcs");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->ncrtcs; i++) {
-		const struct xp_vbl_crtc *k = &s->crtcs[i];
-
-		xp_json_begin_obj(&j);
-		if (k->dev >= 0)
-			xp_json_ki64(&j, "device", k->dev);
-		xp_json_ki64(&j, "crtc", k->crtc);
-		xp_json_ku64(&j, "vblanks", k->vblanks);
-		if (k->vblanks) {
-			xp_json_ku64(&j, "first_seq", k->first_seq);
-			xp_json_ku64(&j, "last_seq", k->last_seq_seen);
-		}
-		xp_json_key(&j, "refresh_hz");
-		xp_json_fixed(&j, xp_vbl_refresh_mhz(k), 3);
-		xp_json_ku64(&j, "period_ns", xp_vbl_period_ns(k));
-		xp_json_kdouble(&j, "interval_stddev_ns", xp_vbl_interval_stddev_ns(k));
-		xp_json_ku64(&j, "missed", k->missed);
-		xp_json_ku64(&j, "idle_gaps", k->idle_gaps);
-		xp_json_ku64(&j, "out_of_order", k->backwards);
-		xp_json_ku64(&j, "requests", k->queued);
-		xp_json_ku64(&j, "delivered", k->delivered);
-		xp_json_ku64(&j, "delivered_unrequested", k->unqueued);
-		xp_json_ku64(&j, "missed_frames", k->missed_frames);
-		xp_json_ku64(&j, "late", k->late);
-		xp_json_ku64(&j, "late_frames", k->late_frames);
-		xp_json_khist(&j, "interval_ns", &k->interval);
-		xp_json_khist(&j, "latency_ns", &k->latency);
-		xp_json_khist(&j, "lateness_ns", &k->lateness);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
-	xp_json_key(&j, "clients");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->nclients; i++) {
-		const struct xp_vbl_client *k = &s->clients[i];
-
-		if (!k->queued && !k->delivered)
-			continue;
-		xp_json_begin_obj(&j);
-		if (k->pid) {
-			xp_json_ku64(&j, "pid", k->pid);
-			xp_json_kstr(&j, "comm", k->comm);
-		} else if (!k->file) {
-			xp_json_key(&j, "pid");
-			xp_json_null(&j);
-			xp_json_kstr(&j, "attribution", "none: completion events of atomic commits "
-							 "that no DRM file asked for");
-		} else {
-			xp_json_key(&j, "pid");
-			xp_json_null(&j);
-			xp_json_kstr(&j, "attribution", "none: only events from the vblank interrupt "
-							 "(page flip, atomic or CRTC-sequence events) reached this file");
-		}
-		xp_json_ku64(&j, "file", k->file);
-		xp_json_ki64(&j, "crtc", k->crtc);
-		xp_json_ku64(&j, "requests", k->queued);
-		xp_json_ku64(&j, "delivered", k->delivered);
-		xp_json_ku64(&j, "delivered_unrequested", k->unqueued);
-		xp_json_ku64(&j, "missed_frames", k->missed_frames);
-		xp_json_ku64(&j, "late", k->late);
-		xp_json_ku64(&j, "late_frames", k->late_frames);
-		xp_json_khist(&j, "latency_ns", &k->latency);
-		xp_json_khist(&j, "lateness_ns", &k->lateness);
-		xp_json_khist(&j, "frame_ns", &k->frame);
-		if (has_frames(k)) {
-			char kd[32];
-
-			if (k->dev >= 0)
-				xp_json_ki64(&j, "device", k->dev);
-			xp_json_ku64(&j, "tid", k->tid);
-			xp_json_kstr(&j, "kind", xp_vbl_kind_name(k->kinds & ~(unsigned int)XP_VBL_K_WAIT, kd, sizeof(kd)));
-			xp_json_ku64(&j, "asked", k->asked);
-			xp_json_ku64(&j, "completed", k->completed);
-			xp_json_ku64(&j, "missed_target", k->missed_target);
-			xp_json_ku64(&j, "target_unknown", k->target_unknown);
-			xp_json_ku64(&j, "before_tracing", k->before);
-			xp_json_ku64(&j, "submit_unseen", k->unsubmitted);
-			xp_json_ku64(&j, "completion_unseen", k->unseen);
-			xp_json_khist(&j, "scanout_ns", &k->scanout);
-			xp_json_khist(&j, "frame_interval_ns", &k->interval);
-			xp_json_key(&j, "present_hz");
-			xp_json_fixed(&j, xp_vbl_present_mhz(k), 3);
-		}
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
+	crtcs_json(&j, s);
+	clients_json(&j, s);
 	xp_json_end_obj(&j);
 	xp_json_finish(&j);
 }

@@ -6,189 +6,7 @@
 #include "caps/vblank/vblank_stats.h"
 #include "core/tracefile.h"
 #include "caps/vblank/vblank.h"
-
-const struct xp_rec_kind xp_vbl_rec_kind = {
-	.type = XP_REC_VBLANK, .min_size = sizeof(struct xp_rawtp_rec), .name = "vblank",
-};
-
-const struct xp_rawtp_event xp_vbl_events[XP_VBL_NEV] = {
-	[XP_VBL_EVENT] = { .group = "drm", .name = "drm_vblank_event" },
-	[XP_VBL_QUEUED] = { .group = "drm", .name = "drm_vblank_event_queued", .proc_ctx = true },
-	[XP_VBL_DELIVERED] = { .group = "drm", .name = "drm_vblank_event_delivered" },
-	[XP_VBL_SUBMIT] = { .group = "xputrace", .name = "vblank_submit", .proc_ctx = true },
-	[XP_VBL_CRTC] = { .group = "xputrace", .name = "vblank_crtc" },
-	[XP_VBL_PIPE] = { .group = "xputrace", .name = "vblank_pipe" },
-};
-
-/* The layouts of struct xp_vbl_submit_raw and xp_vbl_crtc_raw, in format-file syntax. */
-#define FIELD(t, n, s, sz, sg) "\tfield:" t " " #n ";\toffset:%zu;\tsize:" #sz ";\tsigned:" #sg ";\n"
-static char submit_fmt[1024], crtc_fmt[512], pipe_fmt[512];
-
-const char *xp_vbl_probe_format(int ev)
-{
-	if (ev == XP_VBL_SUBMIT) {
-		if (!submit_fmt[0])
-			snprintf(submit_fmt, sizeof(submit_fmt),
-				 "name: vblank_submit\nID: 0\nformat:\n"
-				 FIELD("u64", file, s, 8, 0) FIELD("u64", submit_ns, s, 8, 0)
-				 FIELD("u32", type, s, 4, 0) FIELD("u32", crtc_id, s, 4, 0)
-				 FIELD("s32", minor, s, 4, 1) FIELD("u32", ioctl_nr, s, 4, 0)
-				 FIELD("u64", user_data, s, 8, 0) "\nprint fmt: \"\"\n",
-				 offsetof(struct xp_vbl_submit_raw, file),
-				 offsetof(struct xp_vbl_submit_raw, submit_ns),
-				 offsetof(struct xp_vbl_submit_raw, type),
-				 offsetof(struct xp_vbl_submit_raw, crtc_id),
-				 offsetof(struct xp_vbl_submit_raw, minor),
-				 offsetof(struct xp_vbl_submit_raw, ioctl_nr),
-				 offsetof(struct xp_vbl_submit_raw, user_data));
-		return submit_fmt;
-	}
-	if (ev == XP_VBL_CRTC) {
-		if (!crtc_fmt[0])
-			snprintf(crtc_fmt, sizeof(crtc_fmt),
-				 "name: vblank_crtc\nID: 0\nformat:\n"
-				 FIELD("s32", minor, s, 4, 1) FIELD("u32", pipe, s, 4, 0)
-				 "\nprint fmt: \"\"\n",
-				 offsetof(struct xp_vbl_crtc_raw, minor),
-				 offsetof(struct xp_vbl_crtc_raw, pipe));
-		return crtc_fmt;
-	}
-	if (ev == XP_VBL_PIPE) {
-		if (!pipe_fmt[0])
-			snprintf(pipe_fmt, sizeof(pipe_fmt),
-				 "name: vblank_pipe\nID: 0\nformat:\n"
-				 FIELD("s32", minor, s, 4, 1) FIELD("u32", crtc_id, s, 4, 0)
-				 FIELD("u32", pipe, s, 4, 0) FIELD("u32", pad, s, 4, 0)
-				 "\nprint fmt: \"\"\n",
-				 offsetof(struct xp_vbl_pipe_raw, minor),
-				 offsetof(struct xp_vbl_pipe_raw, crtc_id),
-				 offsetof(struct xp_vbl_pipe_raw, pipe),
-				 offsetof(struct xp_vbl_pipe_raw, pad));
-		return pipe_fmt;
-	}
-	return NULL;
-}
-
-int xp_vbl_raw_cfg_fill(const struct xp_rawtp_layout *l, struct xp_vbl_raw_cfg cfg[XP_VBL_NDRM])
-{
-	memset(cfg, 0, sizeof(*cfg) * XP_VBL_NDRM);
-	for (int e = 0; e < XP_VBL_NDRM && e < l->n; e++) {
-		const struct xp_tp_format *f = &l->fmt[e];
-		struct xp_vbl_raw_cfg *c = &cfg[e];
-
-		for (int i = 0; i < XP_VBL_RAW_ARGS; i++)
-			c->off[i] = -1;
-		if (!l->present[e])
-			continue;
-		c->raw_size = f->size < XP_RAWTP_RAW ? f->size : XP_RAWTP_RAW;
-		c->filter = l->ev[e].proc_ctx;
-		for (int i = 0; i < f->nfields; i++) {
-			const struct xp_tp_field *fl = &f->fields[i];
-
-			if (fl->common)
-				continue;
-			if (fl->data_loc || c->nargs == XP_VBL_RAW_ARGS || fl->offset + fl->size > XP_RAWTP_RAW ||
-			    (fl->size != 1 && fl->size != 2 && fl->size != 4 && fl->size != 8))
-				return -EINVAL;
-			c->off[c->nargs] = (int16_t)fl->offset;
-			c->size[c->nargs++] = (uint8_t)fl->size;
-		}
-	}
-	return 0;
-}
-
-const char *xp_vbl_kind_name(unsigned int kinds, char *buf, size_t len)
-{
-	static const char *const names[] = { "wait", "flip", "atomic", "seq" };
-	size_t k = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < 4 && k < len; i++)
-		if (kinds & (1u << i))
-			k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? "+" : "", names[i]);
-	if (!k)
-		snprintf(buf, len, "-");
-	return buf;
-}
-
-/* The kind of frame an ioctl asks for, from the event type and the ioctl number. */
-static unsigned int kind_of(uint32_t type, uint32_t nr)
-{
-	if (type == XP_DRM_EVENT_VBLANK)
-		return XP_VBL_K_WAIT;
-	if (type == XP_DRM_EVENT_CRTC_SEQUENCE)
-		return XP_VBL_K_SEQ;
-	/* a flip-complete event: ATOMIC (0xbc), else the legacy PAGE_FLIP (0xb0, 0xb1 target) */
-	return nr == 0xbc ? XP_VBL_K_ATOMIC : XP_VBL_K_FLIP;
-}
-
-int xp_vbl_decode(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r,
-		  struct xp_vbl_event *ev)
-{
-	uint64_t crtc, seq, v = 0;
-	int err;
-
-	if (r->ev >= XP_VBL_NEV || r->ev >= l->n || !l->present[r->ev])
-		return -ENOENT;
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = (enum xp_vbl_tp)r->ev;
-	ev->ts = r->hdr.ts_ns;
-	ev->pid = r->hdr.pid;
-	ev->tid = r->hdr.tid;
-	memcpy(ev->comm, r->comm, XP_COMM_LEN);
-	ev->comm[XP_COMM_LEN - 1] = '\0';
-	ev->cpu = r->hdr.cpu;
-	ev->dev = -1;
-	if (ev->kind == XP_VBL_SUBMIT) {
-		uint64_t t, id, nr, minor, sub;
-
-		if (xp_rawtp_u64(l, r, "file", &ev->file) || xp_rawtp_u64(l, r, "type", &t) ||
-		    xp_rawtp_u64(l, r, "crtc_id", &id) || xp_rawtp_u64(l, r, "minor", &minor) ||
-		    xp_rawtp_u64(l, r, "ioctl_nr", &nr) || xp_rawtp_u64(l, r, "submit_ns", &sub))
-			return -EBADMSG;
-		(void)xp_rawtp_u64(l, r, "user_data", &ev->user_data);
-		ev->type = (uint32_t)t;
-		ev->crtc_id = (uint32_t)id;
-		ev->ioctl_nr = (uint32_t)nr;
-		ev->dev = (int32_t)(uint32_t)minor;
-		ev->submit_ns = sub && sub <= ev->ts ? sub : ev->ts;
-		ev->crtc = -1;
-		return 0;
-	}
-	if (ev->kind == XP_VBL_PIPE) {
-		uint64_t minor, id, pipe;
-
-		if (xp_rawtp_u64(l, r, "minor", &minor) || xp_rawtp_u64(l, r, "crtc_id", &id) ||
-		    xp_rawtp_u64(l, r, "pipe", &pipe))
-			return -EBADMSG;
-		ev->dev = (int32_t)(uint32_t)minor;
-		ev->crtc_id = (uint32_t)id;
-		ev->crtc = (int32_t)pipe;
-		return 0;
-	}
-	if (ev->kind == XP_VBL_CRTC) {
-		uint64_t minor, pipe;
-
-		if (xp_rawtp_u64(l, r, "minor", &minor) || xp_rawtp_u64(l, r, "pipe", &pipe))
-			return -EBADMSG;
-		ev->dev = (int32_t)(uint32_t)minor;
-		ev->crtc = (int32_t)pipe;
-		return 0;
-	}
-	if ((err = xp_rawtp_u64(l, r, "crtc", &crtc)) || (err = xp_rawtp_u64(l, r, "seq", &seq)))
-		return -EBADMSG;
-	ev->crtc = (int32_t)crtc;
-	ev->seq = (uint32_t)seq;
-	if (ev->kind == XP_VBL_EVENT) {
-		if (xp_rawtp_u64(l, r, "time", &ev->vtime))
-			return -EBADMSG;
-		if (!xp_rawtp_u64(l, r, "high_prec", &v))
-			ev->high_prec = v != 0;
-	} else if (xp_rawtp_u64(l, r, "file", &ev->file)) {
-		return -EBADMSG;
-	}
-	return 0;
-}
+#include "caps/vblank/vblank_int.h"
 
 void xp_vbl_init(struct xp_vbl_state *s, uint64_t late_ns)
 {
@@ -199,7 +17,7 @@ void xp_vbl_init(struct xp_vbl_state *s, uint64_t late_ns)
 }
 
 /* A CRTC is a device's pipe: the same index on two devices is two CRTCs. */
-static struct xp_vbl_crtc *crtc_of(struct xp_vbl_state *s, int32_t dev, int32_t crtc)
+struct xp_vbl_crtc *vbl_crtc_of(struct xp_vbl_state *s, int32_t dev, int32_t crtc)
 {
 	struct xp_vbl_crtc *c;
 
@@ -217,7 +35,7 @@ static struct xp_vbl_crtc *crtc_of(struct xp_vbl_state *s, int32_t dev, int32_t 
 	return c;
 }
 
-static struct xp_vbl_file *file_find(struct xp_vbl_state *s, uint64_t file)
+struct xp_vbl_file *vbl_file_find(struct xp_vbl_state *s, uint64_t file)
 {
 	for (int i = 0; i < s->nfiles; i++)
 		if (s->files[i].file == file)
@@ -226,7 +44,7 @@ static struct xp_vbl_file *file_find(struct xp_vbl_state *s, uint64_t file)
 }
 
 /* The device a file's events are on: -1 when it never asked while traced. */
-static int32_t file_dev(const struct xp_vbl_state *s, uint64_t file)
+int32_t vbl_file_dev(const struct xp_vbl_state *s, uint64_t file)
 {
 	for (int i = 0; i < s->nfiles; i++)
 		if (s->files[i].file == file)
@@ -234,7 +52,7 @@ static int32_t file_dev(const struct xp_vbl_state *s, uint64_t file)
 	return -1;
 }
 
-static struct xp_vbl_client *client_of(struct xp_vbl_state *s, uint64_t file, int32_t crtc)
+struct xp_vbl_client *vbl_client_of(struct xp_vbl_state *s, uint64_t file, int32_t crtc)
 {
 	struct xp_vbl_client *c;
 
@@ -249,7 +67,7 @@ static struct xp_vbl_client *client_of(struct xp_vbl_state *s, uint64_t file, in
 	memset(c, 0, sizeof(*c));
 	c->file = file;
 	c->crtc = crtc;
-	c->dev = file_dev(s, file);
+	c->dev = vbl_file_dev(s, file);
 	/* a file seen asking (on another CRTC, or for a flip) names its process here too */
 	for (int i = 0; i < s->nclients - 1; i++)
 		if (s->clients[i].file == file && s->clients[i].pid) {
@@ -259,7 +77,7 @@ static struct xp_vbl_client *client_of(struct xp_vbl_state *s, uint64_t file, in
 			break;
 		}
 	if (!c->pid) {
-		const struct xp_vbl_file *f = file_find(s, file);
+		const struct xp_vbl_file *f = vbl_file_find(s, file);
 
 		if (f) {
 			c->pid = f->pid;
@@ -272,7 +90,7 @@ static struct xp_vbl_client *client_of(struct xp_vbl_state *s, uint64_t file, in
 
 /* The timestamp of vblank `seq` on c, from the recent ones: exact, or
  * extrapolated from the nearest earlier one by the measured period. */
-static bool vblank_time(const struct xp_vbl_crtc *c, uint32_t seq, uint64_t *t)
+bool vbl_vblank_time(const struct xp_vbl_crtc *c, uint32_t seq, uint64_t *t)
 {
 	uint64_t period = xp_vbl_period_ns(c);
 	bool found = false;
@@ -373,10 +191,10 @@ static void settle_frame(struct xp_vbl_state *s, struct xp_vbl_crtc *c, struct x
 	(void)s;
 }
 
-static void settle(struct xp_vbl_state *s, struct xp_vbl_delivery *d, bool has_time, uint64_t vt)
+void vbl_settle(struct xp_vbl_state *s, struct xp_vbl_delivery *d, bool has_time, uint64_t vt)
 {
-	struct xp_vbl_crtc *c = crtc_of(s, d->dev, d->crtc);
-	struct xp_vbl_client *cl = client_of(s, d->file, d->crtc);
+	struct xp_vbl_crtc *c = vbl_crtc_of(s, d->dev, d->crtc);
+	struct xp_vbl_client *cl = vbl_client_of(s, d->file, d->crtc);
 
 	d->has_lateness = has_time;
 	if (has_time) {
@@ -447,7 +265,7 @@ static void on_crtc(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 static void on_vblank(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
 	int32_t dev = vblank_dev(s, ev);
-	struct xp_vbl_crtc *c = crtc_of(s, dev, ev->crtc);
+	struct xp_vbl_crtc *c = vbl_crtc_of(s, dev, ev->crtc);
 
 	if (!c)
 		return;
@@ -489,10 +307,10 @@ static void on_vblank(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 		if (d->crtc == ev->crtc && d->dev == dev && (int32_t)(ev->seq - d->req_seq) >= 0) {
 			struct xp_vbl_delivery one = *d;
 			uint64_t vt;
-			bool ok = vblank_time(c, one.req_seq, &vt);
+			bool ok = vbl_vblank_time(c, one.req_seq, &vt);
 
 			s->parked[i] = s->parked[--s->nparked];
-			settle(s, &one, ok, vt);
+			vbl_settle(s, &one, ok, vt);
 			continue;
 		}
 		i++;
@@ -501,8 +319,8 @@ static void on_vblank(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 
 static void on_queued(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
-	struct xp_vbl_crtc *c = crtc_of(s, file_dev(s, ev->file), ev->crtc);
-	struct xp_vbl_client *cl = client_of(s, ev->file, ev->crtc);
+	struct xp_vbl_crtc *c = vbl_crtc_of(s, vbl_file_dev(s, ev->file), ev->crtc);
+	struct xp_vbl_client *cl = vbl_client_of(s, ev->file, ev->crtc);
 	struct xp_vbl_pending *p;
 
 	if (c)
@@ -529,353 +347,6 @@ static void on_queued(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	memcpy(p->comm, ev->comm, XP_COMM_LEN);
 }
 
-static int32_t id_pipe(const struct xp_vbl_state *s, int32_t dev, uint32_t id)
-{
-	for (int i = 0; i < s->nids; i++)
-		if (s->ids[i].dev == dev && s->ids[i].id == id)
-			return s->ids[i].pipe;
-	return -1;
-}
-
-static bool pipe_taken(const struct xp_vbl_state *s, int32_t dev, int32_t pipe, uint32_t id)
-{
-	for (int i = 0; i < s->nids; i++)
-		if (s->ids[i].dev == dev && s->ids[i].pipe == pipe && s->ids[i].id != id)
-			return true;
-	return false;
-}
-
-static void take_asker(struct xp_vbl_client *cl, uint32_t pid, uint32_t tid, const char *comm)
-{
-	cl->pid = pid;
-	cl->tid = tid;
-	memcpy(cl->comm, comm, XP_COMM_LEN);
-}
-
-/* A CRTC object's pipe, as the kernel armed an event on it: exact, replaces a guess. */
-static void on_pipe(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
-{
-	/* a guess that gave this pipe to another object was wrong */
-	for (int i = 0; i < s->nids;)
-		if (s->ids[i].dev == ev->dev && s->ids[i].pipe == ev->crtc && s->ids[i].id != ev->crtc_id)
-			s->ids[i] = s->ids[--s->nids];
-		else
-			i++;
-	for (int i = 0; i < s->nids; i++)
-		if (s->ids[i].dev == ev->dev && s->ids[i].id == ev->crtc_id) {
-			s->ids[i].pipe = ev->crtc;
-			return;
-		}
-	if (s->nids < XP_VBL_MAX_IDS)
-		s->ids[s->nids++] = (struct xp_vbl_crtc_id){ ev->dev, ev->crtc_id, ev->crtc };
-	else
-		s->overflow++;
-}
-
-/* A submit record: the file's device and process; a frame asked for. */
-static void on_submit(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
-{
-	unsigned int kind = kind_of(ev->type, ev->ioctl_nr);
-	struct xp_vbl_file *f = file_find(s, ev->file);
-	struct xp_vbl_flip *fl;
-	int32_t pipe;
-
-	s->attributed = true;
-	s->submits++;
-	if (!f) {
-		if (s->nfiles == XP_VBL_MAX_FILES) {	/* the oldest file is forgotten */
-			memmove(&s->files[0], &s->files[1], sizeof(s->files[0]) * (XP_VBL_MAX_FILES - 1));
-			s->nfiles--;
-			s->overflow++;
-		}
-		f = &s->files[s->nfiles++];
-		f->file = ev->file;
-	}
-	f->dev = ev->dev;
-	f->pid = ev->pid;
-	f->tid = ev->tid;
-	memcpy(f->comm, ev->comm, XP_COMM_LEN);
-	for (int i = 0; i < s->nclients; i++)
-		if (s->clients[i].file == ev->file) {
-			s->clients[i].dev = ev->dev;
-			if (!s->clients[i].pid)
-				take_asker(&s->clients[i], ev->pid, ev->tid, ev->comm);
-		}
-	/* a wait-vblank request: its queued tracepoint has the CRTC and vblank */
-	if (kind == XP_VBL_K_WAIT)
-		return;
-	if (s->nflips == XP_VBL_MAX_FLIPS) {	/* the oldest is given up on */
-		memmove(&s->flips[0], &s->flips[1], sizeof(s->flips[0]) * (XP_VBL_MAX_FLIPS - 1));
-		s->nflips--;
-		s->overflow++;
-	}
-	fl = &s->flips[s->nflips++];
-	memset(fl, 0, sizeof(*fl));
-	fl->file = ev->file;
-	fl->ts = ev->ts;
-	fl->submit_ns = ev->submit_ns;
-	fl->dev = ev->dev;
-	fl->crtc_id = ev->crtc_id;
-	fl->pid = ev->pid;
-	fl->tid = ev->tid;
-	fl->kind = kind;
-	memcpy(fl->comm, ev->comm, XP_COMM_LEN);
-	/* a CRTC whose pipe is known counts the frame asked now, else at its completion */
-	if (ev->crtc_id && (pipe = id_pipe(s, ev->dev, ev->crtc_id)) >= 0) {
-		struct xp_vbl_client *cl = client_of(s, ev->file, pipe);
-
-		if (cl) {
-			cl->asked++;
-			cl->kinds |= kind;
-			take_asker(cl, ev->pid, ev->tid, ev->comm);
-			fl->counted = true;
-		}
-	}
-}
-
-/* Whether flip f may be on pipe `crtc` (its CRTC object is that pipe, or not known yet). */
-static bool flip_on_pipe(const struct xp_vbl_state *s, const struct xp_vbl_flip *f, int32_t crtc)
-{
-	int32_t pipe;
-
-	if (!f->crtc_id)
-		return true;
-	pipe = id_pipe(s, f->dev, f->crtc_id);
-	if (pipe >= 0)
-		return pipe == crtc;
-	return !pipe_taken(s, f->dev, crtc, f->crtc_id);
-}
-
-/* A frame leaves the list: asked (if not counted yet) on client cl. */
-static void flip_take(struct xp_vbl_state *s, int i, struct xp_vbl_client *cl)
-{
-	const struct xp_vbl_flip *f = &s->flips[i];
-
-	if (cl) {
-		if (!f->counted)
-			cl->asked++;
-		cl->kinds |= f->kind;
-		take_asker(cl, f->pid, f->tid, f->comm);
-	}
-	memmove(&s->flips[i], &s->flips[i + 1], sizeof(s->flips[0]) * (size_t)(s->nflips - i - 1));
-	s->nflips--;
-}
-
-/*
- * The frame a completion on vblank ev->seq finishes: of the frames the file
- * asked on this pipe (or on a CRTC whose pipe is not known yet: then learnt
- * from it) before that vblank and before the completion was recorded, the
- * newest. The older ones on the same CRTC lost their completion: counted as
- * unseen and dropped. Taken off the list into d.
- */
-static bool match_frame(struct xp_vbl_state *s, const struct xp_vbl_event *ev, struct xp_vbl_crtc *c,
-			struct xp_vbl_client *cl, struct xp_vbl_delivery *d)
-{
-	struct xp_vbl_flip *f;
-	int best = -1;
-
-	/*
-	 * Asked before the completion was recorded: not before the vblank's own
-	 * timestamp, since a driver whose interrupt comes late (vkms's timer)
-	 * still arms a frame asked in between for that vblank.
-	 */
-	(void)c;
-	for (int i = 0; i < s->nflips; i++) {
-		f = &s->flips[i];
-		if (f->file != ev->file || f->ts > ev->ts || f->submit_ns > ev->ts || !flip_on_pipe(s, f, ev->crtc))
-			continue;
-		if (best < 0 || f->submit_ns >= s->flips[best].submit_ns)
-			best = i;
-	}
-	if (best < 0)
-		return false;
-	f = &s->flips[best];
-	if (f->crtc_id && id_pipe(s, f->dev, f->crtc_id) < 0 && s->nids < XP_VBL_MAX_IDS)
-		s->ids[s->nids++] = (struct xp_vbl_crtc_id){ f->dev, f->crtc_id, ev->crtc };
-	d->frame = true;
-	d->pid = f->pid;
-	d->tid = f->tid;
-	memcpy(d->comm, f->comm, XP_COMM_LEN);
-	d->kind = f->kind;
-	d->submit_ns = f->submit_ns;
-	{
-		uint64_t file = f->file, sub = f->submit_ns;
-		uint32_t id = f->crtc_id;
-		int32_t dev = f->dev;
-
-		flip_take(s, best, cl);
-		if (cl)
-			cl->completed++;
-		/* older frames of this CRTC, asked before this vblank too: their completion was not seen */
-		for (int i = 0; i < s->nflips;) {
-			f = &s->flips[i];
-			if (f->file == file && f->dev == dev && f->crtc_id == id && f->submit_ns <= sub &&
-			    f->ts <= ev->ts && flip_on_pipe(s, f, ev->crtc)) {
-				flip_take(s, i, cl);
-				if (cl)
-					cl->unseen++;
-				s->unseen_frames++;
-				continue;
-			}
-			i++;
-		}
-	}
-	return true;
-}
-
-static bool exact_request(const struct xp_vbl_state *s, const struct xp_vbl_event *ev)
-{
-	for (int i = 0; i < s->npending; i++)
-		if (s->pending[i].file == ev->file && s->pending[i].crtc == ev->crtc &&
-		    s->pending[i].seq == ev->seq)
-			return true;
-	return false;
-}
-
-/* Whether a delivery to (file, crtc) is known to be for a process that queued on it. */
-static bool requested(const struct xp_vbl_state *s, uint64_t file, int32_t crtc)
-{
-	for (int i = 0; i < s->nfiles; i++)
-		if (s->files[i].file == file)
-			return true;
-	for (int i = 0; i < s->npending; i++)
-		if (s->pending[i].file == file && s->pending[i].crtc == crtc)
-			return true;
-	for (int i = 0; i < s->nclients; i++)
-		if (s->clients[i].file == file && s->clients[i].crtc == crtc && s->clients[i].pid)
-			return true;
-	return false;
-}
-
-/*
- * The request a delivery answers: exact (file, crtc, seq), else the oldest
- * earlier request of that file and CRTC, taken off the pending list into d;
- * without one, the process last seen on the client.
- */
-static void match_request(struct xp_vbl_state *s, const struct xp_vbl_event *ev,
-			  const struct xp_vbl_client *cl, struct xp_vbl_delivery *d)
-{
-	int match = -1;
-
-	for (int i = 0; i < s->npending; i++) {
-		const struct xp_vbl_pending *p = &s->pending[i];
-
-		if (p->file != ev->file || p->crtc != ev->crtc)
-			continue;
-		if (p->seq == ev->seq) {
-			match = i;
-			break;
-		}
-		if (match < 0 && (int32_t)(ev->seq - p->seq) > 0)
-			match = i;
-	}
-	if (match >= 0) {
-		const struct xp_vbl_pending *p = &s->pending[match];
-
-		d->queued = true;
-		d->req_seq = p->seq;
-		d->latency_ns = ev->ts > p->ts ? ev->ts - p->ts : 0;
-		d->pid = p->pid;
-		memcpy(d->comm, p->comm, XP_COMM_LEN);
-		d->tid = 0;
-		memmove(&s->pending[match], &s->pending[match + 1],
-			sizeof(s->pending[0]) * (size_t)(s->npending - match - 1));
-		s->npending--;
-	} else if (cl && cl->pid) {
-		d->pid = cl->pid;
-		memcpy(d->comm, cl->comm, XP_COMM_LEN);
-	}
-}
-
-/* A delivery on the client's side: its counts, the frames it missed since its
- * last delivery (charged to the CRTC too), the time between its frames. */
-static void client_delivered(struct xp_vbl_crtc *c, struct xp_vbl_client *cl, struct xp_vbl_delivery *d)
-{
-	cl->delivered++;
-	if (d->queued)
-		xp_hist_add(&cl->latency, d->latency_ns);
-	else
-		cl->unqueued++;
-	if (d->seq != d->req_seq)
-		cl->late_frames += d->seq - d->req_seq;
-	/* gaps between a client's deliveries are its misses only where it asked
-	 * for each vblank (wait-vblank requests); frames have their own rule */
-	if (d->queued && cl->have_last && (int32_t)(d->seq - cl->last_seq) > 1) {
-		d->missed_before = d->seq - cl->last_seq - 1;
-		cl->missed_frames += d->missed_before;
-		if (c)
-			c->missed_frames += d->missed_before;
-	}
-	if (!d->frame && cl->have_last && d->ts > cl->last_ts)
-		xp_hist_add(&cl->frame, d->ts - cl->last_ts);
-	cl->have_last = true;
-	cl->last_seq = d->seq;
-	cl->last_ts = d->ts;
-}
-
-static void on_delivered(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
-{
-	struct xp_vbl_crtc *c;
-	struct xp_vbl_client *cl;
-	struct xp_vbl_delivery d = { .ts = ev->ts, .file = ev->file, .crtc = ev->crtc,
-				     .seq = ev->seq, .req_seq = ev->seq };
-	uint64_t vt;
-
-	/*
-	 * With process filters the kernel kept only the chosen processes'
-	 * requests: a delivery to a file none of them queued on is another
-	 * process's (or a page flip's), not one of theirs.
-	 */
-	if (s->proc_filter && !requested(s, ev->file, ev->crtc)) {
-		s->filtered++;
-		return;
-	}
-	/* the file's device, else that of the vblank being handled on this CPU */
-	d.dev = file_dev(s, ev->file);
-	if (d.dev < 0 && ev->cpu < XP_VBL_MAX_CPUS && s->cpu_pipe[ev->cpu] == ev->crtc)
-		d.dev = s->cpu_dev[ev->cpu];
-	c = crtc_of(s, d.dev, ev->crtc);
-	cl = client_of(s, ev->file, ev->crtc);
-	if (exact_request(s, ev) || !match_frame(s, ev, c, cl, &d))
-		match_request(s, ev, cl, &d);
-	/*
-	 * Nothing asked for it while traced: before the client's first paired
-	 * completion it was asked before tracing began, after it its submit was
-	 * not seen (a skipped or dropped event). (file 0: the kernel's own.)
-	 */
-	if (!d.frame && !d.queued && ev->file) {
-		d.before = !cl || !cl->paired;
-		if (d.before)
-			s->before_frames++;
-		else
-			s->unmatched_frames++;
-		if (cl)
-			(void)(d.before ? cl->before++ : cl->unsubmitted++);
-	} else if (cl) {
-		cl->paired = true;
-	}
-	if (c) {
-		c->delivered++;
-		if (d.queued)
-			xp_hist_add(&c->latency, d.latency_ns);
-		else if (!d.frame)
-			c->unqueued++;
-		if (d.seq != d.req_seq)
-			c->late_frames += d.seq - d.req_seq;
-	}
-	if (cl)
-		client_delivered(c, cl, &d);
-	/* lateness needs the requested vblank's timestamp: its drm_vblank_event
-	 * comes after the deliveries it triggers, so wait for it unless known */
-	if (c && c->have_last && (int32_t)(c->last_seq - d.req_seq) >= 0 && vblank_time(c, d.req_seq, &vt)) {
-		settle(s, &d, true, vt);
-	} else if (s->nparked < XP_VBL_MAX_PARKED) {
-		s->parked[s->nparked++] = d;
-	} else {
-		settle(s, &d, false, 0);
-	}
-}
-
 int32_t xp_vbl_dev_of(const struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
 	int32_t dev = -1;
@@ -883,7 +354,7 @@ int32_t xp_vbl_dev_of(const struct xp_vbl_state *s, const struct xp_vbl_event *e
 	if (ev->kind == XP_VBL_SUBMIT || ev->kind == XP_VBL_CRTC || ev->kind == XP_VBL_PIPE)
 		return ev->dev;
 	if (ev->kind != XP_VBL_EVENT)
-		dev = file_dev(s, ev->file);
+		dev = vbl_file_dev(s, ev->file);
 	if (dev < 0 && ev->kind != XP_VBL_QUEUED && ev->cpu < XP_VBL_MAX_CPUS &&
 	    s->cpu_pipe[ev->cpu] == ev->crtc)
 		dev = s->cpu_dev[ev->cpu];
@@ -900,10 +371,10 @@ void xp_vbl_add(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 	switch (ev->kind) {
 	case XP_VBL_EVENT: on_vblank(s, ev); break;
 	case XP_VBL_QUEUED: on_queued(s, ev); break;
-	case XP_VBL_DELIVERED: on_delivered(s, ev); break;
-	case XP_VBL_SUBMIT: on_submit(s, ev); break;
+	case XP_VBL_DELIVERED: vbl_on_delivered(s, ev); break;
+	case XP_VBL_SUBMIT: vbl_on_submit(s, ev); break;
 	case XP_VBL_CRTC: on_crtc(s, ev); break;
-	case XP_VBL_PIPE: on_pipe(s, ev); break;
+	case XP_VBL_PIPE: vbl_on_pipe(s, ev); break;
 	default: break;
 	}
 }
@@ -912,23 +383,23 @@ void xp_vbl_finish(struct xp_vbl_state *s)
 {
 	while (s->nparked) {
 		struct xp_vbl_delivery d = s->parked[--s->nparked];
-		struct xp_vbl_crtc *c = crtc_of(s, d.dev, d.crtc);
+		struct xp_vbl_crtc *c = vbl_crtc_of(s, d.dev, d.crtc);
 		uint64_t vt;
-		bool ok = c && vblank_time(c, d.req_seq, &vt);
+		bool ok = c && vbl_vblank_time(c, d.req_seq, &vt);
 
-		settle(s, &d, ok, ok ? vt : 0);
+		vbl_settle(s, &d, ok, ok ? vt : 0);
 	}
 	/* frames asked and never completed, on their CRTC where it is known */
 	for (int i = 0; i < s->nflips;) {
 		struct xp_vbl_flip *f = &s->flips[i];
-		int32_t pipe = f->crtc_id ? id_pipe(s, f->dev, f->crtc_id) : -1;
+		int32_t pipe = f->crtc_id ? vbl_id_pipe(s, f->dev, f->crtc_id) : -1;
 		const struct xp_vbl_crtc *c = NULL;
 		struct xp_vbl_client *cl;
 
 		for (int k = 0; pipe >= 0 && k < s->ncrtcs; k++)
 			if (s->crtcs[k].dev == f->dev && s->crtcs[k].crtc == pipe)
 				c = &s->crtcs[k];
-		cl = client_of(s, f->file, pipe);
+		cl = vbl_client_of(s, f->file, pipe);
 		/* asked after the last vblank traced on its CRTC (tracing stopped first): not counted */
 		if (c && c->have_last && f->submit_ns > c->last_vtime) {
 			if (f->counted && cl && cl->asked)
@@ -942,7 +413,7 @@ void xp_vbl_finish(struct xp_vbl_state *s)
 			cl->asked++;
 			cl->kinds |= f->kind;
 			if (!cl->pid)
-				take_asker(cl, f->pid, f->tid, f->comm);
+				vbl_take_asker(cl, f->pid, f->tid, f->comm);
 		}
 		f->counted = true;
 		i++;
