@@ -1,0 +1,408 @@
+/*
+ * xputrace serve: what the capabilities trace, as Prometheus / OpenMetrics
+ * metrics over HTTP, per cgroup (and container, pod, unit), for as long as
+ * it runs.
+ *
+ * The rows with metrics hooks (cap.h) are opened as `record` opens them:
+ * into one ring buffer, records not aggregated in the kernel, since each
+ * record carries the cgroup id its metrics are labelled by. The tracing
+ * thread feeds them into the metrics under a lock; the HTTP server
+ * (sinks/http.c) runs on its own thread and takes the lock only to render
+ * a scrape.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "cmd/live.h"
+#include "core/cgroups.h"
+#include "core/parse.h"
+#include "live/kside.h"
+#include "live/session.h"
+#include "sinks/http.h"
+#include "sinks/metrics.h"
+
+#define DEFAULT_LISTEN "127.0.0.1:9464"
+
+struct serve_run {
+	struct xp_live_opts o;
+	const char *listen;
+	bool per_process;
+	uint64_t max_series;
+	struct xp_devices devs;
+	struct xp_cap_env env;
+	struct xp_cap_inst *ci;		/* every runnable capability, table order */
+	bool *want;
+	int nci;
+	struct bpf_object **more_obj;
+	struct xp_kside *owner;		/* the first opened: its ring buffer is shared */
+	struct xp_session sess;
+	pthread_mutex_t lock;		/* the metrics and the cgroup cache */
+	struct xp_metrics m;
+	struct xp_cgroup_cache *cg;
+	struct xp_http_server *http;
+	struct xp_series **events;	/* per capability, NULL where not served */
+	struct xp_series *drops[XP_DROP_ALL], *series, *folded;
+};
+
+static const struct xp_cap_opt serve_own[] = {
+	{ "listen", 'l', "ADDR:PORT", "where to serve (default " DEFAULT_LISTEN ", loopback only;\n"
+				      "another address exposes the metrics to whoever reaches it)", false },
+	{ "per-process", 0, NULL, "pid and comm labels too (series churn with processes)", false },
+	{ "max-series", 0, "N", "series kept (default 10000); later ones are added up in\n"
+				"an `other` series, and xputrace_series_folded_total counts them", false },
+	{ NULL },
+};
+const struct xp_verb_opts xp_serve_opts = {
+	XP_O_DURATION | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, serve_own
+};
+
+static void help(const void *ctx)
+{
+	const struct serve_run *r = ctx;
+
+	printf(
+"Usage: xputrace serve [OPTIONS] [CAPABILITY...]\n"
+"\n"
+"Serves what the capabilities trace as metrics over HTTP: GET /metrics in the\n"
+"Prometheus text format 0.0.4, or OpenMetrics 1.0.0 when the Accept header asks\n"
+"for application/openmetrics-text. Counters per cgroup v2 path, with the\n"
+"container id (docker, containerd, cri-o, podman), the Kubernetes pod UID and\n"
+"the systemd unit the path names; with --per-process per pid and comm too.\n"
+"Capabilities: every one with metrics (ioctl) unless named. xputrace's own\n"
+"drops and events are metrics too. It listens on loopback unless --listen\n"
+"names another address: whoever reaches it sees the cgroup paths, container\n"
+"ids and (with --per-process) the process names of GPU users on this machine.\n"
+"Ctrl-C, SIGTERM or the end of -d ends it.\n"
+"\n"
+"Options:\n");
+	xp_opts_help(stdout, xp_serve_opts.common, xp_serve_opts.opts);
+	printf("Options of the capabilities:\n");
+	for (int i = 0; i < r->nci; i++)
+		for (int k = 0; r->ci[i].cap->metrics_init && r->ci[i].cap->opts && r->ci[i].cap->opts[k].name; k++)
+			if (r->ci[i].cap->opts[k].record)
+				printf("  %-8s --%s%s%s\n", r->ci[i].cap->name, r->ci[i].cap->opts[k].name,
+				       r->ci[i].cap->opts[k].arg ? " " : "",
+				       r->ci[i].cap->opts[k].arg ? r->ci[i].cap->opts[k].arg : "");
+	printf(
+"\n"
+"Examples:\n"
+"  xputrace serve                            metrics at http://127.0.0.1:9464/metrics\n"
+"  xputrace serve --listen 0.0.0.0:9464      to a Prometheus on another host\n"
+"  xputrace serve --per-process -G /sys/fs/cgroup/gpu.slice\n"
+"  curl -s 127.0.0.1:9464/metrics | grep xputrace_ioctls_total\n");
+}
+
+static int serve_opt(void *ctx, int i, const char *arg)
+{
+	struct serve_run *r = ctx;
+
+	if (i == 0) {
+		if (!*arg)
+			return xp_fail(2, "serve: --listen wants ADDR:PORT, not ''");
+		r->listen = arg;
+	} else if (i == 1) {
+		r->per_process = true;
+	} else if (xp_parse_u64(arg, 1, 100000000, &r->max_series)) {
+		return xp_fail(2, "serve: --max-series wants a number from 1 to 100000000, not '%s'", arg);
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct serve_run *r)
+{
+	struct xp_optset *sets = calloc(1 + (size_t)r->nci, sizeof(*sets));
+	int nsets = 1, status;
+	bool any = false;
+
+	if (!sets)
+		return xp_fail(1, "serve: out of memory");
+	sets[0] = (struct xp_optset){ xp_serve_opts.opts, serve_opt, r, false, NULL };
+	for (int i = 0; i < r->nci; i++)
+		if (r->ci[i].cap->opts)
+			sets[nsets++] = (struct xp_optset){ r->ci[i].cap->opts, r->ci[i].cap->opt, r->ci[i].opts,
+							    .record_only = true, .owner = r->ci[i].cap->name };
+	status = xp_opts_parse("serve", argc, argv, xp_serve_opts.common, &r->o, sets, nsets, help, r);
+	free(sets);
+	if (status)
+		return status;
+	for (; optind < argc; optind++) {
+		int i;
+
+		for (i = 0; i < r->nci && strcmp(r->ci[i].cap->name, argv[optind]); i++)
+			;
+		if (i == r->nci || !r->ci[i].cap->metrics_init) {
+			char names[128] = "";
+			size_t k = 0;
+
+			for (int j = 0; j < r->nci; j++)
+				if (r->ci[j].cap->metrics_init && k < sizeof(names))
+					k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", k ? ", " : "",
+							      r->ci[j].cap->name);
+			return xp_fail(2, "serve: '%s' is no capability with metrics (this build serves: %s)",
+				       argv[optind], names);
+		}
+		r->want[i] = any = true;
+	}
+	for (int i = 0; !any && i < r->nci; i++)
+		r->want[i] = r->ci[i].cap->metrics_init != NULL;
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].cap->opts_check && (status = r->ci[i].cap->opts_check(r->ci[i].opts)))
+			return status;
+	return 0;
+}
+
+/* The labels of a cgroup id: its path and what the path names. Under r->lock. */
+static void cgroup_labels(void *ctx, uint64_t id, char *buf, size_t len)
+{
+	struct serve_run *r = ctx;
+	const char *path = r->cg ? xp_cgroup_cache_path(r->cg, id) : NULL;
+
+	/* a cgroup gone before it was first seen: one series for all such */
+	xp_cgroup_labels(path ? path : "(unknown)", buf, len);
+}
+
+static void no_labels(void *ctx, char *buf, size_t len)
+{
+	(void)ctx, (void)buf, (void)len;
+}
+
+static void one_label(void *ctx, char *buf, size_t len)
+{
+	const char *const *kv = ctx;
+
+	xp_labels_add(buf, len, kv[0], kv[1]);
+}
+
+/* xputrace's own metrics: not bounded by --max-series, made once here. */
+static int self_metrics(struct serve_run *r)
+{
+	static const char *const causes[XP_DROP_ALL] = { "ringbuf", "map_full", "kernel_missed" };
+	struct xp_metrics *m = &r->m;
+	int ev, dr, se, fo;
+
+	ev = xp_metrics_family(m, "xputrace_events", "Records read from the kernel, by capability",
+			       NULL, XP_METRIC_COUNTER, 1, false);
+	dr = xp_metrics_family(m, "xputrace_drops", "Records lost: ring buffer full, a kernel map "
+			       "full, or runs the kernel skipped", NULL, XP_METRIC_COUNTER, 1, false);
+	se = xp_metrics_family(m, "xputrace_series", "Series served, of at most --max-series",
+			       NULL, XP_METRIC_GAUGE, 1, false);
+	fo = xp_metrics_family(m, "xputrace_series_folded", "Label sets added up in an other=\"true\" "
+			       "series, past --max-series", NULL, XP_METRIC_COUNTER, 1, false);
+	if (ev < 0 || dr < 0 || se < 0 || fo < 0)
+		return -ENOMEM;
+	for (int i = 0; i < r->nci; i++) {
+		const char *kv[2] = { "capability", r->ci[i].cap->name };
+
+		if (r->want[i] && r->ci[i].k &&
+		    !(r->events[i] = xp_metrics_series(m, ev, &(struct xp_metric_key){ { (uint64_t)i } },
+						       one_label, kv)))
+			return -ENOMEM;
+	}
+	for (int i = 0; i < XP_DROP_ALL; i++) {
+		const char *kv[2] = { "cause", causes[i] };
+
+		if (!(r->drops[i] = xp_metrics_series(m, dr, &(struct xp_metric_key){ { (uint64_t)i } },
+						      one_label, kv)))
+			return -ENOMEM;
+	}
+	r->series = xp_metrics_series(m, se, &(struct xp_metric_key){ { 0 } }, no_labels, NULL);
+	r->folded = xp_metrics_series(m, fo, &(struct xp_metric_key){ { 0 } }, no_labels, NULL);
+	return r->series && r->folded ? 0 : -ENOMEM;
+}
+
+/* The HTTP thread's scrape: the metrics as they are now. */
+static void render(void *ctx, FILE *f, bool openmetrics)
+{
+	struct serve_run *r = ctx;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->series) {	/* else start-up has not made them yet */
+		r->series->value = r->m.nbounded;
+		r->folded->value = r->m.folded;
+	}
+	xp_metrics_write(f, &r->m, openmetrics);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static int on_record(void *ctx, const struct xp_rec_hdr *h)
+{
+	struct serve_run *r = ctx;
+	int err = 0;
+
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].k && r->ci[i].cap->rec->type == h->type) {
+			pthread_mutex_lock(&r->lock);
+			r->events[i]->value++;
+			err = r->ci[i].cap->metrics_feed(&r->ci[i], h);
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+	return err;
+}
+
+/* The session's timer: the kernel's drop counters into the metrics. */
+static int on_tick(void *ctx, uint64_t n)
+{
+	struct serve_run *r = ctx;
+	uint64_t d[XP_DROP_ALL];
+
+	(void)n;
+	if (xp_session_drops_for(&r->sess, d, false))
+		return 0;
+	pthread_mutex_lock(&r->lock);
+	for (int i = 0; i < XP_DROP_ALL; i++)
+		r->drops[i]->value = d[i];
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+/* Opens the rows asked for into one ring buffer, as record does. Returns an exit status. */
+static int open_caps(struct serve_run *r)
+{
+	struct xp_live_share share = { 0 };
+	struct xp_open_args oa = { .f = &r->o.f, .devs = &r->devs, .aggregate = false, .share = &share };
+	struct xp_metrics_in mi = { .m = &r->m, .per_process = r->per_process,
+				    .cgroup_labels = cgroup_labels, .ctx = r };
+	int err;
+
+	for (int i = 0; i < r->nci && !xp_stop; i++) {
+		struct xp_cap_inst *ci = &r->ci[i];
+		char why[256] = "";
+
+		if (!r->want[i])
+			continue;
+		if ((err = ci->cap->open(ci, &oa, why, sizeof(why)))) {
+			if (xp_stop)
+				break;
+			return xp_open_failed("serve", ci, err, why);
+		}
+		if (!r->owner) {
+			r->owner = ci->k;
+			share.events = ci->k->events;
+			share.drops = ci->k->drops;
+			r->sess.obj = ci->k->obj;
+		} else {
+			r->more_obj[r->sess.nmore_obj++] = ci->k->obj;
+		}
+		if ((err = ci->cap->metrics_init(ci, &mi)))
+			return xp_fail(1, "serve: %s", strerror(-err));
+		if (ci->cap->flags & XP_CAP_DEVICES)
+			xp_warn_no_devices("serve", &r->devs);
+	}
+	return 0;
+}
+
+static int serve(struct serve_run *r, int argc, char **argv)
+{
+	char why[256], what[512] = "";
+	size_t k = 0;
+	uint64_t stopped;
+	int err, status;
+
+	r->ci = calloc(xp_ncaps, sizeof(*r->ci));
+	r->want = calloc(xp_ncaps, sizeof(*r->want));
+	r->more_obj = calloc(xp_ncaps, sizeof(*r->more_obj));
+	r->events = calloc(xp_ncaps, sizeof(*r->events));
+	r->sess.more_obj = r->more_obj;
+	if (!r->ci || !r->want || !r->more_obj || !r->events)
+		return xp_fail(1, "serve: out of memory");
+	for (size_t i = 0; i < xp_ncaps; i++)
+		if (xp_cap_runs(xp_caps[i]) && !xp_cap_inst_new(&r->ci[r->nci], xp_caps[i], &r->env))
+			r->nci++;
+	r->listen = DEFAULT_LISTEN;
+	r->max_series = XP_METRICS_DEFAULT_MAX_SERIES;
+	status = parse(argc, argv, r);
+	if (status)
+		return status < 0 ? xp_finish_stdout(0) : status;
+	xp_libbpf_quiet(r->o.verbose);
+	if ((status = xp_live_targets(&r->o, "serve", &r->devs)))
+		return status;
+	r->env = (struct xp_cap_env){ .live = true, .out = XP_OUT_SUMMARY, .f = stdout, .filt = r->o.f,
+				      .devs = &r->devs };
+	xp_metrics_init(&r->m, r->max_series);
+	if (!(r->cg = xp_cgroup_cache_new(NULL)))
+		return xp_fail(1, "serve: out of memory");
+	/* the port first: a port taken fails before any program is loaded */
+	if ((err = xp_http_start(&r->http, r->listen, render, r, why, sizeof(why))))
+		return xp_fail(err == -EINVAL ? 2 : 1, "serve: %s", why);
+	/* the HTTP thread renders from here on: everything it reads is made under the lock */
+	pthread_mutex_lock(&r->lock);
+	status = open_caps(r);
+	if (!status && (err = self_metrics(r)))
+		status = xp_fail(1, "serve: %s", strerror(-err));
+	pthread_mutex_unlock(&r->lock);
+	if (status)
+		return status;
+	if (!r->owner) {	/* a signal during start-up */
+		for (int i = 0; i < r->nci; i++)
+			xp_kside_detach(r->ci[i].k);
+		return 0;
+	}
+	r->sess.duration_s = r->o.duration_s;
+	r->sess.interval_s = 0.5;	/* the timer that reads the drops */
+	r->sess.on_record = on_record;
+	r->sess.on_interval = on_tick;
+	r->sess.ctx = r;
+	if ((err = xp_session_open(&r->sess, r->owner->events, r->owner->drops)))
+		return xp_fail(1, "serve: cannot read the ring buffer: %s", strerror(-err));
+	r->sess.t_start_ns = r->sess.t_interval_ns = xp_now_ns();
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].k && k < sizeof(what))
+			k += (size_t)snprintf(what + k, sizeof(what) - k, "%s%s (%s)", k ? ", " : "",
+					      r->ci[i].cap->name, r->ci[i].k->hook);
+	if (!xp_stop) {
+		/* tests wait for "Tracing" and read the address from this line */
+		fprintf(stderr, "Tracing %s; metrics at http://%s/metrics%s\n", what, xp_http_addr(r->http),
+			r->o.duration_s ? "" : "... Ctrl-C to end.");
+		err = xp_session_run(&r->sess);
+	}
+	stopped = xp_now_ns();
+	for (int i = 0; i < r->nci; i++)
+		xp_kside_detach(r->ci[i].k);
+	if (!err && r->sess.rb)
+		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
+	xp_say_unread("serve", &r->sess);
+	xp_say_skipped("serve", r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].k) {
+			xp_say_undecodable("serve", &r->ci[i]);
+			if (r->ci[i].cap->say_unseen)
+				r->ci[i].cap->say_unseen(&r->ci[i], "serve");
+		}
+	if (err)
+		return xp_fail(1, "serve: %s", strerror(-err));
+	return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_run *r = calloc(1, sizeof(*r));
+	int status;
+
+	if (!r)
+		return xp_fail(1, "serve: out of memory");
+	pthread_mutex_init(&r->lock, NULL);
+	r->env = (struct xp_cap_env){ .live = true, .out = XP_OUT_SUMMARY, .f = stdout };
+	status = serve(r, argc, argv);
+	/* the server first: no scrape reads what is freed below */
+	xp_http_stop(r->http);
+	xp_session_close(&r->sess);
+	for (int i = r->nci - 1; i >= 0; i--) {
+		xp_kside_close(r->ci[i].k);
+		xp_cap_inst_free(&r->ci[i]);
+	}
+	xp_cgroup_cache_free(r->cg);
+	xp_metrics_free(&r->m);
+	free(r->ci);
+	free(r->want);
+	free(r->more_obj);
+	free(r->events);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+	return xp_finish_stdout(status);
+}
