@@ -61,10 +61,20 @@ const struct xp_verb_opts xp_serve_opts = {
 	XP_O_DURATION | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, serve_own
 };
 
+static bool has_metrics(const struct xp_cap *c)
+{
+	return c->metrics_init != NULL;
+}
+
 static void help(const void *ctx)
 {
 	const struct serve_run *r = ctx;
+	char names[128] = "";
+	size_t k = 0;
 
+	for (int i = 0; i < r->nci && k < sizeof(names); i++)
+		if (has_metrics(r->ci[i].cap))
+			k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", k ? ", " : "", r->ci[i].cap->name);
 	printf(
 "Usage: xputrace serve [OPTIONS] [CAPABILITY...]\n"
 "\n"
@@ -73,21 +83,15 @@ static void help(const void *ctx)
 "for application/openmetrics-text. Counters per cgroup v2 path, with the\n"
 "container id (docker, containerd, cri-o, podman), the Kubernetes pod UID and\n"
 "the systemd unit the path names; with --per-process per pid and comm too.\n"
-"Capabilities: every one with metrics (ioctl) unless named. xputrace's own\n"
+"Capabilities: every one with metrics (%s) unless named. xputrace's own\n"
 "drops and events are metrics too. It listens on loopback unless --listen\n"
 "names another address: whoever reaches it sees the cgroup paths, container\n"
 "ids and (with --per-process) the process names of GPU users on this machine.\n"
 "Ctrl-C, SIGTERM or the end of -d ends it.\n"
 "\n"
-"Options:\n");
+"Options:\n", names);
 	xp_opts_help(stdout, xp_serve_opts.common, xp_serve_opts.opts);
-	printf("Options of the capabilities:\n");
-	for (int i = 0; i < r->nci; i++)
-		for (int k = 0; r->ci[i].cap->metrics_init && r->ci[i].cap->opts && r->ci[i].cap->opts[k].name; k++)
-			if (r->ci[i].cap->opts[k].record)
-				printf("  %-8s --%s%s%s\n", r->ci[i].cap->name, r->ci[i].cap->opts[k].name,
-				       r->ci[i].cap->opts[k].arg ? " " : "",
-				       r->ci[i].cap->opts[k].arg ? r->ci[i].cap->opts[k].arg : "");
+	xp_multi_caps_help(stdout, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .takes = has_metrics });
 	printf(
 "\n"
 "Examples:\n"
@@ -115,45 +119,10 @@ static int serve_opt(void *ctx, int i, const char *arg)
 
 static int parse(int argc, char **argv, struct serve_run *r)
 {
-	struct xp_optset *sets = calloc(1 + (size_t)r->nci, sizeof(*sets));
-	int nsets = 1, status;
-	bool any = false;
+	struct xp_optset own = { xp_serve_opts.opts, serve_opt, r, false, NULL };
+	struct xp_multi_caps mc = { r->ci, r->nci, r->want, has_metrics, has_metrics, "serves", "metrics" };
 
-	if (!sets)
-		return xp_fail(1, "serve: out of memory");
-	sets[0] = (struct xp_optset){ xp_serve_opts.opts, serve_opt, r, false, NULL };
-	for (int i = 0; i < r->nci; i++)
-		if (r->ci[i].cap->opts)
-			sets[nsets++] = (struct xp_optset){ r->ci[i].cap->opts, r->ci[i].cap->opt, r->ci[i].opts,
-							    .record_only = true, .owner = r->ci[i].cap->name };
-	status = xp_opts_parse("serve", argc, argv, xp_serve_opts.common, &r->o, sets, nsets, help, r);
-	free(sets);
-	if (status)
-		return status;
-	for (; optind < argc; optind++) {
-		int i;
-
-		for (i = 0; i < r->nci && strcmp(r->ci[i].cap->name, argv[optind]); i++)
-			;
-		if (i == r->nci || !r->ci[i].cap->metrics_init) {
-			char names[128] = "";
-			size_t k = 0;
-
-			for (int j = 0; j < r->nci; j++)
-				if (r->ci[j].cap->metrics_init && k < sizeof(names))
-					k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", k ? ", " : "",
-							      r->ci[j].cap->name);
-			return xp_fail(2, "serve: '%s' is no capability with metrics (this build serves: %s)",
-				       argv[optind], names);
-		}
-		r->want[i] = any = true;
-	}
-	for (int i = 0; !any && i < r->nci; i++)
-		r->want[i] = r->ci[i].cap->metrics_init != NULL;
-	for (int i = 0; i < r->nci; i++)
-		if (r->want[i] && r->ci[i].cap->opts_check && (status = r->ci[i].cap->opts_check(r->ci[i].opts)))
-			return status;
-	return 0;
+	return xp_opts_parse_multi("serve", argc, argv, xp_serve_opts.common, &r->o, &own, &mc, help, r);
 }
 
 /* The labels of a cgroup id: its path and what the path names. Under r->lock. */
@@ -268,31 +237,16 @@ static int open_caps(struct serve_run *r)
 	struct xp_open_args oa = { .f = &r->o.f, .devs = &r->devs, .aggregate = false, .share = &share };
 	struct xp_metrics_in mi = { .m = &r->m, .per_process = r->per_process,
 				    .cgroup_labels = cgroup_labels, .ctx = r };
-	int err;
+	struct xp_multi_caps mc = { .ci = r->ci, .nci = r->nci, .want = r->want };
+	int err, status;
 
-	for (int i = 0; i < r->nci && !xp_stop; i++) {
-		struct xp_cap_inst *ci = &r->ci[i];
-		char why[256] = "";
-
+	for (int i = 0; i < r->nci; i++) {
 		if (!r->want[i])
 			continue;
-		if ((err = ci->cap->open(ci, &oa, why, sizeof(why)))) {
-			if (xp_stop)
-				break;
-			return xp_open_failed("serve", ci, err, why);
-		}
-		if (!r->owner) {
-			r->owner = ci->k;
-			share.events = ci->k->events;
-			share.drops = ci->k->drops;
-			r->sess.obj = ci->k->obj;
-		} else {
-			r->more_obj[r->sess.nmore_obj++] = ci->k->obj;
-		}
-		if ((err = ci->cap->metrics_init(ci, &mi)))
+		if ((status = xp_open_shared("serve", &mc, i, &oa, &share, &r->sess, &r->owner)))
+			return status < 0 ? 0 : status;
+		if ((err = r->ci[i].cap->metrics_init(&r->ci[i], &mi)))
 			return xp_fail(1, "serve: %s", strerror(-err));
-		if (ci->cap->flags & XP_CAP_DEVICES)
-			xp_warn_no_devices("serve", &r->devs);
 	}
 	return 0;
 }
@@ -362,18 +316,11 @@ static int serve(struct serve_run *r, int argc, char **argv)
 		err = xp_session_run(&r->sess);
 	}
 	stopped = xp_now_ns();
+	err = xp_multi_finish("serve", &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .want = r->want },
+			      &r->sess, stopped, err);
 	for (int i = 0; i < r->nci; i++)
-		xp_kside_detach(r->ci[i].k);
-	if (!err && r->sess.rb)
-		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
-	xp_say_unread("serve", &r->sess);
-	xp_say_skipped("serve", r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
-	for (int i = 0; i < r->nci; i++)
-		if (r->want[i] && r->ci[i].k) {
+		if (r->want[i] && r->ci[i].k)
 			xp_say_undecodable("serve", &r->ci[i]);
-			if (r->ci[i].cap->say_unseen)
-				r->ci[i].cap->say_unseen(&r->ci[i], "serve");
-		}
 	if (err)
 		return xp_fail(1, "serve: %s", strerror(-err));
 	return 0;

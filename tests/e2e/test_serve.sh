@@ -13,7 +13,7 @@ if [ -x "$XP" ]; then
 	one_line "serve rejects a bad --listen" 2 "--listen wants" serve --listen nowhere:port
 	one_line "serve rejects a host name for --listen" 2 "numeric address" serve --listen localhost:9464
 	one_line "serve rejects a bad --max-series" 2 "--max-series wants" serve --max-series 0
-	one_line "serve rejects a capability without metrics" 2 "no capability with metrics" serve frobnicate
+	one_line "serve rejects a capability without metrics" 2 "unknown capability .frobnicate." serve frobnicate
 else
 	skip "serve bad input: $XP is not built"
 fi
