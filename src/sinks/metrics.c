@@ -246,6 +246,39 @@ full:
 #undef PUT
 }
 
+const char *xp_labels_get(const char *labels, const char *name, char *buf, size_t len)
+{
+	size_t nl = strlen(name);
+	const char *p = labels;
+
+	while (*p) {
+		const char *eq = strchr(p, '=');
+		bool match;
+		size_t k = 0;
+
+		if (!eq || eq[1] != '"')
+			return NULL;
+		match = (size_t)(eq - p) == nl && !memcmp(p, name, nl);
+		for (p = eq + 2; *p && *p != '"'; p++) {
+			char c = *p;
+
+			if (c == '\\' && p[1])
+				c = *++p == 'n' ? '\n' : *p;
+			if (match && k + 1 < len)
+				buf[k++] = c;
+		}
+		if (match) {
+			buf[k] = '\0';
+			return buf;
+		}
+		if (*p == '"')
+			p++;
+		if (*p == ',')
+			p++;
+	}
+	return NULL;
+}
+
 /* HELP text: backslash and newline escaped, as both formats want. */
 static void put_help(FILE *f, const char *s)
 {

@@ -26,6 +26,7 @@ struct xp_series {
 	int fam;
 	char *labels;		/* rendered: `a="x",b="y"`, "" for none */
 	uint64_t value;		/* times the family's scale */
+	uint64_t shown;		/* top: the value at its last refresh */
 	struct xp_series *next;	/* the family's, in creation order */
 };
 
@@ -76,6 +77,12 @@ struct xp_series *xp_metrics_series(struct xp_metrics *m, int fam, const struct 
  * Truncated cleanly when buf is full (no half label). Returns buf.
  */
 char *xp_labels_add(char *buf, size_t len, const char *name, const char *value);
+
+/*
+ * The value of label `name` in rendered labels (as xp_labels_add wrote
+ * them), unescaped into buf; NULL when there is none.
+ */
+const char *xp_labels_get(const char *labels, const char *name, char *buf, size_t len);
 
 /*
  * Writes every family: Prometheus text 0.0.4, or OpenMetrics 1.0.0 text

@@ -22,7 +22,7 @@ cases="counts per-process openmetrics promtool http max-series prometheus sigter
 why=$(bpf_unavailable)
 [ -x "$DRV" ] || why=${why:-"$DRV is not built"}
 command -v curl > /dev/null || why=${why:-"curl is missing (scripts/deps.sh installs it)"}
-cg2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cg2=$(cgroup2_root)
 [ -n "$cg2" ] || why=${why:-"no cgroup v2 file system mounted"}
 if [ -z "$why" ]; then
 	A=$cg2/xpt-serve-$$-a B=$cg2/xpt-serve-$$-b
@@ -38,12 +38,6 @@ fi
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rmdir "$A" "$B" 2>/dev/null; rm -rf "$WORK"' EXIT
 CG_A=/${A#"$cg2"/} CG_B=/${B#"$cg2"/}
 
-# runs CMD... as a process of cgroup DIR (its children follow it)
-in_cgroup() { # DIR CMD...
-	local dir=$1
-	shift
-	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@"
-}
 addr_of() { # NAME: the address serve printed
 	grep -o 'http://[0-9.]*:[0-9]*' "$WORK/$1.err" | head -1 | sed 's|http://||'
 }

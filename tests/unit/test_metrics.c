@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "sinks/metrics.h"
+#include "sinks/top.h"
 #include "unit.h"
 
 /* What the writer writes, as one string (free it). */
@@ -134,8 +135,64 @@ static void test_accept(void)
 	CHECK(!xp_metrics_wants_openmetrics("application/openmetrics-text;q=0"));
 }
 
+static void test_labels_get(void)
+{
+	char buf[64];
+	const char *l = "cgroup=\"/a\\\"b\",pid=\"12\",comm=\"x\\ny\"";
+
+	CHECK_STR(xp_labels_get(l, "cgroup", buf, sizeof(buf)), "/a\"b");
+	CHECK_STR(xp_labels_get(l, "pid", buf, sizeof(buf)), "12");
+	CHECK_STR(xp_labels_get(l, "comm", buf, sizeof(buf)), "x\ny");
+	CHECK(xp_labels_get(l, "name", buf, sizeof(buf)) == NULL);
+	CHECK(xp_labels_get("", "pid", buf, sizeof(buf)) == NULL);
+}
+
+/* top's table: rows per process from the series' changes, rates over dt, sorted */
+static void test_top_table(void)
+{
+	struct xp_metrics m;
+	const char *p1a[] = { "cgroup", "/g", "pid", "1", "comm", "one", "name", "A", NULL };
+	const char *p1b[] = { "cgroup", "/g", "pid", "1", "comm", "one", "name", "B", NULL };
+	const char *p2[] = { "cgroup", "/h", "pid", "2", "comm", "two", "name", "A", NULL };
+	struct xp_top_opts o = { 0 };
+	int calls, secs;
+	char *out = NULL;
+	size_t len;
+	FILE *f;
+
+	xp_metrics_init(&m, 0);
+	calls = xp_metrics_family(&m, "xputrace_ioctls", "c", NULL, XP_METRIC_COUNTER, 1, true);
+	secs = xp_metrics_family(&m, "xputrace_ioctl_seconds", "s", "seconds", XP_METRIC_COUNTER, 1e-9, true);
+	xp_metrics_family(&m, "xputrace_events", "e", NULL, XP_METRIC_COUNTER, 1, false);	/* not a column */
+	xp_metrics_series(&m, calls, &(struct xp_metric_key){ { 1 } }, label_fn, p1a)->value = 10;
+	xp_metrics_series(&m, calls, &(struct xp_metric_key){ { 2 } }, label_fn, p1b)->value = 6;
+	xp_metrics_series(&m, calls, &(struct xp_metric_key){ { 3 } }, label_fn, p2)->value = 40;
+	xp_metrics_series(&m, secs, &(struct xp_metric_key){ { 1 } }, label_fn, p1a)->value = 500000000;
+	CHECK(xp_top_sort_known(&m, "ioctls") && xp_top_sort_known(&m, "comm"));
+	CHECK(!xp_top_sort_known(&m, "events") && !xp_top_sort_known(&m, "nosuch"));
+	f = open_memstream(&out, &len);
+	CHECK(xp_top_write(f, &m, 2.0, &o) == 2);
+	fclose(f);
+	CHECK_STR(out,
+		  "PID      COMM                   ioctls/s ioctl_seconds%  CGROUP\n"
+		  "2        two                        20.0            0.0  /h\n"
+		  "1        one                         8.0           25.0  /g\n");
+	free(out);
+	/* only what changed since: process 1 alone, sorted by comm */
+	xp_metrics_series(&m, calls, &(struct xp_metric_key){ { 1 } }, NULL, NULL)->value += 3;
+	o.sort = "comm";
+	f = open_memstream(&out, &len);
+	CHECK(xp_top_write(f, &m, 1.0, &o) == 1);
+	fclose(f);
+	CHECK(strstr(out, "\n1        one                         3.0            0.0  /g\n") != NULL);
+	free(out);
+	xp_metrics_free(&m);
+}
+
 int main(void)
 {
+	RUN(test_labels_get);
+	RUN(test_top_table);
 	RUN(test_escaping);
 	RUN(test_prometheus_text);
 	RUN(test_max_series_folds);
