@@ -19,6 +19,7 @@ void xp_metrics_free(struct xp_metrics *m)
 
 		for (; s; s = n) {
 			n = s->next;
+			free(s->buckets);
 			free(s->labels);
 			free(s);
 		}
@@ -49,6 +50,29 @@ int xp_metrics_family(struct xp_metrics *m, const char *name, const char *help, 
 		.scale = scale ? scale : 1.0, .bounded = bounded,
 	};
 	return m->nfams++;
+}
+
+int xp_metrics_histogram(struct xp_metrics *m, const char *name, const char *help, const char *unit,
+			 const uint64_t *le, int nle, double scale, bool bounded)
+{
+	int f = xp_metrics_family(m, name, help, unit, XP_METRIC_HISTOGRAM, scale, bounded);
+
+	if (f >= 0) {
+		m->fams[f].le = le;
+		m->fams[f].nle = nle;
+	}
+	return f;
+}
+
+void xp_series_observe(const struct xp_metrics *m, struct xp_series *s, uint64_t v)
+{
+	const struct xp_metric_fam *f = &m->fams[s->fam];
+	int b = 0;
+
+	while (b < f->nle && v > f->le[b])
+		b++;
+	s->buckets[b]++;
+	s->value += v;
 }
 
 static uint64_t key_hash(int fam, const struct xp_metric_key *k)
@@ -103,7 +127,10 @@ static struct xp_series *new_series(struct xp_metric_fam *f, int fam, const stru
 {
 	struct xp_series *s = calloc(1, sizeof(*s));
 
-	if (!s || !(s->labels = strdup(labels))) {
+	if (!s || !(s->labels = strdup(labels)) ||
+	    (f->type == XP_METRIC_HISTOGRAM && !(s->buckets = calloc((size_t)f->nle + 1, sizeof(uint64_t))))) {
+		if (s)
+			free(s->labels);
 		free(s);
 		return NULL;
 	}
@@ -300,14 +327,47 @@ static void put_value(FILE *f, const struct xp_metric_fam *fam, uint64_t v)
 		fprintf(f, "%.9g", (double)v * fam->scale);
 }
 
+/* NAME{LABELS[,EXTRA]} VALUE: one sample line */
+static void put_sample(FILE *f, const char *name, const char *suffix, const char *labels, const char *extra)
+{
+	fprintf(f, "%s%s", name, suffix);
+	if (labels[0] || extra)
+		fprintf(f, "{%s%s%s}", labels, labels[0] && extra ? "," : "", extra ? extra : "");
+	fputc(' ', f);
+}
+
+/* A histogram's series: cumulative _bucket lines up to +Inf, _sum, _count. */
+static void put_histogram(FILE *f, const struct xp_metric_fam *fam, const struct xp_series *s)
+{
+	uint64_t n = 0;
+	char le[48];
+
+	for (int b = 0; b <= fam->nle; b++) {
+		n += s->buckets[b];
+		if (b < fam->nle)
+			snprintf(le, sizeof(le), "le=\"%.9g\"", (double)fam->le[b] * fam->scale);
+		else
+			snprintf(le, sizeof(le), "le=\"+Inf\"");
+		put_sample(f, fam->name, "_bucket", s->labels, le);
+		fprintf(f, "%llu\n", (unsigned long long)n);
+	}
+	put_sample(f, fam->name, "_sum", s->labels, NULL);
+	put_value(f, fam, s->value);
+	fputc('\n', f);
+	put_sample(f, fam->name, "_count", s->labels, NULL);
+	fprintf(f, "%llu\n", (unsigned long long)n);
+}
+
 void xp_metrics_write(FILE *f, const struct xp_metrics *m, bool om)
 {
+	static const char *const types[] = { "counter", "gauge", "histogram" };
+
 	for (int i = 0; i < m->nfams; i++) {
 		const struct xp_metric_fam *fam = &m->fams[i];
 		bool counter = fam->type == XP_METRIC_COUNTER;
 		/* Prometheus 0.0.4 names a counter by its samples (_total); OpenMetrics by its family */
 		const char *suffix = counter ? "_total" : "";
-		const char *type = counter ? "counter" : "gauge";
+		const char *type = types[fam->type];
 
 		if (om) {
 			fprintf(f, "# TYPE %s %s\n", fam->name, type);
@@ -322,10 +382,11 @@ void xp_metrics_write(FILE *f, const struct xp_metrics *m, bool om)
 		if (!om)
 			fprintf(f, "# TYPE %s%s %s\n", fam->name, suffix, type);
 		for (const struct xp_series *s = fam->first; s; s = s->next) {
-			fprintf(f, "%s%s", fam->name, suffix);
-			if (s->labels[0])
-				fprintf(f, "{%s}", s->labels);
-			fputc(' ', f);
+			if (fam->type == XP_METRIC_HISTOGRAM) {
+				put_histogram(f, fam, s);
+				continue;
+			}
+			put_sample(f, fam->name, suffix, s->labels, NULL);
 			put_value(f, fam, s->value);
 			fputc('\n', f);
 		}

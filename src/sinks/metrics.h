@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum xp_metric_type { XP_METRIC_COUNTER, XP_METRIC_GAUGE };
+enum xp_metric_type { XP_METRIC_COUNTER, XP_METRIC_GAUGE, XP_METRIC_HISTOGRAM };
 
 /* A series' identity within its family: what the feeder counts by (ids, not strings). */
 struct xp_metric_key {
@@ -27,6 +27,7 @@ struct xp_series {
 	char *labels;		/* rendered: `a="x",b="y"`, "" for none */
 	uint64_t value;		/* times the family's scale */
 	uint64_t shown;		/* top: the value at its last refresh */
+	uint64_t *buckets;	/* histograms: observations per bucket (not cumulative), the last +Inf */
 	struct xp_series *next;	/* the family's, in creation order */
 };
 
@@ -36,6 +37,8 @@ struct xp_metric_fam {
 	const char *unit;	/* "seconds", "bytes", or NULL */
 	enum xp_metric_type type;
 	double scale;		/* value * scale is what is written (ns to seconds: 1e-9) */
+	const uint64_t *le;	/* histograms: the buckets' upper bounds, unscaled, ascending */
+	int nle;
 	bool bounded;		/* its series count against max_series (xputrace's own do not) */
 	struct xp_series *first, *last, *other;	/* other: where folded series go */
 };
@@ -60,6 +63,15 @@ void xp_metrics_free(struct xp_metrics *m);
 /* A family, its index; -ENOMEM. The strings must outlive m. */
 int xp_metrics_family(struct xp_metrics *m, const char *name, const char *help, const char *unit,
 		      enum xp_metric_type type, double scale, bool bounded);
+
+/*
+ * A histogram family (sum in `value`, unscaled): `le` the buckets' upper
+ * bounds in the values' unit, ascending, kept by reference; +Inf is added.
+ */
+int xp_metrics_histogram(struct xp_metrics *m, const char *name, const char *help, const char *unit,
+			 const uint64_t *le, int nle, double scale, bool bounded);
+/* One observation of `v` (unscaled) into a histogram's series. */
+void xp_series_observe(const struct xp_metrics *m, struct xp_series *s, uint64_t v);
 
 /*
  * The series of `key` in family `fam`: made on first use, its labels then

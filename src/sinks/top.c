@@ -23,13 +23,13 @@ static const char *short_name(const char *name)
 	return strncmp(name, PREFIX, sizeof(PREFIX) - 1) ? name : name + sizeof(PREFIX) - 1;
 }
 
-/* The families that are columns: bounded counters, at most XP_TOP_MAX_COLS. */
+/* The families that are columns: bounded counters and histograms (their sums), at most XP_TOP_MAX_COLS. */
 static int columns(const struct xp_metrics *m, int cols[XP_TOP_MAX_COLS])
 {
 	int n = 0;
 
 	for (int i = 0; i < m->nfams && n < XP_TOP_MAX_COLS; i++)
-		if (m->fams[i].bounded && m->fams[i].type == XP_METRIC_COUNTER)
+		if (m->fams[i].bounded && m->fams[i].type != XP_METRIC_GAUGE)
 			cols[n++] = i;
 	return n;
 }
@@ -156,6 +156,9 @@ int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_o
 	}
 	qsort(rows, (size_t)nrows, sizeof(*rows), by_sort);
 
+	/* a column is as wide as its head, at least 14 */
+	int w[XP_TOP_MAX_COLS], used = 8 + 1 + 16 + 2;
+
 	fprintf(f, "%-8s %-16s", "PID", "COMM");
 	for (int c = 0; c < ncol; c++) {
 		const struct xp_metric_fam *fam = &m->fams[cols[c]];
@@ -163,15 +166,17 @@ int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_o
 		bool secs = fam->unit && !strcmp(fam->unit, "seconds");
 
 		snprintf(head, sizeof(head), "%s%s", short_name(fam->name), secs ? "%" : "/s");
-		fprintf(f, " %14s", head);
+		w[c] = strlen(head) > 14 ? (int)strlen(head) : 14;
+		used += w[c] + 1;
+		fprintf(f, " %*s", w[c], head);
 	}
 	fprintf(f, "  CGROUP\n");
 	for (int i = 0; i < nrows && (!o->max_rows || shown < o->max_rows); i++, shown++) {
-		int room = o->width ? o->width - (8 + 1 + 16 + ncol * 15 + 2) : 0;
+		int room = o->width ? o->width - used : 0;
 
 		fprintf(f, "%-8s %-16s", field(rows[i].key, 0, pid, sizeof(pid)), field(rows[i].key, 1, comm, sizeof(comm)));
 		for (int c = 0; c < ncol; c++)
-			fprintf(f, " %14.1f", rows[i].v[c]);
+			fprintf(f, " %*.1f", w[c], rows[i].v[c]);
 		field(rows[i].key, 2, cg, sizeof(cg));
 		if (o->width && room > 4 && (int)strlen(cg) > room)	/* the end of a path says most */
 			fprintf(f, "  ...%s\n", cg + strlen(cg) - (size_t)(room - 3));

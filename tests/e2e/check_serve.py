@@ -89,8 +89,15 @@ def counts(addr, cg_a, cg_b, timeout):
     comms = sorted({l.get("comm") for l in per})
     say(per and all("pid" in l for l in per) and comms == ["ioctl_driver", "xpt-drv-a", "xpt-drv-b"],
         "serve --per-process labels pid and comm: %s" % comms)
-    seconds = [v for n, l, v in samples(text) if n == "xputrace_ioctl_seconds_total" and l.get("cgroup") == cg_a]
-    say(len(seconds) == 1 and 0 < seconds[0] < 10, "serve counts time in ioctl in seconds: %s" % seconds)
+    # the durations' histogram: cumulative buckets ending in +Inf = _count = the calls, a sum in seconds
+    hist = [(n, l, v) for n, l, v in samples(text) if n.startswith("xputrace_ioctl_duration_seconds")
+            and l.get("cgroup") == cg_a]
+    buckets = [v for n, l, v in hist if n.endswith("_bucket")]
+    count = [v for n, l, v in hist if n.endswith("_count")]
+    secs = [v for n, l, v in hist if n.endswith("_sum")]
+    inf = [v for n, l, v in hist if n.endswith("_bucket") and l.get("le") == "+Inf"]
+    say(buckets == sorted(buckets) and inf == [123] and count == [123] and len(secs) == 1 and 0 < secs[0] < 10,
+        "serve has a histogram of ioctl durations in seconds: +Inf %s, count %s, sum %s" % (inf, count, secs))
     events = [v for n, l, v in samples(text) if n == "xputrace_events_total" and l.get("capability") == "ioctl"]
     drops = {l.get("cause"): v for n, l, v in samples(text) if n == "xputrace_drops_total"}
     say(events and events[0] >= 123 + 207 and set(drops) == {"ringbuf", "map_full", "kernel_missed"},

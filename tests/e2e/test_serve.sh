@@ -53,10 +53,11 @@ if start_tracer main serve --listen 127.0.0.1:0 --device /dev/null --per-process
 
 	ct=$(curl -s -o "$WORK/om.txt" -w '%{content_type}' -H 'Accept: application/openmetrics-text; version=1.0.0' "http://$ADDR/metrics")
 	if [[ $ct == application/openmetrics-text* ]] && [ "$(tail -1 "$WORK/om.txt")" = "# EOF" ] &&
-		grep -q '^# UNIT xputrace_ioctl_seconds seconds$' "$WORK/om.txt" &&
+		grep -q '^# UNIT xputrace_ioctl_duration_seconds seconds$' "$WORK/om.txt" &&
+		grep -q '^# TYPE xputrace_ioctl_duration_seconds histogram$' "$WORK/om.txt" &&
 		grep -q '^# TYPE xputrace_ioctls counter$' "$WORK/om.txt" &&
 		grep -q "^xputrace_ioctls_total{cgroup=\"$CG_A\"" "$WORK/om.txt"; then
-		pass "serve speaks OpenMetrics 1.0.0 when asked (units, _total samples, # EOF)"
+		pass "serve speaks OpenMetrics 1.0.0 when asked (units, _total samples, histograms, # EOF)"
 	else
 		fail "serve openmetrics: content type '$ct', last line '$(tail -1 "$WORK/om.txt")'"
 	fi

@@ -96,6 +96,39 @@ static void test_prometheus_text(void)
 	xp_metrics_free(&m);
 }
 
+static void test_histogram(void)
+{
+	static const uint64_t le[] = { 1000, 4000 };
+	struct xp_metrics m;
+	const char *kv[] = { "name", "X", NULL };
+	struct xp_series *s;
+	int h;
+	char *out;
+
+	xp_metrics_init(&m, 0);
+	h = xp_metrics_histogram(&m, "xp_duration_seconds", "Durations", "seconds", le, 2, 1e-9, true);
+	s = xp_metrics_series(&m, h, &(struct xp_metric_key){ { 1 } }, label_fn, kv);
+	xp_series_observe(&m, s, 500);
+	xp_series_observe(&m, s, 1000);		/* le is inclusive */
+	xp_series_observe(&m, s, 3000);
+	xp_series_observe(&m, s, 2000000000);	/* past the last bound: +Inf only */
+	out = written(&m, false);
+	CHECK_STR(out,
+		  "# HELP xp_duration_seconds Durations\n"
+		  "# TYPE xp_duration_seconds histogram\n"
+		  "xp_duration_seconds_bucket{name=\"X\",le=\"1e-06\"} 2\n"
+		  "xp_duration_seconds_bucket{name=\"X\",le=\"4e-06\"} 3\n"
+		  "xp_duration_seconds_bucket{name=\"X\",le=\"+Inf\"} 4\n"
+		  "xp_duration_seconds_sum{name=\"X\"} 2.0000045\n"
+		  "xp_duration_seconds_count{name=\"X\"} 4\n");
+	free(out);
+	out = written(&m, true);
+	CHECK(strstr(out, "# TYPE xp_duration_seconds histogram\n# UNIT xp_duration_seconds seconds\n") == out);
+	CHECK(strstr(out, "\nxp_duration_seconds_count{name=\"X\"} 4\n# EOF\n") != NULL);
+	free(out);
+	xp_metrics_free(&m);
+}
+
 static void test_max_series_folds(void)
 {
 	struct xp_metrics m;
@@ -162,12 +195,14 @@ static void test_top_table(void)
 
 	xp_metrics_init(&m, 0);
 	calls = xp_metrics_family(&m, "xputrace_ioctls", "c", NULL, XP_METRIC_COUNTER, 1, true);
-	secs = xp_metrics_family(&m, "xputrace_ioctl_seconds", "s", "seconds", XP_METRIC_COUNTER, 1e-9, true);
+	static const uint64_t le[] = { 1000 };
+
+	secs = xp_metrics_histogram(&m, "xputrace_ioctl_seconds", "s", "seconds", le, 1, 1e-9, true);
 	xp_metrics_family(&m, "xputrace_events", "e", NULL, XP_METRIC_COUNTER, 1, false);	/* not a column */
 	xp_metrics_series(&m, calls, &(struct xp_metric_key){ { 1 } }, label_fn, p1a)->value = 10;
 	xp_metrics_series(&m, calls, &(struct xp_metric_key){ { 2 } }, label_fn, p1b)->value = 6;
 	xp_metrics_series(&m, calls, &(struct xp_metric_key){ { 3 } }, label_fn, p2)->value = 40;
-	xp_metrics_series(&m, secs, &(struct xp_metric_key){ { 1 } }, label_fn, p1a)->value = 500000000;
+	xp_series_observe(&m, xp_metrics_series(&m, secs, &(struct xp_metric_key){ { 1 } }, label_fn, p1a), 500000000);
 	CHECK(xp_top_sort_known(&m, "ioctls") && xp_top_sort_known(&m, "comm"));
 	CHECK(!xp_top_sort_known(&m, "events") && !xp_top_sort_known(&m, "nosuch"));
 	f = open_memstream(&out, &len);
@@ -195,6 +230,7 @@ int main(void)
 	RUN(test_top_table);
 	RUN(test_escaping);
 	RUN(test_prometheus_text);
+	RUN(test_histogram);
 	RUN(test_max_series_folds);
 	RUN(test_accept);
 	UNIT_EXIT();

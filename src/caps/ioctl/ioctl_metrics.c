@@ -6,6 +6,11 @@
 #include "caps/ioctl/ioctl_metrics.h"
 #include "caps/ioctl/ioctl_report.h"
 
+/* Buckets of the call durations, in ns: from 1 us by fours to 1 s. */
+static const uint64_t dur_le[] = {
+	1000, 4000, 16000, 64000, 256000, 1000000, 4000000, 16000000, 64000000, 256000000, 1000000000,
+};
+
 int xp_ioctl_metrics_init(struct xp_ioctl_metrics *s, const struct xp_metrics_in *in,
 			  const struct xp_devices *devs)
 {
@@ -17,8 +22,9 @@ int xp_ioctl_metrics_init(struct xp_ioctl_metrics *s, const struct xp_metrics_in
 				     "completed", NULL, XP_METRIC_COUNTER, 1, true);
 	s->errors = xp_metrics_family(m, "xputrace_ioctl_errors", "ioctl() calls on GPU/NPU device "
 				      "nodes that failed, by errno", NULL, XP_METRIC_COUNTER, 1, true);
-	s->seconds = xp_metrics_family(m, "xputrace_ioctl_seconds", "Time spent inside ioctl() on "
-				       "GPU/NPU device nodes", "seconds", XP_METRIC_COUNTER, 1e-9, true);
+	s->seconds = xp_metrics_histogram(m, "xputrace_ioctl_duration_seconds", "Time from entry to "
+					  "return of ioctl() on GPU/NPU device nodes", "seconds", dur_le,
+					  (int)(sizeof(dur_le) / sizeof(dur_le[0])), 1e-9, true);
 	return s->calls < 0 || s->errors < 0 || s->seconds < 0 ? -ENOMEM : 0;
 }
 
@@ -66,7 +72,7 @@ int xp_ioctl_metrics_add(struct xp_ioctl_metrics *s, const struct xp_ioctl_rec *
 	if (!calls || !secs)
 		return -ENOMEM;
 	calls->value++;
-	secs->value += r->lat_ns;
+	xp_series_observe(m, secs, r->lat_ns);
 	if (r->ret < 0) {
 		struct xp_series *e;
 
