@@ -60,9 +60,47 @@ static bool has_token(const char *v, size_t n, const char *token)
 	return false;
 }
 
+/*
+ * The request line, METHOD SP target SP HTTP/1.x, at buf[0..n) (its \n not
+ * included): the target and method into r (405 for a method other than
+ * GET and HEAD), *http11. False when it is malformed.
+ */
+static bool request_line(const char *buf, size_t n, struct xp_http_req *r, bool *http11)
+{
+	size_t le = n && buf[n - 1] == '\r' ? n - 1 : n, sp1, sp2, pl, q;
+	const char *p;
+
+	for (sp1 = 0; sp1 < le && is_tchar(buf[sp1]); sp1++)
+		;
+	if (sp1 == 0 || sp1 >= le || buf[sp1] != ' ')
+		return false;
+	for (sp2 = sp1 + 1; sp2 < le && buf[sp2] > ' ' && buf[sp2] != 0x7f; sp2++)
+		;
+	if (sp2 == sp1 + 1 || sp2 >= le || buf[sp2] != ' ' || buf[sp1 + 1] != '/')
+		return false;
+	if (le - (sp2 + 1) != 8 || memcmp(buf + sp2 + 1, "HTTP/1.", 7) ||
+	    (buf[sp2 + 8] != '0' && buf[sp2 + 8] != '1'))
+		return false;
+	*http11 = buf[sp2 + 8] == '1';
+	/* the path, without its query */
+	p = buf + sp1 + 1;
+	pl = sp2 - (sp1 + 1);
+	for (q = 0; q < pl && p[q] != '?' && p[q] != '#'; q++)
+		;
+	if (q == 8 && !memcmp(p, "/metrics", 8))
+		r->target = XP_HTTP_METRICS;
+	else if (q == 1)
+		r->target = XP_HTTP_ROOT;
+	if (sp1 == 4 && !memcmp(buf, "HEAD", 4))
+		r->head = true;
+	else if (!(sp1 == 3 && !memcmp(buf, "GET", 3)))
+		r->status = 405;
+	return true;
+}
+
 long xp_http_parse(const char *buf, size_t n, struct xp_http_req *r)
 {
-	size_t i = 0, end, line_end, sp1, sp2;
+	size_t i = 0, end, line_end;
 	bool http11, host = false, body = false, conn_close = false, conn_keep = false;
 	char accept[512] = "";
 
@@ -82,40 +120,10 @@ long xp_http_parse(const char *buf, size_t n, struct xp_http_req *r)
 		return -1;
 
 	r->status = 400;
-	/* request line: METHOD SP target SP HTTP/1.x */
 	for (line_end = i; buf[line_end] != '\n'; line_end++)
 		;
-	{
-		size_t le = line_end > i && buf[line_end - 1] == '\r' ? line_end - 1 : line_end;
-
-		for (sp1 = i; sp1 < le && is_tchar(buf[sp1]); sp1++)
-			;
-		if (sp1 == i || sp1 >= le || buf[sp1] != ' ')
-			return (long)end;
-		for (sp2 = sp1 + 1; sp2 < le && buf[sp2] > ' ' && buf[sp2] != 0x7f; sp2++)
-			;
-		if (sp2 == sp1 + 1 || sp2 >= le || buf[sp2] != ' ' || buf[sp1 + 1] != '/')
-			return (long)end;
-		if (le - (sp2 + 1) != 8 || memcmp(buf + sp2 + 1, "HTTP/1.", 7) ||
-		    (buf[sp2 + 8] != '0' && buf[sp2 + 8] != '1'))
-			return (long)end;
-		http11 = buf[sp2 + 8] == '1';
-		{
-			size_t pl = sp2 - (sp1 + 1), q;
-			const char *p = buf + sp1 + 1;
-
-			for (q = 0; q < pl && p[q] != '?' && p[q] != '#'; q++)
-				;
-			if (q == 8 && !memcmp(p, "/metrics", 8))
-				r->target = XP_HTTP_METRICS;
-			else if (q == 1)
-				r->target = XP_HTTP_ROOT;
-		}
-		if (sp1 - i == 4 && !memcmp(buf + i, "HEAD", 4))
-			r->head = true;
-		else if (!(sp1 - i == 3 && !memcmp(buf + i, "GET", 3)))
-			r->status = 405;
-	}
+	if (!request_line(buf + i, line_end - i, r, &http11))
+		return (long)end;
 	/* header fields: NAME ":" OWS value OWS */
 	for (size_t l = line_end + 1; l < end;) {
 		size_t e = l, le, c, vs;
