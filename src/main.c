@@ -20,6 +20,8 @@ static const struct verb {
 	{ "record", cmd_record, "write what capabilities trace into a trace file", true },
 	{ "report", cmd_report, "the summaries of a live run, from a trace file", false },
 	{ "export", cmd_export, "a trace file as Perfetto / Chrome trace-event JSON", false },
+	{ "serve", cmd_serve, "metrics over HTTP for Prometheus, per cgroup and container", true },
+	{ "top", cmd_top, "the same numbers per process, refreshed on the terminal", true },
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 

@@ -31,6 +31,7 @@ struct xp_kside;		/* a kernel side, src/live/kside.h */
 struct xp_live_share;		/* a ring buffer to write into, src/live/kside.h */
 struct xp_perfetto;		/* src/sinks/perfetto.h */
 struct xp_feature;		/* src/live/features.h */
+struct xp_metrics_in;		/* src/sinks/metrics.h */
 
 /* What the records are turned into as they arrive. */
 enum xp_cap_out {
@@ -62,6 +63,7 @@ struct xp_cap_inst {
 	void *st;			/* the analysis state (cap->init) */
 	struct xp_kside *k;		/* the kernel side (live only) */
 	uint64_t undecodable;		/* records the analysis could not decode, this interval */
+	void *mst;			/* serve: the metrics state (cap->metrics_init), freed with free() */
 };
 
 /* What the kernel side is opened with. */
@@ -167,6 +169,17 @@ struct xp_cap {
 	void (*reset)(struct xp_cap_inst *ci, uint64_t now);
 	/* From a file: the hook to report (NULL: the one the file names). */
 	const char *file_hook;
+
+	/*
+	 * `xputrace serve` (src/cmd/serve.c): rows with these feed metrics and
+	 * are opened there with aggregate off, so each record reaches
+	 * metrics_feed. metrics_init declares the row's families into mi->m
+	 * and keeps its state in ci->mst (plain memory, freed with free());
+	 * ci->env and ci->opts are set.
+	 */
+	int (*metrics_init)(struct xp_cap_inst *ci, const struct xp_metrics_in *mi);
+	/* One record of cap->rec->type counted; 0 or -errno. */
+	int (*metrics_feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
 };
 
 /* The table: every capability, in the order help, record and doctor list them. */

@@ -12,6 +12,8 @@ int cmd_doctor(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* A verb's options: its parser and the generated completion and man page read them. */
 struct xp_verb_opts {
@@ -19,6 +21,7 @@ struct xp_verb_opts {
 	const struct xp_cap_opt *opts;	/* its own, ending with { NULL }; NULL: none */
 };
 extern const struct xp_verb_opts xp_doctor_opts, xp_record_opts, xp_report_opts, xp_export_opts;
+extern const struct xp_verb_opts xp_serve_opts, xp_top_opts;
 
 /* A verb that is not a capability, as main lists it. */
 struct xp_gen_verb {

@@ -33,6 +33,8 @@ static const struct {
 	{ "record", &xp_record_opts, "[CAPABILITY...]" },
 	{ "report", &xp_report_opts, "FILE [VIEW]" },
 	{ "export", &xp_export_opts, "" },
+	{ "serve", &xp_serve_opts, "[CAPABILITY...]" },
+	{ "top", &xp_top_opts, "[CAPABILITY...]" },
 };
 
 static const struct xp_cap_opt help_opt = { "help", 'h', NULL, "this text", false };
@@ -92,9 +94,12 @@ static int collect(struct gverb *out, size_t *n, const struct xp_gen_verb *verbs
 			v->summary = verbs[at].summary;
 			v->operands = verb_extra[e].operands;
 			add_opts(v, verb_extra[e].o->common, verb_extra[e].o->opts, false);
-			/* record takes the capabilities' options that change what is traced */
-			for (size_t c = 0; verb_extra[e].o == &xp_record_opts && c < xp_ncaps; c++)
-				if (xp_cap_runs(xp_caps[c]))
+			/* record and serve take the capabilities' options that change what is traced */
+			for (size_t c = 0; c < xp_ncaps; c++)
+				if (xp_cap_runs(xp_caps[c]) && (verb_extra[e].o == &xp_record_opts ||
+							       ((verb_extra[e].o == &xp_serve_opts ||
+								 verb_extra[e].o == &xp_top_opts) &&
+								xp_caps[c]->metrics_init)))
 					add_opts(v, 0, xp_caps[c]->opts, true);
 		}
 		add_opt(v, &help_opt);

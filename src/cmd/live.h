@@ -64,6 +64,48 @@ unsigned int xp_cap_common(const struct xp_cap *cap);
 int xp_common_opts(unsigned int common, const struct xp_cap_opt **out, int max);
 
 /*
+ * A verb that opens several capabilities at once, into one ring buffer
+ * (record, serve): which rows it takes, and which it opens.
+ */
+struct xp_multi_caps {
+	struct xp_cap_inst *ci;		/* an instance of every runnable row, table order */
+	int nci;
+	bool *want;			/* nci: set by xp_opts_parse_multi, the ones to open */
+	bool (*takes)(const struct xp_cap *c);		/* rows it can open; NULL: all */
+	bool (*by_default)(const struct xp_cap *c);	/* opened when none is named */
+	const char *does;		/* "records": "this build records: ioctl, ..." */
+	const char *lacks;		/* what a row it does not take lacks: "metrics" */
+};
+/*
+ * xp_opts_parse with the verb's own options `own` and every taken row's
+ * options that change what is traced, then the CAPABILITY... operands into
+ * mc->want (none named: by_default), then the wanted rows' opts_check.
+ * Returns as xp_opts_parse does.
+ */
+int xp_opts_parse_multi(const char *verb, int argc, char **argv, unsigned int common,
+			struct xp_live_opts *lo, const struct xp_optset *own, struct xp_multi_caps *mc,
+			void (*help)(const void *ctx), const void *help_ctx);
+/*
+ * Opens mc->ci[i] into one ring buffer with those opened before it: the
+ * first one opened owns it (into *owner, `share`, s->obj), later ones write
+ * into it and are polled beside it (s->more_obj, which holds mc->nci).
+ * 0; -1 when a signal broke the opening off (open no more); else the exit
+ * status after the one-line error.
+ */
+struct xp_session;
+int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, const struct xp_open_args *oa,
+		   struct xp_live_share *share, struct xp_session *s, struct xp_kside **owner);
+/*
+ * The end of a run of several: every row detached (nothing new comes), what
+ * is queued read within XP_STOP_NS of `stopped`, then what was unread,
+ * skipped or unseen said. Returns `err`, or the drain's when err is 0.
+ */
+int xp_multi_finish(const char *verb, const struct xp_multi_caps *mc, struct xp_session *s,
+		    uint64_t stopped, int err);
+/* --help's "Options of the capabilities:" block: the taken rows' options that change what is traced. */
+void xp_multi_caps_help(FILE *f, const struct xp_multi_caps *mc);
+
+/*
  * Finds the GPU/NPU majors and nodes, adds the --device nodes, resolves
  * --cgroup. Returns 0, or the exit status after a one-line error.
  */

@@ -72,13 +72,7 @@ static void help(const void *ctx)
 "      --force              write through a symbolic link at FILE\n",
 	       xp_cap_names(names, sizeof(names)));
 	xp_opts_help(stdout, xp_record_opts.common, NULL);
-	printf("Options of the capabilities:\n");
-	for (int i = 0; i < r->nci; i++)
-		for (int k = 0; r->ci[i].cap->opts && r->ci[i].cap->opts[k].name; k++)
-			if (r->ci[i].cap->opts[k].record)
-				printf("  %-8s --%s%s%s\n", r->ci[i].cap->name, r->ci[i].cap->opts[k].name,
-			       r->ci[i].cap->opts[k].arg ? " " : "",
-			       r->ci[i].cap->opts[k].arg ? r->ci[i].cap->opts[k].arg : "");
+	xp_multi_caps_help(stdout, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci });
 	printf("Their other options (latency's --max-age, --max-keys...) shape a live summary\n"
 	       "only: a recording keeps every event, and record refuses them by name.\n");
 	printf(
@@ -104,44 +98,22 @@ static int record_opt(void *ctx, int i, const char *arg)
 	return 0;
 }
 
+static bool record_default(const struct xp_cap *c)
+{
+	return c->flags & XP_CAP_RECORD_DEFAULT;
+}
+
 static int parse(int argc, char **argv, struct record_run *r)
 {
-	struct xp_optset *sets = calloc(1 + (size_t)r->nci, sizeof(*sets));
-	int nsets = 1, status;
-	bool any = false;
+	struct xp_optset own = { xp_record_opts.opts, record_opt, r, false, NULL };
+	struct xp_multi_caps mc = { r->ci, r->nci, r->want, NULL, record_default, "records", NULL };
+	int status = xp_opts_parse_multi("record", argc, argv, xp_record_opts.common, &r->o, &own, &mc,
+					 help, r);
 
-	if (!sets)
-		return xp_fail(1, "record: out of memory");
-	sets[0] = (struct xp_optset){ xp_record_opts.opts, record_opt, r, false, NULL };
-
-	for (int i = 0; i < r->nci; i++)
-		if (r->ci[i].cap->opts)
-			sets[nsets++] = (struct xp_optset){ r->ci[i].cap->opts, r->ci[i].cap->opt, r->ci[i].opts,
-							    .record_only = true, .owner = r->ci[i].cap->name };
-	status = xp_opts_parse("record", argc, argv, xp_record_opts.common, &r->o, sets, nsets, help, r);
-	free(sets);
 	if (status)
 		return status;
 	if (r->o.json)
 		r->summary = true;
-	for (; optind < argc; optind++) {
-		int i;
-
-		for (i = 0; i < r->nci && strcmp(r->ci[i].cap->name, argv[optind]); i++)
-			;
-		if (i == r->nci) {
-			char names[128];
-
-			return xp_fail(2, "record: unknown capability '%s' (this build records: %s)",
-				       argv[optind], xp_cap_names(names, sizeof(names)));
-		}
-		r->want[i] = any = true;
-	}
-	for (int i = 0; !any && i < r->nci; i++)
-		r->want[i] = r->ci[i].cap->flags & XP_CAP_RECORD_DEFAULT;
-	for (int i = 0; i < r->nci; i++)
-		if (r->want[i] && r->ci[i].cap->opts_check && (status = r->ci[i].cap->opts_check(r->ci[i].opts)))
-			return status;
 	if (!r->out)
 		return xp_fail(2, "record: -o FILE is required; see 'xputrace record --help'");
 	if (!*r->out)
@@ -207,37 +179,22 @@ static int open_caps(struct record_run *r)
 {
 	struct xp_live_share share = { 0 };
 	struct xp_open_args oa = { .f = &r->o.f, .devs = &r->meta->devs, .share = &share };
-	int err;
+	struct xp_multi_caps mc = { .ci = r->ci, .nci = r->nci, .want = r->want };
+	int err, status;
 
 	for (int i = 0; i < r->nci; i++) {
 		struct xp_cap_inst *ci = &r->ci[i];
-		char why[256] = "";
 
 		if (!r->want[i])
 			continue;
-		/* a signal during start-up: what is open is recorded, nothing more opens */
-		if (xp_stop)
-			break;
-		if ((err = ci->cap->open(ci, &oa, why, sizeof(why)))) {
-			if (xp_stop)
-				break;
-			return xp_open_failed("record", ci, err, why);
-		}
-		if (!r->owner) {
-			r->owner = ci->k;
-			share.events = ci->k->events;
-			share.drops = ci->k->drops;
-			r->sess.obj = ci->k->obj;
+		if ((status = xp_open_shared("record", &mc, i, &oa, &share, &r->sess, &r->owner)))
+			return status < 0 ? 0 : status;
+		if (r->owner == ci->k)
 			snprintf(r->meta->hook, sizeof(r->meta->hook), "%s", ci->k->hook);
-		} else {
-			r->more_obj[r->sess.nmore_obj++] = ci->k->obj;
-		}
 		if (ci->layout && (err = xp_trace_meta_add_layout(r->meta, ci->cap->rec->type, ci->layout)))
 			return xp_fail(1, "record: %s", strerror(-err));
 		if ((err = xp_trace_meta_add_cap(r->meta, ci->cap->name)))
 			return xp_fail(1, "record: %s", strerror(-err));
-		if (ci->cap->flags & XP_CAP_DEVICES)
-			xp_warn_no_devices("record", &r->meta->devs);
 	}
 	return 0;
 }
@@ -252,15 +209,8 @@ static int finish(struct record_run *r, int err)
 
 	/* nothing new from here on; what is queued is written within XP_STOP_NS */
 	stopped = xp_now_ns();
-	for (int i = 0; i < r->nci; i++)
-		xp_kside_detach(r->ci[i].k);
-	if (!err && r->sess.rb)
-		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
-	xp_say_unread("record", &r->sess);
-	xp_say_skipped("record", r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
-	for (int i = 0; i < r->nci; i++)
-		if (r->want[i] && r->ci[i].k && r->ci[i].cap->say_unseen)
-			r->ci[i].cap->say_unseen(&r->ci[i], "record");
+	err = xp_multi_finish("record", &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .want = r->want },
+			      &r->sess, stopped, err);
 	/* whatever ended the run, what was captured goes to the file; its
 	 * time is when tracing ended, not when the queue was read out */
 	stats_now(r, &st);

@@ -52,3 +52,16 @@ stop_tracer() {
 	kill -"${1:-INT}" $TRACER 2>/dev/null
 	wait $TRACER
 }
+
+# The cgroup v2 mount point, or nothing when none is mounted.
+cgroup2_root() {
+	awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts
+}
+
+# in_cgroup DIR CMD...: runs CMD as a process of the cgroup v2 directory DIR
+# (its children follow it).
+in_cgroup() {
+	local dir=$1
+	shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@"
+}

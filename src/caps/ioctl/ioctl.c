@@ -11,6 +11,7 @@
 #include "caps/ioctl/ioctl_live.h"
 #include "live/kside.h"
 #include "caps/ioctl/ioctl_report.h"
+#include "caps/ioctl/ioctl_metrics.h"
 #include "sinks/perfetto.h"
 
 static bool io_available(const struct xp_doctor_env *d, char *why, size_t len)
@@ -157,6 +158,23 @@ static void io_reset(struct xp_cap_inst *ci, uint64_t now)
 	xp_ioctl_table_reset(ci->st);
 }
 
+static int io_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
+{
+	struct xp_ioctl_metrics *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	ci->mst = s;
+	return xp_ioctl_metrics_init(s, mi, ci->env->devs);
+}
+
+static int io_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	if (h->size < sizeof(struct xp_ioctl_rec))
+		return ci->undecodable++, 0;
+	return xp_ioctl_metrics_add(ci->mst, (const struct xp_ioctl_rec *)h);
+}
+
 const struct xp_cap xp_cap_ioctl = {
 	.name = "ioctl",
 	.summary = "ioctls on GPU/NPU device nodes: named, counted, timed",
@@ -177,4 +195,5 @@ const struct xp_cap xp_cap_ioctl = {
 	.available = io_available, .open = io_open_k, .describe = io_describe, .say_unseen = io_say_unseen,
 	.init = io_init, .free = io_free_st, .feed = io_feed, .drain = io_drain, .stream_header = xp_ioctl_stream_header,
 	.report = io_report, .reset = io_reset,
+	.metrics_init = io_metrics_init, .metrics_feed = io_metrics_feed,
 };

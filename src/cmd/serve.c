@@ -1,0 +1,483 @@
+/*
+ * xputrace serve: what the capabilities trace, as Prometheus / OpenMetrics
+ * metrics over HTTP, per cgroup (and container, pod, unit), for as long as
+ * it runs. xputrace top: the same metrics, per process, as a table
+ * refreshed every interval (sinks/top.c), on the terminal or as plain text.
+ *
+ * The rows with metrics hooks (cap.h) are opened as `record` opens them:
+ * into one ring buffer, records not aggregated in the kernel, since each
+ * record carries the cgroup id its metrics are labelled by. The tracing
+ * thread feeds them into the metrics under a lock; the HTTP server
+ * (sinks/http.c) runs on its own thread and takes the lock only to render
+ * a scrape.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "cmd/live.h"
+#include "core/cgroups.h"
+#include "core/parse.h"
+#include "live/kside.h"
+#include "live/session.h"
+#include "sinks/http.h"
+#include "sinks/metrics.h"
+#include "sinks/top.h"
+
+#define DEFAULT_LISTEN "127.0.0.1:9464"
+
+struct serve_run {
+	const char *verb;		/* "serve" or "top" */
+	bool top;
+	const char *sort;		/* top --sort */
+	bool tty;			/* top: stdout is a terminal, redrawn in place */
+	uint64_t last_ns, last_events;	/* top: at the last refresh */
+	struct xp_live_opts o;
+	const char *listen;
+	bool per_process;
+	uint64_t max_series;
+	struct xp_devices devs;
+	struct xp_cap_env env;
+	struct xp_cap_inst *ci;		/* every runnable capability, table order */
+	bool *want;
+	int nci;
+	struct bpf_object **more_obj;
+	struct xp_kside *owner;		/* the first opened: its ring buffer is shared */
+	struct xp_session sess;
+	pthread_mutex_t lock;		/* the metrics and the cgroup cache */
+	struct xp_metrics m;
+	struct xp_cgroup_cache *cg;
+	struct xp_http_server *http;
+	struct xp_series **events;	/* per capability, NULL where not served */
+	struct xp_series *drops[XP_DROP_ALL], *series, *folded;
+};
+
+static const struct xp_cap_opt serve_own[] = {
+	{ "listen", 'l', "ADDR:PORT", "where to serve (default " DEFAULT_LISTEN ", loopback only;\n"
+				      "another address exposes the metrics to whoever reaches it)", false },
+	{ "per-process", 0, NULL, "pid and comm labels too (series churn with processes)", false },
+	{ "max-series", 0, "N", "series kept (default 10000); later ones are added up in\n"
+				"an `other` series, and xputrace_series_folded_total counts them", false },
+	{ NULL },
+};
+const struct xp_verb_opts xp_serve_opts = {
+	XP_O_DURATION | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, serve_own
+};
+
+static const struct xp_cap_opt top_own[] = {
+	{ "sort", 's', "KEY", "the column the rows are sorted by, most first (default:\n"
+			      "the first; pid, comm and cgroup sort by name)", false },
+	{ "max-series", 0, "N", "series kept (default 10000); later ones are added up in\n"
+				"an (other) row", false },
+	{ NULL },
+};
+const struct xp_verb_opts xp_top_opts = {
+	XP_O_DURATION | XP_O_INTERVAL | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, top_own
+};
+
+static bool has_metrics(const struct xp_cap *c)
+{
+	return c->metrics_init != NULL;
+}
+
+static const char top_about[] =
+"The numbers 'xputrace serve' serves, per process: a row per process active\n"
+"in the last interval with each counter's rate per second (time in seconds\n"
+"as a percentage of one CPU), its cgroup beside it, refreshed every -i\n"
+"SECONDS (default 1). On a terminal it redraws in place and shows as many\n"
+"rows as fit; otherwise each refresh is a block of plain text. Columns come\n"
+"from the capabilities with metrics (%s unless named); --sort picks the\n"
+"order. Ctrl-C, SIGTERM or the end of -d ends it.\n";
+static const char top_examples[] =
+"  xputrace top                              every process using a GPU, each second\n"
+"  xputrace top -s ioctl_errors -i 5         the most failing first, every 5 s\n"
+"  xputrace top -d 10 | tail                 plain text when piped\n";
+
+static const char serve_about[] =
+"Serves what the capabilities trace as metrics over HTTP: GET /metrics in the\n"
+"Prometheus text format 0.0.4, or OpenMetrics 1.0.0 when the Accept header asks\n"
+"for application/openmetrics-text. Counters per cgroup v2 path, with the\n"
+"container id (docker, containerd, cri-o, podman), the Kubernetes pod UID and\n"
+"the systemd unit the path names; with --per-process per pid and comm too.\n"
+"Capabilities: every one with metrics (%s) unless named. xputrace's own\n"
+"drops and events are metrics too. It listens on loopback unless --listen\n"
+"names another address: whoever reaches it sees the cgroup paths, container\n"
+"ids and (with --per-process) the process names of GPU users on this machine.\n"
+"Ctrl-C, SIGTERM or the end of -d ends it.\n";
+static const char serve_examples[] =
+"  xputrace serve                            metrics at http://127.0.0.1:9464/metrics\n"
+"  xputrace serve --listen 0.0.0.0:9464      to a Prometheus on another host\n"
+"  xputrace serve --per-process -G /sys/fs/cgroup/gpu.slice\n"
+"  curl -s 127.0.0.1:9464/metrics | grep xputrace_ioctls_total\n";
+
+/* serve's or top's --help: `about` names the capabilities with metrics where it says %s */
+static void help(const void *ctx)
+{
+	const struct serve_run *r = ctx;
+	const struct xp_verb_opts *vo = r->top ? &xp_top_opts : &xp_serve_opts;
+	char names[128] = "";
+	size_t k = 0;
+
+	for (int i = 0; i < r->nci && k < sizeof(names); i++)
+		if (has_metrics(r->ci[i].cap))
+			k += (size_t)snprintf(names + k, sizeof(names) - k, "%s%s", k ? ", " : "", r->ci[i].cap->name);
+	printf("Usage: xputrace %s [OPTIONS] [CAPABILITY...]\n\n", r->verb);
+	printf(r->top ? top_about : serve_about, names);
+	printf("\nOptions:\n");
+	xp_opts_help(stdout, vo->common, vo->opts);
+	xp_multi_caps_help(stdout, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .takes = has_metrics });
+	printf("\nExamples:\n%s", r->top ? top_examples : serve_examples);
+}
+
+static int serve_opt(void *ctx, int i, const char *arg)
+{
+	struct serve_run *r = ctx;
+
+	if (i == 0) {
+		if (!*arg)
+			return xp_fail(2, "%s: --listen wants ADDR:PORT, not ''", r->verb);
+		r->listen = arg;
+	} else if (i == 1) {
+		r->per_process = true;
+	} else if (xp_parse_u64(arg, 1, 100000000, &r->max_series)) {
+		return xp_fail(2, "%s: --max-series wants a number from 1 to 100000000, not '%s'", r->verb, arg);
+	}
+	return 0;
+}
+
+static int top_opt(void *ctx, int i, const char *arg)
+{
+	struct serve_run *r = ctx;
+
+	if (i == 0) {
+		r->sort = arg;
+		return 0;
+	}
+	return serve_opt(ctx, 2, arg);	/* --max-series, as serve takes it */
+}
+
+static int parse(int argc, char **argv, struct serve_run *r)
+{
+	struct xp_optset own = { r->top ? xp_top_opts.opts : xp_serve_opts.opts, r->top ? top_opt : serve_opt,
+				 r, false, NULL };
+	struct xp_multi_caps mc = { r->ci, r->nci, r->want, has_metrics, has_metrics,
+				    r->top ? "shows" : "serves", "metrics" };
+
+	return xp_opts_parse_multi(r->verb, argc, argv, r->top ? xp_top_opts.common : xp_serve_opts.common,
+				   &r->o, &own, &mc, help, r);
+}
+
+/* The labels of a cgroup id: its path and what the path names. Under r->lock. */
+static void cgroup_labels(void *ctx, uint64_t id, char *buf, size_t len)
+{
+	struct serve_run *r = ctx;
+	const char *path = r->cg ? xp_cgroup_cache_path(r->cg, id) : NULL;
+
+	/* a cgroup gone before it was first seen: one series for all such */
+	xp_cgroup_labels(path ? path : "(unknown)", buf, len);
+}
+
+static void no_labels(void *ctx, char *buf, size_t len)
+{
+	(void)ctx, (void)buf, (void)len;
+}
+
+static void one_label(void *ctx, char *buf, size_t len)
+{
+	const char *const *kv = ctx;
+
+	xp_labels_add(buf, len, kv[0], kv[1]);
+}
+
+/* xputrace's own metrics: not bounded by --max-series, made once here. */
+static int self_metrics(struct serve_run *r)
+{
+	static const char *const causes[XP_DROP_ALL] = { "ringbuf", "map_full", "kernel_missed" };
+	struct xp_metrics *m = &r->m;
+	int ev, dr, se, fo;
+
+	ev = xp_metrics_family(m, "xputrace_events", "Records read from the kernel, by capability",
+			       NULL, XP_METRIC_COUNTER, 1, false);
+	dr = xp_metrics_family(m, "xputrace_drops", "Records lost: ring buffer full, a kernel map "
+			       "full, or runs the kernel skipped", NULL, XP_METRIC_COUNTER, 1, false);
+	se = xp_metrics_family(m, "xputrace_series", "Series served, of at most --max-series",
+			       NULL, XP_METRIC_GAUGE, 1, false);
+	fo = xp_metrics_family(m, "xputrace_series_folded", "Label sets added up in an other=\"true\" "
+			       "series, past --max-series", NULL, XP_METRIC_COUNTER, 1, false);
+	if (ev < 0 || dr < 0 || se < 0 || fo < 0)
+		return -ENOMEM;
+	for (int i = 0; i < r->nci; i++) {
+		const char *kv[2] = { "capability", r->ci[i].cap->name };
+
+		if (r->want[i] && r->ci[i].k &&
+		    !(r->events[i] = xp_metrics_series(m, ev, &(struct xp_metric_key){ { (uint64_t)i } },
+						       one_label, kv)))
+			return -ENOMEM;
+	}
+	for (int i = 0; i < XP_DROP_ALL; i++) {
+		const char *kv[2] = { "cause", causes[i] };
+
+		if (!(r->drops[i] = xp_metrics_series(m, dr, &(struct xp_metric_key){ { (uint64_t)i } },
+						      one_label, kv)))
+			return -ENOMEM;
+	}
+	r->series = xp_metrics_series(m, se, &(struct xp_metric_key){ { 0 } }, no_labels, NULL);
+	r->folded = xp_metrics_series(m, fo, &(struct xp_metric_key){ { 0 } }, no_labels, NULL);
+	return r->series && r->folded ? 0 : -ENOMEM;
+}
+
+/* The HTTP thread's scrape: the metrics as they are now. */
+static void render(void *ctx, FILE *f, bool openmetrics)
+{
+	struct serve_run *r = ctx;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->series) {	/* else start-up has not made them yet */
+		r->series->value = r->m.nbounded;
+		r->folded->value = r->m.folded;
+	}
+	xp_metrics_write(f, &r->m, openmetrics);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static int on_record(void *ctx, const struct xp_rec_hdr *h)
+{
+	struct serve_run *r = ctx;
+	int err = 0;
+
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].k && r->ci[i].cap->rec->type == h->type) {
+			pthread_mutex_lock(&r->lock);
+			r->events[i]->value++;
+			err = r->ci[i].cap->metrics_feed(&r->ci[i], h);
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+	return err;
+}
+
+/* The session's timer: the kernel's drop counters into the metrics. */
+static int on_tick(void *ctx, uint64_t n)
+{
+	struct serve_run *r = ctx;
+	uint64_t d[XP_DROP_ALL];
+
+	(void)n;
+	if (xp_session_drops_for(&r->sess, d, false))
+		return 0;
+	pthread_mutex_lock(&r->lock);
+	for (int i = 0; i < XP_DROP_ALL; i++)
+		r->drops[i]->value = d[i];
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+/* top: one refresh of the table, from what changed since the last one. */
+static int top_refresh(struct serve_run *r)
+{
+	struct xp_top_opts to = { .sort = r->sort };
+	uint64_t now = xp_now_ns(), events = 0;
+	double dt = (double)(now - r->last_ns) / 1e9;
+	struct winsize ws;
+	char when[16];
+	time_t t = time(NULL);
+	int n;
+
+	for (int i = 0; i < r->nci; i++)
+		events += r->events[i] ? r->events[i]->value : 0;
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
+	if (r->tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 3) {
+		to.max_rows = ws.ws_row - 3;
+		to.width = ws.ws_col;
+	}
+	/* a terminal is redrawn from its top left; plain text gets one block per refresh */
+	if (r->tty)
+		fputs("\033[H\033[2J", stdout);
+	pthread_mutex_lock(&r->lock);
+	printf("xputrace top %s  %.3f s  events %.0f/s  drops %llu  series %zu%s\n", when, dt,
+	       (double)(events - r->last_events) / (dt > 0 ? dt : 1),
+	       (unsigned long long)(r->drops[0]->value + r->drops[1]->value + r->drops[2]->value),
+	       r->m.nbounded, r->m.folded ? " (more folded)" : "");
+	n = xp_top_write(stdout, &r->m, dt, &to);
+	pthread_mutex_unlock(&r->lock);
+	if (n < 0)
+		return n;
+	if (!r->tty)
+		putchar('\n');
+	r->last_ns = now;
+	r->last_events = events;
+	if (fflush(stdout) || ferror(stdout))
+		return errno == EPIPE ? -EPIPE : -EIO;
+	return 0;
+}
+
+/* top's timer: the drops, then the table. */
+static int on_refresh(void *ctx, uint64_t n)
+{
+	struct serve_run *r = ctx;
+
+	on_tick(ctx, n);
+	return top_refresh(r);
+}
+
+/* Opens the rows asked for into one ring buffer, as record does. Returns an exit status. */
+static int open_caps(struct serve_run *r)
+{
+	struct xp_live_share share = { 0 };
+	struct xp_open_args oa = { .f = &r->o.f, .devs = &r->devs, .aggregate = false, .share = &share };
+	struct xp_metrics_in mi = { .m = &r->m, .per_process = r->per_process,
+				    .cgroup_labels = cgroup_labels, .ctx = r };
+	struct xp_multi_caps mc = { .ci = r->ci, .nci = r->nci, .want = r->want };
+	int err, status;
+
+	for (int i = 0; i < r->nci; i++) {
+		if (!r->want[i])
+			continue;
+		if ((status = xp_open_shared(r->verb, &mc, i, &oa, &share, &r->sess, &r->owner)))
+			return status < 0 ? 0 : status;
+		if ((err = r->ci[i].cap->metrics_init(&r->ci[i], &mi)))
+			return xp_fail(1, "%s: %s", r->verb, strerror(-err));
+	}
+	return 0;
+}
+
+static int serve(struct serve_run *r, int argc, char **argv)
+{
+	const char *verb = r->verb;
+	char why[256], what[512] = "";
+	size_t k = 0;
+	uint64_t stopped;
+	int err, status;
+
+	r->ci = calloc(xp_ncaps, sizeof(*r->ci));
+	r->want = calloc(xp_ncaps, sizeof(*r->want));
+	r->more_obj = calloc(xp_ncaps, sizeof(*r->more_obj));
+	r->events = calloc(xp_ncaps, sizeof(*r->events));
+	r->sess.more_obj = r->more_obj;
+	if (!r->ci || !r->want || !r->more_obj || !r->events)
+		return xp_fail(1, "%s: out of memory", verb);
+	for (size_t i = 0; i < xp_ncaps; i++)
+		if (xp_cap_runs(xp_caps[i]) && !xp_cap_inst_new(&r->ci[r->nci], xp_caps[i], &r->env))
+			r->nci++;
+	r->listen = DEFAULT_LISTEN;
+	r->max_series = XP_METRICS_DEFAULT_MAX_SERIES;
+	status = parse(argc, argv, r);
+	if (status)
+		return status < 0 ? xp_finish_stdout(0) : status;
+	if (optind < argc)
+		return xp_fail(2, "%s: unexpected argument '%s'", verb, argv[optind]);
+	/* top is per process: that is its table's row */
+	r->per_process |= r->top;
+	xp_libbpf_quiet(r->o.verbose);
+	if ((status = xp_live_targets(&r->o, verb, &r->devs)))
+		return status;
+	r->env = (struct xp_cap_env){ .live = true, .out = XP_OUT_SUMMARY, .f = stdout, .filt = r->o.f,
+				      .devs = &r->devs };
+	xp_metrics_init(&r->m, r->max_series);
+	if (!(r->cg = xp_cgroup_cache_new(NULL)))
+		return xp_fail(1, "%s: out of memory", verb);
+	/* the port first: a port taken fails before any program is loaded */
+	if (!r->top && (err = xp_http_start(&r->http, r->listen, render, r, why, sizeof(why))))
+		return xp_fail(err == -EINVAL ? 2 : 1, "%s: %s", verb, why);
+	/* the HTTP thread renders from here on: everything it reads is made under the lock */
+	pthread_mutex_lock(&r->lock);
+	status = open_caps(r);
+	if (!status && (err = self_metrics(r)))
+		status = xp_fail(1, "%s: %s", verb, strerror(-err));
+	pthread_mutex_unlock(&r->lock);
+	if (status)
+		return status;
+	if (r->top && r->sort && !xp_top_sort_known(&r->m, r->sort))
+		return xp_fail(2, "top: --sort wants a column (see the heads: ioctls, ...), pid, comm or "
+				  "cgroup, not '%s'", r->sort);
+	if (!r->owner) {	/* a signal during start-up */
+		for (int i = 0; i < r->nci; i++)
+			xp_kside_detach(r->ci[i].k);
+		return 0;
+	}
+	r->sess.duration_s = r->o.duration_s;
+	/* serve: the timer that reads the drops; top: its refresh */
+	r->sess.interval_s = r->top ? (r->o.interval_s ? r->o.interval_s : 1.0) : 0.5;
+	r->sess.on_record = on_record;
+	r->sess.on_interval = r->top ? on_refresh : on_tick;
+	r->sess.ctx = r;
+	if ((err = xp_session_open(&r->sess, r->owner->events, r->owner->drops)))
+		return xp_fail(1, "%s: cannot read the ring buffer: %s", verb, strerror(-err));
+	r->sess.t_start_ns = r->sess.t_interval_ns = r->last_ns = xp_now_ns();
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].k && k < sizeof(what))
+			k += (size_t)snprintf(what + k, sizeof(what) - k, "%s%s (%s)", k ? ", " : "",
+					      r->ci[i].cap->name, r->ci[i].k->hook);
+	if (!xp_stop) {
+		/* tests wait for "Tracing" and read the address from this line */
+		if (r->top)
+			fprintf(stderr, "Tracing %s%s\n", what, r->o.duration_s ? "" : "... Ctrl-C to end.");
+		else
+			fprintf(stderr, "Tracing %s; metrics at http://%s/metrics%s\n", what,
+				xp_http_addr(r->http), r->o.duration_s ? "" : "... Ctrl-C to end.");
+		err = xp_session_run(&r->sess);
+	}
+	stopped = xp_now_ns();
+	err = xp_multi_finish(verb, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .want = r->want },
+			      &r->sess, stopped, err);
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].k)
+			xp_say_undecodable(verb, &r->ci[i]);
+	/* top: what came since the last refresh is shown too */
+	if (r->top && (!err || err == -EINTR)) {
+		on_tick(r, 0);
+		err = top_refresh(r);
+	}
+	if (err == -EIO || err == -EPIPE)	/* the output failed, or its reader went away */
+		return 1;
+	if (err)
+		return xp_fail(1, "%s: %s", verb, strerror(-err));
+	return 0;
+}
+
+static int run_verb(const char *verb, int argc, char **argv)
+{
+	struct serve_run *r = calloc(1, sizeof(*r));
+	int status;
+
+	if (!r)
+		return xp_fail(1, "%s: out of memory", verb);
+	r->verb = verb;
+	r->top = !strcmp(verb, "top");
+	r->tty = r->top && isatty(STDOUT_FILENO);
+	pthread_mutex_init(&r->lock, NULL);
+	r->env = (struct xp_cap_env){ .live = true, .out = XP_OUT_SUMMARY, .f = stdout };
+	status = serve(r, argc, argv);
+	/* the server first: no scrape reads what is freed below */
+	xp_http_stop(r->http);
+	xp_session_close(&r->sess);
+	for (int i = r->nci - 1; i >= 0; i--) {
+		xp_kside_close(r->ci[i].k);
+		xp_cap_inst_free(&r->ci[i]);
+	}
+	xp_cgroup_cache_free(r->cg);
+	xp_metrics_free(&r->m);
+	free(r->ci);
+	free(r->want);
+	free(r->more_obj);
+	free(r->events);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+	return xp_finish_stdout(status);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	return run_verb("serve", argc, argv);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	return run_verb("top", argc, argv);
+}

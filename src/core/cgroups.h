@@ -1,0 +1,46 @@
+/*
+ * Cgroup v2 ids as the kernel side records them (bpf_get_current_cgroup_id),
+ * turned into paths and what the paths say: the container, the Kubernetes
+ * pod, the systemd unit. No libbpf.
+ */
+#ifndef XP_CORE_CGROUPS_H
+#define XP_CORE_CGROUPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a cgroup path names; "" for what it does not. */
+struct xp_cgroup_info {
+	char container_id[65];	/* docker, containerd (cri-containerd, nerdctl), cri-o, podman */
+	char pod_uid[37];	/* kubepods: the pod's UID, with dashes */
+	char unit[128];		/* the deepest .service or .scope */
+};
+
+/* Reads `path` ("/kubepods.slice/.../cri-containerd-<id>.scope") into `out`. */
+void xp_cgroup_parse(const char *path, struct xp_cgroup_info *out);
+
+/*
+ * The labels of a cgroup path, appended to buf (sinks/metrics.h's
+ * xp_labels_add): cgroup, and container_id, pod_uid, systemd_unit where
+ * the path names them.
+ */
+void xp_cgroup_labels(const char *path, char *buf, size_t len);
+
+/*
+ * Ids to paths, cached: an id not yet known walks the cgroup2 tree (a
+ * directory's inode number is its cgroup id) and keeps every directory
+ * found, so a walk happens only when a cgroup made since the last one is
+ * seen. An id still not found (its cgroup gone already) is remembered as
+ * unknown. Bounded: past XP_CGROUP_CACHE_MAX entries the cache starts over.
+ */
+#define XP_CGROUP_CACHE_MAX 65536
+struct xp_cgroup_cache;
+/* root: the cgroup2 mount (NULL: found in /proc/self/mounts). NULL when out of memory. */
+struct xp_cgroup_cache *xp_cgroup_cache_new(const char *root);
+/* The path below the root ("/" for the root itself), or NULL when unknown. */
+const char *xp_cgroup_cache_path(struct xp_cgroup_cache *c, uint64_t id);
+/* Walks done so far (tests see the cache at work). */
+uint64_t xp_cgroup_cache_walks(const struct xp_cgroup_cache *c);
+void xp_cgroup_cache_free(struct xp_cgroup_cache *c);
+
+#endif

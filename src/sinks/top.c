@@ -1,0 +1,189 @@
+/* `xputrace top`'s table, from the metrics store. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinks/top.h"
+
+#define PREFIX "xputrace_"
+
+struct cell {
+	char key[360];		/* pid \x1f comm \x1f cgroup: sorts a process's cells together */
+	int col;
+	double v;
+};
+
+struct row {
+	const char *key;
+	double v[XP_TOP_MAX_COLS];
+};
+
+static const char *short_name(const char *name)
+{
+	return strncmp(name, PREFIX, sizeof(PREFIX) - 1) ? name : name + sizeof(PREFIX) - 1;
+}
+
+/* The families that are columns: bounded counters and histograms (their sums), at most XP_TOP_MAX_COLS. */
+static int columns(const struct xp_metrics *m, int cols[XP_TOP_MAX_COLS])
+{
+	int n = 0;
+
+	for (int i = 0; i < m->nfams && n < XP_TOP_MAX_COLS; i++)
+		if (m->fams[i].bounded && m->fams[i].type != XP_METRIC_GAUGE)
+			cols[n++] = i;
+	return n;
+}
+
+bool xp_top_sort_known(const struct xp_metrics *m, const char *sort)
+{
+	int cols[XP_TOP_MAX_COLS], n = columns(m, cols);
+
+	if (!strcmp(sort, "pid") || !strcmp(sort, "comm") || !strcmp(sort, "cgroup"))
+		return true;
+	for (int c = 0; c < n; c++)
+		if (!strcmp(short_name(m->fams[cols[c]].name), sort))
+			return true;
+	return false;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct cell *)a)->key, ((const struct cell *)b)->key);
+}
+
+/* field i (0 pid, 1 comm, 2 cgroup) of a row's key, into buf */
+static const char *field(const char *key, int i, char *buf, size_t len)
+{
+	const char *p = key, *e;
+
+	while (i-- && (p = strchr(p, '\x1f')))
+		p++;
+	if (!p)
+		p = "";
+	e = strchr(p, '\x1f');
+	snprintf(buf, len, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+	return buf;
+}
+
+static int sort_col = -1, sort_field;	/* qsort has no context: set per call */
+
+static int by_sort(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	char fx[256], fy[256];
+
+	if (sort_col >= 0) {
+		if (x->v[sort_col] != y->v[sort_col])
+			return x->v[sort_col] < y->v[sort_col] ? 1 : -1;
+	} else if (sort_field == 0) {
+		long px = atol(field(x->key, 0, fx, sizeof(fx))), py = atol(field(y->key, 0, fy, sizeof(fy)));
+
+		if (px != py)
+			return px < py ? -1 : 1;
+	} else {
+		int d = strcmp(field(x->key, sort_field, fx, sizeof(fx)), field(y->key, sort_field, fy, sizeof(fy)));
+
+		if (d)
+			return d;
+	}
+	return strcmp(x->key, y->key);
+}
+
+int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_opts *o)
+{
+	int cols[XP_TOP_MAX_COLS], ncol = columns(m, cols), nrows = 0, shown = 0;
+	size_t ncell = 0, cap = 0;
+	struct cell *cells = NULL;
+	struct row *rows = NULL;
+	char pid[32], comm[64], cg[256];
+
+	if (dt <= 0)
+		dt = 1;
+	/* every series' change since the last refresh, keyed by its process */
+	for (int c = 0; c < ncol; c++) {
+		const struct xp_metric_fam *fam = &m->fams[cols[c]];
+
+		for (struct xp_series *s = fam->first; s; s = s->next) {
+			uint64_t d = s->value - s->shown;
+			bool other = xp_labels_get(s->labels, "other", pid, sizeof(pid)) != NULL;
+
+			s->shown = s->value;
+			if (!d)
+				continue;
+			if (ncell == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct cell *n = realloc(cells, nc * sizeof(*n));
+
+				if (!n) {
+					free(cells);
+					return -ENOMEM;
+				}
+				cells = n;
+				cap = nc;
+			}
+			if (!xp_labels_get(s->labels, "pid", pid, sizeof(pid)))
+				snprintf(pid, sizeof(pid), "-");
+			if (!xp_labels_get(s->labels, "comm", comm, sizeof(comm)))
+				snprintf(comm, sizeof(comm), "%s", other ? "(other)" : "-");
+			if (!xp_labels_get(s->labels, "cgroup", cg, sizeof(cg)))
+				snprintf(cg, sizeof(cg), "%s", other ? "(past --max-series)" : "-");
+			snprintf(cells[ncell].key, sizeof(cells[ncell].key), "%s\x1f%s\x1f%s", pid, comm, cg);
+			cells[ncell].col = c;
+			/* seconds: a share of one CPU's time, in percent */
+			cells[ncell].v = (double)d * fam->scale / dt * (fam->unit && !strcmp(fam->unit, "seconds") ? 100 : 1);
+			ncell++;
+		}
+	}
+	qsort(cells, ncell, sizeof(*cells), by_key);
+	rows = calloc(ncell ? ncell : 1, sizeof(*rows));
+	if (!rows) {
+		free(cells);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ncell; i++) {
+		if (!nrows || strcmp(rows[nrows - 1].key, cells[i].key))
+			rows[nrows++].key = cells[i].key;
+		rows[nrows - 1].v[cells[i].col] += cells[i].v;
+	}
+	sort_col = ncol ? 0 : -1;
+	sort_field = 0;
+	if (o->sort) {
+		sort_col = -1;
+		for (int c = 0; c < ncol; c++)
+			if (!strcmp(short_name(m->fams[cols[c]].name), o->sort))
+				sort_col = c;
+		sort_field = !strcmp(o->sort, "comm") ? 1 : !strcmp(o->sort, "cgroup") ? 2 : 0;
+	}
+	qsort(rows, (size_t)nrows, sizeof(*rows), by_sort);
+
+	/* a column is as wide as its head, at least 14 */
+	int w[XP_TOP_MAX_COLS], used = 8 + 1 + 16 + 2;
+
+	fprintf(f, "%-8s %-16s", "PID", "COMM");
+	for (int c = 0; c < ncol; c++) {
+		const struct xp_metric_fam *fam = &m->fams[cols[c]];
+		char head[64];
+		bool secs = fam->unit && !strcmp(fam->unit, "seconds");
+
+		snprintf(head, sizeof(head), "%s%s", short_name(fam->name), secs ? "%" : "/s");
+		w[c] = strlen(head) > 14 ? (int)strlen(head) : 14;
+		used += w[c] + 1;
+		fprintf(f, " %*s", w[c], head);
+	}
+	fprintf(f, "  CGROUP\n");
+	for (int i = 0; i < nrows && (!o->max_rows || shown < o->max_rows); i++, shown++) {
+		int room = o->width ? o->width - used : 0;
+
+		fprintf(f, "%-8s %-16s", field(rows[i].key, 0, pid, sizeof(pid)), field(rows[i].key, 1, comm, sizeof(comm)));
+		for (int c = 0; c < ncol; c++)
+			fprintf(f, " %*.1f", w[c], rows[i].v[c]);
+		field(rows[i].key, 2, cg, sizeof(cg));
+		if (o->width && room > 4 && (int)strlen(cg) > room)	/* the end of a path says most */
+			fprintf(f, "  ...%s\n", cg + strlen(cg) - (size_t)(room - 3));
+		else
+			fprintf(f, "  %s\n", cg);
+	}
+	free(rows);
+	free(cells);
+	return shown;
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# `xputrace serve` end to end: ioctls from processes in two cgroups made here,
+# counted exactly per cgroup over HTTP (curl, promtool, a real Prometheus
+# where installed), hostile clients, and SIGTERM. Loopback only.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+DRV=$E2E_BIN/ioctl_driver
+CHECK="python3 tests/e2e/check_serve.py"
+
+if [ -x "$XP" ]; then
+	one_line "serve rejects an unknown option" 2 "unknown option" serve --bogus
+	one_line "serve rejects a bad --listen" 2 "--listen wants" serve --listen nowhere:port
+	one_line "serve rejects a host name for --listen" 2 "numeric address" serve --listen localhost:9464
+	one_line "serve rejects a bad --max-series" 2 "--max-series wants" serve --max-series 0
+	one_line "serve rejects a capability without metrics" 2 "unknown capability .frobnicate." serve frobnicate
+else
+	skip "serve bad input: $XP is not built"
+fi
+
+cases="counts per-process openmetrics promtool http max-series prometheus sigterm"
+why=$(bpf_unavailable)
+[ -x "$DRV" ] || why=${why:-"$DRV is not built"}
+command -v curl > /dev/null || why=${why:-"curl is missing (scripts/deps.sh installs it)"}
+cg2=$(cgroup2_root)
+[ -n "$cg2" ] || why=${why:-"no cgroup v2 file system mounted"}
+if [ -z "$why" ]; then
+	A=$cg2/xpt-serve-$$-a B=$cg2/xpt-serve-$$-b
+	if ! mkdir "$A" "$B" 2> /dev/null; then
+		why="cgroup v2 at $cg2 is not writable here"
+		rmdir "$A" 2> /dev/null
+	fi
+fi
+if [ -n "$why" ]; then
+	for t in $cases; do skip "serve $t: $why"; done
+	exit 0
+fi
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rmdir "$A" "$B" 2>/dev/null; rm -rf "$WORK"' EXIT
+CG_A=/${A#"$cg2"/} CG_B=/${B#"$cg2"/}
+
+addr_of() { # NAME: the address serve printed
+	grep -o 'http://[0-9.]*:[0-9]*' "$WORK/$1.err" | head -1 | sed 's|http://||'
+}
+
+# 1. per cgroup, per process: exact counts, while other processes on this
+# machine may use /dev/null too (the cgroups tell them apart)
+if start_tracer main serve --listen 127.0.0.1:0 --device /dev/null --per-process; then
+	ADDR=$(addr_of main)
+	in_cgroup "$A" "$DRV" --self 123 > "$WORK/a.pids" &&
+		in_cgroup "$B" "$DRV" 1 > "$WORK/b.pids" ||
+		fail "serve: ioctl_driver failed"
+	$CHECK counts "$ADDR" "$CG_A" "$CG_B" 10
+
+	ct=$(curl -s -o "$WORK/om.txt" -w '%{content_type}' -H 'Accept: application/openmetrics-text; version=1.0.0' "http://$ADDR/metrics")
+	if [[ $ct == application/openmetrics-text* ]] && [ "$(tail -1 "$WORK/om.txt")" = "# EOF" ] &&
+		grep -q '^# UNIT xputrace_ioctl_duration_seconds seconds$' "$WORK/om.txt" &&
+		grep -q '^# TYPE xputrace_ioctl_duration_seconds histogram$' "$WORK/om.txt" &&
+		grep -q '^# TYPE xputrace_ioctls counter$' "$WORK/om.txt" &&
+		grep -q "^xputrace_ioctls_total{cgroup=\"$CG_A\"" "$WORK/om.txt"; then
+		pass "serve speaks OpenMetrics 1.0.0 when asked (units, _total samples, histograms, # EOF)"
+	else
+		fail "serve openmetrics: content type '$ct', last line '$(tail -1 "$WORK/om.txt")'"
+	fi
+	ct=$(curl -s -o "$WORK/prom.txt" -w '%{content_type}' "http://$ADDR/metrics")
+	if [[ $ct == "text/plain; version=0.0.4"* ]] && grep -q '^# TYPE xputrace_ioctls_total counter$' "$WORK/prom.txt" &&
+		! grep -q '# EOF' "$WORK/prom.txt"; then
+		pass "serve speaks the Prometheus text format 0.0.4 by default"
+	else
+		fail "serve prometheus text: content type '$ct'"
+	fi
+	if command -v promtool > /dev/null; then
+		if out=$(promtool check metrics < "$WORK/prom.txt" 2>&1); then
+			pass "promtool check metrics accepts serve's output"
+		else
+			fail "promtool check metrics: $(echo "$out" | head -5 | tr '\n' ';')"
+		fi
+	else
+		skip "serve promtool: promtool is missing (Debian's prometheus package)"
+	fi
+
+	$CHECK http "$ADDR"
+
+	# 2. a real Prometheus scraping it every second, asked through its query API
+	if command -v prometheus > /dev/null; then
+		pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+		cat > "$WORK/prom.yml" <<-EOF
+			global:
+			  scrape_interval: 1s
+			scrape_configs:
+			  - job_name: xputrace
+			    static_configs:
+			      - targets: ['$ADDR']
+		EOF
+		prometheus --config.file="$WORK/prom.yml" --storage.tsdb.path="$WORK/tsdb" \
+			--web.listen-address="127.0.0.1:$pport" > "$WORK/prometheus.log" 2>&1 &
+		PROM=$!
+		$CHECK prom "127.0.0.1:$pport" "$CG_A" 123 40
+		kill $PROM 2> /dev/null
+		wait $PROM 2> /dev/null
+	else
+		skip "serve prometheus: prometheus is not installed (Debian's prometheus package)"
+	fi
+
+	# 3. SIGTERM ends it within a second, with clients still connected
+	exec 7<> "/dev/tcp/${ADDR%:*}/${ADDR#*:}"
+	t0=$(date +%s%N)
+	kill -TERM $TRACER
+	wait $TRACER
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	exec 7>&-
+	if [ $rc -eq 0 ] && [ $ms -lt 1000 ]; then
+		pass "serve ends on SIGTERM in $ms ms with a client connected"
+	else
+		fail "serve SIGTERM: status $rc after $ms ms: $(head -c 300 "$WORK/main.err")"
+	fi
+else
+	for t in counts per-process openmetrics promtool http prometheus sigterm; do fail "serve $t: did not start"; done
+fi
+
+# 4. --max-series: past it, series are folded into other="true" and counted;
+# totals stay exact (-G: only cgroup B's ioctls; the driver's own output is no
+# /dev/null, whose isatty() would be one ioctl more)
+if start_tracer fold serve --listen 127.0.0.1:0 --device /dev/null --max-series 2 -G "$B"; then
+	ADDR=$(addr_of fold)
+	in_cgroup "$B" "$DRV" 1 > "$WORK/fold.pids" || fail "serve: ioctl_driver failed"
+	$CHECK total "$ADDR" 207 10
+	stop_tracer TERM > /dev/null
+else
+	fail "serve max-series: did not start"
+fi

@@ -1,0 +1,108 @@
+/* What cgroup paths name (core/cgroups): container ids, pod UIDs, systemd units, the labels. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/cgroups.h"
+#include "unit.h"
+
+#define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define UID "4f2c1b7e-9a3d-4e5f-8a1b-2c3d4e5f6a7b"
+#define UID_ "4f2c1b7e_9a3d_4e5f_8a1b_2c3d4e5f6a7b"
+
+static void expect(const char *path, const char *cid, const char *pod, const char *unit)
+{
+	struct xp_cgroup_info ci;
+
+	xp_cgroup_parse(path, &ci);
+	CHECK_STR(ci.container_id, cid);
+	CHECK_STR(ci.pod_uid, pod);
+	CHECK_STR(ci.unit, unit);
+	if (strcmp(ci.container_id, cid) || strcmp(ci.pod_uid, pod) || strcmp(ci.unit, unit))
+		fprintf(stderr, "  for %s\n", path);
+}
+
+static void test_runtimes(void)
+{
+	expect("/system.slice/docker-" ID ".scope", ID, "", "docker-" ID ".scope");
+	expect("/docker/" ID, ID, "", "");
+	expect("/system.slice/crio-" ID ".scope", ID, "", "crio-" ID ".scope");
+	/* podman: the container's scope, with its payload in a child cgroup */
+	expect("/machine.slice/libpod-" ID ".scope/container", ID, "", "libpod-" ID ".scope");
+	/* the runtime's monitor is not the container */
+	expect("/machine.slice/libpod-conmon-" ID ".scope", "", "", "libpod-conmon-" ID ".scope");
+	expect("/user.slice/user-1000.slice/user@1000.service/app.slice/app-foo.scope", "", "",
+	       "app-foo.scope");
+	expect("/system.slice/ssh.service", "", "", "ssh.service");
+	expect("/", "", "", "");
+	/* a 64-character name that is not hex is no id */
+	expect("/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdeg", "", "", "");
+}
+
+static void test_kubernetes(void)
+{
+	/* systemd driver: underscores in the slice name stand for the UID's dashes */
+	expect("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_ ".slice/"
+	       "cri-containerd-" ID ".scope", ID, UID, "cri-containerd-" ID ".scope");
+	expect("/kubepods.slice/kubepods-pod" UID_ ".slice/crio-" ID ".scope", ID, UID, "crio-" ID ".scope");
+	/* cgroupfs driver */
+	expect("/kubepods/besteffort/pod" UID "/" ID, ID, UID, "");
+	/* "pod" outside kubepods is no pod */
+	expect("/pod" UID, "", "", "");
+}
+
+static void test_labels(void)
+{
+	char buf[512] = "";
+
+	xp_cgroup_labels("/kubepods/burstable/pod" UID "/" ID, buf, sizeof(buf));
+	CHECK_STR(buf, "cgroup=\"/kubepods/burstable/pod" UID "/" ID "\",container_id=\"" ID
+		       "\",pod_uid=\"" UID "\"");
+	buf[0] = '\0';
+	xp_cgroup_labels("/system.slice/a\"b.service", buf, sizeof(buf));
+	CHECK_STR(buf, "cgroup=\"/system.slice/a\\\"b.service\",systemd_unit=\"a\\\"b.service\"");
+}
+
+/* The cache on a plain directory tree: inode numbers as ids, one walk for many lookups. */
+static void test_cache(void)
+{
+	char root[] = "/tmp/xp-cg-XXXXXX", p[256];
+	struct xp_cgroup_cache *c;
+	struct stat st;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(p, sizeof(p), "%s/a.slice", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/a.slice/b.service", root);
+	mkdir(p, 0755);
+	stat(p, &st);
+	c = xp_cgroup_cache_new(root);
+	CHECK_STR(xp_cgroup_cache_path(c, st.st_ino), "/a.slice/b.service");
+	CHECK_STR(xp_cgroup_cache_path(c, st.st_ino), "/a.slice/b.service");
+	snprintf(p, sizeof(p), "%s/a.slice", root);
+	stat(p, &st);
+	CHECK_STR(xp_cgroup_cache_path(c, st.st_ino), "/a.slice");
+	CHECK_U64(xp_cgroup_cache_walks(c), 1);
+	stat(root, &st);
+	CHECK_STR(xp_cgroup_cache_path(c, st.st_ino), "/");
+	/* unknown: one more walk, then remembered */
+	CHECK(xp_cgroup_cache_path(c, 1) == NULL);
+	CHECK(xp_cgroup_cache_path(c, 1) == NULL);
+	CHECK_U64(xp_cgroup_cache_walks(c), 2);
+	xp_cgroup_cache_free(c);
+	snprintf(p, sizeof(p), "%s/a.slice/b.service", root);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/a.slice", root);
+	rmdir(p);
+	rmdir(root);
+}
+
+int main(void)
+{
+	RUN(test_runtimes);
+	RUN(test_kubernetes);
+	RUN(test_labels);
+	RUN(test_cache);
+	UNIT_EXIT();
+}
