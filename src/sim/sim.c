@@ -1,0 +1,640 @@
+/* The what-if scheduler: one event loop over every ring (src/sim/sim.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+static const char *const policy_names[XP_SIM_NPOLICIES] = { "fifo", "rr", "prt", "ht" };
+
+const char *xp_sim_policy_name(enum xp_sim_policy p)
+{
+	return p < XP_SIM_NPOLICIES ? policy_names[p] : "?";
+}
+
+int xp_sim_policy_parse(const char *s)
+{
+	for (int i = 0; i < XP_SIM_NPOLICIES; i++)
+		if (!strcmp(s, policy_names[i]))
+			return i;
+	return -1;
+}
+
+uint64_t xp_sim_pct(const uint64_t *v, uint32_t n, double pct)
+{
+	uint32_t k;
+
+	if (!n)
+		return 0;
+	k = (uint32_t)(pct / 100.0 * n + 0.999999);	/* nearest rank: ceil(p n) */
+	if (k < 1)
+		k = 1;
+	if (k > n)
+		k = n;
+	return v[k - 1];
+}
+
+/* ---- cost prediction from a task's completed jobs ---- */
+
+struct pred {
+	uint64_t hist[XP_SIM_HISTORY];
+	uint32_t n;		/* completed so far */
+	uint64_t sum, last;
+};
+
+static void pred_add(struct pred *p, uint64_t cost)
+{
+	p->hist[p->n % XP_SIM_HISTORY] = cost;
+	p->n++;
+	p->sum += cost;
+	p->last = cost;
+}
+
+static bool pred_get(const struct pred *p, enum xp_sim_predict how, uint64_t *out)
+{
+	uint32_t k;
+	uint64_t s = 0;
+
+	if (!p->n) {
+		*out = 0;
+		return false;
+	}
+	switch (how) {
+	case XP_SIM_PRED_LAST:
+		*out = p->last;
+		break;
+	case XP_SIM_PRED_MEAN:
+		*out = p->sum / p->n;
+		break;
+	default:
+		k = p->n < XP_SIM_HISTORY ? p->n : XP_SIM_HISTORY;
+		for (uint32_t i = 0; i < k; i++)
+			s += p->hist[i];
+		*out = s / k;
+		break;
+	}
+	return true;
+}
+
+/* ---- a task's reservation ---- */
+
+struct budget {
+	int64_t left;		/* may be negative: a debt */
+	uint64_t next_refill;
+	int64_t inflight_pred;	/* AE: predicted cost of its jobs handed, not completed */
+	uint32_t inflight;
+};
+
+static void refill(const struct xp_sim_task *t, struct budget *b, uint64_t now)
+{
+	while (t->has_res && b->next_refill <= now) {
+		b->left += (int64_t)t->res_c;
+		if (b->left > (int64_t)t->res_c)
+			b->left = (int64_t)t->res_c;
+		b->next_refill += t->res_p;
+	}
+}
+
+/* Charges a completed job; whether it overran what was left. */
+static bool charge(const struct xp_sim_task *t, struct budget *b, uint64_t cost)
+{
+	bool over;
+
+	if (!t->has_res)
+		return false;
+	over = (int64_t)cost > b->left;
+	b->left -= (int64_t)cost;
+	return over;
+}
+
+/* ---- the engine ---- */
+
+enum { S_PENDING, S_WAITING, S_ONGPU, S_DONE };
+
+struct ring {
+	uint32_t *gpu;		/* jobs handed, in order: [head, tail) */
+	uint32_t head, tail;
+	uint64_t tail_end;	/* when the last one handed ends */
+	uint32_t *wait;		/* ready, not handed */
+	uint32_t nwait;
+	uint32_t last_task;	/* RR: the task served last */
+};
+
+struct eng {
+	const struct xp_sim_input *in;
+	const struct xp_sim_params *p;
+	struct xp_sim_result *res;
+	uint8_t *state;
+	uint8_t *deps_left;
+	uint32_t *rdeps, *rdep_off;	/* who depends on each job */
+	struct ring *rings;
+	struct budget *bud;
+	struct pred *pred;
+};
+
+static bool before(const struct eng *e, uint32_t a, uint32_t b)
+{
+	if (e->res->job[a].ready != e->res->job[b].ready)
+		return e->res->job[a].ready < e->res->job[b].ready;
+	return a < b;
+}
+
+/* May the job's task hand it over now, as its reservation says? */
+static bool budget_ok(const struct eng *e, uint32_t j)
+{
+	const struct xp_sim_job *jb = &e->in->jobs[j];
+	const struct xp_sim_task *t = &e->in->tasks[jb->task];
+	const struct budget *b = &e->bud[jb->task];
+	uint64_t pr;
+
+	if (!t->has_res)
+		return true;
+	if (e->p->enforce == XP_SIM_PE)
+		return b->left > 0;
+	pred_get(&e->pred[jb->task], e->p->predict, &pr);
+	if (b->left >= (int64_t)t->res_c && !b->inflight)
+		return true;	/* a whole budget: even a job predicted larger goes */
+	return (int64_t)pr <= b->left - b->inflight_pred;
+}
+
+static uint32_t on_gpu(const struct ring *r) { return r->tail - r->head; }
+
+/* The waiting job the policy hands to ring `ri` now; -1: none. */
+static int64_t pick(struct eng *e, uint16_t ri)
+{
+	struct ring *r = &e->rings[ri];
+	const struct xp_sim_input *in = e->in;
+	uint32_t on = on_gpu(r), depth = in->depth && in->depth[ri] ? in->depth[ri] : 1;
+	int64_t best = -1;
+
+	switch (e->p->policy) {
+	case XP_SIM_FIFO:
+		if (on >= depth)
+			return -1;
+		for (uint32_t k = 0; k < r->nwait; k++)
+			if (budget_ok(e, r->wait[k]) && (best < 0 || before(e, r->wait[k], (uint32_t)best)))
+				best = r->wait[k];
+		return best;
+	case XP_SIM_RR: {
+		uint32_t bestd = 0;
+
+		if (on >= depth)
+			return -1;
+		for (uint32_t k = 0; k < r->nwait; k++) {
+			uint32_t j = r->wait[k], t = in->jobs[j].task;
+			uint32_t d = (t + in->ntasks - r->last_task - 1) % in->ntasks;
+
+			if (!budget_ok(e, j))
+				continue;
+			if (best < 0 || d < bestd || (d == bestd && before(e, j, (uint32_t)best))) {
+				best = j;
+				bestd = d;
+			}
+		}
+		return best;
+	}
+	case XP_SIM_PRT:
+	case XP_SIM_HT: {
+		int hiprio = 0;
+		bool any = false;
+		uint32_t running;
+
+		if (on == 0 || e->p->policy == XP_SIM_PRT) {
+			if (on)
+				return -1;
+			for (uint32_t k = 0; k < r->nwait; k++) {
+				uint32_t j = r->wait[k];
+				int pj = in->tasks[in->jobs[j].task].prio;
+
+				if (!budget_ok(e, j))
+					continue;
+				if (best < 0 || pj > in->tasks[in->jobs[best].task].prio ||
+				    (pj == in->tasks[in->jobs[best].task].prio && before(e, j, (uint32_t)best)))
+					best = j;
+			}
+			return best;
+		}
+		/* HT on a busy ring: the running task's next job, if nothing higher waits */
+		running = in->jobs[r->gpu[r->tail - 1]].task;
+		for (uint32_t k = 0; k < r->nwait; k++) {
+			uint32_t j = r->wait[k];
+
+			if (!budget_ok(e, j))
+				continue;
+			if (in->jobs[j].task != running) {
+				if (!any || in->tasks[in->jobs[j].task].prio > hiprio)
+					hiprio = in->tasks[in->jobs[j].task].prio;
+				any = true;
+			} else if (best < 0 || before(e, j, (uint32_t)best)) {
+				best = j;
+			}
+		}
+		if (best >= 0 && any && hiprio > in->tasks[running].prio)
+			return -1;
+		return best;
+	}
+	default:
+		return -1;
+	}
+}
+
+static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
+{
+	struct ring *r = &e->rings[ri];
+	const struct xp_sim_job *jb = &e->in->jobs[j];
+	struct xp_sim_out_job *o = &e->res->job[j];
+	struct budget *b = &e->bud[jb->task];
+
+	for (uint32_t k = 0; k < r->nwait; k++)
+		if (r->wait[k] == j) {
+			r->wait[k] = r->wait[--r->nwait];
+			break;
+		}
+	o->handed = now;
+	if (on_gpu(r))
+		o->start = r->tail_end;
+	else
+		o->start = now + (o->ready < now ? e->in->overhead : 0);
+	o->end = o->start + jb->cost;
+	o->has_pred = pred_get(&e->pred[jb->task], e->p->predict, &o->predicted);
+	r->gpu[r->tail++] = j;
+	r->tail_end = o->end;
+	r->last_task = jb->task;
+	b->inflight++;
+	b->inflight_pred += (int64_t)o->predicted;
+	e->state[j] = S_ONGPU;
+}
+
+static void make_ready(struct eng *e, uint32_t j, uint64_t now)
+{
+	struct ring *r = &e->rings[e->in->jobs[j].ring];
+
+	e->res->job[j].ready = now;
+	e->state[j] = S_WAITING;
+	r->wait[r->nwait++] = j;
+}
+
+static void complete(struct eng *e, uint32_t j)
+{
+	const struct xp_sim_job *jb = &e->in->jobs[j];
+	struct xp_sim_out_job *o = &e->res->job[j];
+	struct budget *b = &e->bud[jb->task];
+
+	refill(&e->in->tasks[jb->task], b, o->end);
+	o->overrun = charge(&e->in->tasks[jb->task], b, jb->cost);
+	b->inflight--;
+	b->inflight_pred -= (int64_t)o->predicted;
+	pred_add(&e->pred[jb->task], jb->cost);
+	e->state[j] = S_DONE;
+	for (uint32_t k = e->rdep_off[j]; k < e->rdep_off[j + 1]; k++) {
+		uint32_t d = e->rdeps[k];
+
+		if (--e->deps_left[d] == 0 && e->state[d] == S_PENDING && e->in->jobs[d].arrival <= o->end)
+			make_ready(e, d, o->end);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The statistics of a schedule whose ends, overruns and predictions are set. */
+static int stats(const struct xp_sim_input *in, struct xp_sim_result *res)
+{
+	uint64_t *resp = malloc(((size_t)in->njobs + 1) * sizeof(*resp));
+	uint64_t *cost = calloc((size_t)in->ntasks + 1, sizeof(*cost));
+	double *err = calloc((size_t)in->ntasks + 1, sizeof(*err));
+	double span;
+
+	if (!resp || !cost || !err) {
+		free(resp);
+		free(cost);
+		free(err);
+		return -ENOMEM;
+	}
+	res->first = UINT64_MAX;
+	res->last = 0;
+	for (uint32_t j = 0; j < in->njobs; j++) {
+		if (in->jobs[j].arrival < res->first)
+			res->first = in->jobs[j].arrival;
+		if (res->job[j].end > res->last)
+			res->last = res->job[j].end;
+	}
+	span = in->njobs && res->last > res->first ? (double)(res->last - res->first) / 1e9 : 0;
+	for (uint32_t t = 0; t <= in->ntasks; t++) {
+		struct xp_sim_stats *s = t < in->ntasks ? &res->task[t] : &res->all;
+		uint32_t n = 0;
+		double sum = 0;
+
+		memset(s, 0, sizeof(*s));
+		for (uint32_t j = 0; j < in->njobs; j++) {
+			const struct xp_sim_job *jb = &in->jobs[j];
+			const struct xp_sim_out_job *o = &res->job[j];
+			uint64_t rt = o->end > jb->arrival ? o->end - jb->arrival : 0;
+
+			if (t < in->ntasks && jb->task != t)
+				continue;
+			resp[n++] = rt;
+			sum += (double)rt;
+			cost[t] += jb->cost;
+			if (in->tasks[jb->task].deadline && rt > in->tasks[jb->task].deadline)
+				s->missed++;
+			s->overruns += o->overrun;
+			if (o->has_pred && jb->cost) {
+				double d = (double)o->predicted - (double)jb->cost;
+
+				err[t] += (d < 0 ? -d : d) / (double)jb->cost;
+				s->npred++;
+			}
+		}
+		qsort(resp, n, sizeof(*resp), cmp_u64);
+		s->jobs = n;
+		s->p50 = xp_sim_pct(resp, n, 50);
+		s->p99 = xp_sim_pct(resp, n, 99);
+		s->max = n ? resp[n - 1] : 0;
+		s->mean = n ? sum / n : 0;
+		s->jobs_per_s = span > 0 ? n / span : 0;
+		s->util = span > 0 ? (double)cost[t] / 1e9 / span : 0;
+		s->pred_err = s->npred ? 100.0 * err[t] / s->npred : 0;
+	}
+	free(resp);
+	free(cost);
+	free(err);
+	return 0;
+}
+
+static int alloc_result(const struct xp_sim_input *in, struct xp_sim_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	res->job = calloc((size_t)in->njobs + 1, sizeof(*res->job));
+	res->task = calloc((size_t)in->ntasks + 1, sizeof(*res->task));
+	if (!res->job || !res->task) {
+		xp_sim_result_free(res);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void xp_sim_result_free(struct xp_sim_result *res)
+{
+	free(res->job);
+	free(res->task);
+	res->job = NULL;
+	res->task = NULL;
+}
+
+static void eng_free(struct eng *e)
+{
+	if (e->rings)
+		for (uint16_t i = 0; i < e->in->nrings; i++) {
+			free(e->rings[i].gpu);
+			free(e->rings[i].wait);
+		}
+	free(e->rings);
+	free(e->state);
+	free(e->deps_left);
+	free(e->rdeps);
+	free(e->rdep_off);
+	free(e->bud);
+	free(e->pred);
+}
+
+static int eng_init(struct eng *e, const struct xp_sim_input *in)
+{
+	uint32_t n = in->njobs, ndeps = 0;
+
+	for (uint32_t j = 0; j < n; j++) {
+		if (in->jobs[j].task >= in->ntasks || in->jobs[j].ring >= in->nrings ||
+		    in->jobs[j].ndep > XP_SIM_DEPS)
+			return -EINVAL;
+		for (int k = 0; k < in->jobs[j].ndep; k++)
+			if (in->jobs[j].dep[k] < 0 || (uint32_t)in->jobs[j].dep[k] >= n)
+				return -EINVAL;
+		ndeps += in->jobs[j].ndep;
+	}
+	e->state = calloc((size_t)n + 1, 1);
+	e->deps_left = calloc((size_t)n + 1, 1);
+	e->rdeps = calloc((size_t)ndeps + 1, sizeof(*e->rdeps));
+	e->rdep_off = calloc((size_t)n + 2, sizeof(*e->rdep_off));
+	e->rings = calloc((size_t)in->nrings + 1, sizeof(*e->rings));
+	e->bud = calloc((size_t)in->ntasks + 1, sizeof(*e->bud));
+	e->pred = calloc((size_t)in->ntasks + 1, sizeof(*e->pred));
+	if (!e->state || !e->deps_left || !e->rdeps || !e->rdep_off || !e->rings || !e->bud || !e->pred)
+		return -ENOMEM;
+	for (uint16_t i = 0; i < in->nrings; i++) {
+		e->rings[i].gpu = calloc((size_t)n + 1, sizeof(uint32_t));
+		e->rings[i].wait = calloc((size_t)n + 1, sizeof(uint32_t));
+		e->rings[i].last_task = in->ntasks ? in->ntasks - 1 : 0;
+		if (!e->rings[i].gpu || !e->rings[i].wait)
+			return -ENOMEM;
+	}
+	/* who depends on whom, as offsets into one array */
+	for (uint32_t j = 0; j < n; j++) {
+		e->deps_left[j] = in->jobs[j].ndep;
+		for (int k = 0; k < in->jobs[j].ndep; k++)
+			e->rdep_off[in->jobs[j].dep[k] + 1]++;
+	}
+	for (uint32_t j = 0; j < n; j++)
+		e->rdep_off[j + 1] += e->rdep_off[j];
+	{
+		uint32_t *fill = calloc((size_t)n + 1, sizeof(*fill));
+
+		if (!fill)
+			return -ENOMEM;
+		for (uint32_t j = 0; j < n; j++)
+			for (int k = 0; k < in->jobs[j].ndep; k++) {
+				uint32_t d = (uint32_t)in->jobs[j].dep[k];
+
+				e->rdeps[e->rdep_off[d] + fill[d]++] = j;
+			}
+		free(fill);
+	}
+	return 0;
+}
+
+static const struct xp_sim_input *sort_in;
+
+static int by_arrival(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t ax = sort_in->jobs[x].arrival, ay = sort_in->jobs[y].arrival;
+
+	if (ax != ay)
+		return ax < ay ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+int xp_sim_run(const struct xp_sim_input *in, const struct xp_sim_params *p,
+	       struct xp_sim_result *res)
+{
+	struct eng e = { .in = in, .p = p, .res = res };
+	uint32_t *order = NULL, next = 0, done = 0;
+	uint64_t first = UINT64_MAX;
+	int err;
+
+	if ((err = alloc_result(in, res)))
+		return err;
+	if ((err = eng_init(&e, in)) || !(order = malloc(((size_t)in->njobs + 1) * sizeof(*order)))) {
+		err = err ? err : -ENOMEM;
+		goto out;
+	}
+	for (uint32_t j = 0; j < in->njobs; j++) {
+		order[j] = j;
+		if (in->jobs[j].arrival < first)
+			first = in->jobs[j].arrival;
+	}
+	sort_in = in;
+	qsort(order, in->njobs, sizeof(*order), by_arrival);
+	for (uint32_t t = 0; t < in->ntasks; t++) {
+		e.bud[t].left = (int64_t)in->tasks[t].res_c;
+		e.bud[t].next_refill = first + in->tasks[t].res_p;
+		if (in->tasks[t].has_res && !in->tasks[t].res_p) {
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	while (done < in->njobs) {
+		uint64_t now = UINT64_MAX;
+
+		/* the next instant anything happens */
+		if (next < in->njobs)
+			now = in->jobs[order[next]].arrival;
+		for (uint16_t i = 0; i < in->nrings; i++)
+			if (on_gpu(&e.rings[i]) && res->job[e.rings[i].gpu[e.rings[i].head]].end < now)
+				now = res->job[e.rings[i].gpu[e.rings[i].head]].end;
+		for (uint16_t i = 0; i < in->nrings; i++)
+			for (uint32_t k = 0; k < e.rings[i].nwait; k++) {
+				uint32_t t = in->jobs[e.rings[i].wait[k]].task;
+
+				if (in->tasks[t].has_res && e.bud[t].next_refill < now)
+					now = e.bud[t].next_refill;
+			}
+		if (now == UINT64_MAX) {
+			err = -EINVAL;	/* jobs left that nothing will make ready: a cycle */
+			goto out;
+		}
+		for (uint16_t i = 0; i < in->nrings; i++) {
+			struct ring *r = &e.rings[i];
+
+			while (on_gpu(r) && res->job[r->gpu[r->head]].end <= now) {
+				complete(&e, r->gpu[r->head++]);
+				done++;
+			}
+		}
+		for (uint32_t t = 0; t < in->ntasks; t++)
+			refill(&in->tasks[t], &e.bud[t], now);
+		for (; next < in->njobs && in->jobs[order[next]].arrival <= now; next++)
+			if (!e.deps_left[order[next]])
+				make_ready(&e, order[next], now);
+		for (uint16_t i = 0; i < in->nrings; i++) {
+			int64_t j;
+
+			while ((j = pick(&e, i)) >= 0)
+				hand(&e, i, (uint32_t)j, now);
+		}
+	}
+	err = stats(in, res);
+out:
+	free(order);
+	eng_free(&e);
+	if (err)
+		xp_sim_result_free(res);
+	return err;
+}
+
+static const struct xp_sim_result *sort_res;
+
+static int by_end(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t ex = sort_res->job[x].end, ey = sort_res->job[y].end;
+
+	if (ex != ey)
+		return ex < ey ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t sx = sort_res->job[x].start, sy = sort_res->job[y].start;
+
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+int xp_sim_recorded(const struct xp_sim_input *in, enum xp_sim_predict predict,
+		    struct xp_sim_result *res)
+{
+	struct budget *bud = NULL;
+	struct pred *pred = NULL;
+	uint32_t *order = NULL;
+	uint64_t first = UINT64_MAX;
+	int err;
+
+	if ((err = alloc_result(in, res)))
+		return err;
+	bud = calloc((size_t)in->ntasks + 1, sizeof(*bud));
+	pred = calloc((size_t)in->ntasks + 1, sizeof(*pred));
+	order = malloc(((size_t)in->njobs + 1) * sizeof(*order));
+	if (!bud || !pred || !order) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t j = 0; j < in->njobs; j++) {
+		struct xp_sim_out_job *o = &res->job[j];
+
+		o->ready = in->jobs[j].arrival;
+		o->handed = o->start = in->jobs[j].rec_run;
+		o->end = in->jobs[j].rec_done;
+		order[j] = j;
+		if (in->jobs[j].arrival < first)
+			first = in->jobs[j].arrival;
+	}
+	for (uint32_t t = 0; t < in->ntasks; t++) {
+		bud[t].left = (int64_t)in->tasks[t].res_c;
+		bud[t].next_refill = first + in->tasks[t].res_p;
+	}
+	/* the reservations' accounting and the predictions, in completion order */
+	sort_res = res;
+	qsort(order, in->njobs, sizeof(*order), by_end);
+	for (uint32_t k = 0; k < in->njobs; k++) {
+		uint32_t j = order[k], t = in->jobs[j].task;
+		struct xp_sim_out_job *o = &res->job[j];
+
+		refill(&in->tasks[t], &bud[t], o->end);
+		o->overrun = charge(&in->tasks[t], &bud[t], in->jobs[j].cost);
+	}
+	/* a prediction from the task's jobs done before it ran: in start order */
+	{
+		uint32_t *bystart = malloc(((size_t)in->njobs + 1) * sizeof(*bystart)), k = 0;
+
+		if (!bystart) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (uint32_t j = 0; j < in->njobs; j++)
+			bystart[j] = j;
+		qsort(bystart, in->njobs, sizeof(*bystart), by_start);
+		for (uint32_t i = 0; i < in->njobs; i++) {
+			uint32_t j = bystart[i];
+
+			for (; k < in->njobs && res->job[order[k]].end <= res->job[j].start; k++)
+				pred_add(&pred[in->jobs[order[k]].task], in->jobs[order[k]].cost);
+			res->job[j].has_pred = pred_get(&pred[in->jobs[j].task], predict, &res->job[j].predicted);
+		}
+		free(bystart);
+	}
+	err = stats(in, res);
+out:
+	free(bud);
+	free(pred);
+	free(order);
+	if (err)
+		xp_sim_result_free(res);
+	return err;
+}
