@@ -20,6 +20,8 @@ static const struct verb {
 	{ "record", cmd_record, "write what capabilities trace into a trace file", true },
 	{ "report", cmd_report, "the summaries of a live run, from a trace file", false },
 	{ "export", cmd_export, "a trace file as Perfetto / Chrome trace-event JSON", false },
+	{ "analyze", cmd_analyze, "GPU shares, fairness, who blocked whom, from a trace file", false },
+	{ "simulate", cmd_simulate, "a recorded GPU workload under another scheduling policy", false },
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 

@@ -4,6 +4,7 @@
 #define XP_CMD_CMDS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "caps/cap.h"
 #include "core/msg.h"
 #include "core/tracefile.h"
@@ -12,13 +13,16 @@ int cmd_doctor(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 /* A verb's options: its parser and the generated completion and man page read them. */
 struct xp_verb_opts {
 	unsigned int common;		/* the common options it takes (XP_O_*, cmd/live.h) */
 	const struct xp_cap_opt *opts;	/* its own, ending with { NULL }; NULL: none */
 };
-extern const struct xp_verb_opts xp_doctor_opts, xp_record_opts, xp_report_opts, xp_export_opts;
+extern const struct xp_verb_opts xp_doctor_opts, xp_record_opts, xp_report_opts, xp_export_opts,
+	xp_simulate_opts, xp_analyze_opts;
 
 /* A verb that is not a capability, as main lists it. */
 struct xp_gen_verb {
@@ -54,5 +58,21 @@ int xp_cap_inst_from_file(struct xp_cap_inst *ci, const struct xp_cap *cap,
 			  struct xp_cap_env *env, const struct xp_trace_reader *r);
 /* "xputrace: VERB: N records could not be decoded", unless the summary says it. */
 void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci);
+
+/* ---- simulate and analyze (cmd/simulate.c): the jobs of a trace file ---- */
+struct xp_sim_load;
+struct xp_sim_input;
+struct xp_sim_task;
+/*
+ * Reads the sched jobs of `path` into `l` (src/sim/simload.h) and when
+ * tracing began and ended; 0, or 1 after the one-line error (no sched
+ * capture, no complete job, the reader's errors).
+ */
+int xp_sim_load_file(const char *verb, const char *path, struct xp_sim_load *l, uint64_t *t0,
+		     uint64_t *t_end);
+/* "--OPT KEY=VALUE": set(task, VALUE) on the tasks KEY (comm or pid) names; 0, or 2 after the error. */
+int xp_sim_apply(const char *verb, const char *opt, const char *spec, struct xp_sim_input *in,
+		 int (*set)(struct xp_sim_task *t, const char *val));
+int xp_sim_set_prio(struct xp_sim_task *t, const char *v);
 
 #endif

@@ -323,11 +323,11 @@ static int stats(const struct xp_sim_input *in, struct xp_sim_result *res)
 		if (res->job[j].end > res->last)
 			res->last = res->job[j].end;
 	}
-	span = in->njobs && res->last > res->first ? (double)(res->last - res->first) / 1e9 : 0;
 	for (uint32_t t = 0; t <= in->ntasks; t++) {
 		struct xp_sim_stats *s = t < in->ntasks ? &res->task[t] : &res->all;
 		uint32_t n = 0;
 		double sum = 0;
+		uint64_t lo = UINT64_MAX, hi = 0;
 
 		memset(s, 0, sizeof(*s));
 		for (uint32_t j = 0; j < in->njobs; j++) {
@@ -338,6 +338,8 @@ static int stats(const struct xp_sim_input *in, struct xp_sim_result *res)
 			if (t < in->ntasks && jb->task != t)
 				continue;
 			resp[n++] = rt;
+			lo = jb->arrival < lo ? jb->arrival : lo;
+			hi = o->end > hi ? o->end : hi;
 			sum += (double)rt;
 			cost[t] += jb->cost;
 			if (in->tasks[jb->task].deadline && rt > in->tasks[jb->task].deadline)
@@ -356,6 +358,8 @@ static int stats(const struct xp_sim_input *in, struct xp_sim_result *res)
 		s->p99 = xp_sim_pct(resp, n, 99);
 		s->max = n ? resp[n - 1] : 0;
 		s->mean = n ? sum / n : 0;
+		/* a task's own span: from its first arrival to its last completion */
+		span = n && hi > lo ? (double)(hi - lo) / 1e9 : 0;
 		s->jobs_per_s = span > 0 ? n / span : 0;
 		s->util = span > 0 ? (double)cost[t] / 1e9 / span : 0;
 		s->pred_err = s->npred ? 100.0 * err[t] / s->npred : 0;

@@ -100,8 +100,8 @@ struct xp_sim_stats {
 	uint64_t p50, p99, max;		/* response time: end - arrival */
 	double mean;
 	uint32_t missed;		/* deadline misses */
-	double jobs_per_s;		/* over the makespan */
-	double util;			/* cost / makespan */
+	double jobs_per_s;		/* jobs / span: from its first arrival to its last completion */
+	double util;			/* cost / span */
 	uint32_t overruns;
 	uint32_t npred;			/* jobs with a prediction */
 	double pred_err;		/* mean |predicted - cost| / cost, % */
