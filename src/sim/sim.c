@@ -342,6 +342,8 @@ static int stats(const struct xp_sim_input *in, struct xp_sim_result *res)
 			hi = o->end > hi ? o->end : hi;
 			sum += (double)rt;
 			cost[t] += jb->cost;
+			if (jb->cost > s->max_cost)
+				s->max_cost = jb->cost;
 			if (in->tasks[jb->task].deadline && rt > in->tasks[jb->task].deadline)
 				s->missed++;
 			s->overruns += o->overrun;

@@ -102,6 +102,7 @@ struct xp_sim_stats {
 	uint32_t missed;		/* deadline misses */
 	double jobs_per_s;		/* jobs / span: from its first arrival to its last completion */
 	double util;			/* cost / span */
+	uint64_t max_cost;		/* the longest job's cost */
 	uint32_t overruns;
 	uint32_t npred;			/* jobs with a prediction */
 	double pred_err;		/* mean |predicted - cost| / cost, % */

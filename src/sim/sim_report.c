@@ -88,6 +88,7 @@ static void stats_json(struct xp_json *j, const struct xp_sim_stats *s)
 	xp_json_ku64(j, "missed", s->missed);
 	xp_json_kdouble(j, "jobs_per_s", s->jobs_per_s);
 	xp_json_kdouble(j, "util", s->util);
+	xp_json_ku64(j, "max_cost_ns", s->max_cost);
 	xp_json_ku64(j, "overruns", s->overruns);
 	xp_json_key(j, "pred_err_pct");
 	if (s->npred)
