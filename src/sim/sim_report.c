@@ -24,6 +24,15 @@ static bool any_res(const struct xp_sim_input *in)
 	return false;
 }
 
+static uint32_t ndeps(const struct xp_sim_input *in)
+{
+	uint32_t n = 0;
+
+	for (uint32_t j = 0; j < in->njobs; j++)
+		n += in->jobs[j].ndep;
+	return n;
+}
+
 static void row(FILE *f, const char *policy, const char *task, const struct xp_sim_stats *s)
 {
 	fprintf(f, "%-9s %-20s %5u %8.3f %8.3f %8.3f %6u %8.1f %6.1f %8u", policy, task, s->jobs,
@@ -41,6 +50,8 @@ void xp_sim_report_text(FILE *f, const struct xp_sim_report *r)
 
 	fprintf(f, "simulate: %s: %u jobs of %u task%s on %u ring%s", r->path, in->njobs, in->ntasks,
 		in->ntasks == 1 ? "" : "s", in->nrings, in->nrings == 1 ? "" : "s");
+	if (ndeps(in))
+		fprintf(f, ", %u dependencies between them", ndeps(in));
 	if (r->left_out)
 		fprintf(f, " (%llu left out: no queue or run event)", (unsigned long long)r->left_out);
 	fprintf(f, "\nmodel:    one engine per ring, non-preemptive; depth");
@@ -106,6 +117,7 @@ void xp_sim_report_json(FILE *f, const struct xp_sim_report *r)
 	xp_json_begin_obj(&j);
 	xp_json_kstr(&j, "file", r->path);
 	xp_json_ku64(&j, "jobs", in->njobs);
+	xp_json_ku64(&j, "dependencies", ndeps(in));
 	xp_json_ku64(&j, "left_out", r->left_out);
 	xp_json_ku64(&j, "overhead_ns", in->overhead);
 	xp_json_kbool(&j, "overhead_measured", r->overhead_measured);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "sim/analyze.h"
 #include "sim/sim.h"
 #include "unit.h"
 
@@ -311,6 +312,90 @@ static void test_stats(void)
 	CHECK(xp_sim_policy_parse("ht") == XP_SIM_HT && xp_sim_policy_parse("edf") < 0);
 }
 
+/*
+ * analyze on a recorded ring (times in ns), t1 has the higher priority:
+ *   A t0 queued 0,  ran 0-40
+ *   B t1 queued 10, ran 40-60
+ *   C t0 queued 20, ran 70-80
+ *   D t1 queued 30, ran 95-100, its dependencies signalled at 90
+ *   E t1 queued 65, ran 80-85
+ * Blame (who held the ring during each wait):
+ *   B [10,40]: t0 30
+ *   C [20,70]: t0 (A) 20, t1 (B) 20, idle 60-70: scheduler 10
+ *   D [30,95]: t0 (A 10, C 10) 20, t1 (B 20, E 5) 25, idle 20, of which
+ *              before 90: [30,90] is 60, 45 of it held: dependency 15,
+ *              scheduler 5
+ *   E [65,80]: t0 (C) 10, scheduler 5
+ * Pairs: t1<-t0 3 jobs 60, t1<-t1 1 job 25, t1<-dep 1 job 15, t1<-sched
+ *   2 jobs 10; t0<-t0 20, t0<-t1 20, t0<-sched 10 (1 job each).
+ * Windows of 50: [0,50) t0 40, t1 10: Jain 50^2 / (2 (40^2 + 10^2)) =
+ *   0.7353; [50,100) t0 10 (C), t1 20 (B 10, E 5, D 5): Jain
+ *   30^2 / (2 (10^2 + 20^2)) = 0.9.
+ * Inversions: C (t0) started at 70 while E (t1, ready) waited since 65:
+ *   once, C's 10 on the ring lost to it. D was not ready (90) when C or E
+ *   started: no inversion.
+ */
+static void test_analyze(void)
+{
+	static const struct { uint32_t task; uint64_t q, run, done, dep; } rec[] = {
+		{ 0, 0, 0, 40, 0 }, { 1, 10, 40, 60, 0 }, { 0, 20, 70, 80, 0 },
+		{ 1, 30, 95, 100, 90 }, { 1, 65, 80, 85, 0 },
+	};
+	struct xp_analysis a;
+	uint64_t win0[2], win1[2];
+
+	setup(2, 1, 1, 0);
+	T[1].prio = 10;
+	for (uint32_t k = 0; k < 5; k++) {
+		uint32_t j = job(rec[k].task, rec[k].q, rec[k].done - rec[k].run);
+
+		J[j].rec_run = rec[k].run;
+		J[j].rec_done = rec[k].done;
+		J[j].rec_dep_ready = rec[k].dep;
+	}
+	CHECK(xp_analyze(&in, 0, 100, 50, true, &a) == 0);
+	CHECK_U64(a.nwin, 2);
+	memcpy(win0, &a.win_busy[0], sizeof(win0));
+	memcpy(win1, &a.win_busy[2], sizeof(win1));
+	CHECK_U64(win0[0], 40);
+	CHECK_U64(win0[1], 10);
+	CHECK_U64(win1[0], 10);
+	CHECK_U64(win1[1], 20);
+	CHECK((int)(xp_jain(win0, 2) * 10000 + 0.5) == 7353);
+	CHECK((int)(xp_jain(win1, 2) * 1000 + 0.5) == 900);
+	CHECK(xp_jain((const uint64_t[]){ 0, 0 }, 2) < 0);
+	CHECK_U64(a.job[0].wait, 0);
+	CHECK_U64(a.job[0].nhold, 0);
+	CHECK_U64(a.job[3].wait, 65);
+	CHECK_U64(a.npair, 7);
+	for (uint32_t p = 0; p < a.npair; p++) {
+		const struct xp_an_pair *pp = &a.pair[p];
+		/* holder 2: (dependency), 3: (scheduler) */
+		static const uint64_t want_ns[2][4] = { { 20, 20, 0, 10 }, { 60, 25, 15, 10 } };
+		static const uint32_t want_jobs[2][4] = { { 1, 1, 0, 1 }, { 3, 1, 1, 2 } };
+
+		CHECK_U64(pp->ns, want_ns[pp->waiter][pp->holder]);
+		CHECK_U64(pp->jobs, want_jobs[pp->waiter][pp->holder]);
+	}
+	CHECK_U64(a.pair[0].ns, 60);	/* the largest first */
+	CHECK_U64(a.ninv, 1);
+	CHECK_U64(a.inv[0].hi, 1);
+	CHECK_U64(a.inv[0].lo, 0);
+	CHECK_U64(a.inv[0].count, 1);
+	CHECK_U64(a.inv[0].ns, 10);
+	xp_analysis_free(&a);
+	/* without priorities nothing is said of inversions; one window: all of it */
+	CHECK(xp_analyze(&in, 0, 100, 0, false, &a) == 0);
+	CHECK_U64(a.nwin, 1);
+	CHECK_U64(a.ninv, 0);
+	CHECK(!a.prio_known);
+	xp_analysis_free(&a);
+	CHECK(xp_analyze(&in, 0, 100, 1, false, &a) == 0);
+	CHECK_U64(a.nwin, 100);
+	xp_analysis_free(&a);
+	CHECK(xp_analyze(&in, 0, 1000000, 1, false, &a) == -E2BIG);
+}
+
 int main(void)
 {
 	RUN(test_fifo);
@@ -324,6 +409,7 @@ int main(void)
 	RUN(test_reserve);
 	RUN(test_predict);
 	RUN(test_stats);
+	RUN(test_analyze);
 	xp_sim_result_free(&res);
 	UNIT_EXIT();
 }
