@@ -111,12 +111,17 @@ static bool charge(const struct xp_sim_task *t, struct budget *b, uint64_t cost)
 
 enum { S_PENDING, S_WAITING, S_ONGPU, S_DONE };
 
+/* A task's ready jobs on a ring, by (ready, index): the head goes first. */
+struct wq {
+	uint32_t *v;
+	uint32_t head, n, cap;
+};
+
 struct ring {
 	uint32_t *gpu;		/* jobs handed, in order: [head, tail) */
 	uint32_t head, tail;
 	uint64_t tail_end;	/* when the last one handed ends */
-	uint32_t *wait;		/* ready, not handed */
-	uint32_t nwait;
+	struct wq *q;		/* per task: ready, not handed */
 	uint32_t last_task;	/* RR: the task served last */
 };
 
@@ -130,6 +135,7 @@ struct eng {
 	struct ring *rings;
 	struct budget *bud;
 	struct pred *pred;
+	uint32_t *twait;		/* per task: its jobs waiting, on every ring */
 };
 
 static bool before(const struct eng *e, uint32_t a, uint32_t b)
@@ -159,78 +165,70 @@ static bool budget_ok(const struct eng *e, uint32_t j)
 
 static uint32_t on_gpu(const struct ring *r) { return r->tail - r->head; }
 
-/* The waiting job the policy hands to ring `ri` now; -1: none. */
+static bool wq_empty(const struct wq *q) { return q->head == q->n; }
+
+/* The head of task t's queue on ring r if the task may hand it over now; -1: none. */
+static int64_t head_of(const struct eng *e, const struct ring *r, uint32_t t)
+{
+	const struct wq *q = &r->q[t];
+
+	if (wq_empty(q) || !budget_ok(e, q->v[q->head]))
+		return -1;
+	return q->v[q->head];
+}
+
+/*
+ * The waiting job the policy hands to ring `ri` now; -1: none. A task's
+ * jobs on a ring go in ready order and its reservation holds them all
+ * alike, so only the heads of the tasks' queues are candidates.
+ */
 static int64_t pick(struct eng *e, uint16_t ri)
 {
 	struct ring *r = &e->rings[ri];
 	const struct xp_sim_input *in = e->in;
 	uint32_t on = on_gpu(r), depth = in->depth && in->depth[ri] ? in->depth[ri] : 1;
-	int64_t best = -1;
+	int64_t best = -1, j;
 
 	switch (e->p->policy) {
 	case XP_SIM_FIFO:
 		if (on >= depth)
 			return -1;
-		for (uint32_t k = 0; k < r->nwait; k++)
-			if (budget_ok(e, r->wait[k]) && (best < 0 || before(e, r->wait[k], (uint32_t)best)))
-				best = r->wait[k];
+		for (uint32_t t = 0; t < in->ntasks; t++)
+			if ((j = head_of(e, r, t)) >= 0 && (best < 0 || before(e, (uint32_t)j, (uint32_t)best)))
+				best = j;
 		return best;
-	case XP_SIM_RR: {
-		uint32_t bestd = 0;
-
+	case XP_SIM_RR:
 		if (on >= depth)
 			return -1;
-		for (uint32_t k = 0; k < r->nwait; k++) {
-			uint32_t j = r->wait[k], t = in->jobs[j].task;
-			uint32_t d = (t + in->ntasks - r->last_task - 1) % in->ntasks;
-
-			if (!budget_ok(e, j))
-				continue;
-			if (best < 0 || d < bestd || (d == bestd && before(e, j, (uint32_t)best))) {
-				best = j;
-				bestd = d;
-			}
-		}
-		return best;
-	}
+		/* the first task after the one served last that has a job to go */
+		for (uint32_t d = 1; d <= in->ntasks; d++)
+			if ((j = head_of(e, r, (r->last_task + d) % in->ntasks)) >= 0)
+				return j;
+		return -1;
 	case XP_SIM_PRT:
 	case XP_SIM_HT: {
-		int hiprio = 0;
-		bool any = false;
 		uint32_t running;
 
-		if (on == 0 || e->p->policy == XP_SIM_PRT) {
-			if (on)
-				return -1;
-			for (uint32_t k = 0; k < r->nwait; k++) {
-				uint32_t j = r->wait[k];
-				int pj = in->tasks[in->jobs[j].task].prio;
-
-				if (!budget_ok(e, j))
+		if (on == 0) {
+			for (uint32_t t = 0; t < in->ntasks; t++) {
+				if ((j = head_of(e, r, t)) < 0)
 					continue;
-				if (best < 0 || pj > in->tasks[in->jobs[best].task].prio ||
-				    (pj == in->tasks[in->jobs[best].task].prio && before(e, j, (uint32_t)best)))
+				if (best < 0 || in->tasks[t].prio > in->tasks[in->jobs[best].task].prio ||
+				    (in->tasks[t].prio == in->tasks[in->jobs[best].task].prio &&
+				     before(e, (uint32_t)j, (uint32_t)best)))
 					best = j;
 			}
 			return best;
 		}
+		if (e->p->policy == XP_SIM_PRT)
+			return -1;
 		/* HT on a busy ring: the running task's next job, if nothing higher waits */
 		running = in->jobs[r->gpu[r->tail - 1]].task;
-		for (uint32_t k = 0; k < r->nwait; k++) {
-			uint32_t j = r->wait[k];
-
-			if (!budget_ok(e, j))
-				continue;
-			if (in->jobs[j].task != running) {
-				if (!any || in->tasks[in->jobs[j].task].prio > hiprio)
-					hiprio = in->tasks[in->jobs[j].task].prio;
-				any = true;
-			} else if (best < 0 || before(e, j, (uint32_t)best)) {
-				best = j;
-			}
-		}
-		if (best >= 0 && any && hiprio > in->tasks[running].prio)
+		if ((best = head_of(e, r, running)) < 0)
 			return -1;
+		for (uint32_t t = 0; t < in->ntasks; t++)
+			if (t != running && head_of(e, r, t) >= 0 && in->tasks[t].prio > in->tasks[running].prio)
+				return -1;
 		return best;
 	}
 	default:
@@ -245,11 +243,8 @@ static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
 	struct xp_sim_out_job *o = &e->res->job[j];
 	struct budget *b = &e->bud[jb->task];
 
-	for (uint32_t k = 0; k < r->nwait; k++)
-		if (r->wait[k] == j) {
-			r->wait[k] = r->wait[--r->nwait];
-			break;
-		}
+	r->q[jb->task].head++;	/* the job picked is its task's head */
+	e->twait[jb->task]--;
 	o->handed = now;
 	if (on_gpu(r))
 		o->start = r->tail_end;
@@ -265,16 +260,38 @@ static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
 	e->state[j] = S_ONGPU;
 }
 
-static void make_ready(struct eng *e, uint32_t j, uint64_t now)
+static int make_ready(struct eng *e, uint32_t j, uint64_t now)
 {
-	struct ring *r = &e->rings[e->in->jobs[j].ring];
+	const struct xp_sim_job *jb = &e->in->jobs[j];
+	struct wq *q = &e->rings[jb->ring].q[jb->task];
+	uint32_t k;
 
 	e->res->job[j].ready = now;
 	e->state[j] = S_WAITING;
-	r->wait[r->nwait++] = j;
+	if (q->n == q->cap) {
+		uint32_t cap = q->cap ? q->cap * 2 : 16, live = q->n - q->head;
+		uint32_t *v = malloc((size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		if (live)
+			memcpy(v, q->v + q->head, (size_t)live * sizeof(*v));
+		free(q->v);
+		q->v = v;
+		q->cap = cap;
+		q->n = live;
+		q->head = 0;
+	}
+	/* by (ready, index): only jobs ready at this same instant can be behind */
+	for (k = q->n; k > q->head && before(e, j, q->v[k - 1]); k--)
+		q->v[k] = q->v[k - 1];
+	q->v[k] = j;
+	q->n++;
+	e->twait[jb->task]++;
+	return 0;
 }
 
-static void complete(struct eng *e, uint32_t j)
+static int complete(struct eng *e, uint32_t j)
 {
 	const struct xp_sim_job *jb = &e->in->jobs[j];
 	struct xp_sim_out_job *o = &e->res->job[j];
@@ -289,9 +306,11 @@ static void complete(struct eng *e, uint32_t j)
 	for (uint32_t k = e->rdep_off[j]; k < e->rdep_off[j + 1]; k++) {
 		uint32_t d = e->rdeps[k];
 
-		if (--e->deps_left[d] == 0 && e->state[d] == S_PENDING && e->in->jobs[d].arrival <= o->end)
-			make_ready(e, d, o->end);
+		if (--e->deps_left[d] == 0 && e->state[d] == S_PENDING && e->in->jobs[d].arrival <= o->end &&
+		    make_ready(e, d, o->end))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -397,7 +416,9 @@ static void eng_free(struct eng *e)
 	if (e->rings)
 		for (uint16_t i = 0; i < e->in->nrings; i++) {
 			free(e->rings[i].gpu);
-			free(e->rings[i].wait);
+			for (uint32_t t = 0; e->rings[i].q && t < e->in->ntasks; t++)
+				free(e->rings[i].q[t].v);
+			free(e->rings[i].q);
 		}
 	free(e->rings);
 	free(e->state);
@@ -406,6 +427,7 @@ static void eng_free(struct eng *e)
 	free(e->rdep_off);
 	free(e->bud);
 	free(e->pred);
+	free(e->twait);
 }
 
 static int eng_init(struct eng *e, const struct xp_sim_input *in)
@@ -428,13 +450,15 @@ static int eng_init(struct eng *e, const struct xp_sim_input *in)
 	e->rings = calloc((size_t)in->nrings + 1, sizeof(*e->rings));
 	e->bud = calloc((size_t)in->ntasks + 1, sizeof(*e->bud));
 	e->pred = calloc((size_t)in->ntasks + 1, sizeof(*e->pred));
-	if (!e->state || !e->deps_left || !e->rdeps || !e->rdep_off || !e->rings || !e->bud || !e->pred)
+	e->twait = calloc((size_t)in->ntasks + 1, sizeof(*e->twait));
+	if (!e->state || !e->deps_left || !e->rdeps || !e->rdep_off || !e->rings || !e->bud || !e->pred ||
+	    !e->twait)
 		return -ENOMEM;
 	for (uint16_t i = 0; i < in->nrings; i++) {
 		e->rings[i].gpu = calloc((size_t)n + 1, sizeof(uint32_t));
-		e->rings[i].wait = calloc((size_t)n + 1, sizeof(uint32_t));
+		e->rings[i].q = calloc((size_t)in->ntasks + 1, sizeof(struct wq));
 		e->rings[i].last_task = in->ntasks ? in->ntasks - 1 : 0;
-		if (!e->rings[i].gpu || !e->rings[i].wait)
+		if (!e->rings[i].gpu || !e->rings[i].q)
 			return -ENOMEM;
 	}
 	/* who depends on whom, as offsets into one array */
@@ -511,13 +535,9 @@ int xp_sim_run(const struct xp_sim_input *in, const struct xp_sim_params *p,
 		for (uint16_t i = 0; i < in->nrings; i++)
 			if (on_gpu(&e.rings[i]) && res->job[e.rings[i].gpu[e.rings[i].head]].end < now)
 				now = res->job[e.rings[i].gpu[e.rings[i].head]].end;
-		for (uint16_t i = 0; i < in->nrings; i++)
-			for (uint32_t k = 0; k < e.rings[i].nwait; k++) {
-				uint32_t t = in->jobs[e.rings[i].wait[k]].task;
-
-				if (in->tasks[t].has_res && e.bud[t].next_refill < now)
-					now = e.bud[t].next_refill;
-			}
+		for (uint32_t t = 0; t < in->ntasks; t++)
+			if (e.twait[t] && in->tasks[t].has_res && e.bud[t].next_refill < now)
+				now = e.bud[t].next_refill;	/* a refill may let it go */
 		if (now == UINT64_MAX) {
 			err = -EINVAL;	/* jobs left that nothing will make ready: a cycle */
 			goto out;
@@ -526,15 +546,16 @@ int xp_sim_run(const struct xp_sim_input *in, const struct xp_sim_params *p,
 			struct ring *r = &e.rings[i];
 
 			while (on_gpu(r) && res->job[r->gpu[r->head]].end <= now) {
-				complete(&e, r->gpu[r->head++]);
+				if ((err = complete(&e, r->gpu[r->head++])))
+					goto out;
 				done++;
 			}
 		}
 		for (uint32_t t = 0; t < in->ntasks; t++)
 			refill(&in->tasks[t], &e.bud[t], now);
 		for (; next < in->njobs && in->jobs[order[next]].arrival <= now; next++)
-			if (!e.deps_left[order[next]])
-				make_ready(&e, order[next], now);
+			if (!e.deps_left[order[next]] && (err = make_ready(&e, order[next], now)))
+				goto out;
 		for (uint16_t i = 0; i < in->nrings; i++) {
 			int64_t j;
 
