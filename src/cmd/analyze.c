@@ -8,16 +8,18 @@
 #include "cmd/live.h"
 #include "core/parse.h"
 #include "sim/analyze.h"
+#include "sim/sim_perfetto.h"
 #include "sim/simload.h"
 
 #define MAX_PRIO 32
 
-enum { O_WINDOW, O_PRIO };
+enum { O_WINDOW, O_PRIO, O_PERFETTO };
 
 static const struct xp_cap_opt an_own[] = {
 	[O_WINDOW] = { "window", 0, "S", "the share table's window in seconds (default: the\nwhole recording)", false },
 	[O_PRIO] = { "prio", 0, "TASK=N", "a process's priority (COMM or PID; repeatable), for\nthe priority inversions", false },
-	[O_PRIO + 1] = { NULL },
+	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the recorded schedule with its blame\narrows as Perfetto JSON to OUT ('-': instead of the summary)", false },
+	[O_PERFETTO + 1] = { NULL },
 };
 const struct xp_verb_opts xp_analyze_opts = { XP_O_JSON, an_own };
 
@@ -25,6 +27,7 @@ struct an_opts {
 	double window_s;
 	const char *prio[MAX_PRIO];
 	int nprio;
+	const char *perfetto;
 };
 
 static int an_opt(void *ctx, int i, const char *arg)
@@ -34,6 +37,12 @@ static int an_opt(void *ctx, int i, const char *arg)
 	if (i == O_WINDOW) {
 		if (xp_parse_seconds(arg, &o->window_s))
 			return xp_fail(2, "analyze: --window wants seconds > 0, not '%s'", arg);
+		return 0;
+	}
+	if (i == O_PERFETTO) {
+		if (!*arg)
+			return xp_fail(2, "analyze: --perfetto wants a file name, not ''");
+		o->perfetto = arg;
 		return 0;
 	}
 	if (o->nprio == MAX_PRIO)
@@ -61,7 +70,10 @@ static void an_help(const void *ctx)
 "    waited on its ring): the scheduler's events carry no priority, so only\n"
 "    with --prio.\n"
 "A process's GPU time is its jobs' time on the rings (from run, or the end\n"
-"of the job before on the ring, to done).\n"
+"of the job before on the ring, to done). --perfetto draws the recorded\n"
+"schedule for ui.perfetto.dev, a track per ring, each wait an async span on\n"
+"its process, and an arrow (\"blame\") from every job that held a ring to\n"
+"each job that waited for it.\n"
 "\n"
 "Options:\n");
 	xp_opts_help(stdout, xp_analyze_opts.common, xp_analyze_opts.opts);
@@ -70,7 +82,13 @@ static void an_help(const void *ctx)
 "Examples:\n"
 "  xputrace analyze gpu.xpt\n"
 "  xputrace analyze gpu.xpt --window 0.1 --prio frame=10\n"
-"  xputrace analyze gpu.xpt --json\n");
+"  xputrace analyze gpu.xpt --json\n"
+"  xputrace analyze gpu.xpt --perfetto blame.json\n");
+}
+
+static int an_perfetto(struct xp_perfetto *p, void *ctx)
+{
+	return xp_sim_perfetto_blame(p, ctx);
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -109,7 +127,10 @@ int cmd_analyze(int argc, char **argv)
 		status = xp_fail(1, "analyze: %s", strerror(-err));
 		goto out;
 	}
-	(lo.json ? xp_analysis_json : xp_analysis_text)(stdout, path, &l.in, &a);
+	if (o.perfetto)
+		status = xp_sim_perfetto_out("analyze", o.perfetto, t0, an_perfetto, &l.in);
+	if (!status && (!o.perfetto || strcmp(o.perfetto, "-")))
+		(lo.json ? xp_analysis_json : xp_analysis_text)(stdout, path, &l.in, &a);
 	xp_analysis_free(&a);
 out:
 	xp_sim_load_free(&l);

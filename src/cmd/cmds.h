@@ -74,5 +74,12 @@ int xp_sim_load_file(const char *verb, const char *path, struct xp_sim_load *l, 
 int xp_sim_apply(const char *verb, const char *opt, const char *spec, struct xp_sim_input *in,
 		 int (*set)(struct xp_sim_task *t, const char *val));
 int xp_sim_set_prio(struct xp_sim_task *t, const char *v);
+struct xp_perfetto;
+/*
+ * --perfetto OUT: fn(p, ctx) writes the events between the writer's begin
+ * and end; OUT is replaced only when whole. 0, or the status after the error.
+ */
+int xp_sim_perfetto_out(const char *verb, const char *out, uint64_t t0,
+			int (*fn)(struct xp_perfetto *p, void *ctx), void *ctx);
 
 #endif

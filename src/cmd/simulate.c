@@ -7,7 +7,9 @@
 
 #include "cmd/cmds.h"
 #include "cmd/live.h"
+#include "core/outfile.h"
 #include "core/parse.h"
+#include "sim/sim_perfetto.h"
 #include "sim/sim_report.h"
 #include "sim/simload.h"
 
@@ -65,6 +67,37 @@ int xp_sim_load_file(const char *verb, const char *path, struct xp_sim_load *l, 
 	if (status)
 		xp_sim_load_free(l);
 	return status;
+}
+
+int xp_sim_perfetto_out(const char *verb, const char *out, uint64_t t0,
+			int (*fn)(struct xp_perfetto *p, void *ctx), void *ctx)
+{
+	struct xp_perfetto *p = calloc(1, sizeof(*p));
+	struct xp_outfile of;
+	char why[256];
+	int err;
+
+	if (!p)
+		return xp_fail(1, "%s: out of memory", verb);
+	if ((err = xp_out_open(&of, out, false, why, sizeof(why)))) {
+		free(p);
+		return xp_fail(err == -EEXIST ? 2 : 1, "%s: %s", verb, why);
+	}
+	xp_perfetto_begin(p, of.f, t0);
+	err = fn(p, ctx);
+	xp_perfetto_end(p, NULL);
+	if (err || ferror(of.f)) {
+		xp_out_abort(&of);
+		free(p);
+		return xp_fail(1, "%s: writing %s: %s", verb, out, strerror(err ? -err : EIO));
+	}
+	if ((err = xp_out_commit(&of, why, sizeof(why)))) {
+		free(p);
+		return err == -EPIPE ? 1 : xp_fail(1, "%s: %s", verb, why);
+	}
+	fprintf(stderr, "Wrote %llu trace events to %s\n", (unsigned long long)p->events, out);
+	free(p);
+	return 0;
 }
 
 /* "KEY=VALUE": the tasks KEY names get the value; 0, or status 2 when it names none. */
@@ -139,7 +172,8 @@ static int set_reserve(struct xp_sim_task *t, const char *v)
 
 #define MAX_SETTINGS 32
 
-enum { O_POLICY, O_COMPARE, O_PRIO, O_RESERVE, O_ENFORCE, O_PREDICT, O_DEADLINE, O_DEPTH, O_OVERHEAD };
+enum { O_POLICY, O_COMPARE, O_PRIO, O_RESERVE, O_ENFORCE, O_PREDICT, O_DEADLINE, O_DEPTH, O_OVERHEAD,
+       O_PERFETTO };
 
 static const struct xp_cap_opt sim_own[] = {
 	[O_POLICY] = { "policy", 0, "POLICY", "fifo, rr, prt or ht", false },
@@ -151,7 +185,8 @@ static const struct xp_cap_opt sim_own[] = {
 	[O_DEADLINE] = { "deadline", 0, "TASK=MS", "count the task's jobs answered later (repeatable)", false },
 	[O_DEPTH] = { "depth", 0, "N", "jobs a ring holds at once under fifo and rr\n(default: the most the recording shows)", false },
 	[O_OVERHEAD] = { "overhead", 0, "US", "the scheduler's reaction to a completion\n(default: the recording's median)", false },
-	[O_OVERHEAD + 1] = { NULL },
+	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the schedules as Perfetto JSON to OUT\n('-': instead of the summary)", false },
+	[O_PERFETTO + 1] = { NULL },
 };
 const struct xp_verb_opts xp_simulate_opts = { XP_O_JSON, sim_own };
 
@@ -164,6 +199,7 @@ struct sim_opts {
 	struct xp_sim_params p;
 	uint64_t depth, overhead;
 	bool has_depth, has_overhead;
+	const char *perfetto;
 };
 
 static int add_policy(struct sim_opts *o, const char *s)
@@ -231,6 +267,11 @@ static int sim_opt(void *ctx, int i, const char *arg)
 			return xp_fail(2, "simulate: --overhead wants microseconds from 0 to 10000000, not '%s'", arg);
 		o->overhead *= 1000;
 		return 0;
+	case O_PERFETTO:
+		if (!*arg)
+			return xp_fail(2, "simulate: --perfetto wants a file name, not ''");
+		o->perfetto = arg;
+		return 0;
 	}
 	return 0;
 }
@@ -260,7 +301,8 @@ static void sim_help(const void *ctx)
 "Per task: response time (done - queued) p50/p99/max, deadline misses, jobs\n"
 "per second and utilisation over the schedule's span, overruns, and the cost\n"
 "predictor's mean error. The recording's own schedule comes first, as\n"
-"\"recorded\". docs/simulate.md has the definitions.\n"
+"\"recorded\". --perfetto writes every schedule as tracks of its own (one per\n"
+"ring) for ui.perfetto.dev. docs/simulate.md has the definitions.\n"
 "\n"
 "Options:\n");
 	xp_opts_help(stdout, xp_simulate_opts.common, xp_simulate_opts.opts);
@@ -269,7 +311,17 @@ static void sim_help(const void *ctx)
 "Examples:\n"
 "  xputrace simulate gpu.xpt --policy prt --prio frame=10\n"
 "  xputrace simulate gpu.xpt --compare fifo,prt,ht --prio frame=10 --deadline frame=16\n"
-"  xputrace simulate gpu.xpt --policy fifo --reserve greedy=4/16 --enforce ae\n");
+"  xputrace simulate gpu.xpt --policy fifo --reserve greedy=4/16 --enforce ae\n"
+"  xputrace simulate gpu.xpt --compare fifo,prt --perfetto sim.json\n");
+}
+
+static int sim_perfetto(struct xp_perfetto *p, void *ctx)
+{
+	const struct xp_sim_report *rep = ctx;
+
+	for (int i = 0; i < rep->nres; i++)
+		xp_sim_perfetto_schedule(p, rep->in, &rep->res[i], rep->names[i]);
+	return 0;
 }
 
 int cmd_simulate(int argc, char **argv)
@@ -333,7 +385,10 @@ int cmd_simulate(int argc, char **argv)
 		}
 		rep.names[rep.nres++] = xp_sim_policy_name(p.policy);
 	}
-	(lo.json ? xp_sim_report_json : xp_sim_report_text)(stdout, &rep);
+	if (o.perfetto)
+		status = xp_sim_perfetto_out("simulate", o.perfetto, t0, sim_perfetto, &rep);
+	if (!status && (!o.perfetto || strcmp(o.perfetto, "-")))
+		(lo.json ? xp_sim_report_json : xp_sim_report_text)(stdout, &rep);
 out:
 	for (int i = 0; i < rep.nres; i++)
 		xp_sim_result_free(&rep.res[i]);

@@ -119,3 +119,16 @@ one_line "simulate: a missing file: one line, exit 1" 1 "cannot open" simulate "
 one_line "simulate: a file without sched records: one line, exit 1" 1 "has no sched capture" simulate "$D/ioctl.xpt" --policy fifo
 one_line "analyze: a corrupt file: one line, exit 1" 1 "corrupt" analyze "$D/all_flip.xpt"
 one_line "simulate: no policy: one line, exit 2" 2 "which policy" simulate "$D/tg_4ms.xpt"
+
+# --perfetto: the schedules and the blame arrows follow the trace-event format's rules
+for v in "simulate $D/tg_4ms.xpt --compare fifo,prt,ht --prio frame=10" "analyze $D/tg_4ms.xpt"; do
+	# shellcheck disable=SC2086 # the arguments are words
+	if ! "$XP" $v --perfetto "$WORK/p.json" > /dev/null 2> "$WORK/p.err"; then
+		fail "${v%% *}: --perfetto: $(head -c 300 "$WORK/p.err")"
+	elif python3 tests/e2e/check_perfetto.py "$WORK/p.json" > "$WORK/p.chk" 2>&1 &&
+		{ [ "${v%% *}" = simulate ] || grep -q '"name":"blame"' "$WORK/p.json"; }; then
+		pass "${v%% *}: --perfetto writes valid trace events$([ "${v%% *}" = analyze ] && echo ', blame as flows')"
+	else
+		fail "${v%% *}: --perfetto: $(head -c 300 "$WORK/p.chk")"
+	fi
+done
