@@ -22,26 +22,18 @@ double xp_jain(const uint64_t *x, uint32_t n)
 
 static uint64_t exec_start(const struct xp_sim_job *j) { return j->rec_done - j->cost; }
 
-static const struct xp_sim_input *sort_in;
-
-static int by_ring_done(const void *a, const void *b)
+static void ring_done_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct xp_sim_job *x = &sort_in->jobs[*(const uint32_t *)a], *y = &sort_in->jobs[*(const uint32_t *)b];
+	const struct xp_sim_job *j = &((const struct xp_sim_input *)ctx)->jobs[i];
 
-	if (x->ring != y->ring)
-		return x->ring < y->ring ? -1 : 1;
-	if (x->rec_done != y->rec_done)
-		return x->rec_done < y->rec_done ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	*k1 = j->ring;
+	*k2 = j->rec_done;
 }
 
-static int by_run(const void *a, const void *b)
+static void run_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct xp_sim_job *x = &sort_in->jobs[*(const uint32_t *)a], *y = &sort_in->jobs[*(const uint32_t *)b];
-
-	if (x->rec_run != y->rec_run)
-		return x->rec_run < y->rec_run ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	(void)k2;
+	*k1 = ((const struct xp_sim_input *)ctx)->jobs[i].rec_run;
 }
 
 static int pair_cmp(const void *a, const void *b)
@@ -254,11 +246,9 @@ int xp_analyze(const struct xp_sim_input *in, uint64_t t0, uint64_t t_end, uint6
 
 			a->win_busy[w * in->ntasks + jb->task] += overlap(s, e, w0, w0 + a->window);
 		}
-		byring[j] = byrun[j] = j;
 	}
-	sort_in = in;
-	qsort(byring, n, sizeof(*byring), by_ring_done);
-	qsort(byrun, n, sizeof(*byrun), by_run);
+	if ((err = xp_sim_order(byring, n, ring_done_key, in)) || (err = xp_sim_order(byrun, n, run_key, in)))
+		goto out;
 	if ((err = blame(in, a, byring)))
 		goto out;
 	if (prio_known)

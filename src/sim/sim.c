@@ -313,11 +313,46 @@ static int complete(struct eng *e, uint32_t j)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+int xp_sim_cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+struct okey {
+	uint64_t k1, k2;
+	uint32_t i;
+};
+
+static int okey_cmp(const void *a, const void *b)
+{
+	const struct okey *x = a, *y = b;
+
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1 ? -1 : 1;
+	if (x->k2 != y->k2)
+		return x->k2 < y->k2 ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+int xp_sim_order(uint32_t *idx, uint32_t n,
+		 void (*keys)(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2), const void *ctx)
+{
+	struct okey *k = malloc(((size_t)n + 1) * sizeof(*k));
+
+	if (!k)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		k[i].i = i;
+		k[i].k2 = 0;
+		keys(ctx, i, &k[i].k1, &k[i].k2);
+	}
+	qsort(k, n, sizeof(*k), okey_cmp);
+	for (uint32_t i = 0; i < n; i++)
+		idx[i] = k[i].i;
+	free(k);
+	return 0;
 }
 
 /* The statistics of a schedule whose ends, overruns and predictions are set. */
@@ -373,7 +408,7 @@ static int stats(const struct xp_sim_input *in, struct xp_sim_result *res)
 				s->npred++;
 			}
 		}
-		qsort(resp, n, sizeof(*resp), cmp_u64);
+		qsort(resp, n, sizeof(*resp), xp_sim_cmp_u64);
 		s->jobs = n;
 		s->p50 = xp_sim_pct(resp, n, 50);
 		s->p99 = xp_sim_pct(resp, n, 99);
@@ -485,16 +520,10 @@ static int eng_init(struct eng *e, const struct xp_sim_input *in)
 	return 0;
 }
 
-static const struct xp_sim_input *sort_in;
-
-static int by_arrival(const void *a, const void *b)
+static void arrival_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t ax = sort_in->jobs[x].arrival, ay = sort_in->jobs[y].arrival;
-
-	if (ax != ay)
-		return ax < ay ? -1 : 1;
-	return x < y ? -1 : x > y;
+	(void)k2;
+	*k1 = ((const struct xp_sim_input *)ctx)->jobs[i].arrival;
 }
 
 int xp_sim_run(const struct xp_sim_input *in, const struct xp_sim_params *p,
@@ -511,13 +540,11 @@ int xp_sim_run(const struct xp_sim_input *in, const struct xp_sim_params *p,
 		err = err ? err : -ENOMEM;
 		goto out;
 	}
-	for (uint32_t j = 0; j < in->njobs; j++) {
-		order[j] = j;
+	for (uint32_t j = 0; j < in->njobs; j++)
 		if (in->jobs[j].arrival < first)
 			first = in->jobs[j].arrival;
-	}
-	sort_in = in;
-	qsort(order, in->njobs, sizeof(*order), by_arrival);
+	if ((err = xp_sim_order(order, in->njobs, arrival_key, in)))
+		goto out;
 	for (uint32_t t = 0; t < in->ntasks; t++) {
 		e.bud[t].left = (int64_t)in->tasks[t].res_c;
 		e.bud[t].next_refill = first + in->tasks[t].res_p;
@@ -572,26 +599,16 @@ out:
 	return err;
 }
 
-static const struct xp_sim_result *sort_res;
-
-static int by_end(const void *a, const void *b)
+static void end_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t ex = sort_res->job[x].end, ey = sort_res->job[y].end;
-
-	if (ex != ey)
-		return ex < ey ? -1 : 1;
-	return x < y ? -1 : x > y;
+	(void)k2;
+	*k1 = ((const struct xp_sim_result *)ctx)->job[i].end;
 }
 
-static int by_start(const void *a, const void *b)
+static void start_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t sx = sort_res->job[x].start, sy = sort_res->job[y].start;
-
-	if (sx != sy)
-		return sx < sy ? -1 : 1;
-	return x < y ? -1 : x > y;
+	(void)k2;
+	*k1 = ((const struct xp_sim_result *)ctx)->job[i].start;
 }
 
 int xp_sim_recorded(const struct xp_sim_input *in, enum xp_sim_predict predict,
@@ -618,7 +635,6 @@ int xp_sim_recorded(const struct xp_sim_input *in, enum xp_sim_predict predict,
 		o->ready = in->jobs[j].arrival;
 		o->handed = o->start = in->jobs[j].rec_run;
 		o->end = in->jobs[j].rec_done;
-		order[j] = j;
 		if (in->jobs[j].arrival < first)
 			first = in->jobs[j].arrival;
 	}
@@ -627,8 +643,8 @@ int xp_sim_recorded(const struct xp_sim_input *in, enum xp_sim_predict predict,
 		bud[t].next_refill = first + in->tasks[t].res_p;
 	}
 	/* the reservations' accounting and the predictions, in completion order */
-	sort_res = res;
-	qsort(order, in->njobs, sizeof(*order), by_end);
+	if ((err = xp_sim_order(order, in->njobs, end_key, res)))
+		goto out;
 	for (uint32_t k = 0; k < in->njobs; k++) {
 		uint32_t j = order[k], t = in->jobs[j].task;
 		struct xp_sim_out_job *o = &res->job[j];
@@ -640,13 +656,11 @@ int xp_sim_recorded(const struct xp_sim_input *in, enum xp_sim_predict predict,
 	{
 		uint32_t *bystart = malloc(((size_t)in->njobs + 1) * sizeof(*bystart)), k = 0;
 
-		if (!bystart) {
+		if (!bystart || (err = xp_sim_order(bystart, in->njobs, start_key, res))) {
+			free(bystart);
 			err = -ENOMEM;
 			goto out;
 		}
-		for (uint32_t j = 0; j < in->njobs; j++)
-			bystart[j] = j;
-		qsort(bystart, in->njobs, sizeof(*bystart), by_start);
 		for (uint32_t i = 0; i < in->njobs; i++) {
 			uint32_t j = bystart[i];
 

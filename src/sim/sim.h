@@ -130,6 +130,15 @@ void xp_sim_result_free(struct xp_sim_result *res);
 int xp_sim_recorded(const struct xp_sim_input *in, enum xp_sim_predict predict,
 		    struct xp_sim_result *res);
 
+/*
+ * idx[0..n) = 0..n-1 ordered by the keys keys(ctx, i) gives (k1, then k2),
+ * then by i. 0, -ENOMEM.
+ */
+int xp_sim_order(uint32_t *idx, uint32_t n,
+		 void (*keys)(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2), const void *ctx);
+/* qsort's comparison of uint64_t values. */
+int xp_sim_cmp_u64(const void *a, const void *b);
+
 /* Nearest-rank percentile of n sorted values. */
 uint64_t xp_sim_pct(const uint64_t *v, uint32_t n, double pct);
 

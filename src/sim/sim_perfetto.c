@@ -34,19 +34,14 @@ void xp_sim_perfetto_schedule(struct xp_perfetto *p, const struct xp_sim_input *
 	}
 }
 
-static const struct xp_sim_input *sort_in;
-
 static uint64_t exec_start(const struct xp_sim_job *j) { return j->rec_done - j->cost; }
 
-static int by_ring_start(const void *a, const void *b)
+static void ring_start_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct xp_sim_job *x = &sort_in->jobs[*(const uint32_t *)a], *y = &sort_in->jobs[*(const uint32_t *)b];
+	const struct xp_sim_job *j = &((const struct xp_sim_input *)ctx)->jobs[i];
 
-	if (x->ring != y->ring)
-		return x->ring < y->ring ? -1 : 1;
-	if (exec_start(x) != exec_start(y))
-		return exec_start(x) < exec_start(y) ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	*k1 = j->ring;
+	*k2 = exec_start(j);
 }
 
 int xp_sim_perfetto_blame(struct xp_perfetto *p, const struct xp_sim_input *in)
@@ -59,12 +54,11 @@ int xp_sim_perfetto_blame(struct xp_perfetto *p, const struct xp_sim_input *in)
 		return err;
 	xp_sim_perfetto_schedule(p, in, &rec, "recorded");
 	xp_sim_result_free(&rec);
-	if (!(byring = malloc(((size_t)n + 1) * sizeof(*byring))))
+	if (!(byring = malloc(((size_t)n + 1) * sizeof(*byring))) ||
+	    xp_sim_order(byring, n, ring_start_key, in)) {
+		free(byring);
 		return -ENOMEM;
-	for (uint32_t j = 0; j < n; j++)
-		byring[j] = j;
-	sort_in = in;
-	qsort(byring, n, sizeof(*byring), by_ring_start);
+	}
 	for (uint32_t j = 0; j < n; j++) {
 		const struct xp_sim_job *w = &in->jobs[j];
 		uint32_t lo = 0, hi = n, pid, tid;

@@ -123,36 +123,21 @@ int xp_sim_task_match(const struct xp_sim_task *t, const char *key)
 	return !strncmp(key, t->comm, sizeof(t->comm) - 1);
 }
 
-static const struct xp_sim_raw *sort_raw;
-
-static int by_q(const void *a, const void *b)
+static void q_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct xp_sim_raw *x = &sort_raw[*(const uint32_t *)a], *y = &sort_raw[*(const uint32_t *)b];
+	const struct xp_sim_raw *r = &((const struct xp_sim_raw *)ctx)[i];
 
-	if (x->q != y->q)
-		return x->q < y->q ? -1 : 1;
-	if (x->run != y->run)
-		return x->run < y->run ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	*k1 = r->q;
+	*k2 = r->run;
 }
 
 /* by ring, then done */
-static int by_ring_done(const void *a, const void *b)
+static void ring_done_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct xp_sim_raw *x = &sort_raw[*(const uint32_t *)a], *y = &sort_raw[*(const uint32_t *)b];
+	const struct xp_sim_raw *r = &((const struct xp_sim_raw *)ctx)[i];
 
-	if (x->ring != y->ring)
-		return x->ring < y->ring ? -1 : 1;
-	if (x->done != y->done)
-		return x->done < y->done ? -1 : 1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	*k1 = r->ring;
+	*k2 = r->done;
 }
 
 static int by_pid(const void *a, const void *b)
@@ -227,11 +212,8 @@ int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns)
 		goto out;
 	if ((err = build_tasks(l, task_of)))
 		goto out;
-	sort_raw = l->raw;
-	for (uint32_t i = 0; i < n; i++)
-		order[i] = byring[i] = i;
-	qsort(order, n, sizeof(*order), by_q);
-	qsort(byring, n, sizeof(*byring), by_ring_done);
+	if ((err = xp_sim_order(order, n, q_key, l->raw)) || (err = xp_sim_order(byring, n, ring_done_key, l->raw)))
+		goto out;
 	for (uint32_t k = 0; k < n; k++)
 		pos[order[k]] = k;
 	/*
@@ -256,7 +238,7 @@ int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns)
 		if (inflight > in->depth[r->ring])
 			in->depth[r->ring] = inflight;
 	}
-	qsort(gaps, ngaps, sizeof(*gaps), cmp_u64);
+	qsort(gaps, ngaps, sizeof(*gaps), xp_sim_cmp_u64);
 	in->overhead = ngaps ? gaps[(ngaps - 1) / 2] : 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct xp_sim_raw *r = &l->raw[order[k]];
