@@ -105,13 +105,8 @@ int cmd_analyze(int argc, char **argv)
 	status = xp_opts_parse("analyze", argc, argv, xp_analyze_opts.common, &lo, &set, 1, an_help, NULL);
 	if (status)
 		return status < 0 ? xp_finish_stdout(0) : status;
-	for (; optind < argc; optind++) {
-		if (path)
-			return xp_fail(2, "analyze: unexpected argument '%s'", argv[optind]);
-		path = argv[optind];
-	}
-	if (!path)
-		return xp_fail(2, "analyze: which trace file? see 'xputrace analyze --help'");
+	if ((status = xp_sim_file_operand("analyze", argc, argv, &path)))
+		return status;
 	if ((status = xp_sim_load_file("analyze", path, &l, &t0, &t_end)))
 		return xp_finish_stdout(status);
 	for (int i = 0; i < o.nprio && !status; i++)

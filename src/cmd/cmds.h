@@ -63,6 +63,8 @@ void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci);
 struct xp_sim_load;
 struct xp_sim_input;
 struct xp_sim_task;
+/* The one operand after the options, the trace file: 0, or 2 after the error. */
+int xp_sim_file_operand(const char *verb, int argc, char **argv, const char **path);
 /*
  * Reads the sched jobs of `path` into `l` (src/sim/simload.h) and when
  * tracing began and ended; 0, or 1 after the one-line error (no sched

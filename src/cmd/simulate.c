@@ -38,6 +38,18 @@ static int load_record(void *ctx, const struct xp_rec_hdr *h)
 	return xp_sim_load_feed(((struct load_ctx *)ctx)->l, h);
 }
 
+int xp_sim_file_operand(const char *verb, int argc, char **argv, const char **path)
+{
+	for (; optind < argc; optind++) {
+		if (*path)
+			return xp_fail(2, "%s: unexpected argument '%s'", verb, argv[optind]);
+		*path = argv[optind];
+	}
+	if (!*path)
+		return xp_fail(2, "%s: which trace file? see 'xputrace %s --help'", verb, verb);
+	return 0;
+}
+
 int xp_sim_load_file(const char *verb, const char *path, struct xp_sim_load *l, uint64_t *t0,
 		     uint64_t *t_end)
 {
@@ -342,13 +354,8 @@ int cmd_simulate(int argc, char **argv)
 	status = xp_opts_parse("simulate", argc, argv, xp_simulate_opts.common, &lo, &set, 1, sim_help, NULL);
 	if (status)
 		return status < 0 ? xp_finish_stdout(0) : status;
-	for (; optind < argc; optind++) {
-		if (path)
-			return xp_fail(2, "simulate: unexpected argument '%s'", argv[optind]);
-		path = argv[optind];
-	}
-	if (!path)
-		return xp_fail(2, "simulate: which trace file? see 'xputrace simulate --help'");
+	if ((status = xp_sim_file_operand("simulate", argc, argv, &path)))
+		return status;
 	if (!o.npolicies)
 		return xp_fail(2, "simulate: which policy? --policy fifo|rr|prt|ht or --compare fifo,prt,ht");
 	if ((status = xp_sim_load_file("simulate", path, &l, &t0, &t_end)))
