@@ -30,7 +30,7 @@ static int ring_of(struct xp_sim_load *l, const char *name)
 	return l->in.nrings++;
 }
 
-static void on_job(void *ctx, const struct xp_sched_job_info *j)
+void xp_sim_load_job(void *ctx, const struct xp_sched_job_info *j)
 {
 	struct xp_sim_load *l = ctx;
 	struct xp_sim_raw *r;
@@ -94,7 +94,7 @@ int xp_sim_load_open(struct xp_sim_load *l, const struct xp_trace_meta *m)
 	l->st.filt.comm = m->filter_comm[0] ? m->filter_comm : NULL;
 	l->st.filt.cgroup = m->filter_cgroup != 0;
 	l->st.last_expire = m->start_ns;
-	l->st.on_job = on_job;
+	l->st.on_job = xp_sim_load_job;
 	l->st.cb_ctx = l;
 	return 0;
 }

@@ -43,6 +43,8 @@ struct xp_sim_load {
 int xp_sim_load_open(struct xp_sim_load *l, const struct xp_trace_meta *m);
 /* One record of the file (records of other types are ignored). 0 or -errno. */
 int xp_sim_load_feed(struct xp_sim_load *l, const struct xp_rec_hdr *h);
+/* A joined job, as the sched analysis hands it over (its on_job; tests call it alone). */
+void xp_sim_load_job(void *l, const struct xp_sched_job_info *j);
 /* At the end of the file: builds l->in. 0, -ENOMEM. */
 int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns);
 void xp_sim_load_free(struct xp_sim_load *l);
