@@ -13,13 +13,14 @@
 
 #define MAX_PRIO 32
 
-enum { O_WINDOW, O_PRIO, O_PERFETTO };
+enum { O_WINDOW, O_PRIO, O_PERFETTO, O_BY };
 
 static const struct xp_cap_opt an_own[] = {
 	[O_WINDOW] = { "window", 0, "S", "the share table's window in seconds (default: the\nwhole recording)", false },
 	[O_PRIO] = { "prio", 0, "TASK=N", "a process's priority (COMM or PID; repeatable), for\nthe priority inversions", false },
 	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the recorded schedule with its blame\narrows as Perfetto JSON to OUT ('-': instead of the summary)", false },
-	[O_PERFETTO + 1] = { NULL },
+	[O_BY] = { "by", 0, "WHAT", "shares and blame per process (default) or per DRM\nclient (6.17+)", false },
+	[O_BY + 1] = { NULL },
 };
 const struct xp_verb_opts xp_analyze_opts = { XP_O_JSON, an_own };
 
@@ -28,6 +29,7 @@ struct an_opts {
 	const char *prio[MAX_PRIO];
 	int nprio;
 	const char *perfetto;
+	bool by_client;
 };
 
 static int an_opt(void *ctx, int i, const char *arg)
@@ -39,6 +41,8 @@ static int an_opt(void *ctx, int i, const char *arg)
 			return xp_fail(2, "analyze: --window wants seconds > 0, not '%s'", arg);
 		return 0;
 	}
+	if (i == O_BY)
+		return xp_sim_parse_by("analyze", arg, &o->by_client);
 	if (i == O_PERFETTO) {
 		if (!*arg)
 			return xp_fail(2, "analyze: --perfetto wants a file name, not ''");
@@ -107,7 +111,7 @@ int cmd_analyze(int argc, char **argv)
 		return status < 0 ? xp_finish_stdout(0) : status;
 	if ((status = xp_sim_file_operand("analyze", argc, argv, &path)))
 		return status;
-	if ((status = xp_sim_load_file("analyze", path, &l, &t0, &t_end)))
+	if ((status = xp_sim_load_file("analyze", path, o.by_client, &l, &t0, &t_end)))
 		return xp_finish_stdout(status);
 	for (int i = 0; i < o.nprio && !status; i++)
 		status = xp_sim_apply("analyze", "prio", o.prio[i], &l.in, xp_sim_set_prio);

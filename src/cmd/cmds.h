@@ -66,12 +66,14 @@ struct xp_sim_task;
 /* The one operand after the options, the trace file: 0, or 2 after the error. */
 int xp_sim_file_operand(const char *verb, int argc, char **argv, const char **path);
 /*
- * Reads the sched jobs of `path` into `l` (src/sim/simload.h) and when
- * tracing began and ended; 0, or 1 after the one-line error (no sched
+ * Reads the sched jobs of `path` into `l` (src/sim/simload.h), a task per
+ * process or per DRM client, and when tracing began and ended; 0, or 1 after the one-line error (no sched
  * capture, no complete job, the reader's errors).
  */
-int xp_sim_load_file(const char *verb, const char *path, struct xp_sim_load *l, uint64_t *t0,
-		     uint64_t *t_end);
+int xp_sim_load_file(const char *verb, const char *path, bool by_client, struct xp_sim_load *l,
+		     uint64_t *t0, uint64_t *t_end);
+/* --by process|client: 0, or 2 after the error. */
+int xp_sim_parse_by(const char *verb, const char *arg, bool *by_client);
 /* "--OPT KEY=VALUE": set(task, VALUE) on the tasks KEY (comm or pid) names; 0, or 2 after the error. */
 int xp_sim_apply(const char *verb, const char *opt, const char *spec, struct xp_sim_input *in,
 		 int (*set)(struct xp_sim_task *t, const char *val));

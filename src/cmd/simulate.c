@@ -18,6 +18,7 @@
 struct load_ctx {
 	const char *verb, *path;
 	struct xp_sim_load *l;
+	bool by_client;
 };
 
 static int load_open(void *ctx, const struct xp_trace_reader *r)
@@ -25,6 +26,7 @@ static int load_open(void *ctx, const struct xp_trace_reader *r)
 	struct load_ctx *c = ctx;
 	int err = xp_sim_load_open(c->l, &r->meta);
 
+	c->l->by_client = c->by_client;
 	if (err == -ENOENT) {
 		xp_fail(1, "%s: %s has no sched capture (record it with 'xputrace record ... sched')",
 			c->verb, c->path);
@@ -50,21 +52,33 @@ int xp_sim_file_operand(const char *verb, int argc, char **argv, const char **pa
 	return 0;
 }
 
-int xp_sim_load_file(const char *verb, const char *path, struct xp_sim_load *l, uint64_t *t0,
-		     uint64_t *t_end)
+int xp_sim_parse_by(const char *verb, const char *arg, bool *by_client)
+{
+	if (strcmp(arg, "process") && strcmp(arg, "client"))
+		return xp_fail(2, "%s: --by wants process or client, not '%s'", verb, arg);
+	*by_client = !strcmp(arg, "client");
+	return 0;
+}
+
+int xp_sim_load_file(const char *verb, const char *path, bool by_client, struct xp_sim_load *l,
+		     uint64_t *t0, uint64_t *t_end)
 {
 	struct xp_trace_reader *r = calloc(1, sizeof(*r));
-	struct load_ctx c = { verb, path, l };
+	struct load_ctx c = { verb, path, l, false };
 	int status, err;
 
 	memset(l, 0, sizeof(*l));
+	c.by_client = by_client;
 	if (!r)
 		return xp_fail(1, "%s: out of memory", verb);
 	status = xp_cmd_read_trace(verb, path, r, load_open, load_record, &c);
 	if (!status) {
 		*t0 = xp_trace_began(r);
 		*t_end = *t0 + (uint64_t)(xp_trace_duration(r) * 1e9 + 0.5);
-		if ((err = xp_sim_load_build(l, *t_end)))
+		if ((err = xp_sim_load_build(l, *t_end)) == -ENODATA)
+			status = xp_fail(1, "%s: %s: --by client: the scheduler's events carry no DRM client "
+					    "id (Linux 6.17 and later give it)", verb, path);
+		else if (err)
 			status = xp_fail(1, "%s: %s: %s", verb, path, strerror(-err));
 		else if (!l->in.njobs)
 			status = xp_fail(1, "%s: %s: no GPU job with its queue, run and done events "
@@ -185,7 +199,7 @@ static int set_reserve(struct xp_sim_task *t, const char *v)
 #define MAX_SETTINGS 32
 
 enum { O_POLICY, O_COMPARE, O_PRIO, O_RESERVE, O_ENFORCE, O_PREDICT, O_DEADLINE, O_DEPTH, O_OVERHEAD,
-       O_PERFETTO };
+       O_PERFETTO, O_BY };
 
 static const struct xp_cap_opt sim_own[] = {
 	[O_POLICY] = { "policy", 0, "POLICY", "fifo, rr, prt or ht", false },
@@ -198,7 +212,8 @@ static const struct xp_cap_opt sim_own[] = {
 	[O_DEPTH] = { "depth", 0, "N", "jobs a ring holds at once under fifo and rr\n(default: the most the recording shows)", false },
 	[O_OVERHEAD] = { "overhead", 0, "US", "the scheduler's reaction to a completion\n(default: the recording's median)", false },
 	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the schedules as Perfetto JSON to OUT\n('-': instead of the summary)", false },
-	[O_PERFETTO + 1] = { NULL },
+	[O_BY] = { "by", 0, "WHAT", "a task is a process (default) or a DRM client (6.17+)", false },
+	[O_BY + 1] = { NULL },
 };
 const struct xp_verb_opts xp_simulate_opts = { XP_O_JSON, sim_own };
 
@@ -212,6 +227,7 @@ struct sim_opts {
 	uint64_t depth, overhead;
 	bool has_depth, has_overhead;
 	const char *perfetto;
+	bool by_client;
 };
 
 static int add_policy(struct sim_opts *o, const char *s)
@@ -284,6 +300,8 @@ static int sim_opt(void *ctx, int i, const char *arg)
 			return xp_fail(2, "simulate: --perfetto wants a file name, not ''");
 		o->perfetto = arg;
 		return 0;
+	case O_BY:
+		return xp_sim_parse_by("simulate", arg, &o->by_client);
 	}
 	return 0;
 }
@@ -358,7 +376,7 @@ int cmd_simulate(int argc, char **argv)
 		return status;
 	if (!o.npolicies)
 		return xp_fail(2, "simulate: which policy? --policy fifo|rr|prt|ht or --compare fifo,prt,ht");
-	if ((status = xp_sim_load_file("simulate", path, &l, &t0, &t_end)))
+	if ((status = xp_sim_load_file("simulate", path, o.by_client, &l, &t0, &t_end)))
 		return xp_finish_stdout(status);
 	for (int k = 0; k < 3 && !status; k++)
 		for (int i = 0; i < o.nset[k] && !status; i++)

@@ -288,10 +288,12 @@ void xp_analysis_text(FILE *f, const char *path, const struct xp_sim_input *in,
 {
 	uint32_t cols[AN_COLS], ncols = 0, shown = 0;
 	uint64_t total = 0;
+	bool client = in->ntasks && in->tasks[0].has_client;
+	const char *who = client ? "client" : "process";
 
-	fprintf(f, "analyze: %s: %u jobs of %u process%s on %u ring%s, %.3f s\n", path, in->njobs,
-		in->ntasks, in->ntasks == 1 ? "" : "es", in->nrings, in->nrings == 1 ? "" : "s",
-		(double)(a->t_end - a->t0) / 1e9);
+	fprintf(f, "analyze: %s: %u jobs of %u %s%s on %u ring%s, %.3f s\n", path, in->njobs,
+		in->ntasks, client ? "DRM client" : who, in->ntasks == 1 ? "" : client ? "s" : "es",
+		in->nrings, in->nrings == 1 ? "" : "s", (double)(a->t_end - a->t0) / 1e9);
 	/* the busiest tasks get a column each */
 	for (uint32_t k = 0; k < AN_COLS && k < in->ntasks; k++) {
 		int64_t best = -1;
@@ -308,9 +310,9 @@ void xp_analysis_text(FILE *f, const char *path, const struct xp_sim_input *in,
 	}
 	for (uint32_t t = 0; t < in->ntasks; t++)
 		total += a->task_busy[t];
-	fprintf(f, "\nGPU share per %.3f s window: each process's share of the GPU time used,\n"
-		   "Jain's fairness index over the processes that ran (1: equal shares)\n",
-		(double)a->window / 1e9);
+	fprintf(f, "\nGPU share per %.3f s window: each %s's share of the GPU time used,\n"
+		   "Jain's fairness index over the %s%s that ran (1: equal shares)\n",
+		(double)a->window / 1e9, who, who, client ? "s" : "es");
 	fprintf(f, "%-9s %7s %6s", "WINDOW s", "BUSY ms", "JAIN");
 	for (uint32_t c = 0; c < ncols; c++)
 		fprintf(f, " %16.16s", in->tasks[cols[c]].name);
@@ -430,6 +432,7 @@ void xp_analysis_json(FILE *f, const char *path, const struct xp_sim_input *in,
 	xp_json_ku64(&j, "jobs", in->njobs);
 	xp_json_kdouble(&j, "duration_s", (double)(a->t_end - a->t0) / 1e9);
 	xp_json_kdouble(&j, "window_s", (double)a->window / 1e9);
+	xp_json_kstr(&j, "by", in->ntasks && in->tasks[0].has_client ? "client" : "process");
 	xp_json_key(&j, "rings");
 	xp_json_begin_arr(&j);
 	for (uint16_t r = 0; r < in->nrings; r++)
@@ -439,8 +442,11 @@ void xp_analysis_json(FILE *f, const char *path, const struct xp_sim_input *in,
 	xp_json_begin_arr(&j);
 	for (uint32_t t = 0; t < in->ntasks; t++) {
 		xp_json_begin_obj(&j);
+		xp_json_kstr(&j, "name", in->tasks[t].name);
 		xp_json_ku64(&j, "pid", in->tasks[t].pid);
 		xp_json_kstr(&j, "comm", in->tasks[t].comm);
+		if (in->tasks[t].has_client)
+			xp_json_ku64(&j, "client", in->tasks[t].client);
 		xp_json_ku64(&j, "gpu_ns", a->task_busy[t]);
 		if (a->prio_known)
 			xp_json_ki64(&j, "prio", in->tasks[t].prio);

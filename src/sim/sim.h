@@ -62,7 +62,9 @@ struct xp_sim_job {
 struct xp_sim_task {
 	uint32_t pid;
 	char comm[16];
-	char name[XP_SIM_NAME];		/* "comm/pid" */
+	bool has_client;		/* a DRM client, not the whole process */
+	uint64_t client;
+	char name[XP_SIM_NAME];		/* "comm/pid", "comm/pid#client" */
 	int prio;			/* higher goes first (PRT, HT) */
 	bool has_res;
 	uint64_t res_c, res_p;		/* budget per period, ns */

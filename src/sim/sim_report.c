@@ -141,6 +141,8 @@ void xp_sim_report_json(FILE *f, const struct xp_sim_report *r)
 		xp_json_kstr(&j, "name", k->name);
 		xp_json_ku64(&j, "pid", k->pid);
 		xp_json_kstr(&j, "comm", k->comm);
+		if (k->has_client)
+			xp_json_ku64(&j, "client", k->client);
 		xp_json_ki64(&j, "prio", k->prio);
 		if (k->has_res) {
 			xp_json_ku64(&j, "reserve_c_ns", k->res_c);

@@ -8,6 +8,8 @@
 struct xp_sim_raw {
 	uint16_t ring;
 	uint32_t pid;
+	bool has_client;
+	uint64_t client;
 	char comm[16];
 	uint64_t q, run, done;
 	uint8_t ndep;
@@ -65,6 +67,8 @@ void xp_sim_load_job(void *ctx, const struct xp_sched_job_info *j)
 	memset(r, 0, sizeof(*r));
 	r->ring = (uint16_t)ring;
 	r->pid = j->pid;
+	r->has_client = j->has_client;
+	r->client = j->client_id;
 	snprintf(r->comm, sizeof(r->comm), "%s", j->comm);
 	r->q = j->q_ts;
 	r->run = j->run_ts;
@@ -140,50 +144,57 @@ static void ring_done_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k
 	*k2 = r->done;
 }
 
-static int by_pid(const void *a, const void *b)
+static void task_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
-	const struct xp_sim_task *x = a, *y = b;
+	const struct xp_sim_load *l = ctx;
 
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	*k1 = l->by_client ? l->raw[i].client : l->raw[i].pid;
+	*k2 = l->raw[i].pid;
 }
 
-/* The tasks, by pid; each raw job's task index into task_of. */
+/* The tasks, by pid (or client); each raw job's task index into task_of. */
 static int build_tasks(struct xp_sim_load *l, uint32_t *task_of)
 {
 	struct xp_sim_input *in = &l->in;
+	uint32_t *idx = malloc(((size_t)l->nraw + 1) * sizeof(*idx));
+	uint64_t prev = 0;
 
 	in->tasks = calloc((size_t)l->nraw + 1, sizeof(*in->tasks));
-	if (!in->tasks)
+	if (!idx || !in->tasks || xp_sim_order(idx, l->nraw, task_key, l)) {
+		free(idx);
 		return -ENOMEM;
-	for (uint32_t i = 0; i < l->nraw; i++) {
-		uint32_t t;
-
-		for (t = 0; t < in->ntasks && in->tasks[t].pid != l->raw[i].pid; t++)
-			;
-		if (t == in->ntasks) {
-			in->tasks[t].pid = l->raw[i].pid;
-			in->ntasks++;
-		}
-		/* the latest name (exec) */
-		memcpy(in->tasks[t].comm, l->raw[i].comm, sizeof(in->tasks[t].comm));
 	}
-	qsort(in->tasks, in->ntasks, sizeof(*in->tasks), by_pid);
-	for (uint32_t t = 0; t < in->ntasks; t++)
-		snprintf(in->tasks[t].name, sizeof(in->tasks[t].name), "%.15s/%u", in->tasks[t].comm,
-			 in->tasks[t].pid);
-	for (uint32_t i = 0; i < l->nraw; i++) {
-		uint32_t lo = 0, hi = in->ntasks;
+	for (uint32_t k = 0; k < l->nraw; k++) {
+		const struct xp_sim_raw *r = &l->raw[idx[k]];
+		uint64_t key = l->by_client ? r->client : r->pid;
+		struct xp_sim_task *t;
 
-		while (hi - lo > 1) {
-			uint32_t mid = (lo + hi) / 2;
-
-			if (in->tasks[mid].pid <= l->raw[i].pid)
-				lo = mid;
-			else
-				hi = mid;
+		if (l->by_client && !r->has_client) {
+			free(idx);
+			return -ENODATA;
 		}
-		task_of[i] = lo;
+		if (!k || key != prev) {
+			t = &in->tasks[in->ntasks++];
+			t->pid = r->pid;
+			t->has_client = l->by_client;
+			t->client = r->client;
+		}
+		t = &in->tasks[in->ntasks - 1];
+		/* the latest name (exec): jobs were collected as they completed */
+		memcpy(t->comm, r->comm, sizeof(t->comm));
+		task_of[idx[k]] = in->ntasks - 1;
+		prev = key;
 	}
+	for (uint32_t i = 0; i < in->ntasks; i++) {
+		struct xp_sim_task *t = &in->tasks[i];
+
+		if (t->has_client)
+			snprintf(t->name, sizeof(t->name), "%.15s/%u#%llu", t->comm, t->pid,
+				 (unsigned long long)t->client);
+		else
+			snprintf(t->name, sizeof(t->name), "%.15s/%u", t->comm, t->pid);
+	}
+	free(idx);
 	return 0;
 }
 

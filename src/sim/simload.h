@@ -7,7 +7,8 @@
  *     its run (or the end of the job before it on the ring, if later) to its
  *     done; jobs without a queue event (queued before the recording) or a
  *     run (its cost is unknown) are left out and counted;
- *   - a task is a process (pid), named comm/pid;
+ *   - a task is a process (pid), named comm/pid, or with `by_client` a DRM
+ *     client (the events carry its id from Linux 6.17), comm/pid#client;
  *   - a dependency is another job of the file when the scheduler's events
  *     name it (its ring and the moment it signalled);
  *   - a ring's depth is the most jobs between run and done at once;
@@ -32,6 +33,7 @@ struct xp_sim_load {
 	uint64_t undecodable;
 	uint64_t no_queue, no_run;	/* jobs left out */
 	int err;			/* out of memory while collecting */
+	bool by_client;			/* tasks are DRM clients (set before building) */
 	/* built */
 	struct xp_sim_input in;
 };
@@ -45,7 +47,7 @@ int xp_sim_load_open(struct xp_sim_load *l, const struct xp_trace_meta *m);
 int xp_sim_load_feed(struct xp_sim_load *l, const struct xp_rec_hdr *h);
 /* A joined job, as the sched analysis hands it over (its on_job; tests call it alone). */
 void xp_sim_load_job(void *l, const struct xp_sched_job_info *j);
-/* At the end of the file: builds l->in. 0, -ENOMEM. */
+/* At the end of the file: builds l->in. 0, -ENOMEM; -ENODATA: by_client, and a job has no client id. */
 int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns);
 void xp_sim_load_free(struct xp_sim_load *l);
 
