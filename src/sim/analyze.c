@@ -47,17 +47,6 @@ static int pair_cmp(const void *a, const void *b)
 	return x->holder < y->holder ? -1 : x->holder > y->holder;
 }
 
-static int inv_cmp(const void *a, const void *b)
-{
-	const struct xp_an_inv *x = a, *y = b;
-
-	if (x->ns != y->ns)
-		return x->ns > y->ns ? -1 : 1;
-	if (x->hi != y->hi)
-		return x->hi < y->hi ? -1 : 1;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
 static uint64_t overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 {
 	uint64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
@@ -166,7 +155,7 @@ static int inversions(const struct xp_sim_input *in, struct xp_analysis *a, cons
 {
 	uint32_t n = in->njobs, nt = in->ntasks, nw = 0, next = 0;
 	uint32_t *waiting = malloc(((size_t)n + 1) * sizeof(*waiting));
-	struct xp_an_inv *inv = calloc((size_t)nt * nt + 1, sizeof(*inv));
+	struct xp_an_pair *inv = calloc((size_t)nt * nt + 1, sizeof(*inv));
 
 	if (!waiting || !inv) {
 		free(waiting);
@@ -182,7 +171,7 @@ static int inversions(const struct xp_sim_input *in, struct xp_analysis *a, cons
 			waiting[nw++] = next;
 		for (uint32_t w = 0; w < nw; w++) {
 			const struct xp_sim_job *h = &in->jobs[waiting[w]];
-			struct xp_an_inv *v;
+			struct xp_an_pair *v;
 
 			if (waiting[w] == l) {
 				waiting[w--] = waiting[--nw];
@@ -192,16 +181,16 @@ static int inversions(const struct xp_sim_input *in, struct xp_analysis *a, cons
 			    in->tasks[h->task].prio <= in->tasks[lj->task].prio)
 				continue;
 			v = &inv[h->task * nt + lj->task];
-			v->hi = h->task;
-			v->lo = lj->task;
-			v->count++;
+			v->waiter = h->task;
+			v->holder = lj->task;
+			v->jobs++;
 			v->ns += overlap(exec_start(lj), lj->rec_done, h->arrival, h->rec_run);
 		}
 	}
 	for (uint32_t k = 0; k < nt * nt; k++)
-		if (inv[k].count)
+		if (inv[k].jobs)
 			inv[a->ninv++] = inv[k];
-	qsort(inv, a->ninv, sizeof(*inv), inv_cmp);
+	qsort(inv, a->ninv, sizeof(*inv), pair_cmp);
 	a->inv = inv;
 	free(waiting);
 	return 0;
@@ -406,8 +395,8 @@ void xp_analysis_text(FILE *f, const char *path, const struct xp_sim_input *in,
 	fprintf(f, "\nPriority inversions: a job started while a higher-priority one, ready, waited on its ring\n");
 	fprintf(f, "%-20s %-20s %6s %10s\n", "WAITED (HIGH)", "RAN (LOW)", "TIMES", "LOST ms");
 	for (uint32_t k = 0; k < a->ninv; k++)
-		fprintf(f, "%-20s %-20s %6u %10.3f\n", in->tasks[a->inv[k].hi].name,
-			in->tasks[a->inv[k].lo].name, a->inv[k].count, ms(a->inv[k].ns));
+		fprintf(f, "%-20s %-20s %6u %10.3f\n", in->tasks[a->inv[k].waiter].name,
+			in->tasks[a->inv[k].holder].name, a->inv[k].jobs, ms(a->inv[k].ns));
 	if (!a->ninv)
 		fprintf(f, "(none)\n");
 }
@@ -510,9 +499,9 @@ void xp_analysis_json(FILE *f, const char *path, const struct xp_sim_input *in,
 		xp_json_begin_arr(&j);
 		for (uint32_t k = 0; k < a->ninv; k++) {
 			xp_json_begin_obj(&j);
-			xp_json_kstr(&j, "high", in->tasks[a->inv[k].hi].name);
-			xp_json_kstr(&j, "low", in->tasks[a->inv[k].lo].name);
-			xp_json_ku64(&j, "count", a->inv[k].count);
+			xp_json_kstr(&j, "high", in->tasks[a->inv[k].waiter].name);
+			xp_json_kstr(&j, "low", in->tasks[a->inv[k].holder].name);
+			xp_json_ku64(&j, "count", a->inv[k].jobs);
 			xp_json_ku64(&j, "ns", a->inv[k].ns);
 			xp_json_end_obj(&j);
 		}

@@ -32,17 +32,13 @@ struct xp_an_job {
 	uint32_t hold, nhold;	/* its holders: hold[hold .. hold + nhold) */
 };
 
+/* A waiter and what held it: for inversions, the higher task and the lower. */
 struct xp_an_pair {
 	uint32_t waiter, holder;	/* holder as in xp_an_hold */
-	uint32_t jobs;			/* the waiter's jobs it held */
+	uint32_t jobs;			/* the waiter's jobs it held; inversions: how many */
 	uint64_t ns;
 };
 
-struct xp_an_inv {
-	uint32_t hi, lo;		/* the tasks: hi waited while lo's job started */
-	uint32_t count;
-	uint64_t ns;
-};
 
 struct xp_analysis {
 	uint64_t t0, t_end, window;
@@ -55,7 +51,7 @@ struct xp_analysis {
 	struct xp_an_pair *pair;	/* by ns, largest first */
 	uint32_t npair;
 	bool prio_known;
-	struct xp_an_inv *inv;		/* by ns, largest first */
+	struct xp_an_pair *inv;		/* waiter: the high task, holder: the low; by ns */
 	uint32_t ninv;
 };
 

@@ -380,9 +380,9 @@ static void test_analyze(void)
 	}
 	CHECK_U64(a.pair[0].ns, 60);	/* the largest first */
 	CHECK_U64(a.ninv, 1);
-	CHECK_U64(a.inv[0].hi, 1);
-	CHECK_U64(a.inv[0].lo, 0);
-	CHECK_U64(a.inv[0].count, 1);
+	CHECK_U64(a.inv[0].waiter, 1);
+	CHECK_U64(a.inv[0].holder, 0);
+	CHECK_U64(a.inv[0].jobs, 1);
 	CHECK_U64(a.inv[0].ns, 10);
 	xp_analysis_free(&a);
 	/* without priorities nothing is said of inversions; one window: all of it */
