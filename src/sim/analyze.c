@@ -272,36 +272,40 @@ static double ms(uint64_t ns) { return (double)ns / 1e6; }
 
 #define AN_COLS 6	/* tasks shown as columns of the share table */
 
-void xp_analysis_text(FILE *f, const char *path, const struct xp_sim_input *in,
-		      const struct xp_analysis *a)
+/* The (at most) k indices of the largest values, largest first; ties: the lower index. */
+static uint32_t top_k(uint32_t *out, uint32_t k, const uint64_t *val, uint32_t n, size_t stride,
+		      bool nonzero)
 {
-	uint32_t cols[AN_COLS], ncols = 0, shown = 0;
-	uint64_t total = 0;
-	bool client = in->ntasks && in->tasks[0].has_client;
-	const char *who = client ? "client" : "process";
+	uint32_t m = 0;
 
-	fprintf(f, "analyze: %s: %u jobs of %u %s%s on %u ring%s, %.3f s\n", path, in->njobs,
-		in->ntasks, client ? "DRM client" : who, in->ntasks == 1 ? "" : client ? "s" : "es",
-		in->nrings, in->nrings == 1 ? "" : "s", (double)(a->t_end - a->t0) / 1e9);
-	/* the busiest tasks get a column each */
-	for (uint32_t k = 0; k < AN_COLS && k < in->ntasks; k++) {
+	for (; m < k; m++) {
 		int64_t best = -1;
 
-		for (uint32_t t = 0; t < in->ntasks; t++) {
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t v = *(const uint64_t *)((const char *)val + i * stride);
 			bool taken = false;
 
-			for (uint32_t c = 0; c < ncols; c++)
-				taken = taken || cols[c] == t;
-			if (!taken && (best < 0 || a->task_busy[t] > a->task_busy[best]))
-				best = t;
+			for (uint32_t c = 0; c < m; c++)
+				taken = taken || out[c] == i;
+			if (!taken && (v || !nonzero) &&
+			    (best < 0 || v > *(const uint64_t *)((const char *)val + (size_t)best * stride)))
+				best = i;
 		}
-		cols[ncols++] = (uint32_t)best;
+		if (best < 0)
+			break;
+		out[m] = (uint32_t)best;
 	}
-	for (uint32_t t = 0; t < in->ntasks; t++)
-		total += a->task_busy[t];
+	return m;
+}
+
+static void text_shares(FILE *f, const struct xp_sim_input *in, const struct xp_analysis *a,
+			const char *who, const char *plural)
+{
+	uint32_t cols[AN_COLS], ncols = top_k(cols, AN_COLS, a->task_busy, in->ntasks, sizeof(uint64_t), false);
+
 	fprintf(f, "\nGPU share per %.3f s window: each %s's share of the GPU time used,\n"
 		   "Jain's fairness index over the %s%s that ran (1: equal shares)\n",
-		(double)a->window / 1e9, who, who, client ? "s" : "es");
+		(double)a->window / 1e9, who, who, plural);
 	fprintf(f, "%-9s %7s %6s", "WINDOW s", "BUSY ms", "JAIN");
 	for (uint32_t c = 0; c < ncols; c++)
 		fprintf(f, " %16.16s", in->tasks[cols[c]].name);
@@ -330,6 +334,11 @@ void xp_analysis_text(FILE *f, const char *path, const struct xp_sim_input *in,
 			fprintf(f, " %9.1f%%", busy ? 100.0 * (double)(busy - other) / (double)busy : 0.0);
 		fprintf(f, "\n");
 	}
+}
+
+static void text_blame(FILE *f, const struct xp_sim_input *in, const struct xp_analysis *a)
+{
+	uint32_t shown = 0;
 
 	fprintf(f, "\nWaits (queue -> run) and who held the ring meanwhile, per waiter and holder\n");
 	fprintf(f, "%-20s %-20s %6s %10s %6s\n", "WAITER", "HOLDER", "JOBS", "HELD ms", "SHARE");
@@ -352,41 +361,30 @@ void xp_analysis_text(FILE *f, const char *path, const struct xp_sim_input *in,
 	}
 	if (!shown)
 		fprintf(f, "(no job waited)\n");
+}
+
+static void text_waits(FILE *f, const struct xp_sim_input *in, const struct xp_analysis *a)
+{
+	uint32_t top[5], ntop = top_k(top, 5, &a->job[0].wait, in->njobs, sizeof(a->job[0]), true);
 
 	fprintf(f, "\nLongest waits\n%-12s %-20s %-12s %9s  %s\n", "QUEUED s", "PROCESS", "RING", "WAIT ms",
 		"HELD BY");
-	{
-		uint32_t top[5], ntop = 0;
+	for (uint32_t c = 0; c < ntop; c++) {
+		const struct xp_sim_job *jb = &in->jobs[top[c]];
+		const struct xp_an_job *aj = &a->job[top[c]];
 
-		for (uint32_t k = 0; k < 5; k++) {
-			int64_t best = -1;
-
-			for (uint32_t j = 0; j < in->njobs; j++) {
-				bool taken = false;
-
-				for (uint32_t c = 0; c < ntop; c++)
-					taken = taken || top[c] == j;
-				if (!taken && a->job[j].wait && (best < 0 || a->job[j].wait > a->job[best].wait))
-					best = j;
-			}
-			if (best < 0)
-				break;
-			top[ntop++] = (uint32_t)best;
-		}
-		for (uint32_t c = 0; c < ntop; c++) {
-			const struct xp_sim_job *jb = &in->jobs[top[c]];
-			const struct xp_an_job *aj = &a->job[top[c]];
-
-			fprintf(f, "%-12.6f %-20s %-12s %9.3f ", (double)(jb->arrival - a->t0) / 1e9,
-				in->tasks[jb->task].name, in->rings[jb->ring], ms(aj->wait));
-			for (uint32_t k = aj->hold; k < aj->hold + aj->nhold; k++)
-				fprintf(f, " %s %.3f", holder_name(in, a->hold[k].task), ms(a->hold[k].ns));
-			fprintf(f, "\n");
-		}
-		if (!ntop)
-			fprintf(f, "(no job waited)\n");
+		fprintf(f, "%-12.6f %-20s %-12s %9.3f ", (double)(jb->arrival - a->t0) / 1e9,
+			in->tasks[jb->task].name, in->rings[jb->ring], ms(aj->wait));
+		for (uint32_t k = aj->hold; k < aj->hold + aj->nhold; k++)
+			fprintf(f, " %s %.3f", holder_name(in, a->hold[k].task), ms(a->hold[k].ns));
+		fprintf(f, "\n");
 	}
+	if (!ntop)
+		fprintf(f, "(no job waited)\n");
+}
 
+static void text_inversions(FILE *f, const struct xp_sim_input *in, const struct xp_analysis *a)
+{
 	if (!a->prio_known) {
 		fprintf(f, "\nPriority inversions: none can be known: the scheduler's events carry no "
 			   "priority\n(give the processes' priorities with --prio COMM|PID=N)\n");
@@ -401,6 +399,21 @@ void xp_analysis_text(FILE *f, const char *path, const struct xp_sim_input *in,
 		fprintf(f, "(none)\n");
 }
 
+void xp_analysis_text(FILE *f, const char *path, const struct xp_sim_input *in,
+		      const struct xp_analysis *a)
+{
+	bool client = in->ntasks && in->tasks[0].has_client;
+	const char *who = client ? "client" : "process", *plural = client ? "s" : "es";
+
+	fprintf(f, "analyze: %s: %u jobs of %u %s%s on %u ring%s, %.3f s\n", path, in->njobs,
+		in->ntasks, client ? "DRM client" : who, in->ntasks == 1 ? "" : plural,
+		in->nrings, in->nrings == 1 ? "" : "s", (double)(a->t_end - a->t0) / 1e9);
+	text_shares(f, in, a, who, plural);
+	text_blame(f, in, a);
+	text_waits(f, in, a);
+	text_inversions(f, in, a);
+}
+
 static void jain_key(struct xp_json *j, const char *k, double v)
 {
 	xp_json_key(j, k);
@@ -408,6 +421,48 @@ static void jain_key(struct xp_json *j, const char *k, double v)
 		xp_json_null(j);
 	else
 		xp_json_double(j, v);
+}
+
+static void json_waits(struct xp_json *j, const struct xp_sim_input *in, const struct xp_analysis *a)
+{
+	xp_json_key(j, "job_waits");
+	xp_json_begin_arr(j);
+	for (uint32_t k = 0; k < in->njobs; k++) {
+		const struct xp_sim_job *jb = &in->jobs[k];
+		const struct xp_an_job *aj = &a->job[k];
+
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "process", in->tasks[jb->task].name);
+		xp_json_kstr(j, "ring", in->rings[jb->ring]);
+		xp_json_ku64(j, "queued_ns", jb->arrival - a->t0);
+		xp_json_ku64(j, "wait_ns", aj->wait);
+		xp_json_key(j, "held_by");
+		xp_json_begin_obj(j);
+		for (uint32_t h = aj->hold; h < aj->hold + aj->nhold; h++)
+			xp_json_ku64(j, holder_name(in, a->hold[h].task), a->hold[h].ns);
+		xp_json_end_obj(j);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_key(j, "inversions");
+	xp_json_begin_obj(j);
+	xp_json_kbool(j, "known", a->prio_known);
+	if (!a->prio_known) {
+		xp_json_kstr(j, "why", "the scheduler's events carry no priority; --prio gives them");
+	} else {
+		xp_json_key(j, "pairs");
+		xp_json_begin_arr(j);
+		for (uint32_t k = 0; k < a->ninv; k++) {
+			xp_json_begin_obj(j);
+			xp_json_kstr(j, "high", in->tasks[a->inv[k].waiter].name);
+			xp_json_kstr(j, "low", in->tasks[a->inv[k].holder].name);
+			xp_json_ku64(j, "count", a->inv[k].jobs);
+			xp_json_ku64(j, "ns", a->inv[k].ns);
+			xp_json_end_obj(j);
+		}
+		xp_json_end_arr(j);
+	}
+	xp_json_end_obj(j);
 }
 
 void xp_analysis_json(FILE *f, const char *path, const struct xp_sim_input *in,
@@ -470,44 +525,7 @@ void xp_analysis_json(FILE *f, const char *path, const struct xp_sim_input *in,
 		xp_json_end_obj(&j);
 	}
 	xp_json_end_arr(&j);
-	xp_json_key(&j, "job_waits");
-	xp_json_begin_arr(&j);
-	for (uint32_t k = 0; k < in->njobs; k++) {
-		const struct xp_sim_job *jb = &in->jobs[k];
-		const struct xp_an_job *aj = &a->job[k];
-
-		xp_json_begin_obj(&j);
-		xp_json_kstr(&j, "process", in->tasks[jb->task].name);
-		xp_json_kstr(&j, "ring", in->rings[jb->ring]);
-		xp_json_ku64(&j, "queued_ns", jb->arrival - a->t0);
-		xp_json_ku64(&j, "wait_ns", aj->wait);
-		xp_json_key(&j, "held_by");
-		xp_json_begin_obj(&j);
-		for (uint32_t h = aj->hold; h < aj->hold + aj->nhold; h++)
-			xp_json_ku64(&j, holder_name(in, a->hold[h].task), a->hold[h].ns);
-		xp_json_end_obj(&j);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
-	xp_json_key(&j, "inversions");
-	xp_json_begin_obj(&j);
-	xp_json_kbool(&j, "known", a->prio_known);
-	if (!a->prio_known) {
-		xp_json_kstr(&j, "why", "the scheduler's events carry no priority; --prio gives them");
-	} else {
-		xp_json_key(&j, "pairs");
-		xp_json_begin_arr(&j);
-		for (uint32_t k = 0; k < a->ninv; k++) {
-			xp_json_begin_obj(&j);
-			xp_json_kstr(&j, "high", in->tasks[a->inv[k].waiter].name);
-			xp_json_kstr(&j, "low", in->tasks[a->inv[k].holder].name);
-			xp_json_ku64(&j, "count", a->inv[k].jobs);
-			xp_json_ku64(&j, "ns", a->inv[k].ns);
-			xp_json_end_obj(&j);
-		}
-		xp_json_end_arr(&j);
-	}
-	xp_json_end_obj(&j);
+	json_waits(&j, in, a);
 	xp_json_end_obj(&j);
 	xp_json_finish(&j);
 }
