@@ -50,8 +50,9 @@ CAP_SRCS     := $(filter-out %.bpf.c,$(wildcard src/caps/*/*.c))
 CAP_APP_SRCS := $(filter %_live.c %_kside.c $(foreach d,$(CAP_DIRS),$(d)/$(notdir $(d)).c),$(CAP_SRCS))
 CAP_CORE_SRCS := $(filter-out $(CAP_APP_SRCS),$(CAP_SRCS))
 
-# The analysis core and the sinks do not link libbpf: they are tested alone.
-CORE_SRCS := $(wildcard src/core/*.c) $(wildcard src/sinks/*.c) $(CAP_CORE_SRCS)
+# The analysis core, the sinks and the what-if scheduler (src/sim) do not link
+# libbpf: they are tested alone.
+CORE_SRCS := $(wildcard src/core/*.c) $(wildcard src/sinks/*.c) $(wildcard src/sim/*.c) $(CAP_CORE_SRCS)
 CORE_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(CORE_SRCS))
 APP_SRCS  := src/main.c $(wildcard src/caps/*.c) $(CAP_APP_SRCS) $(wildcard src/live/*.c) \
 	     $(wildcard src/cmd/*.c)

@@ -22,6 +22,8 @@ static const struct verb {
 	{ "export", cmd_export, "a trace file as Perfetto / Chrome trace-event JSON", false },
 	{ "serve", cmd_serve, "metrics over HTTP for Prometheus, per cgroup and container", true },
 	{ "top", cmd_top, "the same numbers per process, refreshed on the terminal", true },
+	{ "analyze", cmd_analyze, "GPU shares, fairness, who blocked whom, from a trace file", false },
+	{ "simulate", cmd_simulate, "a recorded GPU workload under another scheduling policy", false },
 };
 #define NVERBS (sizeof(verbs) / sizeof(verbs[0]))
 

@@ -4,6 +4,7 @@
 #define XP_CMD_CMDS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "caps/cap.h"
 #include "core/msg.h"
 #include "core/tracefile.h"
@@ -14,6 +15,8 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 /* A verb's options: its parser and the generated completion and man page read them. */
 struct xp_verb_opts {
@@ -21,7 +24,7 @@ struct xp_verb_opts {
 	const struct xp_cap_opt *opts;	/* its own, ending with { NULL }; NULL: none */
 };
 extern const struct xp_verb_opts xp_doctor_opts, xp_record_opts, xp_report_opts, xp_export_opts;
-extern const struct xp_verb_opts xp_serve_opts, xp_top_opts;
+extern const struct xp_verb_opts xp_serve_opts, xp_top_opts, xp_simulate_opts, xp_analyze_opts;
 
 /* A verb that is not a capability, as main lists it. */
 struct xp_gen_verb {
@@ -57,5 +60,32 @@ int xp_cap_inst_from_file(struct xp_cap_inst *ci, const struct xp_cap *cap,
 			  struct xp_cap_env *env, const struct xp_trace_reader *r);
 /* "xputrace: VERB: N records could not be decoded", unless the summary says it. */
 void xp_say_undecodable(const char *verb, const struct xp_cap_inst *ci);
+
+/* ---- simulate and analyze (cmd/simulate.c): the jobs of a trace file ---- */
+struct xp_sim_load;
+struct xp_sim_input;
+struct xp_sim_task;
+/* The one operand after the options, the trace file: 0, or 2 after the error. */
+int xp_sim_file_operand(const char *verb, int argc, char **argv, const char **path);
+/*
+ * Reads the sched jobs of `path` into `l` (src/sim/simload.h), a task per
+ * process or per DRM client, and when tracing began and ended; 0, or 1 after the one-line error (no sched
+ * capture, no complete job, the reader's errors).
+ */
+int xp_sim_load_file(const char *verb, const char *path, bool by_client, struct xp_sim_load *l,
+		     uint64_t *t0, uint64_t *t_end);
+/* --by process|client: 0, or 2 after the error. */
+int xp_sim_parse_by(const char *verb, const char *arg, bool *by_client);
+/* "--OPT KEY=VALUE": set(task, VALUE) on the tasks KEY (comm or pid) names; 0, or 2 after the error. */
+int xp_sim_apply(const char *verb, const char *opt, const char *spec, struct xp_sim_input *in,
+		 int (*set)(struct xp_sim_task *t, const char *val));
+int xp_sim_set_prio(struct xp_sim_task *t, const char *v);
+struct xp_perfetto;
+/*
+ * --perfetto OUT: fn(p, ctx) writes the events between the writer's begin
+ * and end; OUT is replaced only when whole. 0, or the status after the error.
+ */
+int xp_sim_perfetto_out(const char *verb, const char *out, uint64_t t0,
+			int (*fn)(struct xp_perfetto *p, void *ctx), void *ctx);
 
 #endif

@@ -3,7 +3,7 @@
  * page, written by the build from what --help is printed from: the
  * capability table (names, summaries, about, examples, own options), the
  * common options each verb takes, and the option tables of doctor, record,
- * report and export. Internal: not in --help.
+ * report, export, analyze and simulate. Internal: not in --help.
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +35,8 @@ static const struct {
 	{ "export", &xp_export_opts, "" },
 	{ "serve", &xp_serve_opts, "[CAPABILITY...]" },
 	{ "top", &xp_top_opts, "[CAPABILITY...]" },
+	{ "analyze", &xp_analyze_opts, "FILE" },
+	{ "simulate", &xp_simulate_opts, "FILE" },
 };
 
 static const struct xp_cap_opt help_opt = { "help", 'h', NULL, "this text", false };

@@ -125,9 +125,15 @@ void xp_perfetto_slice_end(struct xp_perfetto *p)
 void xp_perfetto_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t pid, uint32_t tid,
 		      uint64_t ts_ns)
 {
+	xp_perfetto_flow_named(p, "submit", id, start, pid, tid, ts_ns);
+}
+
+void xp_perfetto_flow_named(struct xp_perfetto *p, const char *name, uint64_t id, bool start,
+			    uint32_t pid, uint32_t tid, uint64_t ts_ns)
+{
 	event_head(p, start ? "s" : "f", pid, tid, ts_ns);
 	xp_json_kstr(&p->j, "cat", "flow");
-	xp_json_kstr(&p->j, "name", "submit");
+	xp_json_kstr(&p->j, "name", name);
 	xp_json_ku64(&p->j, "id", id);
 	if (!start)
 		xp_json_kstr(&p->j, "bp", "e");	/* bind to the slice enclosing ts */

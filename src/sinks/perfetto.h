@@ -75,6 +75,9 @@ void xp_perfetto_slice_end(struct xp_perfetto *p);
 /* One end of a flow arrow: `start` on the source slice, then the finish. */
 void xp_perfetto_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t pid, uint32_t tid,
 		      uint64_t ts_ns);
+/* The same with its name ("blame"); xp_perfetto_flow's are "submit". */
+void xp_perfetto_flow_named(struct xp_perfetto *p, const char *name, uint64_t id, bool start,
+			    uint32_t pid, uint32_t tid, uint64_t ts_ns);
 
 /* An instant ("ph":"i", thread scope); args and end as for a slice. */
 void xp_perfetto_instant_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *cat,

@@ -101,7 +101,7 @@ else
 	caps=(--inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon)
 	ok=1 out=""
 	for v in $("$XP" --help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1}'); do
-		case $v in doctor | record | report | export) continue ;; esac
+		case $v in doctor | record | report | export | analyze | simulate) continue ;; esac	# they read files
 		args=()
 		case $v in latency) args=(--preset syscall:nanosleep) ;; esac	# needs its probes
 		"${nobody[@]}" "$XP" "$v" "${args[@]}" -d 1 > /dev/null 2> "$WORK/np.err"

@@ -23,6 +23,8 @@
  *   all_flip.xpt     all.xpt with the byte in its middle inverted
  *   npu.xpt          vpu:job records of the size written before amdxdna, and
  *                    amdxdna jobs joined with the scheduler's events
+ *   tg_2ms.xpt ...   TimeGraph's periodic "frame" task and a "greedy" one whose
+ *   tg_8ms.xpt       jobs take 2, 4, 8 ms, on one ring (simulate, analyze)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -572,6 +574,55 @@ static void sched_stream(int gen, uint32_t only_pid)
 	}
 }
 
+/*
+ * TimeGraph's experiment (Kato et al., USENIX ATC 2011), as recorded on one
+ * ring: a periodic "frame" task (a job of about 2 ms every 16 ms) and a
+ * "greedy" task that keeps two jobs of about g ms queued (it queues the
+ * next 20 us after one of its jobs completes), under drm_sched's FIFO: a
+ * job queued while the ring is busy runs 50 us after the one before it
+ * completes (the interrupt and the scheduler's reaction), one queued on an
+ * idle ring 4 us after its queue. Returns when the last job completes.
+ */
+#define TG_FRAMES 25
+#define TG_GREEDY 256
+
+static uint64_t timegraph_stream(uint64_t g)
+{
+	static struct job fr[TG_FRAMES], gr[TG_GREEDY];
+	uint64_t free_at = 0, last = T0 + 390 * MS;
+	int fi = 0, gi = 0, ng = 2;
+
+	rng_seed(0x71e6a0f0ULL + g);
+	memset(fr, 0, sizeof(fr));
+	memset(gr, 0, sizeof(gr));
+	for (int k = 0; k < TG_FRAMES; k++)
+		fr[k] = (struct job){ .ring = "gfx", .ctx = 0x60, .seqno = 1 + (uint64_t)k, .pid = 5100,
+				      .tid = 5100, .comm = "frame", .client = 21,
+				      .queue = T0 + 1 * MS + (uint64_t)k * 16 * MS };
+	for (int k = 0; k < TG_GREEDY; k++)
+		gr[k] = (struct job){ .ring = "gfx", .ctx = 0x61, .seqno = 1 + (uint64_t)k, .pid = 5200,
+				      .tid = 5201, .comm = "greedy", .client = 22 };
+	gr[0].queue = T0 + 500 * US;
+	gr[1].queue = T0 + 510 * US;
+	while (fi < TG_FRAMES || gi < ng) {
+		/* the ring takes the job queued first */
+		bool frame = gi >= ng || (fi < TG_FRAMES && fr[fi].queue <= gr[gi].queue);
+		struct job *j = frame ? &fr[fi++] : &gr[gi++];
+		uint64_t cost = frame ? 1800 * US + rng() % (400 * US) : g * 9 / 10 + rng() % (g / 5);
+
+		j->run = j->queue >= free_at ? j->queue + 4 * US : free_at + 50 * US;
+		j->done = j->run + cost;
+		free_at = j->done;
+		if (!frame && ng < TG_GREEDY && j->done + 20 * US < last)
+			gr[ng++].queue = j->done + 20 * US;
+	}
+	for (int k = 0; k < TG_FRAMES; k++)
+		sched_job_new(&fr[k]);
+	for (int k = 0; k < ng; k++)
+		sched_job_new(&gr[k]);
+	return free_at;
+}
+
 /* ---- vblank ---- */
 
 /*
@@ -1101,6 +1152,18 @@ int main(int argc, char **argv)
 	meta_cap(&m, "npu", XP_REC_NPU, NULL);
 	npu_stream();
 	write_file("npu.xpt", &m, &(struct ending){ .end = T0 + 100 * MS });
+
+	/* TimeGraph's two tasks with greedy jobs of 2, 4 and 8 ms (docs/simulate.md) */
+	for (uint64_t g = 2; g <= 8; g *= 2) {
+		char name[32];
+		uint64_t end;
+
+		meta_base(&m, "6.17.13+deb13-amd64", "tracepoint+raw_tp");
+		meta_cap(&m, "sched", XP_REC_SCHED, &sched_new_l);
+		end = timegraph_stream(g * MS);
+		snprintf(name, sizeof(name), "tg_%llums.xpt", (unsigned long long)g);
+		write_file(name, &m, &(struct ending){ .end = end + 1 * MS });
+	}
 
 	/* damaged copies of all.xpt */
 	buf = slurp("all.xpt", &len);
