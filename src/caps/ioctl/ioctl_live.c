@@ -18,18 +18,19 @@
 #include "live/tracefs.h"
 #include "ioctl.skel.h"
 
-static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
+int xp_ioctl_fill_device_maps(struct bpf_map *majors, struct bpf_map *devs, const struct xp_devices *d,
+			      int in_list)
 {
 	uint8_t on = 1;
 
 	for (int i = 0; i < d->nmajors; i++) {
 		uint32_t m = d->majors[i].major;
 
-		if (m < 4096 && bpf_map_update_elem(bpf_map__fd(skel->maps.majors), &m, &on, BPF_ANY))
+		if (m < 4096 && bpf_map_update_elem(bpf_map__fd(majors), &m, &on, BPF_ANY))
 			return -errno;
 	}
-	for (int i = 0; d->nextra > XP_IOCTL_DEV_LIST && i < d->nextra; i++)
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.devs), &d->extra[i], &on, BPF_ANY))
+	for (int i = 0; d->nextra > in_list && i < d->nextra; i++)
+		if (bpf_map_update_elem(bpf_map__fd(devs), &d->extra[i], &on, BPF_ANY))
 			return -errno;
 	return 0;
 }
@@ -129,7 +130,7 @@ static int open_hook(struct xp_kside **out, int h, const struct xp_filters *f,
 	k->drops = skel->maps.drops;
 	k->hook = hook_names[h];
 	/* a signal during start-up: nothing attached, the runner stops here */
-	err = xp_stop ? -EINTR : fill_device_maps(skel, d);
+	err = xp_stop ? -EINTR : xp_ioctl_fill_device_maps(skel->maps.majors, skel->maps.devs, d, XP_IOCTL_DEV_LIST);
 	if (!err && aggregate)
 		err = keep_other_row(skel);
 	if (!err)
