@@ -323,7 +323,8 @@ int xp_api_plan_find(struct xp_api_plan *p, const char *root)
 	for (int i = 0; i < p->nlib; i++) {
 		struct xp_api_lib *l = &p->lib[i];
 
-		for (int d = 0; d < ndirs && !l->given[0]; d++) {
+		/* also where a --lib PATH names a runtime: the loader's copy stays traced */
+		for (int d = 0; d < ndirs; d++) {
 			char path[XP_API_PATH];
 
 			if (snprintf(path, sizeof(path), "%s%s/%s", root, dirs[d], l->soname) < (int)sizeof(path))

@@ -60,7 +60,8 @@ void xp_api_plan_init(struct xp_api_plan *p);
 int xp_api_plan_add_spec(struct xp_api_plan *p, const char *spec, char *err, size_t len);
 /*
  * Finds every library's files under `root` ("" for this machine): the
- * given paths, the files running processes map, the loader's directories.
+ * given paths, the files running processes map, the loader's directories
+ * (for a name --lib gave a path for too). One file found twice is one.
  * Notes what is missing. Returns the number of files found.
  */
 int xp_api_plan_find(struct xp_api_plan *p, const char *root);
