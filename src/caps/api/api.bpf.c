@@ -37,20 +37,6 @@ struct {
 	__type(value, struct frame);
 } frames SEC(".maps");
 
-struct ioc_start {
-	__u64 ts, arg;
-	__u32 cmd, dev;
-	__s32 fd;
-	__u32 pad;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct ioc_start);
-} ioc SEC(".maps");
-
 /* Counters user space reads from the mapped .bss. */
 __u64 api_too_deep;	/* calls nested past XP_API_DEPTH: not recorded */
 __u64 api_unmatched;	/* returns that did not match the open call (longjmp, exceptions) */
@@ -128,7 +114,7 @@ int api_ioctl_enter(struct tp_enter_ioctl *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), dev;
 	struct frame *f = bpf_map_lookup_elem(&frames, &tid);
-	struct ioc_start s = {};
+	struct ioctl_start s = {};
 
 	if (!f || !f->depth)
 		return 0;
@@ -140,7 +126,7 @@ int api_ioctl_enter(struct tp_enter_ioctl *ctx)
 	s.cmd = (__u32)ctx->cmd;
 	s.dev = dev;
 	s.fd = (int)ctx->fd;
-	if (bpf_map_update_elem(&ioc, &tid, &s, BPF_ANY))
+	if (bpf_map_update_elem(&inflight, &tid, &s, BPF_ANY))
 		xp_drop(XP_DROP_MAP_FULL);
 	return 0;
 }
@@ -150,7 +136,7 @@ int api_ioctl_exit(struct tp_exit *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
-	struct ioc_start *s = bpf_map_lookup_elem(&ioc, &tid);
+	struct ioctl_start *s = bpf_map_lookup_elem(&inflight, &tid);
 	struct xp_api_rec *r;
 
 	if (!s)
@@ -171,6 +157,6 @@ int api_ioctl_exit(struct tp_exit *ctx)
 		r->lib[0] = 0;
 		xp_submit(r);
 	}
-	bpf_map_delete_elem(&ioc, &tid);
+	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
 }

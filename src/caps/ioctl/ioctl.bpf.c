@@ -38,26 +38,6 @@ volatile __u32 drain_gen;
 /* Modes, set before load. */
 const volatile __u8 aggregate = 1;	/* 1: count in maps below; 0: one record per call */
 
-struct start {
-	__u64 ts;
-	__u64 arg;
-	__u32 cmd;
-	__u32 dev;
-	__s32 fd;
-	__u32 pad;
-};
-
-/*
- * Calls in progress, keyed by thread id. LRU: a thread killed inside an
- * ioctl never reaches sys_exit, and its entry must not stay forever.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct start);
-} inflight SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -81,7 +61,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct start);
+	__type(value, struct ioctl_start);
 } task_start SEC(".maps");
 
 static __u64 zero_u64;
@@ -105,7 +85,7 @@ enum { M_BTF, M_KP, M_RAW };
 /* A call's start: traced, not filtered out, on a traced device; kept for its return. */
 static __always_inline int start_call(int fd, __u32 cmd, __u64 arg, int mode)
 {
-	struct start s = { .cmd = cmd, .arg = arg };
+	struct ioctl_start s = { .cmd = cmd, .arg = arg };
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid, dev;
 
@@ -117,7 +97,7 @@ static __always_inline int start_call(int fd, __u32 cmd, __u64 arg, int mode)
 	s.fd = fd;
 	s.dev = dev;
 	if (TASK_BTF(mode)) {
-		struct start *t = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0,
+		struct ioctl_start *t = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0,
 						       BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 		if (!t) {
@@ -156,7 +136,7 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, int mode)
 	return 0;
 }
 
-static __always_inline void count(const struct start *s, __u32 tgid, __u64 lat, long ret)
+static __always_inline void count(const struct ioctl_start *s, __u32 tgid, __u64 lat, long ret)
 {
 	struct xp_ioctl_key key = { .pid = tgid, .dev = s->dev, .cmd = s->cmd, .gen = drain_gen };
 	struct xp_ioctl_val *v;
@@ -219,7 +199,7 @@ static __always_inline void count(const struct start *s, __u32 tgid, __u64 lat, 
 	}
 }
 
-static __always_inline void emit(const struct start *s, __u64 pid_tgid, __u64 lat, long ret)
+static __always_inline void emit(const struct ioctl_start *s, __u64 pid_tgid, __u64 lat, long ret)
 {
 	struct xp_ioctl_rec *r = xp_reserve(sizeof(*r));
 
@@ -243,7 +223,7 @@ static __always_inline int finish(long ret, int mode)
 	bool btf = TASK_BTF(mode);
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), lat;
 	__u32 tid = (__u32)pid_tgid;
-	struct start *s;
+	struct ioctl_start *s;
 
 	if (btf)
 		s = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0, 0);

@@ -40,6 +40,27 @@ struct {
 	__type(value, __u8);
 } devs SEC(".maps");
 
+/* An ioctl in progress on a traced device: from its entry, for its return. */
+struct ioctl_start {
+	__u64 ts;
+	__u64 arg;
+	__u32 cmd;
+	__u32 dev;
+	__s32 fd;
+	__u32 pad;
+};
+
+/*
+ * Calls in progress, keyed by thread id. LRU: a thread killed inside an
+ * ioctl never reaches sys_exit, and its entry must not stay forever.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct ioctl_start);
+} inflight SEC(".maps");
+
 /* A plain load where the pointer is typed (btf), a CO-RE helper read where not. */
 #define XP_READ(btf, p, field) ((btf) ? (p)->field : BPF_CORE_READ(p, field))
 
