@@ -6,7 +6,6 @@
 #ifndef XP_TESTS_KINDS_H
 #define XP_TESTS_KINDS_H
 
-#include "caps/api/api_stats.h"
 #include "caps/fence/fence_stats.h"
 #include "caps/ioctl/ioctl_stats.h"
 #include "caps/latency/lat_stats.h"
@@ -22,7 +21,6 @@ static inline void use_record_kinds(void)
 	static const struct xp_rec_kind *const kinds[] = {
 		&xp_ioctl_rec_kind, &xp_sched_rec_kind, &xp_vbl_rec_kind, &xp_mem_rec_kind,
 		&xp_nv_rec_kind, &xp_npu_rec_kind, &xp_lat_rec_kind, &xp_fence_rec_kind,
-		&xp_api_rec_kind,
 	};
 
 	xp_rec_kinds_use(kinds, sizeof(kinds) / sizeof(kinds[0]));
