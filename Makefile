@@ -64,6 +64,8 @@ HELPER_SRCS := $(wildcard tests/e2e/*.c) $(wildcard bench/*.c)
 HELPER_BINS := $(patsubst %.c,$(BUILD)/%,$(HELPER_SRCS))
 # The latency tests' library for uprobes, beside its driver.
 HELPER_BINS += $(BUILD)/tests/e2e/liblatwork.so
+# The api tests' stand-in runtime, copied under runtimes' sonames by the test.
+HELPER_BINS += $(BUILD)/tests/e2e/libapiwork.so
 # The writer of the golden tests' synthetic trace files (tests/golden/data/gen).
 HELPER_BINS += $(BUILD)/tests/golden/mkfixtures
 # The ioctl driver as a 32-bit program too (compat ioctls), where the
@@ -132,6 +134,14 @@ $(BUILD)/tests/e2e/%: tests/e2e/%.c
 $(BUILD)/tests/e2e/liblatwork.so: tests/e2e/lib/latwork.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -O1 -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/e2e/libapiwork.so: tests/e2e/lib/apiwork.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -O1 -fPIC -shared -o $@ $<
+
+$(BUILD)/tests/e2e/api_driver: tests/e2e/api_driver.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -ldl -lpthread
 
 $(BUILD)/tests/e2e/lat_driver: tests/e2e/lat_driver.c $(BUILD)/tests/e2e/liblatwork.so
 	@mkdir -p $(@D)

@@ -2,7 +2,10 @@
 # Installs what building and testing xputrace needs, from Debian's packages.
 # Idempotent and quick when everything is already there.
 set -euo pipefail
-pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config bpftrace python3 util-linux man-db zsh curl prometheus)
+# ocl-icd-libopencl1, libze1: the OpenCL and Level Zero loaders the api test traces;
+# curl, prometheus: serve's test scrapes with both
+pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config bpftrace python3 util-linux man-db zsh
+      curl prometheus ocl-icd-libopencl1 libze1)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -35,6 +35,7 @@ struct xp_probe {
 	char group[XP_PROBE_NAME_LEN];	/* tracepoint group */
 	char name[XP_PROBE_NAME_LEN];	/* tracepoint event, function or symbol */
 	char path[XP_PROBE_PATH_LEN];	/* uprobes: the binary or library */
+	unsigned long long cookie;	/* uprobes: the program's bpf_get_attach_cookie() (0: none) */
 };
 
 /* 0, or -EINVAL with a one-line reason (no trailing newline) in err. */

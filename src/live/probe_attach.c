@@ -80,6 +80,7 @@ struct bpf_link *xp_probe_attach(struct bpf_program *prog, const struct xp_probe
 	case XP_PROBE_URETPROBE:
 		uo.func_name = p->name;
 		uo.retprobe = p->kind == XP_PROBE_URETPROBE;
+		uo.bpf_cookie = p->cookie;
 		l = bpf_program__attach_uprobe_opts(prog, -1, p->path, 0, &uo);
 		break;
 	}

@@ -45,7 +45,7 @@ caps = d["capabilities"]
 want(caps["ioctl"]["available"] == (at["tp_btf"]["ok"] or at["raw_tp"]["ok"]), "ioctl capability follows its hooks")
 want(caps["ioctl"]["in_this_build"], "ioctl is in this build")
 want(caps["sched"]["available"] == (d["event_groups"]["gpu_scheduler"] > 0 and at["tracepoint"]["ok"]), "sched follows gpu_scheduler")
-want(caps["uprobes"]["available"] == at["uprobe"]["ok"], "uprobes capability follows uprobe")
+want(caps["api"]["available"] == at["uprobe"]["ok"], "api capability follows uprobe")
 devs = open("/proc/devices").read().split("Block devices:")[0].split()
 gpu = {n for n in devs if n in ("drm", "accel", "kfd") or n.startswith("nvidia")}
 want({m["name"] for m in d["majors"]} == gpu, f"majors {d['majors']} != {gpu}")

@@ -19,18 +19,19 @@
 #include "live/tracefs.h"
 #include "ioctl.skel.h"
 
-static int fill_device_maps(struct ioctl_bpf *skel, const struct xp_devices *d)
+int xp_ioctl_fill_device_maps(struct bpf_map *majors, struct bpf_map *devs, const struct xp_devices *d,
+			      int in_list)
 {
 	uint8_t on = 1;
 
 	for (int i = 0; i < d->nmajors; i++) {
 		uint32_t m = d->majors[i].major;
 
-		if (m < 4096 && bpf_map_update_elem(bpf_map__fd(skel->maps.majors), &m, &on, BPF_ANY))
+		if (m < 4096 && bpf_map_update_elem(bpf_map__fd(majors), &m, &on, BPF_ANY))
 			return -errno;
 	}
-	for (int i = 0; d->nextra > XP_IOCTL_DEV_LIST && i < d->nextra; i++)
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.devs), &d->extra[i], &on, BPF_ANY))
+	for (int i = 0; d->nextra > in_list && i < d->nextra; i++)
+		if (bpf_map_update_elem(bpf_map__fd(devs), &d->extra[i], &on, BPF_ANY))
 			return -errno;
 	return 0;
 }
@@ -134,7 +135,7 @@ static int attach(struct xp_kside *k, void *ctx, char *why, size_t whylen)
 	k->skel_destroy = skel_destroy;
 	k->on_detach = skel_detach;
 	/* a signal during start-up: nothing attached, the runner stops here */
-	err = xp_stop ? -EINTR : fill_device_maps(skel, t->d);
+	err = xp_stop ? -EINTR : xp_ioctl_fill_device_maps(skel->maps.majors, skel->maps.devs, t->d, XP_IOCTL_DEV_LIST);
 	if (!err && t->aggregate)
 		err = keep_other_row(skel);
 	if (!err)

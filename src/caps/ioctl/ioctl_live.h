@@ -19,6 +19,15 @@
 int xp_ioctl_live_open(struct xp_kside **out, const char *hook, const struct xp_filters *f,
 		       const struct xp_devices *d, bool aggregate, const struct xp_live_share *share,
 		       char *why, size_t whylen, char *note, size_t notelen);
+/*
+ * The device maps of ioctl_dev.bpf.h, in any skeleton that includes it, loaded:
+ * the majors traced as a whole and the single nodes; the first `in_list`
+ * single nodes are left to the rodata list when all fit there (0: the map
+ * holds them all). 0 or -errno.
+ */
+struct bpf_map;
+int xp_ioctl_fill_device_maps(struct bpf_map *majors, struct bpf_map *devs, const struct xp_devices *d,
+			      int in_list);
 /* "kprobe", "tracepoint", "tp_btf", "raw_tp" */
 bool xp_ioctl_hook_known(const char *hook);
 /*

@@ -1,0 +1,189 @@
+/* The api capability: GPU/NPU runtime calls joined with the ioctls they issued. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "caps/api/api_live.h"
+#include "caps/api/api_report.h"
+#include "caps/api/api_stats.h"
+#include "caps/cap.h"
+#include "core/msg.h"
+#include "live/features.h"
+
+struct api_opts {
+	struct xp_api_plan plan;	/* the built-in lists and --lib; files and notes once opened */
+};
+
+enum { O_LIB };
+
+static const struct xp_cap_opt opts[] = {
+	[O_LIB] = { "lib", 0, "PATH[:FUNC,...]", "also trace these functions of this library (a\npath, "
+						   "or a name the loader finds); without\nFUNC, a built-in "
+						   "library's list (repeatable)", true },
+	{ NULL },
+};
+
+static void api_opts_init(void *p)
+{
+	xp_api_plan_init(&((struct api_opts *)p)->plan);
+}
+
+static int api_opt(void *p, int i, const char *arg)
+{
+	struct api_opts *o = p;
+	char err[400];
+
+	if (i != O_LIB)
+		return xp_fail(2, "api: internal error: option %d", i);
+	if (xp_api_plan_add_spec(&o->plan, arg, err, sizeof(err)))
+		return xp_fail(2, "api: %s", err);
+	return 0;
+}
+
+static bool api_available(const struct xp_doctor_env *d, char *why, size_t len)
+{
+	bool ok = d->at[XP_AT_UPROBE].ok;
+
+	snprintf(why, len, "%s", ok ? "uprobes on runtime libraries (Level Zero, CUDA, OpenCL, Vulkan, libdrm)"
+				 : d->at[XP_AT_UPROBE].why);
+	return ok;
+}
+
+static int api_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char *why, size_t len)
+{
+	struct api_opts *o = ci->opts;
+
+	xp_api_plan_find(&o->plan, "");
+	return xp_api_live_open(&ci->k, &o->plan, a->f, a->devs, a->share, why, len);
+}
+
+static void api_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
+{
+	const struct api_opts *o = ci->opts;
+
+	snprintf(msg, len, "no runtime function to trace here%s%s; give one with --lib PATH[:FUNC,...]",
+		 o->plan.nnotes ? ": " : "", o->plan.nnotes ? o->plan.note[0] : "");
+}
+
+static void api_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
+{
+	int nfn = 0, nfiles = 0;
+	bool ioctls = false;
+
+	if (ci->k)
+		xp_api_live_attached(ci->k, &nfn, &nfiles, &ioctls);
+	snprintf(buf, len, "runtime API calls: %d function%s in %d librar%s (uprobe)%s", nfn, nfn == 1 ? "" : "s",
+		 nfiles, nfiles == 1 ? "y" : "ies", ioctls ? ", their ioctls (tracepoint)" : "");
+}
+
+/* What the kernel counted at the interval's start, so a report shows its own interval's. */
+struct api_inst {
+	struct xp_api_state s;
+	uint64_t deep_base, unmatched_base;
+};
+
+static int api_init(struct xp_cap_inst *ci)
+{
+	struct api_inst *ai = calloc(1, sizeof(*ai));
+	int err;
+
+	if (!ai)
+		return -ENOMEM;
+	if ((err = xp_api_init(&ai->s))) {
+		free(ai);
+		return err;
+	}
+	ci->st = ai;
+	return 0;
+}
+
+static void api_free(struct xp_cap_inst *ci)
+{
+	struct api_inst *ai = ci->st;
+
+	xp_api_free(&ai->s);
+	free(ai);
+}
+
+static int api_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	struct api_inst *ai = ci->st;
+	const struct xp_cap_env *e = ci->env;
+	struct xp_api_joined j;
+	int n;
+
+	if (h->size < sizeof(struct xp_api_rec) || (n = xp_api_add(&ai->s, (const void *)h, &j)) < 0) {
+		ci->undecodable++;
+		return 0;
+	}
+	if (n && e->out == XP_OUT_STREAM) {
+		if (e->json)
+			xp_api_stream_json(e->stream_json, &j, e->devs, e->t0);
+		else
+			xp_api_stream_text(e->f, &j, e->devs, e->t0);
+	}
+	return 0;
+}
+
+static void api_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
+{
+	struct api_inst *ai = ci->st;
+	const struct api_opts *o = ci->opts;
+	struct xp_api_report rep = {
+		.st = &ai->s, .devs = ci->env->devs, .ri = r->ri, .hist = r->hist, .final = r->final,
+		.undecodable = ci->undecodable,
+	};
+
+	if (ci->env->live && o) {
+		rep.notes = o->plan.note;
+		rep.nnotes = o->plan.nnotes;
+	}
+	if (ci->k) {
+		xp_api_live_counts(ci->k, &rep.too_deep, &rep.unmatched);
+		rep.too_deep -= ai->deep_base;
+		rep.unmatched -= ai->unmatched_base;
+	}
+	(r->json ? xp_api_report_json : xp_api_report_text)(f, &rep);
+}
+
+static void api_reset(struct xp_cap_inst *ci, uint64_t now)
+{
+	struct api_inst *ai = ci->st;
+
+	(void)now;
+	if (ci->k)
+		xp_api_live_counts(ci->k, &ai->deep_base, &ai->unmatched_base);
+	xp_api_reset(&ai->s);
+}
+
+const struct xp_cap xp_cap_api = {
+	.name = "api",
+	.summary = "GPU/NPU runtime calls (Level Zero, CUDA, OpenCL, Vulkan, libdrm) joined with their ioctls",
+	.about =
+"User-space runtime calls by uprobe and uretprobe, each joined with the ioctls\n"
+"its thread issued inside it on traced device nodes (named as `ioctl` names\n"
+"them). Built in: Level Zero (libze_loader.so.1), CUDA (libcuda.so.1), OpenCL\n"
+"(libOpenCL.so.1), Vulkan (libvulkan.so.1), libdrm (libdrm.so.2,\n"
+"libdrm_amdgpu.so.1): their submits, allocations, copies and waits. Libraries\n"
+"are found in the mappings of running processes (containers' too, through\n"
+"/proc/PID/root) and on the loader's paths, so processes that start later are\n"
+"traced too; --lib adds any library and functions. A library or function not\n"
+"found is a note, not a failure.\n"
+"  per function and process: calls, errors (a nonzero return for ze/cu/cl/vk,\n"
+"          a negative one for libdrm) by value, latency p50/p99/max, ioctls per\n"
+"          call and their names, calls that issued no ioctl (the runtime\n"
+"          submitted without the kernel: a user-mode queue).\n"
+"--stream prints one line per call with its ioctls. Calls nest (drmIoctl\n"
+"inside amdgpu_cs_submit_raw2): an ioctl counts for every traced call around it.\n",
+	.examples =
+"  xputrace api -d 10                   10 s of runtime calls and their ioctls\n"
+"  xputrace api --stream -c python3     one application's calls as they return\n"
+"  xputrace api --lib ./libfoo.so:foo_submit,foo_wait   any library's functions\n",
+	.flags = XP_CAP_DEVICES | XP_CAP_SAYS_UNDECODABLE,
+	.rec = &xp_api_rec_kind,
+	.opts = opts, .opts_size = sizeof(struct api_opts), .opts_init = api_opts_init, .opt = api_opt,
+	.available = api_available, .open = api_open, .no_events = api_no_events, .describe = api_describe,
+	.init = api_init, .free = api_free, .feed = api_feed, .stream_header = xp_api_stream_header,
+	.report = api_report, .reset = api_reset, .file_hook = "uprobe",
+};

@@ -1,0 +1,214 @@
+/* `api`'s kernel side: the program pair on every runtime function found, and the ioctl events. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "caps/api/api_live.h"
+#include "caps/ioctl/ioctl_live.h"
+#include "live/features.h"
+#include "live/probe_attach.h"
+#include "live/skel.h"
+#include "live/tracefs.h"
+#include "api.skel.h"
+
+struct api_k {
+	struct api_bpf *skel;
+	struct bpf_link **links;	/* the uprobes: more than a kside holds */
+	size_t nlinks, cap;
+	int nfn, nfiles;
+	bool ioctls;
+};
+
+/* the uprobes' links: with the kernel side's own (k->on_detach) */
+static void links_destroy(struct xp_kside *k)
+{
+	struct api_k *ak = k->priv;
+
+	for (size_t i = 0; ak && i < ak->nlinks; i++)
+		bpf_link__destroy(ak->links[i]);
+	if (ak)
+		ak->nlinks = 0;
+}
+
+static void ak_free(void *p)
+{
+	struct api_k *ak = p;
+
+	if (!ak)
+		return;
+	for (size_t i = 0; i < ak->nlinks; i++)
+		bpf_link__destroy(ak->links[i]);
+	free(ak->links);
+	free(ak);
+}
+
+XP_SKEL_OPS(api);
+
+static int keep_link(struct api_k *ak, struct bpf_link *l)
+{
+	if (ak->nlinks == ak->cap) {
+		size_t n = ak->cap ? 2 * ak->cap : 64;
+		struct bpf_link **v = realloc(ak->links, n * sizeof(*v));
+
+		if (!v) {
+			bpf_link__destroy(l);
+			return -ENOMEM;
+		}
+		ak->links = v;
+		ak->cap = n;
+	}
+	ak->links[ak->nlinks++] = l;
+	return 0;
+}
+
+/*
+ * Every function of `l` in its file `fi`: the return probe first, so a call
+ * that starts while attaching is not cut in two. Functions the file lacks go
+ * into one note. The number attached, or a negative error.
+ */
+static int attach_file(struct api_k *ak, struct xp_api_plan *p, const struct xp_api_lib *l, int fi,
+		       bool *fn_on)
+{
+	char lacks[XP_API_NOTE_LEN] = "", why[400] = "";
+	int n = 0, nlack = 0, err;
+
+	for (int i = l->first_fn; i < l->first_fn + l->nfn; i++) {
+		struct xp_probe pr = { .kind = XP_PROBE_URETPROBE, .cookie = (unsigned long long)i };
+		struct bpf_link *ret, *ent = NULL;
+
+		snprintf(pr.name, sizeof(pr.name), "%s", p->fn[i].name);
+		snprintf(pr.path, sizeof(pr.path), "%s", l->file[fi]);
+		ret = xp_probe_attach(ak->skel->progs.api_exit, &pr, why, sizeof(why));
+		if (ret) {
+			pr.kind = XP_PROBE_UPROBE;
+			if (!(ent = xp_probe_attach(ak->skel->progs.api_enter, &pr, why, sizeof(why))))
+				bpf_link__destroy(ret);
+		}
+		if (!ent) {
+			if (errno == ENOENT) {
+				nlack++;
+				snprintf(lacks + strlen(lacks), sizeof(lacks) - strlen(lacks), "%s%s",
+					 lacks[0] ? ", " : "", p->fn[i].name);
+			} else {
+				xp_api_plan_note(p, "%s", why);
+			}
+			continue;
+		}
+		if ((err = keep_link(ak, ret)) || (err = keep_link(ak, ent)))
+			return err;
+		fn_on[i] = true;
+		n++;
+	}
+	if (nlack)
+		xp_api_plan_note(p, "%s: %d of %d functions not in it: %s", l->file[fi], nlack, l->nfn, lacks);
+	return n;
+}
+
+static int attach_ioctls(struct xp_kside *k, struct api_k *ak, char *why, size_t len)
+{
+	if (!xp_tracefs(why, len, NULL))
+		return -ENOENT;
+	if (!(k->links[0] = bpf_program__attach(ak->skel->progs.api_ioctl_exit)) ||
+	    !(k->links[1] = bpf_program__attach(ak->skel->progs.api_ioctl_enter))) {
+		int err = -errno;
+
+		snprintf(why, len, "the syscalls:sys_enter_ioctl/sys_exit_ioctl events: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+struct open_ctx {
+	struct xp_api_plan *plan;
+	const struct xp_devices *d;
+};
+
+static int configure(struct xp_kside *k, void *ctx, char *why, size_t len)
+{
+	struct api_bpf *skel = k->skel;
+
+	(void)ctx, (void)why, (void)len;
+	((struct api_k *)k->priv)->skel = skel;
+	k->on_detach = links_destroy;
+	skel->rodata->have_devs = 1;
+	skel->rodata->cast_ok = xp_kernel_has_kfunc("bpf_rdonly_cast");
+	return 0;
+}
+
+static int attach(struct xp_kside *k, void *vctx, char *why, size_t len)
+{
+	static bool fn_on[XP_API_MAX_FN];
+	const struct open_ctx *c = vctx;
+	struct xp_api_plan *plan = c->plan;
+	struct api_bpf *skel = k->skel;
+	struct api_k *ak = k->priv;
+	char iwhy[200];
+	int err = 0;
+
+	for (int i = 0; !err && i < plan->nfn; i++)
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.fns), &i, &plan->fn[i], BPF_ANY)) {
+			err = -errno;
+			snprintf(why, len, "filling the function table: %s", strerror(-err));
+		}
+	if (!err && (err = xp_ioctl_fill_device_maps(skel->maps.majors, skel->maps.devs, c->d, 0)))
+		snprintf(why, len, "filling the device maps: %s", strerror(-err));
+	if (err)
+		return err;
+	/* the ioctls before the calls: a call's ioctls are not missed while attaching */
+	ak->ioctls = !attach_ioctls(k, ak, iwhy, sizeof(iwhy));
+	if (!ak->ioctls)
+		xp_api_plan_note(plan, "ioctls not joined: %s", iwhy);
+	memset(fn_on, 0, sizeof(fn_on));
+	for (int li = 0; li < plan->nlib; li++)
+		for (int fi = 0; fi < plan->lib[li].nfiles; fi++) {
+			int n = attach_file(ak, plan, &plan->lib[li], fi, fn_on);
+
+			if (n < 0) {
+				snprintf(why, len, "attaching uprobes: %s", strerror(-n));
+				return n;
+			}
+			ak->nfiles += n > 0;
+		}
+	for (int i = 0; i < plan->nfn; i++)
+		ak->nfn += fn_on[i];
+	if (!ak->nfn) {
+		snprintf(why, len, "no runtime function attached (give a library with --lib PATH[:FUNC,...])");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int xp_api_live_open(struct xp_kside **out, struct xp_api_plan *plan, const struct xp_filters *f,
+		     const struct xp_devices *d, const struct xp_live_share *share, char *why, size_t len)
+{
+	struct open_ctx c = { plan, d };
+	struct api_k *ak = calloc(1, sizeof(*ak));
+	struct xp_skel_steps steps = {
+		.hook = "uprobe+tracepoint", .f = f, .share = share, .priv = ak, .priv_free = ak_free,
+		.configure = configure, .attach = attach, .ctx = &c,
+	};
+
+	if (!ak)
+		return -ENOMEM;
+	return xp_skel_open(out, &api_skel_ops, &steps, why, len);
+}
+
+void xp_api_live_attached(const struct xp_kside *k, int *nfn, int *nfiles, bool *ioctls)
+{
+	const struct api_k *ak = k->priv;
+
+	*nfn = ak->nfn;
+	*nfiles = ak->nfiles;
+	*ioctls = ak->ioctls;
+}
+
+void xp_api_live_counts(const struct xp_kside *k, uint64_t *too_deep, uint64_t *unmatched)
+{
+	const struct api_k *ak = k->priv;
+
+	*too_deep = __atomic_load_n(&ak->skel->bss->api_too_deep, __ATOMIC_RELAXED);
+	*unmatched = __atomic_load_n(&ak->skel->bss->api_unmatched, __ATOMIC_RELAXED);
+}

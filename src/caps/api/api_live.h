@@ -1,0 +1,26 @@
+/* `api`'s kernel side (api.bpf.c beside it), for its row. */
+#ifndef XP_CAPS_API_LIVE_H
+#define XP_CAPS_API_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "caps/api/api_funcs.h"
+#include "core/devices.h"
+#include "core/filters.h"
+#include "live/kside.h"
+
+/*
+ * Loads the programs, fills the function table and the device maps,
+ * attaches the ioctl events and a uprobe and uretprobe on every function of
+ * every file `plan` found. What does not attach (a function a file lacks,
+ * the ioctl events) becomes a note in `plan`. -ENOENT when no function at
+ * all attached; other errors with a one-line reason in `why`.
+ */
+int xp_api_live_open(struct xp_kside **out, struct xp_api_plan *plan, const struct xp_filters *f,
+		     const struct xp_devices *d, const struct xp_live_share *share, char *why, size_t len);
+/* Functions attached (in one file or more), files, and whether ioctls are joined. */
+void xp_api_live_attached(const struct xp_kside *k, int *nfn, int *nfiles, bool *ioctls);
+/* The kernel's counts since load: calls nested too deep, returns that matched no open call. */
+void xp_api_live_counts(const struct xp_kside *k, uint64_t *too_deep, uint64_t *unmatched);
+
+#endif

@@ -1,0 +1,238 @@
+/* `api` summary (text, JSON) and --stream lines. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "caps/api/api_report.h"
+#include "caps/ioctl/ioctl_report.h"
+#include "sinks/text.h"
+
+const char *xp_api_ret_str(uint32_t rule, int64_t ret, char *buf, size_t len)
+{
+	char e[24];
+
+	if (rule == XP_API_RET_NEGATIVE && ret < 0 && ret > -4096)
+		snprintf(buf, len, "-%s", xp_errno_name((uint32_t)-ret, e, sizeof(e)));
+	else if (ret >= 0x10000)
+		snprintf(buf, len, "0x%" PRIx64, (uint64_t)ret);	/* Level Zero's codes */
+	else
+		snprintf(buf, len, "%" PRId64, ret);
+	return buf;
+}
+
+static double per_call(const struct xp_api_row *w)
+{
+	return w->calls ? (double)w->ioctls / (double)w->calls : 0;
+}
+
+static void text_notes(FILE *f, const struct xp_api_report *r)
+{
+	const struct xp_api_state *s = r->st;
+
+	for (int i = 0; i < r->nnotes; i++)
+		fprintf(f, "note: %s\n", r->notes[i]);
+	for (int i = 0; i < s->nrows; i++) {
+		const struct xp_api_row *w = &s->rows[i];
+
+		if (w->calls && !w->ioctls)
+			fprintf(f, "note: %s (%s, pid %u): none of its %" PRIu64 " call%s issued an ioctl on a "
+				   "traced device: the runtime submitted without the kernel there\n",
+				w->name, w->lib, w->pid, w->calls, w->calls == 1 ? "" : "s");
+	}
+	if (r->too_deep)
+		fprintf(f, "note: %" PRIu64 " calls nested deeper than %d traced calls: not counted\n",
+			r->too_deep, XP_API_DEPTH);
+	if (r->unmatched)
+		fprintf(f, "note: %" PRIu64 " returns did not match their thread's open call (longjmp, "
+			   "exceptions): not counted\n", r->unmatched);
+	if (s->rows_full)
+		fprintf(f, "note: %" PRIu64 " calls past %d functions and processes: not counted\n",
+			s->rows_full, XP_API_MAX_ROWS);
+	if (s->ioctls_lost)
+		fprintf(f, "note: %" PRIu64 " ioctls not kept for their call (a thread's or the table's limit)\n",
+			s->ioctls_lost);
+	if (r->undecodable)
+		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", r->undecodable,
+			r->undecodable == 1 ? "" : "s");
+}
+
+static void text_row_details(FILE *f, const struct xp_api_row *w, const struct xp_devices *d)
+{
+	char name[64], ret[32];
+
+	if (w->ncmd) {
+		fprintf(f, "%8s ioctls:", "");
+		for (int i = 0; i < w->ncmd; i++)
+			fprintf(f, " %s x%" PRIu64, xp_ioctl_entry_name(d, w->cmd[i].dev, w->cmd[i].cmd, name,
+									 sizeof(name)), w->cmd[i].n);
+		if (w->other_cmds)
+			fprintf(f, " other x%" PRIu64, w->other_cmds);
+		fputc('\n', f);
+	}
+	if (w->nerr) {
+		fprintf(f, "%8s returned:", "");
+		for (int i = 0; i < w->nerr; i++)
+			fprintf(f, " %s x%" PRIu64, xp_api_ret_str(w->rule, w->err_code[i], ret, sizeof(ret)),
+				w->err_n[i]);
+		if (w->other_errs)
+			fprintf(f, " other x%" PRIu64, w->other_errs);
+		fputc('\n', f);
+	}
+}
+
+void xp_api_report_text(FILE *f, const struct xp_api_report *r)
+{
+	struct xp_api_state *s = r->st;
+
+	xp_api_sort(s);
+	if (r->ri->interval)
+		fprintf(f, "--- interval %" PRIu64 " ---\n", r->ri->interval);
+	fprintf(f, "%s: %.1f s, %" PRIu64 " calls, %" PRIu64 " ioctls inside them, ", r->ri->command,
+		r->ri->duration_s, s->calls, s->ioctls);
+	xp_print_drops(f, r->ri);
+	text_notes(f, r);
+	if (!s->nrows)
+		return;
+	fprintf(f, "%-7s %-15s %-18s %-34s %7s %6s %9s %9s %9s %8s %8s\n", "PID", "COMM", "LIBRARY",
+		"FUNCTION", "CALLS", "ERRORS", "p50", "p99", "max", "IOC/CALL", "NO-IOCTL");
+	for (int i = 0; i < s->nrows; i++) {
+		const struct xp_api_row *w = &s->rows[i];
+		char p50[16], p99[16], mx[16];
+
+		fprintf(f, "%-7u %-15.15s %-18.18s %-34s %7" PRIu64 " %6" PRIu64 " %9s %9s %9s %8.2f %8" PRIu64 "\n",
+			w->pid, w->comm, w->lib, w->name, w->calls, w->errors,
+			xp_fmt_ns(xp_hist_percentile(&w->lat, 50), p50, sizeof(p50)),
+			xp_fmt_ns(xp_hist_percentile(&w->lat, 99), p99, sizeof(p99)),
+			xp_fmt_ns(w->lat.max, mx, sizeof(mx)), per_call(w), w->no_ioctl);
+		text_row_details(f, w, r->devs);
+		if (r->hist)
+			xp_print_log2_hist(f, &w->lat, 8);
+	}
+}
+
+static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct xp_devices *d)
+{
+	char name[64], ret[32];
+
+	xp_json_begin_obj(j);
+	xp_json_ku64(j, "pid", w->pid);
+	xp_json_kstr(j, "comm", w->comm);
+	xp_json_kstr(j, "lib", w->lib);
+	xp_json_kstr(j, "function", w->name);
+	xp_json_ku64(j, "calls", w->calls);
+	xp_json_ku64(j, "errors", w->errors);
+	xp_json_key(j, "errors_by_return");
+	xp_json_begin_obj(j);
+	for (int i = 0; i < w->nerr; i++)
+		xp_json_ku64(j, xp_api_ret_str(w->rule, w->err_code[i], ret, sizeof(ret)), w->err_n[i]);
+	if (w->other_errs)
+		xp_json_ku64(j, "other", w->other_errs);
+	xp_json_end_obj(j);
+	xp_json_khist(j, "latency_ns", &w->lat);
+	xp_json_ku64(j, "ioctls", w->ioctls);
+	xp_json_kdouble(j, "ioctls_per_call", per_call(w));
+	xp_json_ku64(j, "max_ioctls_per_call", w->max_ioctls);
+	xp_json_ku64(j, "calls_without_ioctl", w->no_ioctl);
+	xp_json_key(j, "ioctl_names");
+	xp_json_begin_obj(j);
+	for (int i = 0; i < w->ncmd; i++)
+		xp_json_ku64(j, xp_ioctl_entry_name(d, w->cmd[i].dev, w->cmd[i].cmd, name, sizeof(name)),
+			     w->cmd[i].n);
+	if (w->other_cmds)
+		xp_json_ku64(j, "other", w->other_cmds);
+	xp_json_end_obj(j);
+	xp_json_end_obj(j);
+}
+
+void xp_api_report_json(FILE *f, const struct xp_api_report *r)
+{
+	struct xp_api_state *s = r->st;
+	struct xp_json j;
+
+	xp_api_sort(s);
+	xp_json_init(&j, f, false);
+	xp_json_begin_obj(&j);
+	xp_json_run_info(&j, r->ri);
+	xp_json_ku64(&j, "calls", s->calls);
+	xp_json_ku64(&j, "ioctls", s->ioctls);
+	xp_json_ku64(&j, "ioctls_lost", s->ioctls_lost);
+	xp_json_ku64(&j, "calls_not_counted", s->rows_full + r->too_deep + r->unmatched);
+	xp_json_ku64(&j, "undecodable", r->undecodable);
+	xp_json_kbool(&j, "final", r->final);
+	xp_json_key(&j, "functions");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nrows; i++)
+		json_row(&j, &s->rows[i], r->devs);
+	xp_json_end_arr(&j);
+	xp_json_key(&j, "notes");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < r->nnotes; i++)
+		xp_json_str(&j, r->notes[i]);
+	xp_json_end_arr(&j);
+	xp_json_end_obj(&j);
+	xp_json_finish(&j);
+}
+
+void xp_api_stream_header(FILE *f)
+{
+	fprintf(f, "%-12s %-28s %-34s %-12s %9s  %s\n", "TIME(s)", "PROCESS/TID", "FUNCTION", "RETURN",
+		"LATENCY", "IOCTLS");
+}
+
+void xp_api_stream_text(FILE *f, const struct xp_api_joined *j, const struct xp_devices *d, uint64_t t0)
+{
+	const struct xp_api_rec *c = j->call;
+	char t[32], who[48], ret[32], lat[16], name[64], il[16];
+
+	*xp_put_rel_s(t, c->hdr.ts_ns, t0) = 0;
+	snprintf(who, sizeof(who), "%u/%u/%.16s", c->hdr.pid, c->hdr.tid, c->comm);
+	fprintf(f, "%-12s %-28s %-34.47s %-12s %9s  ", t, who, c->name,
+		xp_api_ret_str(c->rule, c->ret, ret, sizeof(ret)),
+		xp_fmt_ns(c->end_ns - c->hdr.ts_ns, lat, sizeof(lat)));
+	if (!j->n) {
+		fputs("none\n", f);
+		return;
+	}
+	fprintf(f, "%u:", j->n);
+	for (uint32_t i = 0; i < j->nkept; i++)
+		fprintf(f, "%s %s=%" PRId64 " %s", i ? "," : "",
+			xp_ioctl_entry_name(d, j->ioc[i].dev, j->ioc[i].cmd, name, sizeof(name)), j->ioc[i].ret,
+			xp_fmt_ns(j->ioc[i].end - j->ioc[i].ts, il, sizeof(il)));
+	if (j->n > j->nkept)
+		fprintf(f, ", +%u more", j->n - j->nkept);
+	fputc('\n', f);
+}
+
+void xp_api_stream_json(struct xp_json *js, const struct xp_api_joined *j, const struct xp_devices *d,
+			uint64_t t0)
+{
+	const struct xp_api_rec *c = j->call;
+	char name[64];
+
+	xp_json_begin_obj(js);
+	xp_json_ki64(js, "t_ns", xp_rel_ns(c->hdr.ts_ns, t0));
+	xp_json_ku64(js, "pid", c->hdr.pid);
+	xp_json_ku64(js, "tid", c->hdr.tid);
+	xp_json_kstr(js, "comm", c->comm);
+	xp_json_kstr(js, "lib", c->lib);
+	xp_json_kstr(js, "function", c->name);
+	xp_json_ki64(js, "ret", c->ret);
+	xp_json_kbool(js, "error", j->error);
+	xp_json_ku64(js, "latency_ns", c->end_ns - c->hdr.ts_ns);
+	xp_json_ku64(js, "depth", c->depth);
+	xp_json_ku64(js, "ioctls", j->n);
+	xp_json_key(js, "ioctl_list");
+	xp_json_begin_arr(js);
+	for (uint32_t i = 0; i < j->nkept; i++) {
+		xp_json_begin_obj(js);
+		xp_json_kstr(js, "name", xp_ioctl_entry_name(d, j->ioc[i].dev, j->ioc[i].cmd, name, sizeof(name)));
+		xp_json_ku64(js, "cmd", j->ioc[i].cmd);
+		xp_json_ki64(js, "ret", j->ioc[i].ret);
+		xp_json_ki64(js, "t_ns", xp_rel_ns(j->ioc[i].ts, t0));
+		xp_json_ku64(js, "latency_ns", j->ioc[i].end - j->ioc[i].ts);
+		xp_json_end_obj(js);
+	}
+	xp_json_end_arr(js);
+	xp_json_end_obj(js);
+	xp_json_finish(js);
+}

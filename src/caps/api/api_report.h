@@ -1,0 +1,36 @@
+/* `api` output: the summary as text or JSON, and one stream line per call. */
+#ifndef XP_CAPS_API_REPORT_H
+#define XP_CAPS_API_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "caps/api/api_funcs.h"
+#include "caps/api/api_stats.h"
+#include "core/devices.h"
+#include "sinks/json.h"
+#include "sinks/report.h"
+
+struct xp_api_report {
+	struct xp_api_state *st;		/* rows sorted by the report */
+	const struct xp_devices *devs;		/* to name ioctls */
+	const struct xp_run_info *ri;
+	bool hist, final;
+	uint64_t undecodable;
+	/* live only: what was traced and what was not found */
+	const char (*notes)[XP_API_NOTE_LEN];
+	int nnotes;
+	uint64_t too_deep, unmatched;		/* the kernel's counts */
+};
+
+void xp_api_report_text(FILE *f, const struct xp_api_report *r);
+void xp_api_report_json(FILE *f, const struct xp_api_report *r);
+
+void xp_api_stream_header(FILE *f);
+/* A completed call and its ioctls; `t0` the time shown as 0. */
+void xp_api_stream_text(FILE *f, const struct xp_api_joined *j, const struct xp_devices *d, uint64_t t0);
+void xp_api_stream_json(struct xp_json *js, const struct xp_api_joined *j, const struct xp_devices *d,
+			uint64_t t0);
+/* A return value as the runtime writes it: "-5", "0x78000001", "-ENOTTY". */
+const char *xp_api_ret_str(uint32_t rule, int64_t ret, char *buf, size_t len);
+
+#endif
