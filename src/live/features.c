@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -116,4 +117,16 @@ bool xp_module_loaded(const char *name)
 		ok = !strncmp(line, want, strlen(want));
 	fclose(f);
 	return ok;
+}
+
+bool xp_kernel_counts_skips(void)
+{
+	static int v = -1;
+	struct utsname u;
+	unsigned int maj = 0, min = 0;
+
+	if (v < 0)
+		v = !uname(&u) && sscanf(u.release, "%u.%u", &maj, &min) == 2 &&
+		    (maj > 6 || (maj == 6 && min >= 7));
+	return v;
 }

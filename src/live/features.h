@@ -31,6 +31,13 @@ bool xp_kernel_has_kfunc(const char *name);
  * when they cannot, `why` says so. True where it cannot be found out.
  */
 bool xp_runs_32bit(char *why, size_t len);
+/*
+ * Whether this kernel counts the runs it skips of kprobe (and kprobe.multi,
+ * uprobe) and classic tracepoint programs, in recursion_misses and
+ * kprobe_multi.missed: Linux 6.7 and later (trampolines, raw_tp and tp_btf
+ * always have). Found once.
+ */
+bool xp_kernel_counts_skips(void);
 /* Whether the module `name` is loaded (listed in /proc/modules). */
 bool xp_module_loaded(const char *name);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
+#include "live/features.h"
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -351,16 +351,7 @@ static bool obj_skips_uncounted(const struct bpf_object *obj)
 
 bool xp_session_skips_uncounted(const struct xp_session *s)
 {
-	static int counts = -1;	/* whether this kernel counts them: 6.7 and later */
-
-	if (counts < 0) {
-		struct utsname u;
-		int maj = 0, min = 0;
-
-		counts = !uname(&u) && sscanf(u.release, "%d.%d", &maj, &min) == 2 &&
-			 (maj > 6 || (maj == 6 && min >= 7));
-	}
-	if (counts)
+	if (xp_kernel_counts_skips())
 		return false;
 	if (obj_skips_uncounted(s->obj))
 		return true;

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
@@ -13,6 +12,7 @@
 
 #include "caps/latency/lat_keys.h"
 #include "caps/latency/latency_live.h"
+#include "live/features.h"
 #include "live/probe_attach.h"
 #include "live/skel.h"
 #include "latency.skel.h"
@@ -277,23 +277,6 @@ static uint64_t prog_misses(struct bpf_program *p)
 	return info.recursion_misses;
 }
 
-/*
- * Since Linux 6.7 (trace_call_bpf counts its skips) a tracepoint, kprobe or
- * uprobe program's skipped runs are in its recursion_misses; trampolines
- * have counted theirs since they came.
- */
-static bool kernel_counts_skips(void)
-{
-	static int v = -1;
-	struct utsname u;
-	unsigned maj = 0, min = 0;
-
-	if (v < 0)
-		v = !uname(&u) && sscanf(u.release, "%u.%u", &maj, &min) == 2 &&
-		    (maj > 6 || (maj == 6 && min >= 7));
-	return v;
-}
-
 int xp_lat_live_counters(struct xp_kside *k, uint64_t out[XP_LAT_LIVE_N], bool known[2])
 {
 	struct lat_k *lk = k->priv;
@@ -319,7 +302,7 @@ int xp_lat_live_counters(struct xp_kside *k, uint64_t out[XP_LAT_LIVE_N], bool k
 			known[side] = true;
 		} else {
 			*skipped = prog_misses(lk->prog[side]);
-			known[side] = lk->trampoline[side] || kernel_counts_skips() || *skipped;
+			known[side] = lk->trampoline[side] || xp_kernel_counts_skips() || *skipped;
 		}
 	}
 	return 0;

@@ -123,18 +123,6 @@ static void skel_destroy_multi(void *skel)
 	nvidia_bpf__destroy(skel);
 }
 
-/* Whether this kernel counts the runs of kprobe.multi programs it skips (Linux 6.7 and later). */
-static bool kmulti_counts_misses(char *rel, size_t len)
-{
-	struct utsname u;
-	int maj = 0, min = 0;
-
-	if (uname(&u))
-		return false;
-	snprintf(rel, len, "%s", u.release);
-	return sscanf(u.release, "%d.%d", &maj, &min) == 2 && (maj > 6 || (maj == 6 && min >= 7));
-}
-
 /* The Xid tracepoint: its fields found by name in its format file; io->xid says whether. */
 static void xid_setup(struct nvidia_bpf *skel, struct xp_nv_open_info *io)
 {
@@ -391,7 +379,6 @@ static bool plan(const struct xp_feature *at, const char *force, bool usable[NV_
 		 char no[NV_NHOOKS][200])
 {
 	static const enum xp_attach at_of[NV_NHOOKS] = { XP_AT_FENTRY, XP_AT_KPROBE_MULTI, XP_AT_KPROBE };
-	char rel[65] = "";
 	bool any = false;
 
 	for (int h = 0; h < NV_NHOOKS; h++) {
@@ -406,10 +393,12 @@ static bool plan(const struct xp_feature *at, const char *force, bool usable[NV_
 		usable[NV_FENTRY] = false;
 		snprintf(no[NV_FENTRY], 200, "the nvidia module has no BTF (/sys/kernel/btf/nvidia)");
 	}
-	if (usable[NV_KMULTI] && !force && !kmulti_counts_misses(rel, sizeof(rel))) {
+	if (usable[NV_KMULTI] && !force && !xp_kernel_counts_skips()) {
+		struct utsname u;
+
 		usable[NV_KMULTI] = false;
 		snprintf(no[NV_KMULTI], 200, "this kernel (%s) does not count the calls it misses "
-			 "(Linux 6.7 and later do)", rel);
+			 "(Linux 6.7 and later do)", uname(&u) ? "?" : u.release);
 	}
 	for (int h = 0; h < NV_NHOOKS; h++)
 		any |= usable[h];
