@@ -14,9 +14,12 @@
  *   thread TID fences N signaled N left L mean_ns M
  *   total fences N*T signaled N*T left L*T mean_ns M
  * and exits 1 if any ioctl failed. With hold_ms=MS it waits that long after
- * the threads are done before closing (the left fences stay unsignaled).
+ * the threads are done before closing (the left fences stay unsignaled), or
+ * until SIGUSR1 comes, whichever is first: a test lets it go once its tracers
+ * have stopped, however long that took on a loaded machine.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -53,6 +56,8 @@ static uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
+
+static int finished, nthreads;
 
 static int xioctl(unsigned long req, void *arg, const char *what)
 {
@@ -96,6 +101,11 @@ static void *run(void *arg)
 		th->sum_ns += now_ns() - t0;
 		th->signaled++;
 	}
+	/* the fences left are attached once every thread has signaled its own, so
+	 * that none of them is near vgem's own 10 s time-out when the test ends */
+	__atomic_add_fetch(&finished, 1, __ATOMIC_RELAXED);
+	while (__atomic_load_n(&finished, __ATOMIC_RELAXED) < nthreads && !__atomic_load_n(&failed, __ATOMIC_RELAXED))
+		usleep(1000);
 	for (i = 0; i < leave; i++) {
 		struct vgem_fence_attach a = { .handle = d.handle };
 
@@ -116,6 +126,9 @@ static long arg(int argc, char **argv, const char *name, long def)
 	return def;
 }
 
+static volatile sig_atomic_t released;
+static void on_usr1(int sig) { (void)sig; released = 1; }
+
 int main(int argc, char **argv)
 {
 	struct thr th[64] = { 0 };
@@ -127,11 +140,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: vgemfence VGEM_DEVICE [threads=T] [fences=N] [delay_us=D] [leave=L] [hold_ms=MS]\n");
 		return 2;
 	}
-	nthr = (int)arg(argc, argv, "threads", 1);
+	nthr = nthreads = (int)arg(argc, argv, "threads", 1);
 	fences = (int)arg(argc, argv, "fences", 10);
 	delay_us = arg(argc, argv, "delay_us", 2000);
 	leave = (int)arg(argc, argv, "leave", 0);
 	hold_ms = arg(argc, argv, "hold_ms", 0);
+	signal(SIGUSR1, on_usr1);
 	if (nthr < 1 || nthr > 64 || fences < 0 || delay_us < 0 || leave < 0) {
 		fprintf(stderr, "vgemfence: threads 1..64, fences, delay_us and leave >= 0\n");
 		return 2;
@@ -158,8 +172,8 @@ int main(int argc, char **argv)
 	printf("total fences %d signaled %d left %d mean_ns %llu\n", fences * nthr, signaled, left,
 	       (unsigned long long)(signaled ? sum / signaled : 0));
 	fflush(stdout);
-	if (hold_ms > 0)
-		usleep((useconds_t)hold_ms * 1000);
+	for (; hold_ms > 0 && !released; hold_ms -= 10)
+		usleep(10000);
 	close(fd);
 	return failed;
 }

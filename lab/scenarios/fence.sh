@@ -41,12 +41,13 @@ start_xp $S/vs.txt fence --stream && P2=$XPID
 start_xp $S/rec.out record -o $S/v.xpt fence && P3=$XPID
 # TH threads x N fences signaled DELAY us after their attach, LEAVE more each
 # left unsignaled while the tracers stop (vgem signals them when the file closes)
-vgemfence $VGEM threads=$TH fences=$N delay_us=$DELAY leave=$LEAVE hold_ms=3000 >$S/vf.txt &
+vgemfence $VGEM threads=$TH fences=$N delay_us=$DELAY leave=$LEAVE hold_ms=60000 >$S/vf.txt &
 PV=$!
 wait_line $S/vf.txt total || bad "vgemfence did not finish"
 cat $S/vf.txt
 kill -INT $P1 $P2 $P3
 for p in $P1 $P2 $P3; do wait $p || bad "xputrace (pid $p) exit status $?"; done
+kill -USR1 $PV	# the tracers have stopped: vgemfence may close (vgem then signals the left fences)
 wait $PV; expect_eq "vgemfence status" 0 $?
 v() { jget $S/v.json "$1"; }
 ALL=$((TH * (N + LEAVE)))

@@ -17,7 +17,7 @@ load nvidia || finish
 mknod /dev/nvidiactl c 195 255; mknod /dev/nvidia0 c 195 0
 
 group live
-nvclient alloc=0 control=0 pages=0 hold=60 >/dev/null & A=$!
+nvclient alloc=0 control=0 pages=0 hold=3600 >/dev/null & A=$!
 i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 1 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 cp $C $S/before.txt
 # kprobes here, as when this group was written: three tracers on one emulated vCPU with
@@ -32,7 +32,7 @@ start_xp $S/live.txt nvidia --no-hist --on-xid /tmp/fr.xpt --keep 0.5 || finish
 T2=$XPID
 unset XPUTRACE_NVIDIA_HOOK
 nvclient alloc=2 control=3 pages=4 >$S/b.txt & B=$!; wait $B; rb=$?
-nvclient alloc=1 control=0 pages=0 hold=60 >/dev/null & H=$!
+nvclient alloc=1 control=0 pages=0 hold=3600 >/dev/null & H=$!
 i=0; while [ "$(cnt $C nvidia_unlocked_ioctl)" != 12 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 # 20 interrupts (27 with the clients' 7) and three suspend/resume cycles: one
 # host stall inside one call moves each checked mean at most 8 ms / calls
@@ -199,7 +199,7 @@ expect_eq "--sample 10: text: NV_ESC_RM_ALLOC seen 25, timed 3" 1 "$(grep -c '^N
 
 group xid_only
 # without kprobes (forced here) only the Xid tracepoint: holders read from /proc at the Xid
-nvclient alloc=0 control=0 pages=0 hold=60 >/dev/null & Y=$!
+nvclient alloc=0 control=0 pages=0 hold=3600 >/dev/null & Y=$!
 i=0; while [ "$(ls -l /proc/$Y/fd 2>/dev/null | grep -c nvidia)" != 2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 export XPUTRACE_NVIDIA_HOOK=tracepoint
 start_xp $S/xo.json nvidia --json || finish
