@@ -181,11 +181,16 @@ def http(addr):
     lazy = socket.create_connection((host, int(port)), timeout=5)
     lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     lazy.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" * 50)
-    t0 = time.time()
-    _, text = scrape(addr)
-    took = time.time() - t0
-    say("xputrace_events_total" in text and took < 1.0,
-        "a scrape succeeds while a slow client holds a connection: %.3f s" % took)
+    # five scrapes, the median under 1 s: one scrape can lose its CPU on a loaded machine
+    took, ok = [], True
+    for _ in range(5):
+        t0 = time.time()
+        _, text = scrape(addr)
+        took.append(time.time() - t0)
+        ok = ok and "xputrace_events_total" in text
+    took.sort()
+    say(ok and took[2] < 1.0,
+        "scrapes succeed while a slow client holds a connection: median %.3f s, max %.3f s" % (took[2], took[-1]))
     # the slow one still gets its answer once it finishes
     slow.sendall(b"st: x\r\nConnection: close\r\n\r\n")
     buf = b""

@@ -101,18 +101,34 @@ if start_tracer main serve --listen 127.0.0.1:0 --device /dev/null --per-process
 		skip "serve prometheus: prometheus is not installed (Debian's prometheus package)"
 	fi
 
-	# 3. SIGTERM ends it within a second, with clients still connected
-	exec 7<> "/dev/tcp/${ADDR%:*}/${ADDR#*:}"
-	t0=$(date +%s%N)
-	kill -TERM $TRACER
-	wait $TRACER
-	rc=$?
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	exec 7>&-
-	if [ $rc -eq 0 ] && [ $ms -lt 1000 ]; then
-		pass "serve ends on SIGTERM in $ms ms with a client connected"
+	# 3. SIGTERM ends it within a second, with a client still connected: the
+	# median of 3 runs (this one and two more) under 1 s, none over 3 s (one
+	# run on a loaded machine can lose its CPU for a while after the signal)
+	sigterm_ms() { # adds to $took the ms from SIGTERM to the exit of $TRACER, a client connected to $1; -1: bad status
+		local t0 rc ms
+		exec 7<> "/dev/tcp/${1%:*}/${1#*:}"
+		t0=$(date +%s%N)
+		kill -TERM $TRACER
+		wait $TRACER
+		rc=$?
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		exec 7>&-
+		[ $rc -eq 0 ] || ms=-1
+		took="$took $ms"
+	}
+	took=""
+	sigterm_ms "$ADDR"	# (not in a subshell: wait needs the tracer's parent)
+	for k in 2 3; do
+		if start_tracer term$k serve --listen 127.0.0.1:0 --device /dev/null; then
+			sigterm_ms "$(addr_of term$k)"
+		else
+			took="$took -1"
+		fi
+	done
+	if python3 -c 'import sys, statistics as s; t = [int(x) for x in sys.argv[1:]]; sys.exit(0 if min(t) >= 0 and s.median(t) < 1000 and max(t) < 3000 else 1)' $took; then
+		pass "serve ends on SIGTERM with a client connected: ${took# } ms (median under 1 s)"
 	else
-		fail "serve SIGTERM: status $rc after $ms ms: $(head -c 300 "$WORK/main.err")"
+		fail "serve SIGTERM: $took ms (-1: a bad exit status; want the median under 1000, all under 3000): $(head -c 300 "$WORK/main.err")"
 	fi
 else
 	for t in counts per-process openmetrics promtool http prometheus sigterm; do fail "serve $t: did not start"; done
