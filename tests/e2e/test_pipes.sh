@@ -31,26 +31,32 @@ for _ in range(400):
     if "Tracing" in open(f"{work}/s.err").read() or p.poll() is not None:
         break
     time.sleep(0.05)
-subprocess.run([f"{work}/xp26sleep", "0.2"])
-done = time.monotonic()
-buf, got = b"", None
-while time.monotonic() - done < 5:
-    r, _, _ = select.select([p.stdout], [], [], 0.05)
-    if r:
-        chunk = os.read(p.stdout.fileno(), 65536)
-        if not chunk:
-            break
-        buf += chunk
-        if b"xp26sleep" in buf:
-            got = time.monotonic() - done
-            break
+# five events, each line timed from its sleep's end: the median within 1 s
+# (+ margin), none later than 3 s (one line can wait for the CPU on a loaded machine)
+buf, took = b"", []
+for k in range(1, 6):
+    subprocess.run([f"{work}/xp26sleep", "0.2"])
+    done, got = time.monotonic(), None
+    while time.monotonic() - done < 5:
+        r, _, _ = select.select([p.stdout], [], [], 0.05)
+        if r:
+            chunk = os.read(p.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            if buf.count(b"xp26sleep") >= k:
+                got = time.monotonic() - done
+                break
+    took.append(got if got is not None else 99.0)
 running = p.poll() is None
 p.send_signal(2)
 p.wait(10)
-if got is not None and running and got <= 1 + margin:
-    print(f"PASS pipes: --stream into a pipe: the line came {got:.3f} s after the event, xputrace still running")
+med = sorted(took)[2]
+shown = " ".join(f"{t:.3f}" for t in took)
+if running and med <= 1 + margin and max(took) <= 3:
+    print(f"PASS pipes: --stream into a pipe: each line came {shown} s after its event (median {med:.3f}), xputrace still running")
 else:
-    print(f"FAIL pipes: --stream into a pipe: line after {got} s (bound 1 s + {margin} s), "
+    print(f"FAIL pipes: --stream into a pipe: lines after {shown} s (median bound 1 s + {margin} s, each 3 s), "
           f"running then: {running}; stderr: {open(f'{work}/s.err').read()[:200]!r}")
 PY
 	# A reader that takes the first line and goes away, with no event to come
@@ -58,27 +64,37 @@ PY
 	python3 - "$XP" "$WORK" "$MARGIN" <<'PY'
 import select, subprocess, sys, time
 xp, work, margin = sys.argv[1], sys.argv[2], float(sys.argv[3])
-err = open(f"{work}/h.err", "w")
-p = subprocess.Popen([xp, "latency", "--preset", "syscall:clock_nanosleep", "--stream", "-c", "xp26none"],
-                     stdout=subprocess.PIPE, stderr=err)
-t0 = time.monotonic()
-# the header, once flushed (never, where a block buffer holds it)
-line = p.stdout.readline() if select.select([p.stdout], [], [], 10)[0] else b""
-first = time.monotonic() - t0
-p.stdout.close()
-gone = time.monotonic()
-try:
-    rc = p.wait(30)
-    took = time.monotonic() - gone
-except subprocess.TimeoutExpired:
-    p.kill(); p.wait()
-    rc, took = None, None
-msg = open(f"{work}/h.err").read()
-if line and took is not None and took <= 1 + margin and "Broken pipe" not in msg:
-    print(f"PASS pipes: a reader that goes away (no events): xputrace ended {took:.3f} s later, status {rc}")
+def once(k):
+    """One run: the first line read, then the reader gone; the seconds until xputrace ended."""
+    err = open(f"{work}/h{k}.err", "w")
+    p = subprocess.Popen([xp, "latency", "--preset", "syscall:clock_nanosleep", "--stream", "-c", "xp26none"],
+                         stdout=subprocess.PIPE, stderr=err)
+    t0 = time.monotonic()
+    # the header, once flushed (never, where a block buffer holds it)
+    line = p.stdout.readline() if select.select([p.stdout], [], [], 10)[0] else b""
+    first = time.monotonic() - t0
+    p.stdout.close()
+    gone = time.monotonic()
+    try:
+        rc = p.wait(30)
+        took = time.monotonic() - gone
+    except subprocess.TimeoutExpired:
+        p.kill(); p.wait()
+        rc, took = None, 99.0
+    msg = open(f"{work}/h{k}.err").read()
+    ok = bool(line) and "Broken pipe" not in msg
+    return ok, took, f"first line {line!r} after {first:.1f} s, status {rc}, stderr {msg[:200]!r}"
+# three runs: the median within 1 s (+ margin), none over 3 s
+runs = [once(k) for k in range(3)]
+took = [r[1] for r in runs]
+med = sorted(took)[1]
+shown = " ".join(f"{t:.3f}" for t in took)
+if all(r[0] for r in runs) and med <= 1 + margin and max(took) <= 3:
+    print(f"PASS pipes: a reader that goes away (no events): xputrace ended {shown} s later (median {med:.3f})")
 else:
-    print(f"FAIL pipes: a reader that goes away: first line {line!r} after {first:.1f} s, "
-          f"ended {took} s later (bound 1 s + {margin} s), status {rc}, stderr {msg[:200]!r}")
+    bad = [r[2] for r in runs if not r[0]]
+    print(f"FAIL pipes: a reader that goes away: ended {shown} s later (median bound 1 s + {margin} s, each 3 s); "
+          f"{bad[0] if bad else runs[0][2]}")
 PY
 fi
 
