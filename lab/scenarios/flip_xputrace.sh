@@ -105,13 +105,17 @@ expect_eq "no frames for a wait-vblank client" "" "$(jget /tmp/w.json "clients[p
 
 group stream_text
 start_xp /tmp/t.txt vblank --stream || finish
-flipper $DEV api=legacy frames=10 late_every=5 vgem=$VGEM >/tmp/s.txt
+flipper $DEV api=legacy frames=10 late_every=5 vgem=$VGEM log=1 >/tmp/s.txt
 stop_xp
 P=$(val /tmp/s.txt pid)
 expect_eq "stream lines of flipper's flips" 10 "$(grep " $P/flipper " /tmp/t.txt | grep -c ' flip ')"
-# its late pattern makes 2 miss, unless a stalled submit already came after its target's
-# vblank: the client's own count decides
-expect_eq "of them missed (the client's own count)" "$(val /tmp/s.txt missed)" "$(grep " $P/flipper " /tmp/t.txt | grep -c 'missed=1')"
+# its late pattern makes 2 miss; the client's own log decides, frame by frame:
+# a frame it marks "?" (a vblank passed while it was in the ioctl: a host
+# stall) may count either way, the others exactly as it says
+sure=$(grep -c '^frame .* missed 1 ' /tmp/s.txt) amb=$(grep -c '^frame .* missed ? ' /tmp/s.txt)
+got=$(grep " $P/flipper " /tmp/t.txt | grep -c 'missed=1')
+check "of them missed: $got, the client's own log: $sure missed, $amb either way" \
+	test "$got" -ge "$sure" -a "$got" -le $((sure + amb))
 start_xp /tmp/t2.txt vblank --no-hist || finish
 flipper $DEV api=atomic frames=20 >/dev/null
 stop_xp
