@@ -44,6 +44,8 @@ const char *xp_tf_block_name(uint32_t kind)
 	case XP_TF_EVENTS: return "events";
 	case XP_TF_STATS: return "stats";
 	case XP_TF_TRAILER: return "trailer";
+	case XP_TF_PACKING: return "packing";
+	case XP_TF_PACKED: return "packed events";
 	default: return "unknown";
 	}
 }

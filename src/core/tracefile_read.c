@@ -15,6 +15,7 @@
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
 #include "core/reckind.h"
+#include "core/zstd.h"
 
 /* ---- reader ----------------------------------------------------------- */
 
@@ -367,6 +368,53 @@ static int check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t le
 	return 0;
 }
 
+/* The PACKING block's plans, into a new r->pack. */
+static int parse_plans(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count)
+{
+	struct xp_pack_seg segs[XP_PACK_MAX_SEGS];
+	uint32_t pos = 0, n = 0;
+	const char *why;
+
+	if (!(r->pack = xp_pack_new()) || !(r->rec = malloc(XP_PACK_MAX_REC + 1)))
+		return fail(r, -ENOMEM, "out of memory reading the packing plans");
+	for (; pos < len; n++) {
+		uint16_t type, nseg;
+
+		if (len - pos < 4)
+			return fail(r, -EBADMSG, "corrupt trace file: packing plan %u is cut short", n);
+		type = get16(p + pos);
+		nseg = get16(p + pos + 2);
+		pos += 4;
+		if (nseg > XP_PACK_MAX_SEGS || (len - pos) / 6 < nseg)
+			return fail(r, -EBADMSG, "corrupt trace file: packing plan %u has %u segments", n, nseg);
+		for (unsigned int k = 0; k < nseg; k++, pos += 6) {
+			segs[k] = (struct xp_pack_seg){ get16(p + pos), get16(p + pos + 2), p[pos + 4], 0 };
+			if (p[pos + 5])
+				return fail(r, -EBADMSG, "corrupt trace file: packing plan %u has a bad segment", n);
+		}
+		if (xp_pack_plan_add(r->pack, type, segs, nseg, &why))
+			return fail(r, -EBADMSG, "corrupt trace file: packing plan %u: %s", n, why);
+	}
+	if (n != count)
+		return fail(r, -EBADMSG, "corrupt trace file: %u packing plans, its header says %u", n, count);
+	return 0;
+}
+
+static int read_plans(struct xp_trace_reader *r)
+{
+	uint32_t kind, len, count;
+	int err = next_block(r, &kind, &len, &count);
+
+	if (err < 0)
+		return err;
+	if (err == 0)
+		return fail(r, -EBADMSG, "trace file ends before its packing block");
+	if (kind != XP_TF_PACKING)
+		return fail(r, -EBADMSG, "corrupt trace file: %s block where the packing block belongs",
+			    xp_tf_block_name(kind));
+	return parse_plans(r, r->buf, len, count);
+}
+
 int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f)
 {
 	uint8_t fh[XP_TF_FILE_HDR];
@@ -383,9 +431,9 @@ int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f)
 	r->version_major = get16(fh + 8);
 	r->version_minor = get16(fh + 10);
 	hsize = get32(fh + 12);
-	if (r->version_major != XP_TF_VERSION_MAJOR)
-		return fail(r, -EPROTO, "trace file format %u.%u; this xputrace reads format %u.x",
-			    r->version_major, r->version_minor, XP_TF_VERSION_MAJOR);
+	if (r->version_major != XP_TF_VERSION_MAJOR && r->version_major != XP_TF_RAW_MAJOR)
+		return fail(r, -EPROTO, "trace file format %u.%u; this xputrace reads formats %u.x and %u.x",
+			    r->version_major, r->version_minor, XP_TF_RAW_MAJOR, XP_TF_VERSION_MAJOR);
 	if (hsize < XP_TF_FILE_HDR || hsize > 4096)
 		return fail(r, -EBADMSG, "corrupt trace file: header size %u", hsize);
 	for (uint32_t i = XP_TF_FILE_HDR; i < hsize; i++)
@@ -393,7 +441,7 @@ int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f)
 			return fail(r, -EBADMSG, "trace file ends inside its header");
 		else
 			r->offset++;
-	for (int want = XP_TF_META; want <= XP_TF_LAYOUT; want++) {
+	for (int want = XP_TF_META; want <= XP_TF_LAYOUT; want++) {	/* then PACKING in format 2 */
 		err = next_block(r, &kind, &len, &count);
 		if (err < 0)
 			return err;
@@ -407,7 +455,7 @@ int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f)
 		if (err)
 			return err;
 	}
-	return 0;
+	return r->version_major >= 2 ? read_plans(r) : 0;
 }
 
 static int parse_stats(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count,
@@ -428,37 +476,48 @@ static int parse_stats(struct xp_trace_reader *r, const uint8_t *p, uint32_t len
 	return 0;
 }
 
+/* One record of a block, checked by the decoder, to fn. */
+static int deliver(struct xp_trace_reader *r, const uint8_t *rec, uint16_t size, uint32_t n, uint64_t at,
+		   xp_trace_record_fn fn, void *ctx)
+{
+	const struct xp_rec_hdr *h;
+	int err;
+
+	h = xp_decode(rec, size, &err);
+	if (h) {
+		r->records++;
+		if (h->ts_ns > r->last_ts_ns)
+			r->last_ts_ns = h->ts_ns;
+		if (fn && (err = fn(ctx, h)) < 0)
+			return err;
+	} else if (err == -ENOENT) {
+		r->skipped++;
+	} else {
+		return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu is malformed (type %u, %u bytes)",
+			    n, (unsigned long long)at, get16(rec), size);
+	}
+	return 0;
+}
+
 static int parse_events(struct xp_trace_reader *r, uint32_t len, uint32_t count, uint64_t at,
 			xp_trace_record_fn fn, void *ctx)
 {
 	uint32_t pos = 0, n = 0;
 
 	while (pos < len) {
-		const struct xp_rec_hdr *h;
 		uint16_t size;
 		int err;
 
-		if (len - pos < sizeof(*h))
+		if (len - pos < sizeof(struct xp_rec_hdr))
 			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu is cut short",
 				    n, (unsigned long long)at);
 		size = get16(r->buf + pos + offsetof(struct xp_rec_hdr, size));
-		if (size < sizeof(*h) || size > len - pos)
+		if (size < sizeof(struct xp_rec_hdr) || size > len - pos)
 			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu has size %u",
 				    n, (unsigned long long)at, size);
 		/* pos is a multiple of 8 in a malloc'd buffer: the record is aligned */
-		h = xp_decode(r->buf + pos, size, &err);
-		if (h) {
-			r->records++;
-			if (h->ts_ns > r->last_ts_ns)
-				r->last_ts_ns = h->ts_ns;
-			if (fn && (err = fn(ctx, h)) < 0)
-				return err;
-		} else if (err == -ENOENT) {
-			r->skipped++;
-		} else {
-			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu is malformed (type %u, %u bytes)",
-				    n, (unsigned long long)at, get16(r->buf + pos), size);
-		}
+		if ((err = deliver(r, r->buf + pos, size, n, at, fn, ctx)))
+			return err;
 		n++;
 		if (pad8(size) >= len - pos)
 			break;
@@ -467,6 +526,77 @@ static int parse_events(struct xp_trace_reader *r, uint32_t len, uint32_t count,
 	if (n != count)
 		return fail(r, -EBADMSG, "corrupt trace file: block at offset %llu holds %u records, its header says %u",
 			    (unsigned long long)at, n, count);
+	return 0;
+}
+
+/* A PACKED block's records, decompressed if need be, in *p and *end. */
+static int packed_data(struct xp_trace_reader *r, uint32_t len, uint64_t at, const uint8_t **p,
+		       const uint8_t **end)
+{
+	uint32_t how, plain;
+	int err;
+
+	if (len < 8 || get32(r->buf) > XP_TF_ZSTD)
+		return fail(r, -EBADMSG, "corrupt trace file: packed block at offset %llu has a bad head",
+			    (unsigned long long)at);
+	how = get32(r->buf);
+	plain = get32(r->buf + 4);
+	if (how == XP_TF_PLAIN) {
+		if (plain != len - 8)
+			return fail(r, -EBADMSG, "corrupt trace file: packed block at offset %llu has %u bytes, its head says %u",
+				    (unsigned long long)at, len - 8, plain);
+		*p = r->buf + 8;
+		*end = *p + plain;
+		return 0;
+	}
+	r->zstd_blocks++;
+	if (plain > XP_TF_MAX_BLOCK)
+		return fail(r, -EBADMSG, "corrupt trace file: packed block at offset %llu unpacks to %u bytes (at most %u)",
+			    (unsigned long long)at, plain, XP_TF_MAX_BLOCK);
+	if (plain > r->unz_cap) {
+		uint8_t *u = realloc(r->unz, plain);
+
+		if (!u)
+			return fail(r, -ENOMEM, "out of memory unpacking a %u-byte block", plain);
+		r->unz = u;
+		r->unz_cap = plain;
+	}
+	if ((err = xp_zstd_unpack(r->buf + 8, len - 8, r->unz, plain)) == -ENOTSUP)
+		return fail(r, -EPROTO, "trace file has zstd blocks; this xputrace was built without zstd");
+	if (err)
+		return fail(r, err, "corrupt trace file: zstd block at offset %llu does not decompress",
+			    (unsigned long long)at);
+	*p = r->unz;
+	*end = r->unz + plain;
+	return 0;
+}
+
+static int parse_packed(struct xp_trace_reader *r, uint32_t len, uint32_t count, uint64_t at,
+			xp_trace_record_fn fn, void *ctx)
+{
+	const uint8_t *p = NULL, *end = NULL;
+	const char *why;
+	uint32_t n = 0;
+	int err;
+
+	if (!r->pack)
+		return fail(r, -EBADMSG, "corrupt trace file: packed records at offset %llu in a format %u file",
+			    (unsigned long long)at, r->version_major);
+	if ((err = packed_data(r, len, at, &p, &end)))
+		return err;
+	xp_pack_reset(r->pack);
+	for (; p < end; n++) {
+		if (n == count)
+			break;
+		if (xp_unpack_rec(r->pack, &p, end, r->rec, &why))
+			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu: %s",
+				    n, (unsigned long long)at, why);
+		if ((err = deliver(r, (const uint8_t *)r->rec, ((struct xp_rec_hdr *)r->rec)->size, n, at, fn, ctx)))
+			return err;
+	}
+	if (n != count || p != end)
+		return fail(r, -EBADMSG, "corrupt trace file: block at offset %llu holds %s records than its header's %u",
+			    (unsigned long long)at, n < count ? "fewer" : "more", count);
 	return 0;
 }
 
@@ -489,7 +619,14 @@ int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *
 				    xp_tf_block_name(kind), (unsigned long long)at);
 		switch (kind) {
 		case XP_TF_EVENTS:
+			r->event_blocks++;
+			r->event_bytes += XP_TF_BLOCK_HDR + pad8(len);
 			err = parse_events(r, len, count, at, fn, ctx);
+			break;
+		case XP_TF_PACKED:
+			r->event_blocks++;
+			r->event_bytes += XP_TF_BLOCK_HDR + pad8(len);
+			err = parse_packed(r, len, count, at, fn, ctx);
 			break;
 		case XP_TF_STATS:
 		case XP_TF_TRAILER:
@@ -498,6 +635,7 @@ int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *
 			break;
 		case XP_TF_META:
 		case XP_TF_LAYOUT:
+		case XP_TF_PACKING:
 			err = fail(r, -EBADMSG, "corrupt trace file: a second %s block at offset %llu",
 				   xp_tf_block_name(kind), (unsigned long long)at);
 			break;
@@ -522,6 +660,13 @@ int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *
 void xp_trace_reader_close(struct xp_trace_reader *r)
 {
 	xp_trace_meta_free_layouts(&r->meta);
+	xp_pack_free(r->pack);
+	r->pack = NULL;
+	free(r->rec);
+	r->rec = NULL;
+	free(r->unz);
+	r->unz = NULL;
+	r->unz_cap = 0;
 	free(r->buf);
 	r->buf = NULL;
 	r->cap = 0;

@@ -23,6 +23,8 @@
 #define T0 1000000000ULL
 
 static uint64_t meta_tracing_ns;	/* when the files made say tracing began; 0: no tag */
+/* how the files are written: every test runs as format 1.1, 2 and 2 with zstd */
+static struct xp_trace_wopts wo;
 
 static void meta_fill(struct xp_trace_meta *m)
 {
@@ -79,7 +81,8 @@ static size_t make_file(int n, size_t block, uint8_t **buf, bool trailer)
 	long size;
 
 	meta_fill(m);
-	CHECK(f && xp_trace_writer_open(&w, fileno(f), m, block) == 0);
+	wo.block_size = block;
+	CHECK(f && xp_trace_writer_open_opts(&w, fileno(f), m, &wo) == 0);
 	for (int i = 0; w && i < n; i++) {
 		struct xp_ioctl_rec r = rec(i);
 
@@ -218,8 +221,13 @@ static void test_many_blocks(void)
 	size_t len = make_file(5000, 65536, &buf, true);
 	struct collect c;
 
-	CHECK(len > 5000 * sizeof(struct xp_ioctl_rec));
+	if (wo.raw)
+		CHECK(len > 5000 * sizeof(struct xp_ioctl_rec));
+	else	/* 16 bytes an ioctl, or less compressed */
+		CHECK(len < 5000 * 24);
 	CHECK(read_mem(buf, len, &rd, &c) == 0);
+	CHECK(rd.event_blocks > 1);
+	CHECK_U64(rd.zstd_blocks, wo.zstd_level ? rd.event_blocks : 0);
 	CHECK_U64(c.n, 5000);
 	CHECK(c.same && c.ordered && rd.complete);
 	free(buf);
@@ -346,9 +354,9 @@ static void test_foreign_files(void)
 	CHECK(read_mem((const uint8_t *)"", 0, &rd, &c) == -EPROTO);
 	CHECK(read_mem((const uint8_t *)"XPUTRA", 6, &rd, &c) == -EPROTO);
 	/* a newer major version */
-	buf[8] = 2;
+	buf[8] = 3;
 	CHECK(read_mem(buf, len, &rd, &c) == -EPROTO);
-	CHECK(strstr(rd.error, "format 2.1") != NULL);
+	CHECK(strstr(rd.error, "format 3.") != NULL);
 	free(buf);
 }
 
@@ -481,7 +489,7 @@ static void test_missing_block(void)
 	uint32_t l;
 	struct collect c;
 
-	ev = find_block(buf, len, XP_TF_EVENTS);
+	ev = find_block(buf, len, wo.raw ? XP_TF_EVENTS : XP_TF_PACKED);
 	CHECK(ev != NULL);
 	if (!ev)
 		return;
@@ -553,9 +561,8 @@ static void test_fuzz_regressions(void)
 	CHECK(n > 0);
 }
 
-int main(void)
+static void run_all(void)
 {
-	use_record_kinds();
 	RUN(test_round_trip);
 	RUN(test_tracing_time);
 	RUN(test_many_blocks);
@@ -569,5 +576,20 @@ int main(void)
 	RUN(test_missing_block);
 	RUN(test_write_errors);
 	RUN(test_fuzz_regressions);
+}
+
+int main(void)
+{
+	use_record_kinds();
+	fprintf(stderr, "-- format 2, packed\n");
+	run_all();
+	fprintf(stderr, "-- format 1.1, records as they are\n");
+	wo = (struct xp_trace_wopts){ .raw = true };
+	run_all();
+	if (xp_trace_zstd()) {
+		fprintf(stderr, "-- format 2, packed, zstd\n");
+		wo = (struct xp_trace_wopts){ .zstd_level = 3 };
+		run_all();
+	}
 	UNIT_EXIT();
 }

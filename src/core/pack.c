@@ -1,0 +1,456 @@
+/* Packed records of trace file format 2 (pack.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pack.h"
+
+/* Records are in the recording host's byte order, little-endian on every
+ * architecture xputrace builds for; fields are loaded as such. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "packed trace records assume a little-endian host"
+#endif
+
+#define HDR ((uint16_t)sizeof(struct xp_rec_hdr))
+#define HASH_SLOTS 2048		/* twice XP_PACK_INTERN_MAX: probes stay short */
+
+/* The values of one interned field seen in this block. */
+struct intern {
+	uint16_t size;		/* bytes per value */
+	uint32_t n;		/* values so far in this block */
+	uint8_t *vals;		/* n values of `size` bytes (allocated on first use) */
+	uint32_t *hash;		/* writer: block generation << 16 | index + 1 */
+	uint64_t prev;		/* DELTA: the previous value */
+};
+
+struct plan {
+	uint16_t type, n;
+	struct xp_pack_seg seg[XP_PACK_MAX_SEGS];
+};
+
+struct xp_pack {
+	struct plan plans[XP_PACK_MAX_PLANS];
+	unsigned int nplans;
+	uint8_t by_type[256];	/* plan index + 1 for the small types */
+	struct intern slot[XP_PACK_MAX_SLOTS];	/* 0: the header's pid */
+	unsigned int nslots;
+	uint64_t prev_ts;
+	uint32_t gen;		/* the block's generation, tags the hash entries */
+};
+
+struct xp_pack *xp_pack_new(void)
+{
+	struct xp_pack *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->slot[0].size = 4;
+	p->nslots = 1;
+	p->gen = 1;
+	return p;
+}
+
+void xp_pack_free(struct xp_pack *p)
+{
+	if (!p)
+		return;
+	for (unsigned int i = 0; i < p->nslots; i++) {
+		free(p->slot[i].vals);
+		free(p->slot[i].hash);
+	}
+	free(p);
+}
+
+void xp_pack_reset(struct xp_pack *p)
+{
+	p->prev_ts = 0;
+	if (!(++p->gen & 0xffff)) {	/* the tags wrap: forget every old entry */
+		for (unsigned int i = 0; i < p->nslots; i++)
+			if (p->slot[i].hash)
+				memset(p->slot[i].hash, 0, HASH_SLOTS * sizeof(uint32_t));
+		p->gen++;
+	}
+	for (unsigned int i = 0; i < p->nslots; i++) {
+		p->slot[i].n = 0;
+		p->slot[i].prev = 0;
+	}
+}
+
+static bool num_size(unsigned int s) { return s == 1 || s == 2 || s == 4 || s == 8; }
+
+static bool seg_ok(unsigned int code, unsigned int size)
+{
+	switch (code) {
+	case XP_PACK_RAW: return size > 0;
+	case XP_PACK_INTERN: return size > 0 && size < 256;
+	case XP_PACK_UINT: case XP_PACK_SINT: case XP_PACK_DELTA: case XP_PACK_TS: case XP_PACK_PID:
+		return num_size(size);
+	default: return false;
+	}
+}
+
+static const struct plan *plan_of(const struct xp_pack *p, unsigned int type)
+{
+	if (type < 256)
+		return p->by_type[type] ? &p->plans[p->by_type[type] - 1] : NULL;
+	for (unsigned int i = 0; i < p->nplans; i++)
+		if (p->plans[i].type == type)
+			return &p->plans[i];
+	return NULL;
+}
+
+int xp_pack_plan_add(struct xp_pack *p, uint16_t type, const struct xp_pack_seg *segs, unsigned int n,
+		     const char **why)
+{
+	struct plan *pl;
+	unsigned int end = HDR, slots = 0;
+
+	*why = NULL;
+	if (p->nplans >= XP_PACK_MAX_PLANS || n > XP_PACK_MAX_SEGS)
+		*why = "too many packing plans or segments";
+	else if (plan_of(p, type))
+		*why = "two packing plans for one record type";
+	for (unsigned int i = 0; !*why && i < n; i++) {
+		if (segs[i].off != end || !seg_ok(segs[i].code, segs[i].size) ||
+		    end + segs[i].size > XP_PACK_MAX_REC)
+			*why = "a packing plan's segments do not follow each other";
+		end += segs[i].size;
+		slots += segs[i].code == XP_PACK_INTERN || segs[i].code == XP_PACK_DELTA;
+	}
+	if (!*why && p->nslots + slots > XP_PACK_MAX_SLOTS)
+		*why = "too many interned fields";
+	if (*why)
+		return -EBADMSG;
+	pl = &p->plans[p->nplans++];
+	pl->type = type;
+	pl->n = (uint16_t)n;
+	for (unsigned int i = 0; i < n; i++) {
+		pl->seg[i] = segs[i];
+		pl->seg[i].slot = 0;
+		if (segs[i].code == XP_PACK_INTERN || segs[i].code == XP_PACK_DELTA) {
+			pl->seg[i].slot = (uint8_t)p->nslots;
+			p->slot[p->nslots++].size = segs[i].size;
+		}
+	}
+	if (type < 256)
+		p->by_type[type] = (uint8_t)p->nplans;
+	return 0;
+}
+
+int xp_pack_plan_kind(struct xp_pack *p, const struct xp_rec_kind *k)
+{
+	struct xp_rec_pack f[XP_PACK_MAX_SEGS];
+	struct xp_pack_seg segs[XP_PACK_MAX_SEGS];
+	unsigned int n = 0, end = HDR, slots = p->nslots;
+	const char *why;
+
+	if (!k->pack || !k->npack)
+		return 0;
+	if (k->npack > XP_PACK_MAX_SEGS)
+		return -E2BIG;
+	memcpy(f, k->pack, k->npack * sizeof(*f));
+	for (size_t i = 1; i < k->npack; i++)	/* by offset: few, insertion sort */
+		for (size_t j = i; j > 0 && f[j - 1].off > f[j].off; j--) {
+			struct xp_rec_pack t = f[j];
+
+			f[j] = f[j - 1];
+			f[j - 1] = t;
+		}
+	for (size_t i = 0; i < k->npack; i++) {
+		uint8_t code = f[i].code;
+
+		if (f[i].off < end || !seg_ok(code, f[i].size) || f[i].off + f[i].size > XP_PACK_MAX_REC)
+			return -EINVAL;
+		if (n + 2 > XP_PACK_MAX_SEGS)
+			return -E2BIG;
+		if (f[i].off > end)	/* padding between fields: bytes */
+			segs[n++] = (struct xp_pack_seg){ (uint16_t)end, (uint16_t)(f[i].off - end), XP_PACK_RAW, 0 };
+		if ((code == XP_PACK_INTERN || code == XP_PACK_DELTA) && slots >= XP_PACK_MAX_SLOTS)
+			code = XP_PACK_RAW;	/* out of tables: still exact, only larger */
+		slots += code == XP_PACK_INTERN || code == XP_PACK_DELTA;
+		segs[n++] = (struct xp_pack_seg){ f[i].off, f[i].size, code, 0 };
+		end = f[i].off + f[i].size;
+	}
+	return xp_pack_plan_add(p, k->type, segs, n, &why) ? -E2BIG : 0;
+}
+
+unsigned int xp_pack_nplans(const struct xp_pack *p)
+{
+	return p->nplans;
+}
+
+uint16_t xp_pack_plan_at(const struct xp_pack *p, unsigned int i, const struct xp_pack_seg **segs,
+			 unsigned int *n)
+{
+	*segs = p->plans[i].seg;
+	*n = p->plans[i].n;
+	return p->plans[i].type;
+}
+
+/* ---- packing ------------------------------------------------------------- */
+
+static inline uint64_t load(const uint8_t *b, unsigned int size)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, b, size);
+	return v;
+}
+
+static inline int64_t sext(uint64_t v, unsigned int size)
+{
+	unsigned int sh = 64 - 8 * size;
+
+	return (int64_t)(v << sh) >> sh;
+}
+
+static uint32_t hash(const uint8_t *v, unsigned int n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+
+	for (; n >= 8; v += 8, n -= 8) {
+		memcpy(&w, v, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, v, n);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+	}
+	h ^= h >> 29;
+	return (uint32_t)h;
+}
+
+static bool intern_alloc(struct intern *t, bool writer)
+{
+	if (!t->vals && !(t->vals = malloc((size_t)t->size * XP_PACK_INTERN_MAX)))
+		return false;
+	if (writer && !t->hash && !(t->hash = calloc(HASH_SLOTS, sizeof(uint32_t))))
+		return false;
+	return true;
+}
+
+static size_t put_intern(const struct xp_pack *p, struct intern *t, const uint8_t *v, uint8_t *out)
+{
+	uint32_t tag = (p->gen & 0xffff) << 16, h = hash(v, t->size) & (HASH_SLOTS - 1);
+
+	if (!intern_alloc(t, true)) {	/* no memory: a literal, not kept */
+		out[0] = 0;
+		memcpy(out + 1, v, t->size);
+		return 1u + t->size;
+	}
+	for (;; h = (h + 1) & (HASH_SLOTS - 1)) {
+		uint32_t e = t->hash[h];
+
+		if ((e & 0xffff0000u) != tag || !(e & 0xffff))
+			break;
+		if (!memcmp(t->vals + (size_t)((e & 0xffff) - 1) * t->size, v, t->size))
+			return xp_varint_put(out, e & 0xffff);
+	}
+	out[0] = 0;
+	memcpy(out + 1, v, t->size);
+	if (t->n < XP_PACK_INTERN_MAX) {
+		memcpy(t->vals + (size_t)t->n * t->size, v, t->size);
+		t->hash[h] = tag | ++t->n;
+	}
+	return 1u + t->size;
+}
+
+/* Bytes as zero runs and literal runs; a literal goes on over fewer than 3 zeros. */
+static size_t put_bytes(uint8_t *out, const uint8_t *b, size_t n)
+{
+	size_t o = 0, i = 0;
+
+	while (i < n) {
+		size_t z = i, e;
+
+		while (z < n && !b[z])
+			z++;
+		o += xp_varint_put(out + o, z - i);
+		if ((i = z) == n)
+			break;
+		for (e = i; e < n;) {
+			size_t k = e;
+
+			while (k < n && !b[k] && k - e < 3)
+				k++;
+			if (k == e)
+				e++;
+			else if (k - e >= 3 || k == n)
+				break;
+			else
+				e = k;
+		}
+		o += xp_varint_put(out + o, e - i);
+		memcpy(out + o, b + i, e - i);
+		o += e - i;
+		i = e;
+	}
+	return o;
+}
+
+static size_t put_seg(struct xp_pack *p, const struct xp_pack_seg *s, const uint8_t *r, uint8_t *out)
+{
+	const struct xp_rec_hdr *h = (const void *)r;
+	const uint8_t *f = r + s->off;
+	struct intern *t = &p->slot[s->slot];
+	uint64_t v;
+
+	switch (s->code) {
+	case XP_PACK_UINT:
+		return xp_varint_put(out, load(f, s->size));
+	case XP_PACK_SINT:
+		return xp_varint_put(out, xp_zigzag(sext(load(f, s->size), s->size)));
+	case XP_PACK_DELTA:
+		v = load(f, s->size) - t->prev;
+		t->prev += v;
+		return xp_varint_put(out, xp_zigzag((int64_t)v));
+	case XP_PACK_TS:
+		return xp_varint_put(out, xp_zigzag((int64_t)(load(f, s->size) - h->ts_ns)));
+	case XP_PACK_PID:
+		return xp_varint_put(out, xp_zigzag((int64_t)(load(f, s->size) - h->pid)));
+	case XP_PACK_INTERN:
+		return put_intern(p, t, f, out);
+	default:
+		return put_bytes(out, f, s->size);
+	}
+}
+
+size_t xp_pack_rec(struct xp_pack *p, const struct xp_rec_hdr *h, uint8_t *out)
+{
+	const uint8_t *r = (const void *)h;
+	const struct plan *pl = plan_of(p, h->type);
+	size_t o = 0, pos = HDR;
+
+	o += xp_varint_put(out + o, h->type);
+	o += xp_varint_put(out + o, h->size);
+	o += xp_varint_put(out + o, h->cpu);
+	o += xp_varint_put(out + o, xp_zigzag((int64_t)(h->ts_ns - p->prev_ts)));
+	p->prev_ts = h->ts_ns;
+	o += put_intern(p, &p->slot[0], (const uint8_t *)&h->pid, out + o);
+	o += xp_varint_put(out + o, xp_zigzag((int32_t)(h->tid - h->pid)));
+	for (unsigned int i = 0; pl && i < pl->n; i++) {
+		const struct xp_pack_seg *s = &pl->seg[i];
+
+		if (s->off + s->size > h->size)
+			break;
+		o += put_seg(p, s, r, out + o);
+		pos = s->off + s->size;
+	}
+	return o + put_bytes(out + o, r + pos, h->size - pos);
+}
+
+/* ---- unpacking ----------------------------------------------------------- */
+
+static bool get_bytes(const uint8_t **in, const uint8_t *end, uint8_t *b, size_t n)
+{
+	size_t i = 0;
+	uint64_t v;
+
+	while (i < n) {
+		if (!xp_varint_get(in, end, &v) || v > n - i)
+			return false;
+		memset(b + i, 0, v);
+		if ((i += v) == n)
+			break;
+		if (!xp_varint_get(in, end, &v) || !v || v > n - i || v > (size_t)(end - *in))
+			return false;
+		memcpy(b + i, *in, v);
+		*in += v;
+		i += v;
+	}
+	return true;
+}
+
+static bool get_intern(struct intern *t, const uint8_t **in, const uint8_t *end, uint8_t *dst)
+{
+	uint64_t v;
+
+	if (!xp_varint_get(in, end, &v))
+		return false;
+	if (v) {
+		if (v > t->n)
+			return false;
+		memcpy(dst, t->vals + (size_t)(v - 1) * t->size, t->size);
+		return true;
+	}
+	if ((size_t)(end - *in) < t->size)
+		return false;
+	memcpy(dst, *in, t->size);
+	*in += t->size;
+	if (t->n < XP_PACK_INTERN_MAX && intern_alloc(t, false))
+		memcpy(t->vals + (size_t)t->n++ * t->size, dst, t->size);
+	return true;
+}
+
+static const char *get_seg(struct xp_pack *p, const struct xp_pack_seg *s, const uint8_t **in,
+			   const uint8_t *end, uint8_t *r)
+{
+	const struct xp_rec_hdr *h = (const void *)r;
+	struct intern *t = &p->slot[s->slot];
+	uint8_t *f = r + s->off;
+	uint64_t v;
+
+	if (s->code == XP_PACK_INTERN)
+		return get_intern(t, in, end, f) ? NULL : "an interned value is damaged";
+	if (s->code == XP_PACK_RAW)
+		return get_bytes(in, end, f, s->size) ? NULL : "a field's bytes are damaged";
+	if (!xp_varint_get(in, end, &v))
+		return "a number runs past the block";
+	switch (s->code) {
+	case XP_PACK_UINT:
+		if (s->size < 8 && v >> (8 * s->size))
+			return "a number is too large for its field";
+		break;
+	case XP_PACK_SINT: v = (uint64_t)xp_unzigzag(v); break;
+	case XP_PACK_DELTA: v = t->prev + (uint64_t)xp_unzigzag(v); break;
+	case XP_PACK_TS: v = h->ts_ns + (uint64_t)xp_unzigzag(v); break;
+	default: v = h->pid + (uint64_t)xp_unzigzag(v); break;	/* XP_PACK_PID */
+	}
+	memcpy(f, &v, s->size);
+	if (s->code == XP_PACK_DELTA)
+		t->prev = load(f, s->size);
+	return NULL;
+}
+
+int xp_unpack_rec(struct xp_pack *p, const uint8_t **in, const uint8_t *end, void *rec, const char **why)
+{
+	struct xp_rec_hdr *h = rec;
+	uint8_t *r = rec;
+	const struct plan *pl;
+	uint64_t type, size, cpu, dts, dtid;
+	size_t pos = HDR;
+
+	*why = "a record's header runs past the block";
+	if (!xp_varint_get(in, end, &type) || !xp_varint_get(in, end, &size) ||
+	    !xp_varint_get(in, end, &cpu) || !xp_varint_get(in, end, &dts))
+		return -EBADMSG;
+	*why = "a record's header is out of range";
+	if (type > 0xffff || size < HDR || size > XP_PACK_MAX_REC || cpu > 0xffffffffu)
+		return -EBADMSG;
+	h->type = (uint16_t)type;
+	h->size = (uint16_t)size;
+	h->cpu = (uint32_t)cpu;
+	h->ts_ns = p->prev_ts + (uint64_t)xp_unzigzag(dts);
+	p->prev_ts = h->ts_ns;
+	*why = "a record's pid is damaged";
+	if (!get_intern(&p->slot[0], in, end, (uint8_t *)&h->pid) || !xp_varint_get(in, end, &dtid))
+		return -EBADMSG;
+	h->tid = h->pid + (uint32_t)xp_unzigzag(dtid);
+	pl = plan_of(p, h->type);
+	for (unsigned int i = 0; pl && i < pl->n; i++) {
+		const struct xp_pack_seg *s = &pl->seg[i];
+
+		if (s->off + s->size > size)
+			break;
+		if ((*why = get_seg(p, s, in, end, r)))
+			return -EBADMSG;
+		pos = s->off + s->size;
+	}
+	*why = "a record's bytes are damaged";
+	if (!get_bytes(in, end, r + pos, size - pos))
+		return -EBADMSG;
+	*why = NULL;
+	return 0;
+}
