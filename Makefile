@@ -168,6 +168,11 @@ $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 
+# The trace file benchmark's generator: the core library and the fixtures' kinds.
+$(BUILD)/bench/filegen: bench/filegen.c tests/unit/kinds.h $(BUILD)/libxpcore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
+
 # The benchmark's count-only floor: a BPF program of its own, not the tool's.
 $(BUILD)/bpf/floor.bpf.o: bench/bpf/floor.bpf.c src/bpf/kernel_types.h
 	@mkdir -p $(@D)
@@ -197,6 +202,7 @@ bench: deps
 	$(MAKE) xputrace helpers
 	bash bench/ioctl_overhead.sh
 	bash bench/soak.sh
+	bash bench/file.sh
 
 # The reader under libFuzzer with ASan and UBSan (clang's libclang-rt-*-dev
 # has libFuzzer); not part of `make test`, which must not need it.

@@ -21,6 +21,7 @@ struct intern {
 	uint8_t *vals;		/* n values of `size` bytes (allocated on first use) */
 	uint32_t *hash;		/* writer: block generation << 16 | index + 1 */
 	uint64_t prev;		/* DELTA: the previous value */
+	uint32_t last;		/* writer: the index + 1 of the value last written (a value repeats) */
 };
 
 struct plan {
@@ -73,6 +74,7 @@ void xp_pack_reset(struct xp_pack *p)
 	for (unsigned int i = 0; i < p->nslots; i++) {
 		p->slot[i].n = 0;
 		p->slot[i].prev = 0;
+		p->slot[i].last = 0;
 	}
 }
 
@@ -204,6 +206,31 @@ static inline int64_t sext(uint64_t v, unsigned int size)
 	return (int64_t)(v << sh) >> sh;
 }
 
+/* Copies an interned value; the usual sizes as constants, so the copy is a move or two. */
+static inline void copy_val(uint8_t *dst, const uint8_t *src, unsigned int size)
+{
+	switch (size) {
+	case 1: *dst = *src; break;
+	case 2: memcpy(dst, src, 2); break;
+	case 4: memcpy(dst, src, 4); break;
+	case 8: memcpy(dst, src, 8); break;
+	case 16: memcpy(dst, src, 16); break;
+	case 32: memcpy(dst, src, 32); break;
+	default: memcpy(dst, src, size); break;
+	}
+}
+
+static inline bool same_val(const uint8_t *a, const uint8_t *b, unsigned int size)
+{
+	switch (size) {
+	case 4: return !memcmp(a, b, 4);
+	case 8: return !memcmp(a, b, 8);
+	case 16: return !memcmp(a, b, 16);
+	case 32: return !memcmp(a, b, 32);
+	default: return !memcmp(a, b, size);
+	}
+}
+
 static uint32_t hash(const uint8_t *v, unsigned int n)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
@@ -231,11 +258,15 @@ static bool intern_alloc(struct intern *t, bool writer)
 	return true;
 }
 
-static size_t put_intern(const struct xp_pack *p, struct intern *t, const uint8_t *v, uint8_t *out)
+static inline size_t put_intern(const struct xp_pack *p, struct intern *t, const uint8_t *v, uint8_t *out)
 {
-	uint32_t tag = (p->gen & 0xffff) << 16, h = hash(v, t->size) & (HASH_SLOTS - 1);
+	uint32_t tag = (p->gen & 0xffff) << 16, h;
 
-	if (!intern_alloc(t, true)) {	/* no memory: a literal, not kept */
+	/* the value of the record before, most often */
+	if (t->last && same_val(t->vals + (size_t)(t->last - 1) * t->size, v, t->size))
+		return xp_varint_put(out, t->last);
+	h = hash(v, t->size) & (HASH_SLOTS - 1);
+	if (!t->hash && !intern_alloc(t, true)) {	/* no memory: a literal, not kept */
 		out[0] = 0;
 		memcpy(out + 1, v, t->size);
 		return 1u + t->size;
@@ -245,14 +276,15 @@ static size_t put_intern(const struct xp_pack *p, struct intern *t, const uint8_
 
 		if ((e & 0xffff0000u) != tag || !(e & 0xffff))
 			break;
-		if (!memcmp(t->vals + (size_t)((e & 0xffff) - 1) * t->size, v, t->size))
-			return xp_varint_put(out, e & 0xffff);
+		if (same_val(t->vals + (size_t)((e & 0xffff) - 1) * t->size, v, t->size))
+			return xp_varint_put(out, t->last = e & 0xffff);
 	}
 	out[0] = 0;
 	memcpy(out + 1, v, t->size);
 	if (t->n < XP_PACK_INTERN_MAX) {
 		memcpy(t->vals + (size_t)t->n * t->size, v, t->size);
 		t->hash[h] = tag | ++t->n;
+		t->last = t->n;
 	}
 	return 1u + t->size;
 }
@@ -363,7 +395,7 @@ static bool get_bytes(const uint8_t **in, const uint8_t *end, uint8_t *b, size_t
 	return true;
 }
 
-static bool get_intern(struct intern *t, const uint8_t **in, const uint8_t *end, uint8_t *dst)
+static inline bool get_intern(struct intern *t, const uint8_t **in, const uint8_t *end, uint8_t *dst)
 {
 	uint64_t v;
 
@@ -372,7 +404,7 @@ static bool get_intern(struct intern *t, const uint8_t **in, const uint8_t *end,
 	if (v) {
 		if (v > t->n)
 			return false;
-		memcpy(dst, t->vals + (size_t)(v - 1) * t->size, t->size);
+		copy_val(dst, t->vals + (size_t)(v - 1) * t->size, t->size);
 		return true;
 	}
 	if ((size_t)(end - *in) < t->size)
@@ -408,7 +440,12 @@ static const char *get_seg(struct xp_pack *p, const struct xp_pack_seg *s, const
 	case XP_PACK_TS: v = h->ts_ns + (uint64_t)xp_unzigzag(v); break;
 	default: v = h->pid + (uint64_t)xp_unzigzag(v); break;	/* XP_PACK_PID */
 	}
-	memcpy(f, &v, s->size);
+	switch (s->size) {	/* constant sizes: a store, not a call */
+	case 1: *f = (uint8_t)v; break;
+	case 2: memcpy(f, &v, 2); break;
+	case 4: memcpy(f, &v, 4); break;
+	default: memcpy(f, &v, 8); break;
+	}
 	if (s->code == XP_PACK_DELTA)
 		t->prev = load(f, s->size);
 	return NULL;
