@@ -481,6 +481,38 @@ static void reseal_all(uint8_t *buf, size_t len)
 	}
 }
 
+/*
+ * Packed records damaged under a right CRC (as the fuzzing build reads them):
+ * every byte of a PACKED block changed in turn reads or fails in one line.
+ */
+static void test_packed_resealed(void)
+{
+	uint8_t *buf, *blk;
+	size_t len = make_file(30, 0, &buf, true);
+	uint32_t l;
+
+	blk = find_block(buf, len, XP_TF_PACKED);
+	if (wo.raw || !blk) {
+		CHECK(wo.raw || blk);
+		free(buf);
+		return;
+	}
+	memcpy(&l, blk + 4, 4);
+	for (uint32_t at = 0; at < l; at++)
+		for (int x = 1; x < 256; x <<= 2) {
+			struct collect c;
+			int err;
+
+			blk[XP_TF_BLOCK_HDR + at] ^= (uint8_t)x;
+			reseal(blk);
+			err = read_mem(buf, len, &rd, &c);
+			blk[XP_TF_BLOCK_HDR + at] ^= (uint8_t)x;
+			CHECK(err == 0 || ((err == -EBADMSG || err == -EPROTO) && one_line(rd.error)));
+		}
+	reseal(blk);
+	free(buf);
+}
+
 /* A whole events block taken out is noticed at the next stats block. */
 static void test_missing_block(void)
 {
@@ -574,6 +606,7 @@ static void run_all(void)
 	RUN(test_unknown_block_and_after_trailer);
 	RUN(test_perfetto_flow_pairs);
 	RUN(test_missing_block);
+	RUN(test_packed_resealed);
 	RUN(test_write_errors);
 	RUN(test_fuzz_regressions);
 }
