@@ -26,6 +26,7 @@ struct intern {
 
 struct plan {
 	uint16_t type, n;
+	uint32_t end;		/* where its last segment ends: a record this long takes them all */
 	struct xp_pack_seg seg[XP_PACK_MAX_SEGS];
 };
 
@@ -126,6 +127,7 @@ int xp_pack_plan_add(struct xp_pack *p, uint16_t type, const struct xp_pack_seg 
 	pl = &p->plans[p->nplans++];
 	pl->type = type;
 	pl->n = (uint16_t)n;
+	pl->end = end;
 	for (unsigned int i = 0; i < n; i++) {
 		pl->seg[i] = segs[i];
 		pl->seg[i].slot = 0;
@@ -374,81 +376,126 @@ size_t xp_pack_rec(struct xp_pack *p, const struct xp_rec_hdr *h, uint8_t *out)
 }
 
 /* ---- unpacking ----------------------------------------------------------- */
+/*
+ * The cursor is passed by value and returned (NULL: damaged), so that it
+ * stays in a register: stores into the record are byte stores, which may
+ * alias anything in memory, a cursor there included.
+ */
 
-static bool get_bytes(const uint8_t **in, const uint8_t *end, uint8_t *b, size_t n)
+static const uint8_t *get_bytes(const uint8_t *q, const uint8_t *end, uint8_t *b, size_t n)
 {
 	size_t i = 0;
 	uint64_t v;
 
 	while (i < n) {
-		if (!xp_varint_get(in, end, &v) || v > n - i)
-			return false;
+		if (!xp_varint_get(&q, end, &v) || v > n - i)
+			return NULL;
 		memset(b + i, 0, v);
 		if ((i += v) == n)
 			break;
-		if (!xp_varint_get(in, end, &v) || !v || v > n - i || v > (size_t)(end - *in))
-			return false;
-		memcpy(b + i, *in, v);
-		*in += v;
+		if (!xp_varint_get(&q, end, &v) || !v || v > n - i || v > (size_t)(end - q))
+			return NULL;
+		memcpy(b + i, q, v);
+		q += v;
 		i += v;
 	}
-	return true;
+	return q;
 }
 
-static inline bool get_intern(struct intern *t, const uint8_t **in, const uint8_t *end, uint8_t *dst)
+/* An interned value's first time in the block: its bytes, kept. */
+static const uint8_t *get_literal(struct intern *t, const uint8_t *q, const uint8_t *end, uint8_t *dst)
 {
-	uint64_t v;
-
-	if (!xp_varint_get(in, end, &v))
-		return false;
-	if (v) {
-		if (v > t->n)
-			return false;
-		copy_val(dst, t->vals + (size_t)(v - 1) * t->size, t->size);
-		return true;
-	}
-	if ((size_t)(end - *in) < t->size)
-		return false;
-	memcpy(dst, *in, t->size);
-	*in += t->size;
+	if ((size_t)(end - q) < t->size)
+		return NULL;
+	memcpy(dst, q, t->size);
 	if (t->n < XP_PACK_INTERN_MAX && intern_alloc(t, false))
 		memcpy(t->vals + (size_t)t->n++ * t->size, dst, t->size);
-	return true;
+	return q + t->size;
 }
 
-static const char *get_seg(struct xp_pack *p, const struct xp_pack_seg *s, const uint8_t **in,
-			   const uint8_t *end, uint8_t *r)
+static inline __attribute__((always_inline)) const uint8_t *get_intern(struct intern *t, const uint8_t *q, const uint8_t *end, uint8_t *dst)
 {
-	const struct xp_rec_hdr *h = (const void *)r;
-	struct intern *t = &p->slot[s->slot];
-	uint8_t *f = r + s->off;
+	uint64_t v;
+	uint32_t n = t->n;
+	unsigned int size = t->size;
+
+	if (!xp_varint_get(&q, end, &v))
+		return NULL;
+	if (!v)
+		return get_literal(t, q, end, dst);
+	if (v > n)
+		return NULL;
+	copy_val(dst, t->vals + (size_t)(v - 1) * size, size);
+	return q;
+}
+
+static inline __attribute__((always_inline)) const uint8_t *get_seg(struct xp_pack *p, struct xp_pack_seg s, const uint8_t *q,
+				     const uint8_t *end, uint8_t *r, uint64_t ts, uint32_t pid,
+				     const char **why)
+{
+	struct intern *t = &p->slot[s.slot];
+	uint8_t *f = r + s.off;
 	uint64_t v;
 
-	if (s->code == XP_PACK_INTERN)
-		return get_intern(t, in, end, f) ? NULL : "an interned value is damaged";
-	if (s->code == XP_PACK_RAW)
-		return get_bytes(in, end, f, s->size) ? NULL : "a field's bytes are damaged";
-	if (!xp_varint_get(in, end, &v))
-		return "a number runs past the block";
-	switch (s->code) {
+	if (s.code == XP_PACK_INTERN) {
+		if (!(q = get_intern(t, q, end, f)))
+			*why = "an interned value is damaged";
+		return q;
+	}
+	if (s.code == XP_PACK_RAW) {
+		if (!(q = get_bytes(q, end, f, s.size)))
+			*why = "a field's bytes are damaged";
+		return q;
+	}
+	if (!xp_varint_get(&q, end, &v)) {
+		*why = "a number runs past the block";
+		return NULL;
+	}
+	switch (s.code) {
 	case XP_PACK_UINT:
-		if (s->size < 8 && v >> (8 * s->size))
-			return "a number is too large for its field";
+		if (s.size < 8 && v >> (8 * s.size)) {
+			*why = "a number is too large for its field";
+			return NULL;
+		}
 		break;
 	case XP_PACK_SINT: v = (uint64_t)xp_unzigzag(v); break;
 	case XP_PACK_DELTA: v = t->prev + (uint64_t)xp_unzigzag(v); break;
-	case XP_PACK_TS: v = h->ts_ns + (uint64_t)xp_unzigzag(v); break;
-	default: v = h->pid + (uint64_t)xp_unzigzag(v); break;	/* XP_PACK_PID */
+	case XP_PACK_TS: v = ts + (uint64_t)xp_unzigzag(v); break;
+	default: v = pid + (uint64_t)xp_unzigzag(v); break;	/* XP_PACK_PID */
 	}
-	switch (s->size) {	/* constant sizes: a store, not a call */
+	switch (s.size) {	/* constant sizes: a store, not a call */
 	case 1: *f = (uint8_t)v; break;
 	case 2: memcpy(f, &v, 2); break;
 	case 4: memcpy(f, &v, 4); break;
 	default: memcpy(f, &v, 8); break;
 	}
-	if (s->code == XP_PACK_DELTA)
-		t->prev = load(f, s->size);
-	return NULL;
+	if (s.code == XP_PACK_DELTA)
+		t->prev = load(f, s.size);
+	return q;
+}
+
+/* The header into h; the cursor after it, or NULL. */
+static inline const uint8_t *get_hdr(struct xp_pack *p, const uint8_t *q, const uint8_t *end,
+				     struct xp_rec_hdr *h, const char **why)
+{
+	uint64_t type, size, cpu, dts, dtid;
+
+	*why = "a record's header runs past the block";
+	if (!xp_varint_get(&q, end, &type) || !xp_varint_get(&q, end, &size) ||
+	    !xp_varint_get(&q, end, &cpu) || !xp_varint_get(&q, end, &dts))
+		return NULL;
+	*why = "a record's header is out of range";
+	if (type > 0xffff || size < HDR || size > XP_PACK_MAX_REC || cpu > 0xffffffffu)
+		return NULL;
+	h->type = (uint16_t)type;
+	h->size = (uint16_t)size;
+	h->cpu = (uint32_t)cpu;
+	h->ts_ns = p->prev_ts += (uint64_t)xp_unzigzag(dts);
+	*why = "a record's pid is damaged";
+	if (!(q = get_intern(&p->slot[0], q, end, (uint8_t *)&h->pid)) || !xp_varint_get(&q, end, &dtid))
+		return NULL;
+	h->tid = h->pid + (uint32_t)xp_unzigzag(dtid);
+	return q;
 }
 
 int xp_unpack_rec(struct xp_pack *p, const uint8_t **in, const uint8_t *end, void *rec, const char **why)
@@ -456,38 +503,34 @@ int xp_unpack_rec(struct xp_pack *p, const uint8_t **in, const uint8_t *end, voi
 	struct xp_rec_hdr *h = rec;
 	uint8_t *r = rec;
 	const struct plan *pl;
-	uint64_t type, size, cpu, dts, dtid;
-	size_t pos = HDR;
+	const uint8_t *q = get_hdr(p, *in, end, h, why);
+	size_t pos = HDR, size;
+	uint64_t ts;
+	uint32_t pid;
 
-	*why = "a record's header runs past the block";
-	if (!xp_varint_get(in, end, &type) || !xp_varint_get(in, end, &size) ||
-	    !xp_varint_get(in, end, &cpu) || !xp_varint_get(in, end, &dts))
+	if (!q)
 		return -EBADMSG;
-	*why = "a record's header is out of range";
-	if (type > 0xffff || size < HDR || size > XP_PACK_MAX_REC || cpu > 0xffffffffu)
-		return -EBADMSG;
-	h->type = (uint16_t)type;
-	h->size = (uint16_t)size;
-	h->cpu = (uint32_t)cpu;
-	h->ts_ns = p->prev_ts + (uint64_t)xp_unzigzag(dts);
-	p->prev_ts = h->ts_ns;
-	*why = "a record's pid is damaged";
-	if (!get_intern(&p->slot[0], in, end, (uint8_t *)&h->pid) || !xp_varint_get(in, end, &dtid))
-		return -EBADMSG;
-	h->tid = h->pid + (uint32_t)xp_unzigzag(dtid);
-	pl = plan_of(p, h->type);
-	for (unsigned int i = 0; pl && i < pl->n; i++) {
-		const struct xp_pack_seg *s = &pl->seg[i];
-
-		if (s->off + s->size > size)
-			break;
-		if ((*why = get_seg(p, s, in, end, r)))
-			return -EBADMSG;
-		pos = s->off + s->size;
-	}
-	*why = "a record's bytes are damaged";
-	if (!get_bytes(in, end, r + pos, size - pos))
-		return -EBADMSG;
+	size = h->size;
+	ts = h->ts_ns;
+	pid = h->pid;
 	*why = NULL;
+	pl = plan_of(p, h->type);
+	if (pl && size >= pl->end) {	/* the usual record: every segment, no checks */
+		for (unsigned int i = 0; q && i < pl->n; i++)
+			q = get_seg(p, pl->seg[i], q, end, r, ts, pid, why);
+		pos = pl->end;
+	} else {
+		for (unsigned int i = 0; q && pl && i < pl->n; i++) {
+			if (pl->seg[i].off + pl->seg[i].size > size)
+				break;
+			q = get_seg(p, pl->seg[i], q, end, r, ts, pid, why);
+			pos = pl->seg[i].off + pl->seg[i].size;
+		}
+	}
+	if (q && pos < size && !(q = get_bytes(q, end, r + pos, size - pos)))
+		*why = "a record's bytes are damaged";
+	if (!q)
+		return -EBADMSG;
+	*in = q;
 	return 0;
 }

@@ -62,6 +62,11 @@ static inline bool xp_varint_get(const uint8_t **p, const uint8_t *end, uint64_t
 		*p = q + 1;
 		return true;
 	}
+	if (end - q >= 2 && q[1] < 0x80) {	/* then two (a time apart, a latency) */
+		*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+		*p = q + 2;
+		return true;
+	}
 	for (unsigned int shift = 0; q < end && shift < 64; shift += 7) {
 		uint8_t b = *q++;
 
