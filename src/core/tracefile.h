@@ -2,7 +2,7 @@
  * Trace files: what `xputrace record` writes and `report` / `export` read.
  *
  * Format version 2 (records packed), or 1 (records as they are: every file
- * written before format 2, and xp_trace_wopts.raw; both are read). Every
+ * written before format 2, and `record --format1`; both are read). Every
  * integer is little-endian. A file is
  *
  *   file header   16 bytes: magic "XPUTRACE", u16 major (2), u16 minor (0),
@@ -87,7 +87,7 @@
 #define XP_TF_MAGIC "XPUTRACE"
 #define XP_TF_VERSION_MAJOR 2	/* 2.0: packed records (PACKING, PACKED) */
 #define XP_TF_VERSION_MINOR 0
-#define XP_TF_RAW_MAJOR 1	/* what xp_trace_wopts.raw writes, for older readers */
+#define XP_TF_RAW_MAJOR 1	/* what xp_trace_wopts.raw (record --format1) writes, for older readers */
 #define XP_TF_RAW_MINOR 1	/* 1.1: tracefs event layouts in LAYOUT */
 #define XP_TF_FILE_HDR 16
 #define XP_TF_BLOCK_HDR 24

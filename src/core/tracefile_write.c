@@ -60,9 +60,11 @@ static void add_fixed(struct bytes *b, const char *s, size_t n)
 	}
 }
 
-static void tlv_str(struct bytes *b, uint32_t *count, uint16_t tag, const char *s)
+/* A text entry of a char array (its size bounds the text: ASan builds check reads). */
+#define tlv_str(b, count, tag, s) tlv_strn(b, count, tag, s, sizeof(s) < 255 ? sizeof(s) : 255)
+static void tlv_strn(struct bytes *b, uint32_t *count, uint16_t tag, const char *s, size_t max)
 {
-	size_t n = strnlen(s, 255);
+	size_t n = strnlen(s, max);
 
 	add_u16(b, tag);
 	add_u16(b, (uint16_t)n);
