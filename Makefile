@@ -28,6 +28,15 @@ CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Isrc -I$(BUILD)/skel
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc -Wall -Werror \
 	      -I/usr/include/$(shell $(CC) -dumpmachine)
 LIBS     := -lbpf -lelf -lz
+# zstd for `record --compress`: on when libzstd's header is there (ZSTD=n turns
+# it off); a build without it reads and writes every file but zstd-compressed ones.
+ZSTD     ?= $(shell echo '\#include <zstd.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo y)
+CORE_LIBS := -lm
+ifeq ($(ZSTD),y)
+CFLAGS   += -DXP_HAVE_ZSTD
+LIBS     += -lzstd
+CORE_LIBS += -lzstd
+endif
 
 # A capability lives in one folder, src/caps/NAME/ (src/caps/README.md).
 # BPF programs: the generic families in src/bpf/ and each capability's own
@@ -125,7 +134,7 @@ $(BUILD)/%.o: src/%.c $(wildcard src/*/*.h) $(wildcard src/caps/*/*.h)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libxpcore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a -lm
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
 
 $(BUILD)/tests/e2e/%: tests/e2e/%.c
 	@mkdir -p $(@D)
@@ -149,7 +158,7 @@ $(BUILD)/tests/e2e/lat_driver: tests/e2e/lat_driver.c $(BUILD)/tests/e2e/liblatw
 
 $(BUILD)/tests/golden/mkfixtures: tests/golden/mkfixtures.c $(wildcard tests/unit/*.h) $(BUILD)/libxpcore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a -lm
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
 
 $(BUILD)/tests/e2e/ioctl_driver32: tests/e2e/ioctl_driver.c
 	@mkdir -p $(@D)
@@ -158,6 +167,11 @@ $(BUILD)/tests/e2e/ioctl_driver32: tests/e2e/ioctl_driver.c
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
+
+# The trace file benchmark's generator: the core library and the fixtures' kinds.
+$(BUILD)/bench/filegen: bench/filegen.c tests/unit/kinds.h $(BUILD)/libxpcore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
 
 # The benchmark's count-only floor: a BPF program of its own, not the tool's.
 $(BUILD)/bpf/floor.bpf.o: bench/bpf/floor.bpf.c src/bpf/kernel_types.h
@@ -188,6 +202,7 @@ bench: deps
 	$(MAKE) xputrace helpers
 	bash bench/ioctl_overhead.sh
 	bash bench/soak.sh
+	bash bench/file.sh
 
 # The reader under libFuzzer with ASan and UBSan (clang's libclang-rt-*-dev
 # has libFuzzer); not part of `make test`, which must not need it.
@@ -196,7 +211,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Isrc -fsanitize=fuzzer,address,u
 	       -fno-sanitize-recover=undefined -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 $(BUILD)/fuzz/fuzz_reader: fuzz/fuzz_reader.c $(CORE_SRCS) $(wildcard src/*/*.h) $(wildcard src/caps/*/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(FUZZ_CFLAGS) -Itests/unit -o $@ fuzz/fuzz_reader.c $(CORE_SRCS) -lm
+	$(CLANG) $(FUZZ_CFLAGS) $(filter -DXP_HAVE_ZSTD,$(CFLAGS)) -Itests/unit -o $@ fuzz/fuzz_reader.c $(CORE_SRCS) $(CORE_LIBS)
 
 fuzz: $(BUILD)/fuzz/fuzz_reader
 	bash fuzz/run.sh $(FUZZ_TIME)

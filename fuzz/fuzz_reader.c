@@ -106,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	xp_trace_reader_close(&r);
+	xp_trace_meta_free(&r.meta);	/* the capabilities, which the close keeps for a summary */
 	xp_sched_free(&c.sched);
 	xp_ioctl_table_free(&c.table);
 	fclose(f);

@@ -4,7 +4,8 @@
 set -euo pipefail
 # ocl-icd-libopencl1, libze1: the OpenCL and Level Zero loaders the api test traces;
 # curl, prometheus: serve's test scrapes with both
-pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config bpftrace python3 util-linux man-db zsh
+# libzstd-dev: `record --compress` (the build leaves zstd out without it)
+pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev pkg-config bpftrace python3 util-linux man-db zsh
       curl prometheus ocl-icd-libopencl1 libze1)
 missing=()
 for p in "${pkgs[@]}"; do

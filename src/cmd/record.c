@@ -17,7 +17,7 @@
 struct record_run {
 	struct xp_live_opts o;
 	const char *out;
-	bool summary, force;
+	bool summary, force, compress, v1;
 	struct xp_outfile of;
 	bool of_open;
 	struct xp_cap_env env;
@@ -37,6 +37,8 @@ static const struct xp_cap_opt record_own[] = {
 	{ "output", 'o', "FILE", "the trace file to write (required)", false },
 	{ "summary", 0, NULL, "also print each capability's summary on stdout at the\nend, as 'report FILE CAPABILITY' prints it", false },
 	{ "force", 0, NULL, "write through a symbolic link at FILE", false },
+	{ "compress", 0, NULL, "compress each block of records with zstd", false },
+	{ "format1", 0, NULL, "write format 1.1 (records as they are, 80 bytes an\nioctl), for older xputrace", false },
 	{ NULL },
 };
 const struct xp_verb_opts xp_record_opts = {
@@ -60,6 +62,7 @@ static void help(const void *ctx)
 "out. FILE is written beside its place (.FILE.XXXXXX) and renamed over it\n"
 "only at the end, so what was there before is never truncated or lost; a\n"
 "recorder that is killed leaves that file, readable up to its last block.\n"
+"Records are packed field by field (an ioctl takes about 16 bytes, not 80).\n"
 "'-' writes the trace to standard output.\n"
 "The process filters apply as the live commands apply them (in the kernel\n"
 "where the event fires in the process; sched's after joining each job, by\n"
@@ -69,7 +72,10 @@ static void help(const void *ctx)
 "  -o, --output FILE        the trace file to write (required)\n"
 "      --summary            also print each capability's summary on stdout at the\n"
 "                           end, as 'report FILE CAPABILITY' prints it\n"
-"      --force              write through a symbolic link at FILE\n",
+"      --force              write through a symbolic link at FILE\n"
+"      --compress           compress each block of records with zstd\n"
+"      --format1            write format 1.1 (records as they are, 80 bytes an\n"
+"                           ioctl), for older xputrace\n",
 	       xp_cap_names(names, sizeof(names)));
 	xp_opts_help(stdout, xp_record_opts.common, NULL);
 	xp_multi_caps_help(stdout, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci });
@@ -93,8 +99,12 @@ static int record_opt(void *ctx, int i, const char *arg)
 		r->out = arg;
 	else if (i == 1)
 		r->summary = true;
-	else
+	else if (i == 2)
 		r->force = true;
+	else if (i == 3)
+		r->compress = true;
+	else
+		r->v1 = true;
 	return 0;
 }
 
@@ -116,6 +126,10 @@ static int parse(int argc, char **argv, struct record_run *r)
 		r->summary = true;
 	if (!r->out)
 		return xp_fail(2, "record: -o FILE is required; see 'xputrace record --help'");
+	if (r->compress && r->v1)
+		return xp_fail(2, "record: --compress needs format 2; --format1 writes records as they are");
+	if (r->compress && !xp_trace_zstd())
+		return xp_fail(2, "record: --compress needs zstd, and this xputrace was built without libzstd");
 	if (!*r->out)
 		return xp_fail(2, "record: -o wants a file name, not ''");
 	if (r->summary && !strcmp(r->out, "-"))
@@ -311,7 +325,8 @@ static int record(struct record_run *r, int argc, char **argv)
 	/* everything is attached: tracing began (the start, taken before
 	 * attaching, stays the file's origin: no record is older) */
 	r->meta->tracing_ns = xp_now_ns();
-	if ((err = xp_trace_writer_open(&r->w, r->of.fd, r->meta, 0))) {
+	if ((err = xp_trace_writer_open_opts(&r->w, r->of.fd, r->meta, &(struct xp_trace_wopts){
+			.raw = r->v1, .zstd_level = r->compress ? 3 : 0 }))) {
 		write_failed(r, err);
 		goto out;
 	}

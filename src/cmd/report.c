@@ -166,6 +166,14 @@ static void report_summary(struct report_ctx *c, const struct xp_trace_reader *r
 	xp_say_skipped("report", r->skipped, 0);
 }
 
+/* What the blocks of records take per record, their headers included. */
+static double bytes_per_record(const struct xp_trace_reader *r)
+{
+	uint64_t n = r->records + r->skipped;
+
+	return n ? (double)r->event_bytes / (double)n : 0;
+}
+
 static void print_info(const char *path, const struct xp_trace_reader *r, bool json)
 {
 	const struct xp_trace_meta *m = &r->meta;
@@ -188,6 +196,10 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 					    r->stats.drops[XP_DROP_KERNEL_MISSED]));
 		printf("filters:   pid %u, comm '%s', cgroup %llu\n", m->filter_pid, m->filter_comm,
 		       (unsigned long long)m->filter_cgroup);
+		if (r->version_major >= 2)	/* older files' lines stay as they were */
+			printf("records:   packed, %s, %.1f bytes/record in %llu blocks\n",
+			       r->zstd_blocks ? "zstd" : "not compressed", bytes_per_record(r),
+			       (unsigned long long)r->event_blocks);
 		printf("devices:   %d majors, %d nodes\n", m->devs.nmajors, m->devs.nnodes);
 		for (int i = 0; i < m->devs.nnodes; i++)
 			printf("  %-24s %s\n", m->devs.nodes[i].path, m->devs.nodes[i].driver);
@@ -217,6 +229,13 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 	xp_json_kdouble(&j, "duration_s", xp_trace_duration(r));
 	xp_json_ku64(&j, "records", r->records);
 	xp_json_ku64(&j, "skipped", r->skipped);
+	if (r->version_major >= 2) {
+		xp_json_kstr(&j, "encoding", "packed");
+		xp_json_kstr(&j, "compression", r->zstd_blocks ? "zstd" : "none");
+		xp_json_ku64(&j, "event_blocks", r->event_blocks);
+		xp_json_ku64(&j, "event_bytes", r->event_bytes);
+		xp_json_kdouble(&j, "bytes_per_record", bytes_per_record(r));
+	}
 	xp_json_key(&j, "drops");
 	xp_json_begin_obj(&j);
 	xp_json_ku64(&j, "ringbuf", r->stats.drops[XP_DROP_RINGBUF]);

@@ -115,3 +115,13 @@ const char *xp_rawtp_rec_str(const struct xp_rawtp_rec *r, int i, char *buf, siz
 	buf[n] = '\0';
 	return buf;
 }
+
+const struct xp_rec_pack xp_rawtp_pack[XP_RAWTP_NPACK] = {
+	XP_REC_P(struct xp_rawtp_rec, ev, XP_PACK_UINT),
+	XP_REC_P(struct xp_rawtp_rec, raw_len, XP_PACK_UINT),
+	XP_REC_P(struct xp_rawtp_rec, str_len, XP_PACK_INTERN),
+	XP_REC_P(struct xp_rawtp_rec, comm, XP_PACK_INTERN),
+	XP_REC_P(struct xp_rawtp_rec, raw, XP_PACK_RAW),
+	XP_REC_P(struct xp_rawtp_rec, str[0], XP_PACK_INTERN),
+	XP_REC_P(struct xp_rawtp_rec, str[1], XP_PACK_INTERN),
+};

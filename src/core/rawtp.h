@@ -12,7 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/tpformat.h"
+#include "core/reckind.h"
 #include "shared/rawtp.h"
+
+/*
+ * How raw-tracepoint records pack in trace files (core/pack.h): the copied
+ * strings and the comm repeat, the raw bytes past raw_len are zeros. Every
+ * capability of struct xp_rawtp_rec records names it in its kind.
+ */
+extern const struct xp_rec_pack xp_rawtp_pack[];
+#define XP_RAWTP_NPACK 7
+#define XP_RAWTP_PACK .pack = xp_rawtp_pack, .npack = XP_RAWTP_NPACK
 
 struct xp_rawtp_event {
 	const char *group;		/* tracefs event group: "drm", "amdgpu" */

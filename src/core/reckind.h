@@ -27,6 +27,32 @@ struct xp_rec_field {
 	{ "pid", offsetof(T, hdr.pid), 4, XP_FIELD_UINT },                                 \
 	{ "tid", offsetof(T, hdr.tid), 4, XP_FIELD_UINT }
 
+/*
+ * How a trace file packs a field of a record (format 2, core/pack.h): what
+ * the field holds, so that its usual values take a byte or two. Fields a
+ * kind does not describe, padding and anything past the last field are
+ * kept as bytes (runs of zeros squeezed). The header (cpu, ts_ns, pid, tid)
+ * is packed the same way for every kind.
+ */
+enum xp_pack_code {
+	XP_PACK_RAW = 0,	/* bytes as they are (zero runs squeezed) */
+	XP_PACK_UINT = 1,	/* a small unsigned number: varint */
+	XP_PACK_SINT = 2,	/* a small signed number (fd, errno): zigzag varint */
+	XP_PACK_DELTA = 3,	/* a counter: the change since the previous record of its kind */
+	XP_PACK_TS = 4,		/* a time near the record's own ts_ns (an end): the difference */
+	XP_PACK_PID = 5,	/* a thread id near the record's pid: the difference */
+	XP_PACK_INTERN = 6,	/* a value that repeats (comm, name, dev, cmd, pointer): once per block */
+	XP_PACK_CODE_MAX,
+};
+
+/* One described field: numbers are 1, 2, 4 or 8 bytes, interned values 1..255. */
+struct xp_rec_pack {
+	uint16_t off, size;
+	uint8_t code;		/* enum xp_pack_code */
+};
+
+#define XP_REC_P(T, member, code) { offsetof(T, member), sizeof(((T *)0)->member), code }
+
 struct xp_rec_kind {
 	uint16_t type;		/* the header's `type`: enum xp_rec_type, or the capability's own id */
 	uint16_t min_size;	/* bytes, header included: a shorter record is malformed */
@@ -37,6 +63,13 @@ struct xp_rec_kind {
 	 */
 	const struct xp_rec_field *fields;
 	size_t nfields;
+	/*
+	 * How its fields after the header are packed in format 2 (NULL: as bytes),
+	 * in any order; a record shorter than a field keeps that field and what
+	 * follows as bytes.
+	 */
+	const struct xp_rec_pack *pack;
+	size_t npack;
 };
 
 /*

@@ -16,23 +16,44 @@
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
 
+/*
+ * CRC-32 (IEEE, as zlib), eight bytes a step ("slicing by 8"): a byte at a
+ * time, checking the blocks took a quarter of a report's time.
+ */
+static uint32_t crc_table[8][256];
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			crc_table[t][i] = (crc_table[t - 1][i] >> 8) ^ crc_table[0][crc_table[t - 1][i] & 0xff];
+}
+
 uint32_t xp_crc32(uint32_t crc, const void *buf, size_t len)
 {
-	static uint32_t table[256];
 	const uint8_t *p = buf;
 
-	if (!table[1]) {
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
-
-			for (int k = 0; k < 8; k++)
-				c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
-	}
+	if (!crc_table[0][1])
+		crc_init();
 	crc = ~crc;
+	for (; len >= 8; p += 8, len -= 8) {
+		uint32_t a = crc ^ (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+		uint32_t b = (uint32_t)(p[4] | p[5] << 8 | p[6] << 16 | (uint32_t)p[7] << 24);
+
+		crc = crc_table[7][a & 0xff] ^ crc_table[6][(a >> 8) & 0xff] ^
+		      crc_table[5][(a >> 16) & 0xff] ^ crc_table[4][a >> 24] ^
+		      crc_table[3][b & 0xff] ^ crc_table[2][(b >> 8) & 0xff] ^
+		      crc_table[1][(b >> 16) & 0xff] ^ crc_table[0][b >> 24];
+	}
 	while (len--)
-		crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+		crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return ~crc;
 }
 
@@ -44,6 +65,8 @@ const char *xp_tf_block_name(uint32_t kind)
 	case XP_TF_EVENTS: return "events";
 	case XP_TF_STATS: return "stats";
 	case XP_TF_TRAILER: return "trailer";
+	case XP_TF_PACKING: return "packing";
+	case XP_TF_PACKED: return "packed events";
 	default: return "unknown";
 	}
 }

@@ -1,9 +1,11 @@
 /*
  * Trace files: what `xputrace record` writes and `report` / `export` read.
  *
- * Format version 1. Every integer is little-endian. A file is
+ * Format version 2 (records packed), or 1 (records as they are: every file
+ * written before format 2, and `record --format1`; both are read). Every
+ * integer is little-endian. A file is
  *
- *   file header   16 bytes: magic "XPUTRACE", u16 major (1), u16 minor (0),
+ *   file header   16 bytes: magic "XPUTRACE", u16 major (2), u16 minor (0),
  *                 u32 header size (16; a reader skips what it does not know)
  *   blocks        each a 24-byte header: u32 kind, u32 length of the payload,
  *                 u32 count, u32 CRC-32 (IEEE, as zlib) of the payload, u32
@@ -38,7 +40,19 @@
  *               same shape, named "GROUP/EVENT" (the only names with a
  *               '/'), `type` the record type, `size` the end of the last
  *               fixed field, and field kinds UINT, INT, DATA_LOC or REL_LOC.
- *   EVENTS (3)  `count` records exactly as the ring buffer delivered them
+ *   PACKING (6) format 2, third block: how each record type's fields are
+ *               packed (core/pack.h), taken from the record kinds' `pack`
+ *               descriptions when the file was written, so a file reads with
+ *               its own plans: `count` entries of u16 type, u16 number of
+ *               segments, then per segment u16 offset, u16 size, u8 enum
+ *               xp_pack_code, u8 0. Segments follow each other from the end of
+ *               the header; a type without an entry has its fields as bytes.
+ *   PACKED (7)  format 2's records: u8 compression (0 none, 1 zstd), 3 bytes
+ *               0, u32 length of the packed records once decompressed (at most
+ *               XP_TF_MAX_BLOCK), then the `count` packed records (core/pack.h),
+ *               as a zstd frame when compressed. The block's CRC is over what is
+ *               stored. Unpacked, they are exactly the records that were written.
+ *   EVENTS (3)  format 1's: `count` records exactly as the ring buffer delivered them
  *               (struct xp_rec_hdr first; hdr.size is the record's length;
  *               in the byte order of the recording host, little-endian on
  *               every architecture xputrace builds for), each padded to 8. A block is at most XP_TF_MAX_BLOCK.
@@ -66,12 +80,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "core/devices.h"
+#include "core/pack.h"
 #include "core/rawtp.h"
 #include "shared/record.h"
 
 #define XP_TF_MAGIC "XPUTRACE"
-#define XP_TF_VERSION_MAJOR 1
-#define XP_TF_VERSION_MINOR 1	/* 1.1: tracefs event layouts in LAYOUT */
+#define XP_TF_VERSION_MAJOR 2	/* 2.0: packed records (PACKING, PACKED) */
+#define XP_TF_VERSION_MINOR 0
+#define XP_TF_RAW_MAJOR 1	/* what xp_trace_wopts.raw (record --format1) writes, for older readers */
+#define XP_TF_RAW_MINOR 1	/* 1.1: tracefs event layouts in LAYOUT */
 #define XP_TF_FILE_HDR 16
 #define XP_TF_BLOCK_HDR 24
 #define XP_TF_MAX_BLOCK (16u << 20)	/* a reader refuses larger blocks */
@@ -83,6 +100,14 @@ enum xp_tf_block {
 	XP_TF_EVENTS = 3,
 	XP_TF_STATS = 4,
 	XP_TF_TRAILER = 5,
+	XP_TF_PACKING = 6,
+	XP_TF_PACKED = 7,
+};
+
+/* The compression of a PACKED block. */
+enum xp_tf_compress {
+	XP_TF_PLAIN = 0,
+	XP_TF_ZSTD = 1,
 };
 
 enum xp_tf_tag {
@@ -176,13 +201,24 @@ int xp_trace_meta_add_cap(struct xp_trace_meta *m, const char *name);
 
 struct xp_trace_writer;
 
+struct xp_trace_wopts {
+	size_t block_size;	/* bytes of records per block, before packing; 0: the default */
+	bool raw;		/* format 1.1: records as they are, for older readers */
+	int zstd_level;		/* > 0: compress each block with zstd (xp_trace_zstd) */
+};
+
 /*
- * Writes the file header, META and LAYOUT blocks to `fd` and returns a
- * writer whose memory is one block buffer of `block_size` bytes (0: the
- * default). Returns 0 or -errno.
+ * Writes the file header, META and LAYOUT blocks (and PACKING) to `fd` and
+ * returns a writer whose memory is a block buffer or two of `block_size`
+ * bytes. Returns 0 or -errno (-ENOTSUP: zstd asked of a build without it).
  */
+int xp_trace_writer_open_opts(struct xp_trace_writer **out, int fd, const struct xp_trace_meta *m,
+			      const struct xp_trace_wopts *o);
+/* The same, packed, uncompressed, in blocks of `block_size` (0: the default). */
 int xp_trace_writer_open(struct xp_trace_writer **out, int fd, const struct xp_trace_meta *m,
 			 size_t block_size);
+/* Whether this build reads and writes zstd blocks. */
+bool xp_trace_zstd(void);
 /* Copies one record (hdr.size bytes) into the block; writes the block when full. */
 int xp_trace_writer_add(struct xp_trace_writer *w, const struct xp_rec_hdr *h);
 /* Writes the pending EVENTS block, if any, then a STATS block. */
@@ -207,8 +243,15 @@ struct xp_trace_reader {
 	uint64_t skipped;		/* records of types this build does not know */
 	uint64_t last_ts_ns;		/* the latest record's ts_ns */
 	uint64_t offset;		/* bytes consumed */
+	uint64_t event_bytes;		/* of the blocks of records, headers included */
+	uint64_t zstd_blocks;		/* PACKED blocks compressed with zstd */
+	uint64_t event_blocks;		/* blocks of records */
 	uint8_t *buf;
 	size_t cap;
+	struct xp_pack *pack;		/* format 2: the file's packing plans */
+	uint8_t *unz;			/* a decompressed block */
+	size_t unz_cap;
+	uint64_t *rec;			/* one unpacked record (XP_PACK_MAX_REC bytes, aligned) */
 	char error[160];		/* why the last call failed, or the truncation warning */
 };
 

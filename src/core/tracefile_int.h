@@ -28,6 +28,16 @@ static inline uint64_t get64(const uint8_t *p) { return get32(p) | (uint64_t)get
 
 static inline size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
 
+struct xp_trace_reader;
+
+/* Sets r->error from fmt (one line) and returns err. */
+int xp_tf_fail(struct xp_trace_reader *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The payloads of the META, LAYOUT and PACKING blocks into r (tracefile_head.c). */
+int xp_tf_parse_meta(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count);
+int xp_tf_check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count);
+int xp_tf_parse_plans(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count);
+
 /* A block kind's name, for messages. */
 const char *xp_tf_block_name(uint32_t kind);
 

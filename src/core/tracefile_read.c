@@ -15,12 +15,11 @@
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
 #include "core/reckind.h"
+#include "core/zstd.h"
 
 /* ---- reader ----------------------------------------------------------- */
 
-static int fail(struct xp_trace_reader *r, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct xp_trace_reader *r, int err, const char *fmt, ...)
+int xp_tf_fail(struct xp_trace_reader *r, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -29,6 +28,8 @@ static int fail(struct xp_trace_reader *r, int err, const char *fmt, ...)
 	va_end(ap);
 	return err;
 }
+
+#define fail xp_tf_fail
 
 /* Reads up to n bytes; returns how many (fewer only at the end of the file). */
 static size_t read_some(struct xp_trace_reader *r, void *p, size_t n)
@@ -93,278 +94,19 @@ static int next_block(struct xp_trace_reader *r, uint32_t *kind, uint32_t *len, 
 	return 1;
 }
 
-static void copy_str(char *dst, size_t dstlen, const uint8_t *src, size_t n)
+static int read_plans(struct xp_trace_reader *r)
 {
-	if (n >= dstlen)
-		n = dstlen - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
+	uint32_t kind, len, count;
+	int err = next_block(r, &kind, &len, &count);
 
-static enum xp_dev_kind kind_of(uint32_t k)
-{
-	return k <= XP_DEV_KFD ? (enum xp_dev_kind)k : XP_DEV_OTHER;
-}
-
-/* An entry of the recording machine's device table (majors, nodes, extra
- * devices) into d; false when its length does not fit its tag. */
-static bool meta_dev_entry(struct xp_devices *d, uint16_t tag, const uint8_t *v, uint16_t vl)
-{
-	bool bad = false;
-
-	switch (tag) {
-	case XP_TAG_EXTRA_DEV:
-		if (!(bad = vl != 4) && d->nextra < 64)
-			d->extra[d->nextra++] = get32(v);
-		break;
-	case XP_TAG_MAJOR:
-		if (!(bad = vl != 8 + 32) && d->nmajors < XP_MAX_MAJORS) {
-			struct xp_major *mj = &d->majors[d->nmajors++];
-
-			mj->major = get32(v);
-			mj->kind = kind_of(get32(v + 4));
-			copy_str(mj->name, sizeof(mj->name), v + 8, 32);
-		}
-		break;
-	case XP_TAG_NODE:
-		if (!(bad = vl != 8 + 64 + 32) && d->nnodes < XP_MAX_DEVNODES) {
-			struct xp_devnode *nd = &d->nodes[d->nnodes++];
-
-			nd->dev = get32(v);
-			nd->kind = kind_of(get32(v + 4));
-			copy_str(nd->path, sizeof(nd->path), v + 8, 64);
-			copy_str(nd->driver, sizeof(nd->driver), v + 72, 32);
-		}
-		break;
-	}
-	return !bad;
-}
-
-/* One metadata entry into m; false when its length does not fit its tag. */
-static bool meta_entry(struct xp_trace_meta *m, uint16_t tag, const uint8_t *v, uint16_t vl)
-{
-	bool bad = false;
-
-	switch (tag) {
-	case XP_TAG_TOOL: copy_str(m->tool, sizeof(m->tool), v, vl); break;
-	case XP_TAG_KERNEL: copy_str(m->kernel, sizeof(m->kernel), v, vl); break;
-	case XP_TAG_HOSTNAME: copy_str(m->hostname, sizeof(m->hostname), v, vl); break;
-	case XP_TAG_CLOCK: copy_str(m->clock, sizeof(m->clock), v, vl); break;
-	case XP_TAG_HOOK: copy_str(m->hook, sizeof(m->hook), v, vl); break;
-	case XP_TAG_FILTER_COMM: copy_str(m->filter_comm, sizeof(m->filter_comm), v, vl); break;
-	case XP_TAG_CAPABILITY:
-	{
-		char name[16];
-
-		copy_str(name, sizeof(name), v, vl);
-		if (xp_trace_meta_add_cap(m, name))
-			bad = true;
-		break;
-	}
-	case XP_TAG_WALL_OFFSET:
-		if (!(bad = vl != 8))
-			m->wall_offset_ns = (int64_t)get64(v);
-		break;
-	case XP_TAG_START:
-		if (!(bad = vl != 8))
-			m->start_ns = get64(v);
-		break;
-	case XP_TAG_TRACING:
-		if (!(bad = vl != 8))
-			m->tracing_ns = get64(v);
-		break;
-	case XP_TAG_FILTER_CGROUP:
-		if (!(bad = vl != 8))
-			m->filter_cgroup = get64(v);
-		break;
-	case XP_TAG_FILTER_PID:
-		if (!(bad = vl != 4))
-			m->filter_pid = get32(v);
-		break;
-	case XP_TAG_PAGE_SIZE:
-		if (!(bad = vl != 4))
-			m->page_size = get32(v);
-		break;
-	case XP_TAG_EXTRA_DEV:
-	case XP_TAG_MAJOR:
-	case XP_TAG_NODE:
-		return meta_dev_entry(&m->devs, tag, v, vl);
-	default:
-		break;	/* a newer writer's entry */
-	}
-	return !bad;
-}
-
-static int parse_meta(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count)
-{
-	struct xp_trace_meta *m = &r->meta;
-	uint32_t pos = 0, n = 0;
-
-	while (pos < len) {
-		uint16_t tag, vl;
-		const uint8_t *v;
-		bool bad = false;
-
-		if (len - pos < 4)
-			return fail(r, -EBADMSG, "corrupt trace file: metadata entry %u is cut short", n);
-		tag = get16(p + pos);
-		vl = get16(p + pos + 2);
-		v = p + pos + 4;
-		if (vl > len - pos - 4)
-			return fail(r, -EBADMSG, "corrupt trace file: metadata entry %u overruns its block", n);
-		bad = !meta_entry(m, tag, v, vl);
-		if (bad)
-			return fail(r, -EBADMSG, "corrupt trace file: metadata entry %u (tag %u) has length %u",
-				    n, tag, vl);
-		pos += 4u + vl;
-		n++;
-	}
-	if (n != count)
-		return fail(r, -EBADMSG, "corrupt trace file: metadata has %u entries, its header says %u",
-			    n, count);
-	return 0;
-}
-
-/* A tracefs event layout entry ("GROUP/EVENT"): a new slot in r->meta.tpf. */
-static struct xp_trace_tpf *tpf_new(struct xp_trace_reader *r, uint16_t type, uint16_t size,
-				    uint16_t nf, const uint8_t *name, uint16_t nl, uint32_t n, int *err)
-{
-	struct xp_trace_meta *m = &r->meta;
-	const uint8_t *slash = memchr(name, '/', nl);
-	size_t gl = (size_t)(slash - name), el = nl - gl - 1;
-	struct xp_trace_tpf *t;
-
-	*err = 0;
-	if (m->ntpf >= XP_TF_MAX_TPF)
-		*err = fail(r, -EBADMSG, "corrupt trace file: more than %d tracefs layouts", XP_TF_MAX_TPF);
-	else if (nf > XP_TP_MAX_FIELDS)
-		*err = fail(r, -EBADMSG, "corrupt trace file: layout %u has %u fields (at most %d)", n, nf,
-			    XP_TP_MAX_FIELDS);
-	else if (!gl || !el || gl >= XP_TP_NAME_LEN || el >= XP_TP_NAME_LEN)
-		*err = fail(r, -EBADMSG, "corrupt trace file: layout %u has a bad event name", n);
-	if (*err)
-		return NULL;
-	t = realloc(m->tpf, (size_t)(m->ntpf + 1) * sizeof(*t));
-	if (!t) {
-		*err = fail(r, -ENOMEM, "out of memory reading the layouts");
-		return NULL;
-	}
-	m->tpf = t;
-	t = &m->tpf[m->ntpf++];
-	memset(t, 0, sizeof(*t));
-	t->rectype = type;
-	t->fmt.size = size;
-	memcpy(t->group, name, gl);
-	memcpy(t->fmt.name, slash + 1, el);
-	return t;
-}
-
-static int tpf_field(struct xp_trace_reader *r, struct xp_trace_tpf *t, uint16_t off, uint16_t size,
-		     uint8_t kind, const uint8_t *name, uint8_t fl, uint32_t n)
-{
-	struct xp_tp_field *x = &t->fmt.fields[t->fmt.nfields];
-
-	if (kind < XP_FIELD_UINT || kind > XP_FIELD_REL_LOC || kind == XP_FIELD_CHARS ||
-	    !fl || fl >= XP_TP_NAME_LEN)
-		return fail(r, -EBADMSG, "corrupt trace file: layout %u has a bad field", n);
-	memcpy(x->name, name, fl);
-	x->offset = off;
-	x->size = size;
-	x->is_signed = kind == XP_FIELD_INT;
-	x->data_loc = kind >= XP_FIELD_DATA_LOC;
-	x->rel_loc = kind == XP_FIELD_REL_LOC;
-	x->common = fl >= 7 && !memcmp(name, "common_", 7);
-	snprintf(x->type, sizeof(x->type), "%s",
-		 x->data_loc ? "__data_loc" : x->is_signed ? "int" : "unsigned");
-	t->fmt.nfields++;
-	return 0;
-}
-
-/*
- * One field of layout n, at *pos: kept in tpf (a tracefs event layout) or
- * checked against mine (a record type this build knows), marking seen[].
- */
-static int layout_field(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t *pos,
-			uint32_t n, struct xp_trace_tpf *tpf, const struct xp_rec_kind *mine, bool *seen)
-{
-	uint16_t off, fsz;
-	uint8_t fl, kind;
-	int err;
-
-	if (len - *pos < 6)
-		return fail(r, -EBADMSG, "corrupt trace file: layout %u is cut short", n);
-	off = get16(p + *pos);
-	fsz = get16(p + *pos + 2);
-	kind = p[*pos + 4];
-	fl = p[*pos + 5];
-	*pos += 6;
-	if (fl > len - *pos)
-		return fail(r, -EBADMSG, "corrupt trace file: layout %u overruns its block", n);
-	if (tpf && (err = tpf_field(r, tpf, off, fsz, kind, p + *pos, fl, n)))
+	if (err < 0)
 		return err;
-	for (size_t i = 0; mine && i < mine->nfields && i < 64; i++) {
-		const struct xp_rec_field *f = &mine->fields[i];
-
-		if (strlen(f->name) != fl || memcmp(f->name, p + *pos, fl))
-			continue;
-		if (f->off != off || f->size != fsz)
-			return fail(r, -EPROTO,
-				    "trace file has %s.%s at offset %u (%u bytes); this xputrace expects %u (%u bytes)",
-				    mine->name, f->name, off, fsz, f->off, f->size);
-		seen[i] = true;
-	}
-	*pos += fl;
-	return 0;
-}
-
-/*
- * Checks the file's layout of each record type this build knows against
- * its own, and keeps the tracefs event layouts the file carries.
- */
-static int check_layout(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count)
-{
-	uint32_t pos = 0, n = 0;
-
-	while (pos < len) {
-		uint16_t type, size, nf, nl;
-		const struct xp_rec_kind *mine = NULL;
-		struct xp_trace_tpf *tpf = NULL;
-		bool seen[64] = { false };
-		int err;
-
-		if (len - pos < 8)
-			return fail(r, -EBADMSG, "corrupt trace file: layout %u is cut short", n);
-		type = get16(p + pos);
-		size = get16(p + pos + 2);
-		nf = get16(p + pos + 4);
-		nl = get16(p + pos + 6);
-		pos += 8;
-		if (nl > len - pos)
-			return fail(r, -EBADMSG, "corrupt trace file: layout %u overruns its block", n);
-		if (memchr(p + pos, '/', nl)) {
-			if (!(tpf = tpf_new(r, type, size, nf, p + pos, nl, n, &err)))
-				return err;
-		} else {
-			mine = xp_rec_kind_of(type);
-			if (mine && !mine->fields)
-				mine = NULL;
-		}
-		pos += nl;
-		if (mine && size < mine->min_size)
-			return fail(r, -EPROTO, "trace file has %s records of %u bytes; this xputrace reads %u",
-				    mine->name, size, mine->min_size);
-		for (uint16_t k = 0; k < nf; k++)
-			if ((err = layout_field(r, p, len, &pos, n, tpf, mine, seen)))
-				return err;
-		for (size_t i = 0; mine && i < mine->nfields && i < 64; i++)
-			if (!seen[i])
-				return fail(r, -EPROTO, "trace file's %s records lack the field %s",
-					    mine->name, mine->fields[i].name);
-		n++;
-	}
-	if (n != count)
-		return fail(r, -EBADMSG, "corrupt trace file: %u layouts, its header says %u", n, count);
-	return 0;
+	if (err == 0)
+		return fail(r, -EBADMSG, "trace file ends before its packing block");
+	if (kind != XP_TF_PACKING)
+		return fail(r, -EBADMSG, "corrupt trace file: %s block where the packing block belongs",
+			    xp_tf_block_name(kind));
+	return xp_tf_parse_plans(r, r->buf, len, count);
 }
 
 int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f)
@@ -383,9 +125,9 @@ int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f)
 	r->version_major = get16(fh + 8);
 	r->version_minor = get16(fh + 10);
 	hsize = get32(fh + 12);
-	if (r->version_major != XP_TF_VERSION_MAJOR)
-		return fail(r, -EPROTO, "trace file format %u.%u; this xputrace reads format %u.x",
-			    r->version_major, r->version_minor, XP_TF_VERSION_MAJOR);
+	if (r->version_major != XP_TF_VERSION_MAJOR && r->version_major != XP_TF_RAW_MAJOR)
+		return fail(r, -EPROTO, "trace file format %u.%u; this xputrace reads formats %u.x and %u.x",
+			    r->version_major, r->version_minor, XP_TF_RAW_MAJOR, XP_TF_VERSION_MAJOR);
 	if (hsize < XP_TF_FILE_HDR || hsize > 4096)
 		return fail(r, -EBADMSG, "corrupt trace file: header size %u", hsize);
 	for (uint32_t i = XP_TF_FILE_HDR; i < hsize; i++)
@@ -393,7 +135,7 @@ int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f)
 			return fail(r, -EBADMSG, "trace file ends inside its header");
 		else
 			r->offset++;
-	for (int want = XP_TF_META; want <= XP_TF_LAYOUT; want++) {
+	for (int want = XP_TF_META; want <= XP_TF_LAYOUT; want++) {	/* then PACKING in format 2 */
 		err = next_block(r, &kind, &len, &count);
 		if (err < 0)
 			return err;
@@ -402,12 +144,12 @@ int xp_trace_reader_open(struct xp_trace_reader *r, FILE *f)
 		if (kind != (uint32_t)want)
 			return fail(r, -EBADMSG, "corrupt trace file: %s block where the %s block belongs",
 				    xp_tf_block_name(kind), xp_tf_block_name(want));
-		err = want == XP_TF_META ? parse_meta(r, r->buf, len, count)
-					 : check_layout(r, r->buf, len, count);
+		err = want == XP_TF_META ? xp_tf_parse_meta(r, r->buf, len, count)
+					 : xp_tf_check_layout(r, r->buf, len, count);
 		if (err)
 			return err;
 	}
-	return 0;
+	return r->version_major >= 2 ? read_plans(r) : 0;
 }
 
 static int parse_stats(struct xp_trace_reader *r, const uint8_t *p, uint32_t len, uint32_t count,
@@ -428,37 +170,48 @@ static int parse_stats(struct xp_trace_reader *r, const uint8_t *p, uint32_t len
 	return 0;
 }
 
+/* One record of a block, checked by the decoder, to fn. */
+static int deliver(struct xp_trace_reader *r, const uint8_t *rec, uint16_t size, uint32_t n, uint64_t at,
+		   xp_trace_record_fn fn, void *ctx)
+{
+	const struct xp_rec_hdr *h;
+	int err;
+
+	h = xp_decode(rec, size, &err);
+	if (h) {
+		r->records++;
+		if (h->ts_ns > r->last_ts_ns)
+			r->last_ts_ns = h->ts_ns;
+		if (fn && (err = fn(ctx, h)) < 0)
+			return err;
+	} else if (err == -ENOENT) {
+		r->skipped++;
+	} else {
+		return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu is malformed (type %u, %u bytes)",
+			    n, (unsigned long long)at, get16(rec), size);
+	}
+	return 0;
+}
+
 static int parse_events(struct xp_trace_reader *r, uint32_t len, uint32_t count, uint64_t at,
 			xp_trace_record_fn fn, void *ctx)
 {
 	uint32_t pos = 0, n = 0;
 
 	while (pos < len) {
-		const struct xp_rec_hdr *h;
 		uint16_t size;
 		int err;
 
-		if (len - pos < sizeof(*h))
+		if (len - pos < sizeof(struct xp_rec_hdr))
 			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu is cut short",
 				    n, (unsigned long long)at);
 		size = get16(r->buf + pos + offsetof(struct xp_rec_hdr, size));
-		if (size < sizeof(*h) || size > len - pos)
+		if (size < sizeof(struct xp_rec_hdr) || size > len - pos)
 			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu has size %u",
 				    n, (unsigned long long)at, size);
 		/* pos is a multiple of 8 in a malloc'd buffer: the record is aligned */
-		h = xp_decode(r->buf + pos, size, &err);
-		if (h) {
-			r->records++;
-			if (h->ts_ns > r->last_ts_ns)
-				r->last_ts_ns = h->ts_ns;
-			if (fn && (err = fn(ctx, h)) < 0)
-				return err;
-		} else if (err == -ENOENT) {
-			r->skipped++;
-		} else {
-			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu is malformed (type %u, %u bytes)",
-				    n, (unsigned long long)at, get16(r->buf + pos), size);
-		}
+		if ((err = deliver(r, r->buf + pos, size, n, at, fn, ctx)))
+			return err;
 		n++;
 		if (pad8(size) >= len - pos)
 			break;
@@ -467,6 +220,77 @@ static int parse_events(struct xp_trace_reader *r, uint32_t len, uint32_t count,
 	if (n != count)
 		return fail(r, -EBADMSG, "corrupt trace file: block at offset %llu holds %u records, its header says %u",
 			    (unsigned long long)at, n, count);
+	return 0;
+}
+
+/* A PACKED block's records, decompressed if need be, in *p and *end. */
+static int packed_data(struct xp_trace_reader *r, uint32_t len, uint64_t at, const uint8_t **p,
+		       const uint8_t **end)
+{
+	uint32_t how, plain;
+	int err;
+
+	if (len < 8 || get32(r->buf) > XP_TF_ZSTD)
+		return fail(r, -EBADMSG, "corrupt trace file: packed block at offset %llu has a bad head",
+			    (unsigned long long)at);
+	how = get32(r->buf);
+	plain = get32(r->buf + 4);
+	if (how == XP_TF_PLAIN) {
+		if (plain != len - 8)
+			return fail(r, -EBADMSG, "corrupt trace file: packed block at offset %llu has %u bytes, its head says %u",
+				    (unsigned long long)at, len - 8, plain);
+		*p = r->buf + 8;
+		*end = *p + plain;
+		return 0;
+	}
+	r->zstd_blocks++;
+	if (plain > XP_TF_MAX_BLOCK)
+		return fail(r, -EBADMSG, "corrupt trace file: packed block at offset %llu unpacks to %u bytes (at most %u)",
+			    (unsigned long long)at, plain, XP_TF_MAX_BLOCK);
+	if (plain > r->unz_cap) {
+		uint8_t *u = realloc(r->unz, plain);
+
+		if (!u)
+			return fail(r, -ENOMEM, "out of memory unpacking a %u-byte block", plain);
+		r->unz = u;
+		r->unz_cap = plain;
+	}
+	if ((err = xp_zstd_unpack(r->buf + 8, len - 8, r->unz, plain)) == -ENOTSUP)
+		return fail(r, -EPROTO, "trace file has zstd blocks; this xputrace was built without zstd");
+	if (err)
+		return fail(r, err, "corrupt trace file: zstd block at offset %llu does not decompress",
+			    (unsigned long long)at);
+	*p = r->unz;
+	*end = r->unz + plain;
+	return 0;
+}
+
+static int parse_packed(struct xp_trace_reader *r, uint32_t len, uint32_t count, uint64_t at,
+			xp_trace_record_fn fn, void *ctx)
+{
+	const uint8_t *p = NULL, *end = NULL;
+	const char *why;
+	uint32_t n = 0;
+	int err;
+
+	if (!r->pack)
+		return fail(r, -EBADMSG, "corrupt trace file: packed records at offset %llu in a format %u file",
+			    (unsigned long long)at, r->version_major);
+	if ((err = packed_data(r, len, at, &p, &end)))
+		return err;
+	xp_pack_reset(r->pack);
+	for (; p < end; n++) {
+		if (n == count)
+			break;
+		if (xp_unpack_rec(r->pack, &p, end, r->rec, &why))
+			return fail(r, -EBADMSG, "corrupt trace file: record %u of the block at offset %llu: %s",
+				    n, (unsigned long long)at, why);
+		if ((err = deliver(r, (const uint8_t *)r->rec, ((struct xp_rec_hdr *)r->rec)->size, n, at, fn, ctx)))
+			return err;
+	}
+	if (n != count || p != end)
+		return fail(r, -EBADMSG, "corrupt trace file: block at offset %llu holds %s records than its header's %u",
+			    (unsigned long long)at, n < count ? "fewer" : "more", count);
 	return 0;
 }
 
@@ -489,7 +313,14 @@ int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *
 				    xp_tf_block_name(kind), (unsigned long long)at);
 		switch (kind) {
 		case XP_TF_EVENTS:
+			r->event_blocks++;
+			r->event_bytes += XP_TF_BLOCK_HDR + pad8(len);
 			err = parse_events(r, len, count, at, fn, ctx);
+			break;
+		case XP_TF_PACKED:
+			r->event_blocks++;
+			r->event_bytes += XP_TF_BLOCK_HDR + pad8(len);
+			err = parse_packed(r, len, count, at, fn, ctx);
 			break;
 		case XP_TF_STATS:
 		case XP_TF_TRAILER:
@@ -498,6 +329,7 @@ int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *
 			break;
 		case XP_TF_META:
 		case XP_TF_LAYOUT:
+		case XP_TF_PACKING:
 			err = fail(r, -EBADMSG, "corrupt trace file: a second %s block at offset %llu",
 				   xp_tf_block_name(kind), (unsigned long long)at);
 			break;
@@ -522,6 +354,13 @@ int xp_trace_reader_run(struct xp_trace_reader *r, xp_trace_record_fn fn, void *
 void xp_trace_reader_close(struct xp_trace_reader *r)
 {
 	xp_trace_meta_free_layouts(&r->meta);
+	xp_pack_free(r->pack);
+	r->pack = NULL;
+	free(r->rec);
+	r->rec = NULL;
+	free(r->unz);
+	r->unz = NULL;
+	r->unz_cap = 0;
 	free(r->buf);
 	r->buf = NULL;
 	r->cap = 0;

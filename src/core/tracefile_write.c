@@ -15,6 +15,7 @@
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
 #include "core/reckind.h"
+#include "core/zstd.h"
 
 /* ---- a growing byte buffer (metadata and layout blocks only) ---------- */
 
@@ -59,9 +60,11 @@ static void add_fixed(struct bytes *b, const char *s, size_t n)
 	}
 }
 
-static void tlv_str(struct bytes *b, uint32_t *count, uint16_t tag, const char *s)
+/* A text entry of a char array (its size bounds the text: ASan builds check reads). */
+#define tlv_str(b, count, tag, s) tlv_strn(b, count, tag, s, sizeof(s) < 255 ? sizeof(s) : 255)
+static void tlv_strn(struct bytes *b, uint32_t *count, uint16_t tag, const char *s, size_t max)
 {
-	size_t n = strnlen(s, 255);
+	size_t n = strnlen(s, max);
 
 	add_u16(b, tag);
 	add_u16(b, (uint16_t)n);
@@ -197,9 +200,12 @@ static uint32_t encode_layouts(struct bytes *b, const struct xp_trace_meta *m)
 struct xp_trace_writer {
 	int fd;
 	uint8_t *buf;
-	size_t cap, len;
+	size_t cap, len;	/* packed: a block is flushed once len reaches cap */
+	size_t alloc;		/* buf's bytes: cap, plus room for one more packed record */
 	uint32_t count;		/* records in buf */
 	uint64_t records, bytes, blocks;
+	struct xp_pack *pack;	/* format 2; NULL: format 1.1, records as they are */
+	struct xp_zstd *z;	/* compressing */
 };
 
 static int write_all(int fd, struct iovec *iov, int n)
@@ -251,62 +257,145 @@ static int write_block(struct xp_trace_writer *w, uint32_t kind, const void *pay
 	return 0;
 }
 
+/* The PACKED block's payload: its 8-byte head, the records, compressed if that is smaller. */
+static int flush_packed(struct xp_trace_writer *w)
+{
+	const uint8_t *payload = w->buf;
+	size_t len = w->len, zlen;
+
+	put32(w->buf, XP_TF_PLAIN);
+	put32(w->buf + 4, (uint32_t)(w->len - 8));
+	if (w->z && (zlen = xp_zstd_pack(w->z, w->buf + 8, w->len - 8)) && zlen + 8 < w->len) {
+		payload = xp_zstd_out(w->z);
+		len = zlen + 8;
+	}
+	return write_block(w, XP_TF_PACKED, payload, len, w->count);
+}
+
 static int flush_events(struct xp_trace_writer *w)
 {
 	int err;
 
 	if (!w->count)
 		return 0;
-	err = write_block(w, XP_TF_EVENTS, w->buf, w->len, w->count);
-	w->len = 0;
+	if (w->pack)
+		err = flush_packed(w);
+	else
+		err = write_block(w, XP_TF_EVENTS, w->buf, w->len, w->count);
+	w->len = w->pack ? 8 : 0;
 	w->count = 0;
+	if (w->pack)
+		xp_pack_reset(w->pack);
 	return err;
 }
 
-int xp_trace_writer_open(struct xp_trace_writer **out, int fd, const struct xp_trace_meta *m,
-			 size_t block_size)
+/* The PACKING block: the plans of the kinds in use. */
+static uint32_t encode_plans(struct bytes *b, const struct xp_pack *p)
 {
-	struct xp_trace_writer *w = calloc(1, sizeof(*w));
-	struct bytes meta = { 0 }, lay = { 0 };
-	uint8_t fh[XP_TF_FILE_HDR];
-	struct iovec iov = { fh, sizeof(fh) };
-	uint32_t nmeta, nlay;
+	unsigned int np = xp_pack_nplans(p);
+
+	for (unsigned int i = 0; i < np; i++) {
+		const struct xp_pack_seg *segs;
+		unsigned int n;
+
+		add_u16(b, xp_pack_plan_at(p, i, &segs, &n));
+		add_u16(b, (uint16_t)n);
+		for (unsigned int k = 0; k < n; k++) {
+			add_u16(b, segs[k].off);
+			add_u16(b, segs[k].size);
+			add_u8(b, segs[k].code);
+			add_u8(b, 0);
+		}
+	}
+	return np;
+}
+
+static int writer_pack(struct xp_trace_writer *w, const struct xp_trace_wopts *o)
+{
 	int err;
 
-	if (!block_size)
-		block_size = XP_TF_DEFAULT_BLOCK;
-	/* room for the largest record hdr.size can describe */
-	if (block_size < 65536)
-		block_size = 65536;
-	if (block_size > XP_TF_MAX_BLOCK)
-		block_size = XP_TF_MAX_BLOCK;
-	if (!w || !(w->buf = malloc(block_size))) {
-		free(w);
+	if (!(w->pack = xp_pack_new()))
 		return -ENOMEM;
-	}
-	w->fd = fd;
-	w->cap = block_size;
+	for (size_t i = 0; i < xp_rec_kinds_count(); i++)
+		if ((err = xp_pack_plan_kind(w->pack, xp_rec_kind_at(i))))
+			return err;
+	xp_pack_reset(w->pack);
+	w->len = 8;
+	if (o->zstd_level > 0 && !(w->z = xp_zstd_new(o->zstd_level, w->alloc)))
+		return xp_trace_zstd() ? -ENOMEM : -ENOTSUP;
+	return 0;
+}
+
+/* The file header and the blocks before the records. */
+static int write_head(struct xp_trace_writer *w, const struct xp_trace_meta *m)
+{
+	struct bytes meta = { 0 }, lay = { 0 }, plans = { 0 };
+	uint8_t fh[XP_TF_FILE_HDR];
+	struct iovec iov = { fh, sizeof(fh) };
+	uint32_t nmeta, nlay, nplans = 0;
+	int err;
+
 	memcpy(fh, XP_TF_MAGIC, 8);
-	put16(fh + 8, XP_TF_VERSION_MAJOR);
-	put16(fh + 10, XP_TF_VERSION_MINOR);
+	put16(fh + 8, w->pack ? XP_TF_VERSION_MAJOR : XP_TF_RAW_MAJOR);
+	put16(fh + 10, w->pack ? XP_TF_VERSION_MINOR : XP_TF_RAW_MINOR);
 	put32(fh + 12, XP_TF_FILE_HDR);
 	nmeta = encode_meta(&meta, m);
 	nlay = encode_layouts(&lay, m);
-	err = meta.oom || lay.oom ? -ENOMEM : write_all(fd, &iov, 1);
+	if (w->pack)
+		nplans = encode_plans(&plans, w->pack);
+	err = meta.oom || lay.oom || plans.oom ? -ENOMEM : write_all(w->fd, &iov, 1);
 	if (!err) {
 		w->bytes = sizeof(fh);
 		err = write_block(w, XP_TF_META, meta.p, meta.len, nmeta);
 	}
 	if (!err)
 		err = write_block(w, XP_TF_LAYOUT, lay.p, lay.len, nlay);
+	if (!err && w->pack)
+		err = write_block(w, XP_TF_PACKING, plans.p, plans.len, nplans);
 	free(meta.p);
 	free(lay.p);
+	free(plans.p);
+	return err;
+}
+
+int xp_trace_writer_open_opts(struct xp_trace_writer **out, int fd, const struct xp_trace_meta *m,
+			      const struct xp_trace_wopts *o)
+{
+	struct xp_trace_writer *w = calloc(1, sizeof(*w));
+	size_t block_size = o->block_size ? o->block_size : XP_TF_DEFAULT_BLOCK;
+	int err = 0;
+
+	/* room for the largest record hdr.size can describe */
+	if (block_size < 65536)
+		block_size = 65536;
+	if (block_size > (o->raw ? XP_TF_MAX_BLOCK : XP_TF_MAX_BLOCK / 2))
+		block_size = o->raw ? XP_TF_MAX_BLOCK : XP_TF_MAX_BLOCK / 2;
+	if (!w)
+		return -ENOMEM;
+	w->fd = fd;
+	w->cap = block_size;
+	/* packed: one more record of the largest size fits past cap */
+	w->alloc = o->raw ? block_size : block_size + 8 + xp_pack_bound(XP_PACK_MAX_REC);
+	if (!(w->buf = malloc(w->alloc)))
+		err = -ENOMEM;
+	if (!err && !o->raw)
+		err = writer_pack(w, o);
+	if (!err)
+		err = write_head(w, m);
 	if (err) {
 		xp_trace_writer_free(w);
 		return err;
 	}
 	*out = w;
 	return 0;
+}
+
+int xp_trace_writer_open(struct xp_trace_writer **out, int fd, const struct xp_trace_meta *m,
+			 size_t block_size)
+{
+	struct xp_trace_wopts o = { .block_size = block_size };
+
+	return xp_trace_writer_open_opts(out, fd, m, &o);
 }
 
 int xp_trace_writer_add(struct xp_trace_writer *w, const struct xp_rec_hdr *h)
@@ -316,6 +405,13 @@ int xp_trace_writer_add(struct xp_trace_writer *w, const struct xp_rec_hdr *h)
 
 	if (h->size < sizeof(*h))
 		return -EINVAL;
+	if (w->pack) {
+		w->len += xp_pack_rec(w->pack, h, w->buf + w->len);
+		w->count++;
+		w->records++;
+		/* a block ends once it is full: the next record always fits its slack */
+		return w->len >= w->cap ? flush_events(w) : 0;
+	}
 	if (w->len + n > w->cap && (err = flush_events(w)))
 		return err;
 	memcpy(w->buf + w->len, h, h->size);
@@ -354,6 +450,8 @@ void xp_trace_writer_free(struct xp_trace_writer *w)
 {
 	if (!w)
 		return;
+	xp_pack_free(w->pack);
+	xp_zstd_free(w->z);
 	free(w->buf);
 	free(w);
 }

@@ -19,6 +19,7 @@
  *   filtered.xpt     ioctl + sched recorded with a pid filter
  *   empty.xpt        ioctl + sched, no records
  *   unfinished.xpt   ioctl, no trailer (the recorder was killed between blocks)
+ *   all_packed.xpt   all.xpt's records in format 2 (packed): every view reads the same
  *   all_cut.xpt      the first half of all.xpt's bytes
  *   all_flip.xpt     all.xpt with the byte in its middle inverted
  *   npu.xpt          vpu:job records of the size written before amdxdna, and
@@ -990,7 +991,8 @@ struct ending {
 };
 
 /* Writes the records collected so far in delivery order, a STATS block each 250 ms. */
-static void write_file(const char *name, struct xp_trace_meta *m, const struct ending *e)
+static void write_as(const char *name, const struct xp_trace_meta *m, const struct ending *e,
+		     const struct xp_trace_wopts *o)
 {
 	char path[4096];
 	struct xp_trace_writer *w;
@@ -1001,7 +1003,7 @@ static void write_file(const char *name, struct xp_trace_meta *m, const struct e
 	snprintf(path, sizeof(path), "%s/%s", outdir, name);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
 		die(path, errno);
-	if ((err = xp_trace_writer_open(&w, fd, m, 65536)))
+	if ((err = xp_trace_writer_open_opts(&w, fd, m, o)))
 		die(path, -err);
 	qsort(slots, (size_t)nslots, sizeof(slots[0]), slot_cmp);
 	memset(&st, 0, sizeof(st));
@@ -1026,6 +1028,14 @@ static void write_file(const char *name, struct xp_trace_meta *m, const struct e
 	xp_trace_writer_free(w);
 	if (close(fd))
 		die(path, errno);
+}
+
+/* Format 1.1 (records as they are), as every file here was before format 2. */
+static const struct xp_trace_wopts v1 = { .block_size = 65536, .raw = true };
+
+static void write_file(const char *name, struct xp_trace_meta *m, const struct ending *e)
+{
+	write_as(name, m, e, strstr(name, "_packed") ? &(struct xp_trace_wopts){ .block_size = 65536 } : &v1);
 	xp_trace_meta_free(m);
 	nslots = 0;
 }
@@ -1122,7 +1132,9 @@ int main(int argc, char **argv)
 		r->h.ts_ns = T0 + 333 * MS;
 		r->h.pid = r->h.tid = 1;
 	}
-	write_file("all.xpt", &m, &(struct ending){ .end = T0 + 530 * MS, .drops = { 3, 0, 1 } });
+	write_as("all.xpt", &m, &(struct ending){ .end = T0 + 530 * MS, .drops = { 3, 0, 1 } }, &v1);
+	/* the same records packed (format 2): they must read the same */
+	write_file("all_packed.xpt", &m, &(struct ending){ .end = T0 + 530 * MS, .drops = { 3, 0, 1 } });
 
 	/* record -p 4100: the kernel kept that process's ioctls and queue events */
 	meta_base(&m, "6.17.13+deb13-amd64", "tp_btf");

@@ -304,7 +304,8 @@ static void test_round_trip(void)
 	buf = write_file(&len);
 	f = fmemopen(buf, len, "r");
 	CHECK(xp_trace_reader_open(&rd, f) == 0);
-	CHECK_U64(rd.version_minor, 1);
+	CHECK_U64(rd.version_major, XP_TF_VERSION_MAJOR);
+	CHECK_U64(rd.version_minor, XP_TF_VERSION_MINOR);
 	CHECK_U64(rd.meta.ntpf, 5 + 3);
 	/* the sched layouts, by name, with the group they were read from */
 	xp_rawtp_layout_init(&l, xp_sched_events, XP_TP_SCHED_MAX);

@@ -23,6 +23,8 @@
 #define T0 1000000000ULL
 
 static uint64_t meta_tracing_ns;	/* when the files made say tracing began; 0: no tag */
+/* how the files are written: every test runs as format 1.1, 2 and 2 with zstd */
+static struct xp_trace_wopts wo;
 
 static void meta_fill(struct xp_trace_meta *m)
 {
@@ -79,7 +81,8 @@ static size_t make_file(int n, size_t block, uint8_t **buf, bool trailer)
 	long size;
 
 	meta_fill(m);
-	CHECK(f && xp_trace_writer_open(&w, fileno(f), m, block) == 0);
+	wo.block_size = block;
+	CHECK(f && xp_trace_writer_open_opts(&w, fileno(f), m, &wo) == 0);
 	for (int i = 0; w && i < n; i++) {
 		struct xp_ioctl_rec r = rec(i);
 
@@ -218,8 +221,13 @@ static void test_many_blocks(void)
 	size_t len = make_file(5000, 65536, &buf, true);
 	struct collect c;
 
-	CHECK(len > 5000 * sizeof(struct xp_ioctl_rec));
+	if (wo.raw)
+		CHECK(len > 5000 * sizeof(struct xp_ioctl_rec));
+	else	/* 16 bytes an ioctl, or less compressed */
+		CHECK(len < 5000 * 24);
 	CHECK(read_mem(buf, len, &rd, &c) == 0);
+	CHECK(rd.event_blocks > 1);
+	CHECK_U64(rd.zstd_blocks, wo.zstd_level ? rd.event_blocks : 0);
 	CHECK_U64(c.n, 5000);
 	CHECK(c.same && c.ordered && rd.complete);
 	free(buf);
@@ -346,9 +354,9 @@ static void test_foreign_files(void)
 	CHECK(read_mem((const uint8_t *)"", 0, &rd, &c) == -EPROTO);
 	CHECK(read_mem((const uint8_t *)"XPUTRA", 6, &rd, &c) == -EPROTO);
 	/* a newer major version */
-	buf[8] = 2;
+	buf[8] = 3;
 	CHECK(read_mem(buf, len, &rd, &c) == -EPROTO);
-	CHECK(strstr(rd.error, "format 2.1") != NULL);
+	CHECK(strstr(rd.error, "format 3.") != NULL);
 	free(buf);
 }
 
@@ -473,6 +481,38 @@ static void reseal_all(uint8_t *buf, size_t len)
 	}
 }
 
+/*
+ * Packed records damaged under a right CRC (as the fuzzing build reads them):
+ * every byte of a PACKED block changed in turn reads or fails in one line.
+ */
+static void test_packed_resealed(void)
+{
+	uint8_t *buf, *blk;
+	size_t len = make_file(30, 0, &buf, true);
+	uint32_t l;
+
+	blk = find_block(buf, len, XP_TF_PACKED);
+	if (wo.raw || !blk) {
+		CHECK(wo.raw || blk);
+		free(buf);
+		return;
+	}
+	memcpy(&l, blk + 4, 4);
+	for (uint32_t at = 0; at < l; at++)
+		for (int x = 1; x < 256; x <<= 2) {
+			struct collect c;
+			int err;
+
+			blk[XP_TF_BLOCK_HDR + at] ^= (uint8_t)x;
+			reseal(blk);
+			err = read_mem(buf, len, &rd, &c);
+			blk[XP_TF_BLOCK_HDR + at] ^= (uint8_t)x;
+			CHECK(err == 0 || ((err == -EBADMSG || err == -EPROTO) && one_line(rd.error)));
+		}
+	reseal(blk);
+	free(buf);
+}
+
 /* A whole events block taken out is noticed at the next stats block. */
 static void test_missing_block(void)
 {
@@ -481,7 +521,7 @@ static void test_missing_block(void)
 	uint32_t l;
 	struct collect c;
 
-	ev = find_block(buf, len, XP_TF_EVENTS);
+	ev = find_block(buf, len, wo.raw ? XP_TF_EVENTS : XP_TF_PACKED);
 	CHECK(ev != NULL);
 	if (!ev)
 		return;
@@ -553,9 +593,8 @@ static void test_fuzz_regressions(void)
 	CHECK(n > 0);
 }
 
-int main(void)
+static void run_all(void)
 {
-	use_record_kinds();
 	RUN(test_round_trip);
 	RUN(test_tracing_time);
 	RUN(test_many_blocks);
@@ -567,7 +606,23 @@ int main(void)
 	RUN(test_unknown_block_and_after_trailer);
 	RUN(test_perfetto_flow_pairs);
 	RUN(test_missing_block);
+	RUN(test_packed_resealed);
 	RUN(test_write_errors);
 	RUN(test_fuzz_regressions);
+}
+
+int main(void)
+{
+	use_record_kinds();
+	fprintf(stderr, "-- format 2, packed\n");
+	run_all();
+	fprintf(stderr, "-- format 1.1, records as they are\n");
+	wo = (struct xp_trace_wopts){ .raw = true };
+	run_all();
+	if (xp_trace_zstd()) {
+		fprintf(stderr, "-- format 2, packed, zstd\n");
+		wo = (struct xp_trace_wopts){ .zstd_level = 3 };
+		run_all();
+	}
 	UNIT_EXIT();
 }

@@ -22,9 +22,25 @@ static const struct xp_rec_field api_fields[] = {
 	XP_REC_F(struct xp_api_rec, lib, XP_FIELD_CHARS),
 };
 
+static const struct xp_rec_pack api_pack[] = {
+	XP_REC_P(struct xp_api_rec, end_ns, XP_PACK_TS),
+	XP_REC_P(struct xp_api_rec, ret, XP_PACK_SINT),
+	XP_REC_P(struct xp_api_rec, arg, XP_PACK_INTERN),
+	XP_REC_P(struct xp_api_rec, what, XP_PACK_UINT),
+	XP_REC_P(struct xp_api_rec, cmd, XP_PACK_INTERN),
+	XP_REC_P(struct xp_api_rec, dev, XP_PACK_INTERN),
+	XP_REC_P(struct xp_api_rec, fd, XP_PACK_SINT),
+	XP_REC_P(struct xp_api_rec, depth, XP_PACK_UINT),
+	XP_REC_P(struct xp_api_rec, rule, XP_PACK_UINT),
+	XP_REC_P(struct xp_api_rec, comm, XP_PACK_INTERN),
+	XP_REC_P(struct xp_api_rec, name, XP_PACK_INTERN),
+	XP_REC_P(struct xp_api_rec, lib, XP_PACK_INTERN),
+};
+
 const struct xp_rec_kind xp_api_rec_kind = {
 	.type = XP_REC_API, .min_size = sizeof(struct xp_api_rec), .name = "api",
 	.fields = api_fields, .nfields = sizeof(api_fields) / sizeof(api_fields[0]),
+	.pack = api_pack, .npack = sizeof(api_pack) / sizeof(api_pack[0]),
 };
 
 int xp_api_init(struct xp_api_state *s)

@@ -7,6 +7,7 @@
 
 const struct xp_rec_kind xp_fence_rec_kind = {
 	.type = XP_REC_FENCE, .min_size = sizeof(struct xp_rawtp_rec), .name = "fence",
+	XP_RAWTP_PACK,
 };
 
 /*

@@ -20,9 +20,22 @@ static const struct xp_rec_field ioctl_fields[] = {
 	XP_REC_F(struct xp_ioctl_rec, comm, XP_FIELD_CHARS),
 };
 
+/* A process calls few commands on few files with few argument pointers: interned. */
+static const struct xp_rec_pack ioctl_pack[] = {
+	XP_REC_P(struct xp_ioctl_rec, lat_ns, XP_PACK_UINT),
+	XP_REC_P(struct xp_ioctl_rec, arg, XP_PACK_INTERN),
+	XP_REC_P(struct xp_ioctl_rec, cgroup_id, XP_PACK_INTERN),
+	XP_REC_P(struct xp_ioctl_rec, cmd, XP_PACK_INTERN),
+	XP_REC_P(struct xp_ioctl_rec, dev, XP_PACK_INTERN),
+	XP_REC_P(struct xp_ioctl_rec, fd, XP_PACK_SINT),
+	XP_REC_P(struct xp_ioctl_rec, ret, XP_PACK_SINT),
+	XP_REC_P(struct xp_ioctl_rec, comm, XP_PACK_INTERN),
+};
+
 const struct xp_rec_kind xp_ioctl_rec_kind = {
 	.type = XP_REC_IOCTL, .min_size = sizeof(struct xp_ioctl_rec), .name = "ioctl",
 	.fields = ioctl_fields, .nfields = sizeof(ioctl_fields) / sizeof(ioctl_fields[0]),
+	.pack = ioctl_pack, .npack = sizeof(ioctl_pack) / sizeof(ioctl_pack[0]),
 };
 
 void xp_ioctl_table_init(struct xp_ioctl_table *t)

@@ -8,8 +8,18 @@
 #include "caps/latency/lat_stats.h"
 #include "core/tracefile.h"
 
+static const struct xp_rec_pack lat_pack[] = {
+	XP_REC_P(struct xp_lat_rec, end_ns, XP_PACK_TS),
+	XP_REC_P(struct xp_lat_rec, end_tid, XP_PACK_PID),
+	XP_REC_P(struct xp_lat_rec, depth, XP_PACK_UINT),
+	XP_REC_P(struct xp_lat_rec, key, XP_PACK_INTERN),
+	XP_REC_P(struct xp_lat_rec, names, XP_PACK_INTERN),
+	XP_REC_P(struct xp_lat_rec, comm, XP_PACK_INTERN),
+};
+
 const struct xp_rec_kind xp_lat_rec_kind = {
 	.type = XP_REC_LATENCY, .min_size = sizeof(struct xp_lat_rec), .name = "latency",
+	.pack = lat_pack, .npack = sizeof(lat_pack) / sizeof(lat_pack[0]),
 };
 
 void xp_lat_init(struct xp_lat_state *s, size_t max_keys)

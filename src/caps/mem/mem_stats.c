@@ -9,6 +9,7 @@
 
 const struct xp_rec_kind xp_mem_rec_kind = {
 	.type = XP_REC_MEM, .min_size = sizeof(struct xp_rawtp_rec), .name = "mem",
+	XP_RAWTP_PACK,
 };
 
 #define P true

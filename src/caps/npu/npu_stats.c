@@ -12,8 +12,28 @@
 #include "core/tracefile.h"
 
 /* Older files' records end before the later fields: their kinds are checked by npu itself. */
+/* Records of the size before amdxdna end before fctx: those fields are then left out. */
+static const struct xp_rec_pack npu_pack[] = {
+	XP_REC_P(struct xp_npu_rec, kind, XP_PACK_UINT),
+	XP_REC_P(struct xp_npu_rec, dev, XP_PACK_UINT),
+	XP_REC_P(struct xp_npu_rec, slot, XP_PACK_UINT),
+	XP_REC_P(struct xp_npu_rec, fn, XP_PACK_UINT),
+	XP_REC_P(struct xp_npu_rec, dur_ns, XP_PACK_UINT),
+	XP_REC_P(struct xp_npu_rec, a, XP_PACK_UINT),
+	XP_REC_P(struct xp_npu_rec, b, XP_PACK_UINT),
+	XP_REC_P(struct xp_npu_rec, c, XP_PACK_UINT),
+	XP_REC_P(struct xp_npu_rec, pad, XP_PACK_UINT),
+	XP_REC_P(struct xp_npu_rec, comm, XP_PACK_INTERN),
+	XP_REC_P(struct xp_npu_rec, name, XP_PACK_INTERN),
+	XP_REC_P(struct xp_npu_rec, type, XP_PACK_INTERN),
+	XP_REC_P(struct xp_npu_rec, fctx, XP_PACK_INTERN),
+	XP_REC_P(struct xp_npu_rec, fseq, XP_PACK_DELTA),
+	XP_REC_P(struct xp_npu_rec, seq, XP_PACK_DELTA),
+};
+
 const struct xp_rec_kind xp_npu_rec_kind = {
 	.type = XP_REC_NPU, .min_size = XP_NPU_REC_V1_SIZE, .name = "npu",
+	.pack = npu_pack, .npack = sizeof(npu_pack) / sizeof(npu_pack[0]),
 };
 
 /* ---- the rules: one table, first match wins ---- */

@@ -4,8 +4,23 @@
 #include "caps/nvidia/nvidia_stats.h"
 #include "core/tracefile.h"
 
+/* An Xid record's device name and message follow as bytes. */
+static const struct xp_rec_pack nv_pack[] = {
+	XP_REC_P(struct xp_nv_rec, fn, XP_PACK_UINT),
+	XP_REC_P(struct xp_nv_rec, timed, XP_PACK_UINT),
+	XP_REC_P(struct xp_nv_rec, pad, XP_PACK_UINT),
+	XP_REC_P(struct xp_nv_rec, minor, XP_PACK_INTERN),
+	XP_REC_P(struct xp_nv_rec, arg32, XP_PACK_INTERN),
+	XP_REC_P(struct xp_nv_rec, pad2, XP_PACK_UINT),
+	XP_REC_P(struct xp_nv_rec, arg64, XP_PACK_INTERN),
+	XP_REC_P(struct xp_nv_rec, dur_ns, XP_PACK_UINT),
+	XP_REC_P(struct xp_nv_rec, ret, XP_PACK_SINT),
+	XP_REC_P(struct xp_nv_rec, comm, XP_PACK_INTERN),
+};
+
 const struct xp_rec_kind xp_nv_rec_kind = {
 	.type = XP_REC_NVIDIA, .min_size = sizeof(struct xp_nv_rec), .name = "nvidia",
+	.pack = nv_pack, .npack = sizeof(nv_pack) / sizeof(nv_pack[0]),
 };
 
 void xp_nv_init(struct xp_nv_state *s)

@@ -9,6 +9,7 @@
 
 const struct xp_rec_kind xp_sched_rec_kind = {
 	.type = XP_REC_SCHED, .min_size = sizeof(struct xp_rawtp_rec), .name = "sched",
+	XP_RAWTP_PACK,
 };
 
 int xp_sched_feed(struct xp_sched_state *s, const struct xp_rawtp_layout *l,

@@ -9,6 +9,7 @@
 
 const struct xp_rec_kind xp_vbl_rec_kind = {
 	.type = XP_REC_VBLANK, .min_size = sizeof(struct xp_rawtp_rec), .name = "vblank",
+	XP_RAWTP_PACK,
 };
 
 const struct xp_rawtp_event xp_vbl_events[XP_VBL_NEV] = {
