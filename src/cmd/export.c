@@ -72,7 +72,8 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 			break;
 		}
 	if (ferror(c->f)) {
-		int e = errno ? errno : EIO;	/* set by the write that failed, just now */
+		/* set by the write that failed, just now */
+		int e = c->p.werr ? c->p.werr : errno ? errno : EIO;
 
 		if (e == EPIPE)
 			return -EPIPE;	/* the reader went away: quietly */
@@ -178,6 +179,10 @@ int cmd_export(int argc, char **argv)
 	status = xp_cmd_read_trace("export", paths[0], r, on_open, on_record, c);
 	if (c->begun)
 		xp_perfetto_end(&c->p, &r->meta);
+	if (!status && c->p.werr == EPIPE)
+		status = 1;	/* the reader went away: quietly */
+	else if (!status && c->p.werr)	/* the last of the protobuf is written at the end */
+		status = xp_fail(1, "export: writing %s: %s", c->out, strerror(c->p.werr));
 	if (!status && c->p.oom)
 		status = xp_fail(1, "export: out of memory");
 	for (int i = 0; i < c->nci; i++)

@@ -65,6 +65,7 @@ struct xp_perfetto {
 	uint64_t next_id;		/* flow and async ids */
 	FILE *f;			/* where it writes */
 	struct xp_pfpb *pb;		/* the protobuf format's state; NULL: JSON */
+	int werr;			/* errno of its first failed write (protobuf format) */
 	uint64_t next_uuid;		/* the protobuf format's track ids */
 	uint64_t group_uuid[8];
 };

@@ -150,9 +150,10 @@ static void flush_out(struct xp_perfetto *p)
 {
 	struct xp_pb *o = &p->pb->out;
 
-	/* a failed write leaves the FILE's error set, for the caller to see */
-	if (o->n)
-		fwrite(o->b, 1, o->n, p->f);
+	/* a failed write leaves the FILE's error set; its errno is kept for the message */
+	errno = 0;
+	if (o->n && fwrite(o->b, 1, o->n, p->f) != o->n && !p->werr)
+		p->werr = errno ? errno : EIO;
 	o->n = 0;
 }
 
