@@ -88,6 +88,8 @@ void xp_perfetto_track(struct xp_perfetto *p, const char *group, uint32_t id, co
 void xp_perfetto_slice_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *cat,
 			     const char *name, uint64_t ts_ns, uint64_t dur_ns);
 void xp_perfetto_slice_end(struct xp_perfetto *p);
+/* Whether args written into p->j are kept (the JSON format); a hot caller may skip them. */
+static inline bool xp_perfetto_args(const struct xp_perfetto *p) { return !p->pb; }
 
 /* One end of a flow arrow: `start` on the source slice, then the finish. */
 void xp_perfetto_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t pid, uint32_t tid,

@@ -11,8 +11,8 @@ perfetto_subset.proto (beside this file), then replayed as trace_processor
 reads it: packets sorted by timestamp (ties in file order), each track's
 SLICE_BEGIN / SLICE_END a stack. It must have:
 - every packet on one trusted_packet_sequence_id; the first one with
-  SEQ_INCREMENTAL_STATE_CLEARED, every track event with
-  SEQ_NEEDS_INCREMENTAL_STATE; every name and category iid interned on the
+  SEQ_INCREMENTAL_STATE_CLEARED, every track event that names an interned
+  string with SEQ_NEEDS_INCREMENTAL_STATE; every name and category iid interned on the
   sequence before an event uses it; every track uuid described before use
 - the JSON's threads (pid, tid, name), its processes' names, and its named
   tracks (group, name) as TrackDescriptors
@@ -99,7 +99,7 @@ class PbTrace:
             for td in p.get("track_descriptor", []):
                 self.describe(td)
             for te in p.get("track_event", []):
-                if i and flags != 2:
+                if i and flags != 2 and one(te, "type") != "TYPE_SLICE_END":
                     self.bad.append(f"packet {i}: a track event without SEQ_NEEDS_INCREMENTAL_STATE")
                 uuid = one(te, "track_uuid")
                 if uuid not in self.desc:

@@ -182,7 +182,7 @@ static void test_perfetto_packets(void)
 		CHECK_U64(fld, 1);
 		CHECK_U64(field_of(pk, 10, 0), 1);	/* one sequence */
 		/* the first packet clears the interned state, events need it */
-		CHECK_U64(field_of(pk, 13, 0), npk == 0 ? 1 : te.p ? 2 : 0);
+		CHECK_U64(field_of(pk, 13, 0), npk == 0 ? 1 : te.p && field_of(te, 9, 0) != 2 ? 2 : 0);
 		npk++;
 		if (!te.p)
 			continue;
