@@ -188,6 +188,7 @@ bench: deps
 	$(MAKE) xputrace helpers
 	bash bench/ioctl_overhead.sh
 	bash bench/soak.sh
+	bash bench/export.sh
 
 # The reader under libFuzzer with ASan and UBSan (clang's libclang-rt-*-dev
 # has libFuzzer); not part of `make test`, which must not need it.
