@@ -200,11 +200,61 @@ static void test_perfetto_packets(void)
 	free(buf);
 }
 
+/* The names of the tracks described under `parent`, in order, into out. */
+static int child_names(const char *buf, size_t len, uint64_t parent, char out[][32], int max)
+{
+	struct rd r = { (const uint8_t *)buf, (const uint8_t *)buf + len }, pk = { NULL, NULL };
+	uint32_t fld;
+	uint64_t v;
+	int n = 0;
+
+	while (rd_field(&r, &fld, &v, &pk) && n < max) {
+		struct rd td = sub_of(pk, 60), name;
+
+		if (!td.p || field_of(td, 5, 0) != parent)
+			continue;
+		name = sub_of(td, 2);
+		if (name.p)
+			snprintf(out[n++], 32, "%.*s", (int)(name.end - name.p), (const char *)name.p);
+	}
+	return n;
+}
+
+/* Overlapping async spans go on tracks of their own under their thread; the open one stays open. */
+static void test_async_lanes(void)
+{
+	char *buf = NULL, names[8][32];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_perfetto p;
+	int n;
+
+	CHECK(xp_perfetto_begin_proto(&p, f, 0) == 0);
+	xp_perfetto_name(&p, 5, 5, "app");	/* its track is uuid 1 */
+	xp_perfetto_async(&p, true, 5, 5, "q", "queued", 1, 100);
+	xp_perfetto_async(&p, true, 5, 5, "q", "queued", 2, 150);
+	xp_perfetto_async(&p, false, 5, 5, "q", "queued", 1, 200);
+	xp_perfetto_async(&p, false, 5, 5, "q", "queued", 2, 250);
+	xp_perfetto_async(&p, true, 5, 5, "q", "queued", 3, 300);	/* after both: the first lane again */
+	xp_perfetto_async(&p, false, 5, 5, "q", "queued", 3, 310);
+	xp_perfetto_async(&p, true, 5, 5, "q", "queued", 4, 400);	/* never ends */
+	xp_perfetto_async(&p, false, 5, 5, "q", "queued", 9, 500);	/* never began: dropped */
+	xp_perfetto_end(&p, NULL);
+	fclose(f);
+	n = child_names(buf, len, 1, names, 8);
+	CHECK_U64(n, 2);
+	CHECK_STR(names[0], "queued");
+	CHECK_STR(names[1], "queued (2)");
+	CHECK(!p.oom);
+	free(buf);
+}
+
 int main(void)
 {
 	RUN(test_varints);
 	RUN(test_fields);
 	RUN(test_nested);
 	RUN(test_perfetto_packets);
+	RUN(test_async_lanes);
 	UNIT_EXIT();
 }
