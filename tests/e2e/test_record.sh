@@ -286,7 +286,12 @@ else
 fi
 if [ -x "$XP" ] && mkdir -p "$WORK/full" && mount -t tmpfs -o size=16k tmpfs "$WORK/full" 2> /dev/null; then
 	bad_input "export onto a full file system names the output and 'No space left on device'" 1 \
-		"export: writing $WORK/full/o.json: No space left on device" export --perfetto tests/golden/data/ioctl_drv.xpt -o "$WORK/full/o.json"
+		"export: writing $WORK/full/o.json: No space left on device" \
+		export --perfetto tests/golden/data/ioctl_drv.xpt --format json -o "$WORK/full/o.json"
+	# the protobuf is written at the end, in one piece: a file bigger than the 16k
+	bad_input "export of the protobuf onto a full file system names the output and 'No space left on device'" 1 \
+		"export: writing $WORK/full/o.pftrace: No space left on device" \
+		export --perfetto tests/golden/data/gen/tg_2ms.xpt -o "$WORK/full/o.pftrace"
 	[ -z "$(ls -A "$WORK/full")" ] && pass "export onto a full file system leaves nothing there" ||
 		fail "export onto a full file system left: $(ls -A "$WORK/full" | tr '\n' ' ')"
 	umount "$WORK/full"
