@@ -203,6 +203,7 @@ bench: deps
 	bash bench/ioctl_overhead.sh
 	bash bench/soak.sh
 	bash bench/file.sh
+	bash bench/export.sh
 
 # The reader under libFuzzer with ASan and UBSan (clang's libclang-rt-*-dev
 # has libFuzzer); not part of `make test`, which must not need it.

@@ -79,7 +79,7 @@ for k in timelines[driver=vgem].created timelines[driver=vgem].signaled timeline
 	expect_eq "report = live: $k" "$(v $k)" "$(jget $S/r.json $k)"
 done
 xputrace report $S/v.xpt fence | head -8
-xputrace export --perfetto $S/v.xpt -o $S/v.pf.json 2>/dev/null
+xputrace export --perfetto $S/v.xpt --format json -o $S/v.pf.json 2>/dev/null
 expect_eq "export exit status" 0 $?
 expect_eq "perfetto: one slice per signaled vgem fence" "$(jget $S/r.json timelines[driver=vgem].signaled)" \
 	"$(grep -o '"cat":"fence","name":"fence [0-9:]*"[^}]*"driver":"vgem"' $S/v.pf.json | wc -l)"

@@ -129,7 +129,7 @@ expect_eq "record/flipper status" "0 0" "$xrc $rc"
 xputrace report $F vblank --json >/tmp/rep.json 2>/tmp/rep.err
 expect_eq "report exit status" 0 $?
 frames_vs_client /tmp/rep.json /tmp/r.txt flip
-xputrace export --perfetto $F -o /tmp/f.json
+xputrace export --perfetto $F --format json -o /tmp/f.json
 expect_eq "export exit status" 0 $?
 P=$(val /tmp/r.txt pid)
 # each frame a slice on flipper's thread, with a flow to its CRTC's vblank

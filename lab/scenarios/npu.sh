@@ -207,7 +207,7 @@ expect_eq "report: bo_create timed twice, jobs done" "2 2 2" \
 	"$(jget $R latency[function=ivpu_bo_create_ioctl].ns.count) $(jget $R jobs[ctx=1].submitted) $(jget $R jobs[ctx=1].done)"
 expect_eq "report: the client's calls, per process" "npuapp 146" "$(jget $R processes[0].comm) $(jget $R processes[0].calls)"
 expect_eq "report: interrupt calls seen + drops" 6 $(($(jget $R device.calls) + rl))
-xputrace export --perfetto /tmp/npu.xpt -o $S/npu.pf.json 2>$S/pf.err
+xputrace export --perfetto /tmp/npu.xpt --format json -o $S/npu.pf.json 2>$S/pf.err
 expect_eq "export exit status" 0 $?
 expect_eq "Perfetto: bo_create slices, job spans begun and ended" "2 2 2" \
 	"$(grep -o '"cat":"npu_call","name":"ivpu_bo_create_ioctl"' $S/npu.pf.json | wc -l) $(grep -o '"ph":"b"' $S/npu.pf.json | wc -l) $(grep -o '"ph":"e"' $S/npu.pf.json | wc -l)"

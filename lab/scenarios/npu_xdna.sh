@@ -140,7 +140,7 @@ expect_eq "report: one hardware context" 1 "$(jget -n $R amdxdna.contexts)"
 expect_eq "report: its jobs at every stage, joined with their submitter" "6 6 6 6 6 xdnaapp" \
 	"$(jget $R amdxdna.contexts[0].queued) $(jget $R amdxdna.contexts[0].run) $(jget $R amdxdna.contexts[0].signaled) $(jget $R amdxdna.contexts[0].done) $(jget $R amdxdna.contexts[0].freed) $(jget $R amdxdna.contexts[0].comm)"
 expect_eq "report: six times on the device" 6 "$(jget $R amdxdna.contexts[0].on_device_ns.count)"
-xputrace export --perfetto /tmp/x.xpt -o $S/x.pf.json 2>$S/pf.err
+xputrace export --perfetto /tmp/x.xpt --format json -o $S/x.pf.json 2>$S/pf.err
 expect_eq "export: exit status" 0 $?
 expect_eq "Perfetto: six 'on device' spans, begun and ended" "12 6 6" \
 	"$(grep -o '"name":"on device"' $S/x.pf.json | wc -l) $(grep -o '"ph":"b"' $S/x.pf.json | wc -l) $(grep -o '"ph":"e"' $S/x.pf.json | wc -l)"

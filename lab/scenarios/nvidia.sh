@@ -158,11 +158,11 @@ expect_eq "the files held at its start: $A's and $H's, as of before it" "true tr
 	"$(jget $F "holders[pid=$A].before_start") $(jget $F "holders[pid=$H].before_start")"
 expect_eq "Xid 79 on /dev/nvidia0: its holders $A and $H, as live" "/dev/nvidia0 2 $A $H" \
 	"$(jget $F xids[code=79].device) $(jget -n $F xids[code=79].holders) $(jget $F "xids[code=79].holders[pid=$A].pid") $(jget $F "xids[code=79].holders[pid=$H].pid")"
-xputrace export --perfetto /tmp/fr.xpt -o $S/fr.trace.json
+xputrace export --perfetto /tmp/fr.xpt --format json -o $S/fr.trace.json
 expect_eq "export of the flight file: exit status and the Xid instants" "0 2" "$? $(grep -o '"name":"Xid [0-9]*"' $S/fr.trace.json | wc -l)"
 
 group export
-xputrace export --perfetto /tmp/nv.xpt -o $S/nv.trace.json
+xputrace export --perfetto /tmp/nv.xpt --format json -o $S/nv.trace.json
 expect_eq "export exit status" 0 $?
 # the JSON writer puts no spaces between tokens
 expect_eq "the Xid fired in the ioctl: an instant" 1 "$(grep -o '"name":"Xid 13"' $S/nv.trace.json | wc -l)"

@@ -75,7 +75,7 @@ else
 fi
 
 say "export: one job slice and one submit arrow per job"
-xputrace export --perfetto $F -o /tmp/s.json 2>/tmp/exp.err
+xputrace export --perfetto $F --format json -o /tmp/s.json 2>/tmp/exp.err
 expect_eq "export exit status" 0 $?
 cat /tmp/exp.err
 expect_eq "job slices (jobs done)" $JOBS "$(grep -o '"cat":"gpu_job"' /tmp/s.json | wc -l)"

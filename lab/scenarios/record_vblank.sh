@@ -48,7 +48,7 @@ for who in l r; do
 		"$(kernel_vblanks $first $last)" "$($who "crtcs[crtc=$CI].vblanks") $($who "crtcs[crtc=$CI].missed")"
 done
 rv=$(r "crtcs[crtc=$CI].vblanks")
-xputrace export --perfetto $F -o /tmp/v.json 2>/dev/null
+xputrace export --perfetto $F --format json -o /tmp/v.json 2>/dev/null
 expect_eq "export exit status" 0 $?
 expect_eq "vblank instants = vblanks reported" "$rv" "$(grep -o '"ph":"i","pid":[0-9]*,"tid":[0-9]*,"ts":[0-9.]*,"s":"t","cat":"vblank","name":"vblank"' /tmp/v.json | wc -l)"
 # "card0 CRTC 0" where the probes gave each vblank its device, else "CRTC 0"

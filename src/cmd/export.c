@@ -1,4 +1,4 @@
-/* xputrace export: a trace file as Chrome/Perfetto trace-event JSON. */
+/* xputrace export: a trace file as a Perfetto trace (native protobuf, or trace-event JSON). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -18,10 +18,13 @@ static void help(const void *ctx)
 {
 	(void)ctx;
 	printf(
-"Usage: xputrace export --perfetto FILE -o OUT.json\n"
+"Usage: xputrace export --perfetto FILE [--format proto|json] -o OUT\n"
 "\n"
-"Writes a trace file recorded by 'xputrace record' as Chrome trace-event\n"
-"JSON, which ui.perfetto.dev and chrome://tracing open: each ioctl is a\n"
+"Writes a trace file recorded by 'xputrace record' as a Perfetto trace, which\n"
+"ui.perfetto.dev and trace_processor open: by default in Perfetto's own\n"
+"protobuf format (tracks, slices, flows, interned names; compact and fast to\n"
+"load), with --format json as Chrome trace-event JSON (chrome://tracing opens\n"
+"it too; each event carries its details as args). Each ioctl is a\n"
 "slice on the thread that made it, named as 'report' names it, with its\n"
 "device, command, fd and result; each GPU job a slice on its ring's track\n"
 "(\"GPU rings\"), its time queued an async span, and an arrow from the\n"
@@ -31,18 +34,19 @@ static void help(const void *ctx)
 "memory\") when they fire in no process's context; calls into nvidia.ko\n"
 "slices (timed) or instants on the calling thread, interrupts on a track per\n"
 "line and Xids instants on their GPU's track (\"NVIDIA\"). Processes and\n"
-"threads carry their names. Times are microseconds from the start of the\n"
-"recording.\n"
+"threads carry their names. Times start at the start of the recording.\n"
 "\n"
 "Options:\n"
 "      --perfetto FILE   the trace file to read\n"
-"  -o, --output OUT      where to write the JSON ('-' for stdout); written beside\n"
+"      --format FORMAT   proto (the default) or json\n"
+"  -o, --output OUT      where to write the trace ('-' for stdout); written beside\n"
 "                        it and renamed into place only when complete\n"
 "      --force           write through a symbolic link at OUT\n"
 "  -h, --help            this text\n"
 "\n"
 "Example:\n"
-"  xputrace record -o gpu.xpt -d 10 && xputrace export --perfetto gpu.xpt -o gpu.json\n");
+"  xputrace record -o gpu.xpt -d 10 && xputrace export --perfetto gpu.xpt -o gpu.pftrace\n"
+"  xputrace export --perfetto gpu.xpt --format json -o gpu.json\n");
 }
 
 struct export_ctx {
@@ -50,6 +54,7 @@ struct export_ctx {
 	FILE *f;
 	const char *out;	/* -o as given, for errors */
 	bool begun;
+	bool json;		/* --format json */
 	struct xp_cap_env env;
 	struct xp_cap_inst ci[16];	/* the file's capabilities, by table order */
 	int nci;
@@ -66,8 +71,9 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 				return err;
 			break;
 		}
-	if (ferror(c->p.j.f)) {
-		int e = errno ? errno : EIO;	/* set by the write that failed, just now */
+	if (ferror(c->f)) {
+		/* set by the write that failed, just now */
+		int e = c->p.werr ? c->p.werr : errno ? errno : EIO;
 
 		if (e == EPIPE)
 			return -EPIPE;	/* the reader went away: quietly */
@@ -98,28 +104,32 @@ static int on_open(void *ctx, const struct xp_trace_reader *r)
 		if (err)
 			return err;
 	}
-	xp_perfetto_begin(&c->p, c->f, r->meta.start_ns);
+	if (c->json)
+		xp_perfetto_begin(&c->p, c->f, r->meta.start_ns);
+	else if ((err = xp_perfetto_begin_proto(&c->p, c->f, r->meta.start_ns)))
+		return err;
 	c->begun = true;
 	return 0;
 }
 
 static int export_opt(void *ctx, int i, const char *arg)
 {
-	((const char **)ctx)[i] = arg ? arg : "";	/* 0: --perfetto, 1: -o, 2: --force */
+	((const char **)ctx)[i] = arg ? arg : "";	/* 0: --perfetto, 1: -o, 2: --force, 3: --format */
 	return 0;
 }
 
 static const struct xp_cap_opt export_own[] = {
 	{ "perfetto", 0, "FILE", "the trace file to read", false },
-	{ "output", 'o', "OUT", "where to write the JSON ('-' for stdout)", false },
+	{ "output", 'o', "OUT", "where to write the trace ('-' for stdout)", false },
 	{ "force", 0, NULL, "write through a symbolic link at OUT", false },
+	{ "format", 0, "FORMAT", "proto (Perfetto's own, the default) or json", false },
 	{ NULL },
 };
 const struct xp_verb_opts xp_export_opts = { 0, export_own };
 
 int cmd_export(int argc, char **argv)
 {
-	const char *paths[3] = { NULL, NULL, NULL };	/* in, out, --force */
+	const char *paths[4] = { NULL, NULL, NULL, NULL };	/* in, out, --force, --format */
 	struct xp_outfile of;
 	struct stat sin, sout;
 	char why[256];
@@ -138,8 +148,10 @@ int cmd_export(int argc, char **argv)
 		return xp_fail(2, "export: unexpected argument '%s'", argv[optind]);
 	if (!paths[0])
 		return xp_fail(2, "export: --perfetto FILE is required (the only format so far)");
+	if (paths[3] && strcmp(paths[3], "proto") && strcmp(paths[3], "json"))
+		return xp_fail(2, "export: --format wants proto or json, not '%s'", paths[3]);
 	if (!paths[1])
-		return xp_fail(2, "export: -o OUT.json is required");
+		return xp_fail(2, "export: -o OUT is required");
 	if (!*paths[1])
 		return xp_fail(2, "export: -o wants a file name, not ''");
 	if (!*paths[0])
@@ -150,6 +162,7 @@ int cmd_export(int argc, char **argv)
 		return xp_fail(1, "export: out of memory");
 	}
 	c->env = (struct xp_cap_env){ .out = XP_OUT_PERFETTO, .pf = &c->p };
+	c->json = paths[3] && !strcmp(paths[3], "json");
 	/* the input is read whole before anything is renamed: never export over it */
 	if (!stat(paths[0], &sin) && !stat(paths[1], &sout) && sin.st_dev == sout.st_dev &&
 	    sin.st_ino == sout.st_ino) {
@@ -166,6 +179,12 @@ int cmd_export(int argc, char **argv)
 	status = xp_cmd_read_trace("export", paths[0], r, on_open, on_record, c);
 	if (c->begun)
 		xp_perfetto_end(&c->p, &r->meta);
+	if (!status && c->p.werr == EPIPE)
+		status = 1;	/* the reader went away: quietly */
+	else if (!status && c->p.werr)	/* the last of the protobuf is written at the end */
+		status = xp_fail(1, "export: writing %s: %s", c->out, strerror(c->p.werr));
+	if (!status && c->p.oom)
+		status = xp_fail(1, "export: out of memory");
 	for (int i = 0; i < c->nci; i++)
 		undecodable += c->ci[i].undecodable;
 	if (undecodable)

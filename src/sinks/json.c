@@ -35,6 +35,8 @@ static void before_item(struct xp_json *j)
 
 static void open_scope(struct xp_json *j, char c)
 {
+	if (!j->f)
+		return;
 	before_item(j);
 	fputc(c, j->f);
 	if (j->depth < XP_JSON_MAX_DEPTH - 1)
@@ -46,6 +48,8 @@ static void close_scope(struct xp_json *j, char c)
 {
 	bool had_items = j->need_comma[j->depth];
 
+	if (!j->f)
+		return;
 	if (j->depth > 0)
 		j->depth--;
 	if (had_items)
@@ -111,6 +115,8 @@ static void write_string(FILE *f, const char *s)
 
 void xp_json_key(struct xp_json *j, const char *key)
 {
+	if (!j->f)
+		return;
 	before_item(j);
 	write_string(j->f, key);
 	fputs(j->pretty ? ": " : ":", j->f);
@@ -119,6 +125,8 @@ void xp_json_key(struct xp_json *j, const char *key)
 
 void xp_json_str(struct xp_json *j, const char *s)
 {
+	if (!j->f)
+		return;
 	before_item(j);
 	if (s)
 		write_string(j->f, s);
@@ -128,18 +136,24 @@ void xp_json_str(struct xp_json *j, const char *s)
 
 void xp_json_u64(struct xp_json *j, uint64_t v)
 {
+	if (!j->f)
+		return;
 	before_item(j);
 	fprintf(j->f, "%llu", (unsigned long long)v);
 }
 
 void xp_json_i64(struct xp_json *j, int64_t v)
 {
+	if (!j->f)
+		return;
 	before_item(j);
 	fprintf(j->f, "%lld", (long long)v);
 }
 
 void xp_json_double(struct xp_json *j, double v)
 {
+	if (!j->f)
+		return;
 	before_item(j);
 	if (isfinite(v))
 		fprintf(j->f, "%.6g", v);
@@ -155,6 +169,8 @@ void xp_json_fixed(struct xp_json *j, uint64_t units, unsigned int digits)
 		digits = 9;
 	for (unsigned int i = 0; i < digits; i++)
 		scale *= 10;
+	if (!j->f)
+		return;
 	before_item(j);
 	if (digits)
 		fprintf(j->f, "%llu.%0*llu", (unsigned long long)(units / scale), (int)digits,
@@ -165,18 +181,24 @@ void xp_json_fixed(struct xp_json *j, uint64_t units, unsigned int digits)
 
 void xp_json_bool(struct xp_json *j, bool v)
 {
+	if (!j->f)
+		return;
 	before_item(j);
 	fputs(v ? "true" : "false", j->f);
 }
 
 void xp_json_null(struct xp_json *j)
 {
+	if (!j->f)
+		return;
 	before_item(j);
 	fputs("null", j->f);
 }
 
 void xp_json_finish(struct xp_json *j)
 {
+	if (!j->f)
+		return;
 	fputc('\n', j->f);
 	/* the writer may go on with another document (one JSON object per line) */
 	j->depth = 0;

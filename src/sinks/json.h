@@ -16,6 +16,7 @@ struct xp_json {
 	bool after_key;
 };
 
+/* f NULL: a writer that writes nothing (values given to it are dropped). */
 void xp_json_init(struct xp_json *j, FILE *f, bool pretty);
 void xp_json_begin_obj(struct xp_json *j);
 void xp_json_end_obj(struct xp_json *j);

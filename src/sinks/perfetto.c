@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sinks/perfetto.h"
+#include "sinks/perfetto_int.h"
 #include "sinks/text.h"
 
 static size_t slot_of(const struct xp_perfetto *p, uint32_t pid, uint32_t tid)
@@ -32,35 +32,73 @@ static bool grow(struct xp_perfetto *p)
 	return true;
 }
 
+/* The entry of (pid, tid), made if new; NULL when out of memory. */
+static struct xp_perfetto_thread *entry(struct xp_perfetto *p, uint32_t pid, uint32_t tid,
+					const char *name)
+{
+	struct xp_perfetto_thread *t;
+
+	if ((p->n + 1) * 2 > p->cap && !grow(p)) {
+		p->oom = true;
+		return NULL;
+	}
+	t = &p->threads[slot_of(p, pid, tid)];
+	if (t->tid) {
+		/* a track first met unnamed in an event takes the name given next */
+		if (p->pb && !t->name[0] && name[0]) {
+			snprintf(t->name, sizeof(t->name), "%s", name);
+			xp_pfpb_describe(p, t);
+		}
+		return t;
+	}
+	t->pid = pid;
+	t->tid = tid;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	p->n++;
+	if (p->pb) {
+		t->uuid = ++p->next_uuid;
+		xp_pfpb_describe(p, t);
+	}
+	return t;
+}
+
 void xp_perfetto_name(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *name)
 {
-	size_t i;
-
 	if (!tid)
 		tid = pid;	/* slot marker: tid 0 is the idle task, shown as its pid */
 	if (!tid)
 		return;
-	if ((p->n + 1) * 2 > p->cap && !grow(p)) {
-		p->oom = true;
-		return;
-	}
-	i = slot_of(p, pid, tid);
-	if (p->threads[i].tid)
-		return;
-	p->threads[i].pid = pid;
-	p->threads[i].tid = tid;
-	snprintf(p->threads[i].name, sizeof(p->threads[i].name), "%s", name);
-	p->n++;
+	entry(p, pid, tid, name);
+}
+
+uint64_t xp_perfetto_uuid(struct xp_perfetto *p, uint32_t pid, uint32_t tid)
+{
+	struct xp_perfetto_thread *t;
+
+	if (!tid)
+		tid = pid ? pid : UINT32_MAX;	/* the idle task: its own key */
+	t = entry(p, pid, tid, "");
+	return t ? t->uuid : 0;
 }
 
 void xp_perfetto_begin(struct xp_perfetto *p, FILE *f, uint64_t t0_ns)
 {
 	memset(p, 0, sizeof(*p));
 	p->t0 = t0_ns;
+	p->f = f;
 	xp_json_init(&p->j, f, false);
 	xp_json_begin_obj(&p->j);
 	xp_json_key(&p->j, "traceEvents");
 	xp_json_begin_arr(&p->j);
+}
+
+int xp_perfetto_begin_proto(struct xp_perfetto *p, FILE *f, uint64_t t0_ns)
+{
+	memset(p, 0, sizeof(*p));
+	p->t0 = t0_ns;
+	p->f = f;
+	xp_json_init(&p->j, NULL, false);	/* args are not written in this format */
+	return xp_pfpb_new(p);
 }
 
 static void ts_key(struct xp_perfetto *p, const char *key, uint64_t ts_ns)
@@ -91,6 +129,10 @@ void xp_perfetto_track(struct xp_perfetto *p, const char *group, uint32_t id, co
 	if (g == p->ngroups && g < (int)(sizeof(p->groups) / sizeof(p->groups[0]))) {
 		snprintf(p->groups[g], sizeof(p->groups[g]), "%s", group);
 		p->ngroups++;
+		if (p->pb) {
+			p->group_uuid[g] = ++p->next_uuid;
+			xp_pfpb_group(p, g);
+		}
 	}
 	*pid = XP_PERFETTO_TRACK_PID0 + (uint32_t)g;
 	*tid = id + 1;	/* tid 0 would mark an empty slot */
@@ -107,6 +149,11 @@ void xp_perfetto_slice_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, 
 		dur_ns = 0;
 	else
 		dur_ns = ts_ns + dur_ns - start;
+	if (p->pb) {
+		p->events++;
+		xp_pfpb_slice(p, pid, tid, cat, name, start - p->t0, start - p->t0 + dur_ns, false);
+		return;
+	}
 	event_head(p, "X", pid, tid, start);
 	xp_json_key(&p->j, "dur");
 	xp_json_fixed(&p->j, dur_ns, 3);
@@ -118,6 +165,8 @@ void xp_perfetto_slice_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, 
 
 void xp_perfetto_slice_end(struct xp_perfetto *p)
 {
+	if (p->pb)
+		return;
 	xp_json_end_obj(&p->j);	/* args */
 	xp_json_end_obj(&p->j);
 }
@@ -131,6 +180,10 @@ void xp_perfetto_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t p
 void xp_perfetto_flow_named(struct xp_perfetto *p, const char *name, uint64_t id, bool start,
 			    uint32_t pid, uint32_t tid, uint64_t ts_ns)
 {
+	if (p->pb) {
+		xp_pfpb_flow(p, id, start, pid, tid, xp_pf_rel(p, ts_ns));
+		return;
+	}
 	event_head(p, start ? "s" : "f", pid, tid, ts_ns);
 	xp_json_kstr(&p->j, "cat", "flow");
 	xp_json_kstr(&p->j, "name", name);
@@ -143,6 +196,11 @@ void xp_perfetto_flow_named(struct xp_perfetto *p, const char *name, uint64_t id
 void xp_perfetto_instant_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *cat,
 			       const char *name, uint64_t ts_ns)
 {
+	if (p->pb) {
+		p->events++;
+		xp_pfpb_slice(p, pid, tid, cat, name, xp_pf_rel(p, ts_ns), xp_pf_rel(p, ts_ns), true);
+		return;
+	}
 	event_head(p, "i", pid, tid, ts_ns);
 	xp_json_kstr(&p->j, "s", "t");
 	xp_json_kstr(&p->j, "cat", cat);
@@ -154,6 +212,11 @@ void xp_perfetto_instant_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid
 void xp_perfetto_async(struct xp_perfetto *p, bool begin, uint32_t pid, uint32_t tid,
 		       const char *cat, const char *name, uint64_t id, uint64_t ts_ns)
 {
+	if (p->pb) {
+		p->events++;
+		xp_pfpb_async(p, begin, pid, tid, cat, name, id, xp_pf_rel(p, ts_ns));
+		return;
+	}
 	event_head(p, begin ? "b" : "e", pid, tid, ts_ns);
 	xp_json_kstr(&p->j, "cat", cat);
 	xp_json_kstr(&p->j, "name", name);
@@ -220,29 +283,60 @@ static int by_pid_tid(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-void xp_perfetto_end(struct xp_perfetto *p, const struct xp_trace_meta *m)
+/* The threads and tracks by pid and tid; NULL when out of memory. */
+static struct xp_perfetto_thread *sorted_threads(const struct xp_perfetto *p, size_t *n)
 {
 	struct xp_perfetto_thread *v = calloc(p->n ? p->n : 1, sizeof(*v));
-	size_t n = 0;
 
+	*n = 0;
 	for (size_t i = 0; v && i < p->cap; i++)
 		if (p->threads[i].tid)
-			v[n++] = p->threads[i];
+			v[(*n)++] = p->threads[i];
 	if (v)
-		qsort(v, n, sizeof(*v), by_pid_tid);
-	for (size_t i = 0; i < n; i++) {
-		/* the process is named by its main thread, else its first thread seen */
-		if (i == 0 || v[i].pid != v[i - 1].pid) {
-			const char *pname = v[i].name;
-			uint32_t g = v[i].pid - XP_PERFETTO_TRACK_PID0;
+		qsort(v, *n, sizeof(*v), by_pid_tid);
+	return v;
+}
 
-			if (v[i].pid >= XP_PERFETTO_TRACK_PID0 && g < (uint32_t)p->ngroups)
-				pname = p->groups[g];
-			for (size_t k = i; k < n && v[k].pid == v[i].pid; k++)
-				if (v[k].tid == v[k].pid)
-					pname = v[k].name;
-			meta_event(p, "process_name", v[i].pid, 0, pname);
-		}
+/* A process is named by its main thread, else its first thread seen; a group by its name. */
+static const char *process_name(const struct xp_perfetto *p, const struct xp_perfetto_thread *v,
+				size_t i, size_t n)
+{
+	const char *pname = v[i].name;
+	uint32_t g = v[i].pid - XP_PERFETTO_TRACK_PID0;
+
+	if (v[i].pid >= XP_PERFETTO_TRACK_PID0 && g < (uint32_t)p->ngroups)
+		pname = p->groups[g];
+	for (size_t k = i; k < n && v[k].pid == v[i].pid; k++)
+		if (v[k].tid == v[k].pid)
+			pname = v[k].name;
+	return pname;
+}
+
+static void end_proto(struct xp_perfetto *p)
+{
+	size_t n;
+	struct xp_perfetto_thread *v = sorted_threads(p, &n);
+
+	for (size_t i = 0; v && i < n; i++)
+		if (v[i].pid < XP_PERFETTO_TRACK_PID0 && (i == 0 || v[i].pid != v[i - 1].pid))
+			xp_pfpb_process(p, v[i].pid, process_name(p, v, i, n));
+	free(v);
+	xp_pfpb_finish(p);
+}
+
+void xp_perfetto_end(struct xp_perfetto *p, const struct xp_trace_meta *m)
+{
+	size_t n;
+	struct xp_perfetto_thread *v;
+
+	if (p->pb) {
+		end_proto(p);
+		goto out;
+	}
+	v = sorted_threads(p, &n);
+	for (size_t i = 0; v && i < n; i++) {
+		if (i == 0 || v[i].pid != v[i - 1].pid)
+			meta_event(p, "process_name", v[i].pid, 0, process_name(p, v, i, n));
 		meta_event(p, "thread_name", v[i].pid, v[i].tid, v[i].name);
 	}
 	free(v);
@@ -261,6 +355,7 @@ void xp_perfetto_end(struct xp_perfetto *p, const struct xp_trace_meta *m)
 	}
 	xp_json_end_obj(&p->j);
 	xp_json_finish(&p->j);
+out:
 	free(p->threads);
 	p->threads = NULL;
 	p->cap = p->n = 0;

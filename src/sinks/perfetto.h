@@ -1,5 +1,12 @@
 /*
- * Chrome trace-event JSON, the format ui.perfetto.dev and chrome://tracing
+ * The Perfetto writer every capability calls. It writes one of two formats:
+ *
+ * Perfetto's native protobuf trace (xp_perfetto_begin_proto, perfetto_pb.c):
+ * the same tracks, slices, flows and spans as below, as TrackDescriptor and
+ * TrackEvent packets with interned names. What callers write into p->j
+ * (a slice's args) is dropped there.
+ *
+ * Chrome trace-event JSON, which ui.perfetto.dev and chrome://tracing
  * open: {"traceEvents":[...], "displayTimeUnit":"ns", "otherData":{...}}.
  *
  * Timestamps are microseconds after `t0` with nanosecond digits. Slices are
@@ -28,8 +35,11 @@
 
 struct xp_perfetto_thread {
 	uint32_t pid, tid;	/* tid 0: an empty slot */
+	uint64_t uuid;		/* its track's, in the protobuf format */
 	char name[64];
 };
+
+struct xp_pfpb;
 
 #define XP_PERFETTO_LANES 8	/* tracks per named track for slices that overlap on it */
 #define XP_PERFETTO_LANED_MAX 64	/* named tracks with lanes kept apart */
@@ -53,9 +63,16 @@ struct xp_perfetto {
 	struct xp_perfetto_laned laned[XP_PERFETTO_LANED_MAX + 1];	/* the last: all others */
 	int nlaned;
 	uint64_t next_id;		/* flow and async ids */
+	FILE *f;			/* where it writes */
+	struct xp_pfpb *pb;		/* the protobuf format's state; NULL: JSON */
+	int werr;			/* errno of its first failed write (protobuf format) */
+	uint64_t next_uuid;		/* the protobuf format's track ids */
+	uint64_t group_uuid[8];
 };
 
 void xp_perfetto_begin(struct xp_perfetto *p, FILE *f, uint64_t t0_ns);
+/* The same in Perfetto's protobuf format. 0, -ENOMEM. */
+int xp_perfetto_begin_proto(struct xp_perfetto *p, FILE *f, uint64_t t0_ns);
 
 /* Names a thread (its comm) or a track; the first name given stays. */
 void xp_perfetto_name(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *name);
@@ -71,6 +88,8 @@ void xp_perfetto_track(struct xp_perfetto *p, const char *group, uint32_t id, co
 void xp_perfetto_slice_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *cat,
 			     const char *name, uint64_t ts_ns, uint64_t dur_ns);
 void xp_perfetto_slice_end(struct xp_perfetto *p);
+/* Whether args written into p->j are kept (the JSON format); a hot caller may skip them. */
+static inline bool xp_perfetto_args(const struct xp_perfetto *p) { return !p->pb; }
 
 /* One end of a flow arrow: `start` on the source slice, then the finish. */
 void xp_perfetto_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t pid, uint32_t tid,

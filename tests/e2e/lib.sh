@@ -65,3 +65,28 @@ in_cgroup() {
 	shift
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@"
 }
+
+# pb_agrees LABEL TRACEFILE: the native Perfetto export of TRACEFILE has every
+# track, slice, flow and counter of its JSON export (check_perfetto_pb.py);
+# SKIP without protoc.
+pb_agrees() {
+	local label=$1 f=$2 msg rc
+	if ! command -v protoc > /dev/null; then
+		skip "$label: protoc is missing (Debian: protobuf-compiler)"
+		return
+	fi
+	if ! "$XP" export --perfetto "$f" -o "$WORK/pb.pftrace" --force 2> "$WORK/pb.err" ||
+		! "$XP" export --perfetto "$f" --format json -o "$WORK/pb.json" --force 2>> "$WORK/pb.err"; then
+		fail "$label: export failed: $(head -c 300 "$WORK/pb.err")"
+		return
+	fi
+	msg=$(python3 tests/e2e/check_perfetto_pb.py "$WORK/pb.pftrace" "$WORK/pb.json" -v 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		pass "$label: ${msg##*$'\n'}"
+	elif [ $rc -eq 77 ]; then
+		skip "$label: $msg"
+	else
+		fail "$label: $(printf '%s' "$msg" | head -5 | tr '\n' ';')"
+	fi
+}

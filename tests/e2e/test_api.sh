@@ -147,6 +147,7 @@ ok = r["zeCommandQueueExecuteCommandLists"]["calls"] == 20 and r["zeCommandQueue
 sys.exit(0 if ok else 1)
 PY
 then pass "api record/report: the file joins the same"; else fail "api record/report: $(head -c 300 "$WORK/rep.err" "$WORK/rep.chk")"; fi
+pb_agrees "api: the native Perfetto export of the recording agrees with the JSON" "$WORK/api.xpt"
 
 # 4. Debian's loaders, no driver behind them: entry points traced, their codes counted
 "$CLIENT" 0 > /dev/null 2> "$WORK/client.err"

@@ -110,7 +110,7 @@ else
 fi
 
 # the same recording exported: one slice per pair on its thread, as long as the pair
-"$XP" export --perfetto "$WORK/lat.xpt" -o "$WORK/lat.json" 2> "$WORK/exp.err"
+"$XP" export --perfetto "$WORK/lat.xpt" --format json -o "$WORK/lat.json" 2> "$WORK/exp.err"
 erc=$?
 res=$(python3 -c '
 import json, sys
@@ -124,6 +124,7 @@ if [ $erc -eq 0 ] && [ "$res" = "30 ok" ]; then
 else
 	fail "latency: export: exit $erc, slices: $res; $(head -c 300 "$WORK/exp.err")"
 fi
+pb_agrees "latency: the native Perfetto export of the recording agrees with the JSON" "$WORK/lat.xpt"
 
 # uprobe/uretprobe on the test library: 50 calls of lat_work(200 us)
 start_tracer up latency --from uprobe:$LIB:lat_work --to uretprobe:$LIB:lat_work -j || { fail "latency: uprobe: tracer did not start"; exit 0; }

@@ -134,7 +134,7 @@ while time.time() < end:
 ' "$WORK/fifo" "$WORK/fifo.ready" "$WORK/fifo.json" &
 reader=$!
 for _ in $(seq 1 200); do [ -e "$WORK/fifo.ready" ] && break; sleep 0.05; done
-timeout 10 "$XP" export --perfetto tests/golden/data/mem.xpt -o "$WORK/fifo" 2> "$WORK/fifo.err"
+timeout 10 "$XP" export --perfetto tests/golden/data/mem.xpt --format json -o "$WORK/fifo" 2> "$WORK/fifo.err"
 rc=$?
 wait $reader
 if [ $rc -eq 0 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WORK/fifo.json" 2> /dev/null; then

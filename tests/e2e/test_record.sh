@@ -49,8 +49,8 @@ if [ -x "$XP" ]; then
 	else
 		fail "outputs clobbered: k='$(head -c 20 "$WORK/k")', input same: $(cmp -s $G "$WORK/in.xpt" && echo yes || echo no), $(ls -A "$WORK" | tr '\n' ' ')"
 	fi
-	"$XP" export --perfetto $G -o "$WORK/lnk" --force 2> /dev/null
-	(umask 077; "$XP" export --perfetto $G -o "$WORK/u.json" 2> /dev/null)
+	"$XP" export --perfetto $G --format json -o "$WORK/lnk" --force 2> /dev/null
+	(umask 077; "$XP" export --perfetto $G --format json -o "$WORK/u.json" 2> /dev/null)
 	if [ -L "$WORK/lnk" ] && head -c 15 "$WORK/k" | grep -q traceEvents && [ "$(stat -c %a "$WORK/u.json")" = 600 ]; then
 		pass "export --force writes through a symlink; new files follow the umask"
 	else
@@ -139,12 +139,13 @@ else
 fi
 
 # 3. Perfetto export: the format's rules, and every call a slice
-if "$XP" export --perfetto "$FILE" -o "$WORK/run.json" 2> "$WORK/exp.err" &&
+if "$XP" export --perfetto "$FILE" --format json -o "$WORK/run.json" 2> "$WORK/exp.err" &&
 	msg=$($PERFETTO "$WORK/run.json" "$WORK/rec.pids" 3 2>&1); then
 	pass "export writes valid trace-event JSON with every call as a slice"
 else
 	fail "export: $(head -c 200 "$WORK/exp.err") $msg"
 fi
+pb_agrees "export: the native Perfetto export of the ioctl recording agrees with the JSON" "$FILE"
 
 # 4. a recorder killed with SIGKILL leaves what was at FILE untouched, and its
 # recording (the file beside it that it names at start) readable to its last block
@@ -316,7 +317,12 @@ else
 fi
 if [ -x "$XP" ] && mkdir -p "$WORK/full" && mount -t tmpfs -o size=16k tmpfs "$WORK/full" 2> /dev/null; then
 	bad_input "export onto a full file system names the output and 'No space left on device'" 1 \
-		"export: writing $WORK/full/o.json: No space left on device" export --perfetto tests/golden/data/ioctl_drv.xpt -o "$WORK/full/o.json"
+		"export: writing $WORK/full/o.json: No space left on device" \
+		export --perfetto tests/golden/data/ioctl_drv.xpt --format json -o "$WORK/full/o.json"
+	# the protobuf is written at the end, in one piece: a file bigger than the 16k
+	bad_input "export of the protobuf onto a full file system names the output and 'No space left on device'" 1 \
+		"export: writing $WORK/full/o.pftrace: No space left on device" \
+		export --perfetto tests/golden/data/gen/tg_2ms.xpt -o "$WORK/full/o.pftrace"
 	[ -z "$(ls -A "$WORK/full")" ] && pass "export onto a full file system leaves nothing there" ||
 		fail "export onto a full file system left: $(ls -A "$WORK/full" | tr '\n' ' ')"
 	umount "$WORK/full"

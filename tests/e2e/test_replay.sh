@@ -71,7 +71,7 @@ elif grep -q "has no ioctl capture" "$WORK/err" && [ "$(wc -l < "$WORK/err")" -e
 else
 	fail "report of a missing view: $(head -c 300 "$WORK/err")"
 fi
-if "$XP" export --perfetto "$F" -o "$WORK/r.json" 2> "$WORK/err" &&
+if "$XP" export --perfetto "$F" --format json -o "$WORK/r.json" 2> "$WORK/err" &&
 	msg=$(python3 tests/e2e/check_perfetto.py "$WORK/r.json" --jobs 40 --vblanks 11 2>&1); then
 	pass "export: ring tracks with 40 job slices and submit arrows, a CRTC track with 11 vblanks"
 else
@@ -79,7 +79,8 @@ else
 fi
 # mem events are exported too: an instant per event, on the causing thread or
 # on the driver's track ("GPU memory"), with the decoded fields as args
-if [ -s "$MF" ] && "$XP" export --perfetto "$MF" -o "$WORK/m.json" 2> "$WORK/err" &&
+pb_agrees "export: the native Perfetto export of sched and vblank agrees with the JSON" "$F"
+if [ -s "$MF" ] && "$XP" export --perfetto "$MF" --format json -o "$WORK/m.json" 2> "$WORK/err" &&
 	python3 - "$WORK/m.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -94,6 +94,15 @@ while read -r name args; do
 	# shellcheck disable=SC2086 # the arguments are words
 	"$XP" $args > "$tmp/out" 2> "$tmp/err" < /dev/null
 	echo $? > "$tmp/rc"
+	case $name in *.pftrace)	# a native Perfetto trace: compared as protoc decodes it
+		if ! command -v protoc > /dev/null; then
+			echo "SKIP golden/$name: protoc is missing (Debian: protobuf-compiler)"
+			continue
+		fi
+		protoc --decode=perfetto.protos.Trace -I tests/e2e tests/e2e/perfetto_subset.proto \
+			< "$tmp/out" > "$tmp/out.txt" 2>&1
+		mv "$tmp/out.txt" "$tmp/out"
+	esac
 	norm "$tmp/out"; norm "$tmp/err"
 	if [ "$mode" = regen ]; then
 		for k in out err rc; do cp "$tmp/$k" "$exp/$name.$k"; done

@@ -269,21 +269,50 @@ void xp_ioctl_stream_json(struct xp_json *j, const struct xp_ioctl_rec *r,
 	xp_json_finish(j);
 }
 
+/*
+ * The device and name of (dev, cmd) of the devices table d, remembered for
+ * the next calls alike: an export meets the same few commands a million
+ * times, and naming one formats strings.
+ */
+struct named_cmd {
+	const struct xp_devices *d;
+	uint32_t dev, cmd;
+	struct xp_devdesc dd;
+	char name[96];
+};
+
+static const struct named_cmd *name_cmd(const struct xp_devices *d, uint32_t dev, uint32_t cmd)
+{
+	static struct named_cmd cache[16];	/* export runs on one thread */
+	struct named_cmd *c = &cache[(dev * 31u + cmd * 0x9e3779b1u) >> 28];
+
+	if (c->d != d || c->dev != dev || c->cmd != cmd || !c->name[0]) {
+		c->d = d;
+		c->dev = dev;
+		c->cmd = cmd;
+		xp_devices_describe(d, dev, &c->dd);
+		xp_ioctl_name(c->dd.kind, c->dd.driver, cmd, c->name, sizeof(c->name));
+	}
+	return c;
+}
+
 /* Its Perfetto events (src/sinks/perfetto.h). */
 void xp_perfetto_ioctl(struct xp_perfetto *p, const struct xp_ioctl_rec *r,
 		       const struct xp_devices *d)
 {
-	char name[96], cmdhex[16], comm[XP_COMM_LEN], res[32];
-	struct xp_devdesc dd;
+	char cmdhex[16], comm[XP_COMM_LEN], res[32];
+	const struct named_cmd *nc = name_cmd(d, r->dev, r->cmd);
 
 	memcpy(comm, r->comm, sizeof(comm));
 	comm[XP_COMM_LEN - 1] = '\0';
 	xp_perfetto_name(p, r->hdr.pid, r->hdr.tid, comm);
-	xp_devices_describe(d, r->dev, &dd);
-	xp_ioctl_name(dd.kind, dd.driver, r->cmd, name, sizeof(name));
+	xp_perfetto_slice_begin(p, r->hdr.pid, r->hdr.tid, "ioctl", nc->name, r->hdr.ts_ns, r->lat_ns);
+	if (!xp_perfetto_args(p)) {	/* the protobuf format keeps no args: no need to format them */
+		xp_perfetto_slice_end(p);
+		return;
+	}
 	snprintf(cmdhex, sizeof(cmdhex), "0x%08x", r->cmd);
-	xp_perfetto_slice_begin(p, r->hdr.pid, r->hdr.tid, "ioctl", name, r->hdr.ts_ns, r->lat_ns);
-	xp_json_kstr(&p->j, "device", dd.name);
+	xp_json_kstr(&p->j, "device", nc->dd.name);
 	xp_json_kstr(&p->j, "cmd", cmdhex);
 	xp_json_ki64(&p->j, "fd", r->fd);
 	if (r->ret < 0)

@@ -1,0 +1,524 @@
+/*
+ * The Perfetto writer's native format: a protobuf `Trace` of TracePackets on
+ * one sequence (the messages and field numbers are listed in
+ * tests/e2e/perfetto_subset.proto, which match Perfetto's own protos).
+ *
+ * - Every thread and named track is a TrackDescriptor, written when first
+ *   named or used; a group ("GPU rings") a parent track; a process gets its
+ *   ProcessDescriptor at the end, named as the JSON names it.
+ * - A slice is a SLICE_BEGIN and a SLICE_END on its track, an instant an
+ *   INSTANT; names and categories are interned, so an event carries two
+ *   small ids, and the first packet clears the sequence's interned state.
+ *   Events that use it say SEQ_NEEDS_INCREMENTAL_STATE (an end uses none).
+ *   Timestamps are nanoseconds from the recording's start, as in the JSON.
+ * - Flows are ids on the slices they join. The JSON binds a flow's end to
+ *   the slice enclosing its time on its thread; here the slice must carry
+ *   the id, so the last WINDOW slices wait in memory before they are
+ *   written, and a flow is put on the innermost of them that encloses it.
+ * - An async span (JSON "b"/"e") is a slice on a child track of its thread
+ *   named after it, with as many tracks as spans overlap ("queued (2)").
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinks/pbwire.h"
+#include "sinks/perfetto_int.h"
+
+/* Field numbers (Perfetto's protos/perfetto/trace). */
+enum {
+	TRACE_PACKET = 1,
+	PKT_TIMESTAMP = 8, PKT_SEQ_ID = 10, PKT_TRACK_EVENT = 11, PKT_INTERNED = 12,
+	PKT_SEQ_FLAGS = 13, PKT_TRACK_DESCRIPTOR = 60,
+	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
+	PD_PID = 1, PD_NAME = 6,
+	THD_PID = 1, THD_TID = 2, THD_NAME = 5,
+	TE_CATEGORY_IIDS = 3, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11,
+	TE_FLOW_IDS = 47, TE_TERMINATING_FLOW_IDS = 48,
+	ID_CATEGORIES = 1, ID_NAMES = 2, INTERNED_IID = 1, INTERNED_NAME = 2,
+};
+enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
+enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3 };
+
+#define SEQ_ID 1
+#define WINDOW 32		/* slices held back for the flows that bind to them */
+#define FLUSH_AT (1u << 20)	/* bytes gathered before a write */
+#define ASYNC_LANES 16
+#define NO_END UINT64_MAX	/* an async span never ended */
+
+/* Interned strings: a hash of their text, and by iid (from 1) for writing. */
+struct intern {
+	struct { uint32_t hash, iid; } *slot;
+	size_t cap, n;
+	char **by_iid;		/* by_iid[iid - 1] */
+	uint32_t written;	/* iids up to this one have been written */
+};
+
+struct pending {
+	uint64_t uuid, start, end;
+	uint32_t name, cat;	/* iids */
+	bool instant;
+	uint8_t nflow, nterm;
+	uint64_t flow[2], term[2];
+};
+
+struct async_begin {
+	uint64_t id, owner, ts;	/* owner: the track of the thread it began on; 0: a free slot */
+	uint32_t name, cat;
+};
+
+struct lanes {
+	uint64_t owner;
+	uint32_t name;
+	int n;
+	uint64_t uuid[ASYNC_LANES], end[ASYNC_LANES];
+};
+
+struct xp_pfpb {
+	struct xp_pb out;
+	bool first;		/* the next packet is the sequence's first */
+	struct intern names, cats;
+	struct pending win[WINDOW];
+	unsigned head, count;
+	struct async_begin *ab;	/* open addressing on (id, name, cat) */
+	size_t abcap, abn;
+	struct lanes *lanes;
+	size_t nlanes, lanecap;
+};
+
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h ? h : 1;
+}
+
+static bool intern_grow(struct intern *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	void *slot = calloc(cap, sizeof(*t->slot));
+	char **by = realloc(t->by_iid, cap / 2 * sizeof(*by));
+
+	if (by)
+		t->by_iid = by;
+	if (!slot || !by) {
+		free(slot);
+		return false;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->cap = cap;
+	for (size_t k = 0; k < t->n; k++) {	/* re-place every string by its iid */
+		uint32_t h = str_hash(t->by_iid[k]);
+		size_t i = h & (cap - 1);
+
+		while (t->slot[i].iid)
+			i = (i + 1) & (cap - 1);
+		t->slot[i].hash = h;
+		t->slot[i].iid = (uint32_t)k + 1;
+	}
+	return true;
+}
+
+/* The iid of s, a new one the first time; 0 when out of memory. */
+static uint32_t intern(struct intern *t, const char *s)
+{
+	uint32_t h = str_hash(s);
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap && !intern_grow(t))
+		return 0;
+	for (i = h & (t->cap - 1); t->slot[i].iid; i = (i + 1) & (t->cap - 1))
+		if (t->slot[i].hash == h && !strcmp(t->by_iid[t->slot[i].iid - 1], s))
+			return t->slot[i].iid;
+	if (!(t->by_iid[t->n] = strdup(s)))
+		return 0;
+	t->slot[i].hash = h;
+	t->slot[i].iid = (uint32_t)++t->n;
+	return t->slot[i].iid;
+}
+
+static void intern_free(struct intern *t)
+{
+	for (size_t k = 0; k < t->n; k++)
+		free(t->by_iid[k]);
+	free(t->by_iid);
+	free(t->slot);
+}
+
+static void flush_out(struct xp_perfetto *p)
+{
+	struct xp_pb *o = &p->pb->out;
+
+	/* a failed write leaves the FILE's error set; its errno is kept for the message */
+	errno = 0;
+	if (o->n && fwrite(o->b, 1, o->n, p->f) != o->n && !p->werr)
+		p->werr = errno ? errno : EIO;
+	o->n = 0;
+}
+
+/* A TracePacket on the sequence; returns its mark for packet_end. */
+static size_t packet_begin(struct xp_pfpb *s, uint32_t flags)
+{
+	size_t m = xp_pb_begin(&s->out, TRACE_PACKET);
+
+	xp_pb_uint(&s->out, PKT_SEQ_ID, SEQ_ID);
+	if (s->first) {
+		flags = SEQ_CLEARED;
+		s->first = false;
+	}
+	if (flags)
+		xp_pb_uint(&s->out, PKT_SEQ_FLAGS, flags);
+	return m;
+}
+
+static void packet_end(struct xp_perfetto *p, size_t m)
+{
+	xp_pb_end(&p->pb->out, m);
+	if (p->pb->out.n >= FLUSH_AT)
+		flush_out(p);
+}
+
+int xp_pfpb_new(struct xp_perfetto *p)
+{
+	if (!(p->pb = calloc(1, sizeof(*p->pb))))
+		return -ENOMEM;
+	p->pb->first = true;
+	return 0;
+}
+
+/* TrackDescriptor{uuid, parent_uuid, name | thread} */
+static void descriptor(struct xp_perfetto *p, uint64_t uuid, uint64_t parent, const char *name,
+		       const struct xp_perfetto_thread *thread)
+{
+	struct xp_pb *o = &p->pb->out;
+	size_t m = packet_begin(p->pb, 0), td = xp_pb_begin(o, PKT_TRACK_DESCRIPTOR), th;
+
+	xp_pb_uint(o, TD_UUID, uuid);
+	if (parent)
+		xp_pb_uint(o, TD_PARENT, parent);
+	if (thread) {
+		th = xp_pb_begin(o, TD_THREAD);
+		xp_pb_int(o, THD_PID, thread->pid);
+		xp_pb_int(o, THD_TID, thread->tid == UINT32_MAX ? 0 : thread->tid);
+		if (thread->name[0])
+			xp_pb_str(o, THD_NAME, thread->name);
+		xp_pb_end(o, th);
+	} else if (name && name[0]) {
+		xp_pb_str(o, TD_NAME, name);
+	}
+	xp_pb_end(o, td);
+	packet_end(p, m);
+}
+
+void xp_pfpb_group(struct xp_perfetto *p, int g)
+{
+	descriptor(p, p->group_uuid[g], 0, p->groups[g], NULL);
+}
+
+void xp_pfpb_describe(struct xp_perfetto *p, const struct xp_perfetto_thread *t)
+{
+	uint32_t g = t->pid - XP_PERFETTO_TRACK_PID0;
+
+	if (t->pid >= XP_PERFETTO_TRACK_PID0)	/* a named track in its group */
+		descriptor(p, t->uuid, g < 8 ? p->group_uuid[g] : 0, t->name, NULL);
+	else
+		descriptor(p, t->uuid, 0, NULL, t);
+}
+
+void xp_pfpb_process(struct xp_perfetto *p, uint32_t pid, const char *name)
+{
+	struct xp_pb *o = &p->pb->out;
+	size_t m = packet_begin(p->pb, 0), td = xp_pb_begin(o, PKT_TRACK_DESCRIPTOR), pd;
+
+	xp_pb_uint(o, TD_UUID, ++p->next_uuid);
+	pd = xp_pb_begin(o, TD_PROCESS);
+	xp_pb_int(o, PD_PID, pid);
+	if (name[0])
+		xp_pb_str(o, PD_NAME, name);
+	xp_pb_end(o, pd);
+	xp_pb_end(o, td);
+	packet_end(p, m);
+}
+
+/* InternedData with the strings of t from its last written iid up to `upto`. */
+static void interned_new(struct xp_pb *o, struct intern *t, uint32_t field, uint32_t upto)
+{
+	for (; t->written < upto; t->written++) {
+		size_t m = xp_pb_begin(o, field);
+
+		xp_pb_uint(o, INTERNED_IID, t->written + 1);
+		xp_pb_str(o, INTERNED_NAME, t->by_iid[t->written]);
+		xp_pb_end(o, m);
+	}
+}
+
+/* One TrackEvent packet; the slice's flows go on its begin (or instant). */
+static void track_event(struct xp_perfetto *p, const struct pending *e, int type, uint64_t ts)
+{
+	struct xp_pfpb *s = p->pb;
+	struct xp_pb *o = &s->out;
+	/* an end names nothing interned: it needs no state, and 2 bytes less per slice */
+	size_t m = packet_begin(s, type == TYPE_SLICE_END ? 0 : SEQ_NEEDS_STATE), te;
+
+	xp_pb_uint(o, PKT_TIMESTAMP, ts);
+	if (type != TYPE_SLICE_END && (e->name > s->names.written || e->cat > s->cats.written)) {
+		size_t id = xp_pb_begin(o, PKT_INTERNED);
+
+		interned_new(o, &s->cats, ID_CATEGORIES, e->cat);
+		interned_new(o, &s->names, ID_NAMES, e->name);
+		xp_pb_end(o, id);
+	}
+	te = xp_pb_begin(o, PKT_TRACK_EVENT);
+	xp_pb_uint(o, TE_TYPE, (uint64_t)type);
+	xp_pb_uint(o, TE_TRACK_UUID, e->uuid);
+	if (type != TYPE_SLICE_END) {
+		xp_pb_uint(o, TE_CATEGORY_IIDS, e->cat);
+		xp_pb_uint(o, TE_NAME_IID, e->name);
+		for (int i = 0; i < e->nflow; i++)
+			xp_pb_fixed64(o, TE_FLOW_IDS, e->flow[i]);
+		for (int i = 0; i < e->nterm; i++)
+			xp_pb_fixed64(o, TE_TERMINATING_FLOW_IDS, e->term[i]);
+	}
+	xp_pb_end(o, te);
+	packet_end(p, m);
+}
+
+static void write_pending(struct xp_perfetto *p, const struct pending *e)
+{
+	if (e->instant) {
+		track_event(p, e, TYPE_INSTANT, e->start);
+		return;
+	}
+	track_event(p, e, TYPE_SLICE_BEGIN, e->start);
+	if (e->end != NO_END)
+		track_event(p, e, TYPE_SLICE_END, e->end);
+}
+
+/* A slot at the window's end, writing the oldest when it is full. */
+static struct pending *window_push(struct xp_perfetto *p)
+{
+	struct xp_pfpb *s = p->pb;
+	struct pending *e;
+
+	if (s->count == WINDOW) {
+		write_pending(p, &s->win[s->head]);
+		s->head = (s->head + 1) % WINDOW;
+		s->count--;
+	}
+	e = &s->win[(s->head + s->count++) % WINDOW];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+static void push(struct xp_perfetto *p, uint64_t uuid, uint32_t cat, uint32_t name,
+		 uint64_t start, uint64_t end, bool instant)
+{
+	struct pending *e;
+
+	if (!uuid || !cat || !name) {
+		p->oom = true;
+		return;
+	}
+	e = window_push(p);
+	e->uuid = uuid;
+	e->cat = cat;
+	e->name = name;
+	e->start = start;
+	e->end = end;
+	e->instant = instant;
+}
+
+void xp_pfpb_slice(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *cat,
+		   const char *name, uint64_t rel_start, uint64_t rel_end, bool instant)
+{
+	push(p, xp_perfetto_uuid(p, pid, tid), intern(&p->pb->cats, cat), intern(&p->pb->names, name),
+	     rel_start, rel_end, instant);
+}
+
+void xp_pfpb_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t pid, uint32_t tid,
+		  uint64_t rel_ts)
+{
+	struct xp_pfpb *s = p->pb;
+	uint64_t uuid = xp_perfetto_uuid(p, pid, tid);
+	struct pending *best = NULL, *e;
+
+	/* the innermost held-back slice of that track enclosing ts: the latest begun, then the shortest */
+	for (unsigned k = 0; k < s->count; k++) {
+		e = &s->win[(s->head + k) % WINDOW];
+		if (e->uuid != uuid || e->instant || e->start > rel_ts || e->end < rel_ts)
+			continue;
+		if (!best || e->start > best->start || (e->start == best->start && e->end <= best->end))
+			best = e;
+	}
+	if (!best || (start ? best->nflow : best->nterm) == 2) {
+		/* nothing to bind to any more: an instant carries the arrow's end */
+		push(p, uuid, intern(&s->cats, "flow"), intern(&s->names, start ? "flow start" : "flow end"),
+		     rel_ts, rel_ts, true);
+		best = s->count ? &s->win[(s->head + s->count - 1) % WINDOW] : NULL;
+		if (!best)
+			return;
+	}
+	if (start)
+		best->flow[best->nflow++] = id;
+	else
+		best->term[best->nterm++] = id;
+}
+
+/* The open span keyed (id, name, cat), or the free slot where it would go. */
+static struct async_begin *async_slot(struct xp_pfpb *s, uint64_t id, uint32_t name, uint32_t cat)
+{
+	size_t i = (id * 0x9e3779b97f4a7c15ull ^ name * 0x85ebca6bu ^ cat) & (s->abcap - 1);
+
+	while (s->ab[i].owner && (s->ab[i].id != id || s->ab[i].name != name || s->ab[i].cat != cat))
+		i = (i + 1) & (s->abcap - 1);
+	return &s->ab[i];
+}
+
+static bool async_grow(struct xp_pfpb *s)
+{
+	struct async_begin *old = s->ab;
+	size_t oldcap = s->abcap;
+
+	s->abcap = oldcap ? oldcap * 2 : 64;
+	if (!(s->ab = calloc(s->abcap, sizeof(*s->ab)))) {
+		s->ab = old;
+		s->abcap = oldcap;
+		return false;
+	}
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].owner)
+			*async_slot(s, old[i].id, old[i].name, old[i].cat) = old[i];
+	free(old);
+	return true;
+}
+
+/* Linear probing without tombstones: the run after a removed slot moves up. */
+static void async_remove(struct xp_pfpb *s, struct async_begin *a)
+{
+	size_t j = (size_t)(a - s->ab);
+
+	a->owner = 0;
+	s->abn--;
+	for (;;) {
+		struct async_begin moved;
+
+		j = (j + 1) & (s->abcap - 1);
+		if (!s->ab[j].owner)
+			return;
+		moved = s->ab[j];
+		s->ab[j].owner = 0;
+		*async_slot(s, moved.id, moved.name, moved.cat) = moved;
+	}
+}
+
+/* The track of the span's lane: the first under `owner` named `name` free at `start`. */
+static uint64_t async_lane(struct xp_perfetto *p, uint64_t owner, uint32_t name, uint64_t start,
+			   uint64_t end)
+{
+	struct xp_pfpb *s = p->pb;
+	struct lanes *l = NULL;
+	char track[XP_PERFETTO_LANE_NAME + 16];
+	int k, oldest = 0;
+
+	for (size_t i = s->nlanes; i-- > 0;)
+		if (s->lanes[i].owner == owner && s->lanes[i].name == name) {
+			l = &s->lanes[i];
+			break;
+		}
+	if (!l) {
+		if (s->nlanes == s->lanecap) {
+			size_t cap = s->lanecap ? s->lanecap * 2 : 16;
+			struct lanes *v = realloc(s->lanes, cap * sizeof(*v));
+
+			if (!v)
+				return 0;
+			s->lanes = v;
+			s->lanecap = cap;
+		}
+		l = &s->lanes[s->nlanes++];
+		memset(l, 0, sizeof(*l));
+		l->owner = owner;
+		l->name = name;
+	}
+	for (k = 0; k < l->n; k++) {
+		if (l->end[k] <= start)
+			break;
+		if (l->end[k] < l->end[oldest])
+			oldest = k;
+	}
+	if (k == l->n && l->n == ASYNC_LANES)
+		k = oldest;	/* more spans at once than lanes: they overlap on one */
+	else if (k == l->n) {
+		const char *nm = s->names.by_iid[name - 1];
+
+		if (k)
+			snprintf(track, sizeof(track), "%.*s (%d)", XP_PERFETTO_LANE_NAME, nm, k + 1);
+		else
+			snprintf(track, sizeof(track), "%.*s", XP_PERFETTO_LANE_NAME, nm);
+		l->uuid[k] = ++p->next_uuid;
+		l->n++;
+		descriptor(p, l->uuid[k], owner, track, NULL);
+	}
+	l->end[k] = end;
+	return l->uuid[k];
+}
+
+void xp_pfpb_async(struct xp_perfetto *p, bool begin, uint32_t pid, uint32_t tid,
+		   const char *cat, const char *name, uint64_t id, uint64_t rel_ts)
+{
+	struct xp_pfpb *s = p->pb;
+	uint32_t c = intern(&s->cats, cat), n = intern(&s->names, name);
+	struct async_begin *a;
+
+	if (!c || !n || ((s->abn + 1) * 2 > s->abcap && !async_grow(s))) {
+		p->oom = true;
+		return;
+	}
+	a = async_slot(s, id, n, c);
+	if (begin) {
+		uint64_t owner = xp_perfetto_uuid(p, pid, tid);
+
+		if (!owner) {
+			p->oom = true;
+			return;
+		}
+		s->abn += !a->owner;
+		*a = (struct async_begin){ id, owner, rel_ts, n, c };	/* a second begin replaces the first */
+		return;
+	}
+	if (!a->owner)
+		return;	/* an end without its begin: the JSON's lone "e" */
+	{
+		struct async_begin b = *a;
+		uint64_t end = rel_ts > b.ts ? rel_ts : b.ts;
+
+		async_remove(s, a);
+		push(p, async_lane(p, b.owner, b.name, b.ts, end), b.cat, b.name, b.ts, end, false);
+	}
+}
+
+void xp_pfpb_finish(struct xp_perfetto *p)
+{
+	struct xp_pfpb *s = p->pb;
+
+	/* spans still open: begun, never ended */
+	for (size_t i = 0; i < s->abcap; i++)
+		if (s->ab[i].owner)
+			push(p, async_lane(p, s->ab[i].owner, s->ab[i].name, s->ab[i].ts, NO_END),
+			     s->ab[i].cat, s->ab[i].name, s->ab[i].ts, NO_END, false);
+	for (; s->count; s->count--, s->head = (s->head + 1) % WINDOW)
+		write_pending(p, &s->win[s->head]);
+	if (s->out.oom)
+		p->oom = true;
+	flush_out(p);
+	xp_pb_free(&s->out);
+	intern_free(&s->names);
+	intern_free(&s->cats);
+	free(s->ab);
+	free(s->lanes);
+	free(s);
+	p->pb = NULL;
+}
