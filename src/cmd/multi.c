@@ -73,19 +73,22 @@ static int opt_index(const struct xp_cap *c, const char *name)
 static int apply_opt(const char *verb, struct xp_multi_caps *mc, const struct pending_opt *p)
 {
 	const char *name = mc->ci[p->row].cap->opts[p->idx].name;
-	char owners[128] = "";
+	char owners[128] = "", names[256];
 	size_t k = 0;
-	int applied = 0, status;
+	int applied = 0, taken = 0, status;
 
 	for (int i = 0; i < mc->nci; i++) {
 		const struct xp_cap *c = mc->ci[i].cap;
-		int j = multi_takes(mc, c) ? opt_index(c, name) : -1;
+		int j = opt_index(c, name);
 		const struct xp_cap_opt *o = j >= 0 ? &c->opts[j] : NULL;
 
 		if (!o)
 			continue;
 		if (k < sizeof(owners))
 			k += (size_t)snprintf(owners + k, sizeof(owners) - k, "%s%s", k ? ", " : "", c->name);
+		if (!multi_takes(mc, c))
+			continue;
+		taken++;
 		if (!mc->want[i])
 			continue;
 		if (mc->keep && o->no_record)
@@ -99,6 +102,9 @@ static int apply_opt(const char *verb, struct xp_multi_caps *mc, const struct pe
 			return status;
 		applied++;
 	}
+	if (!taken)
+		return xp_fail(2, "%s: --%s is an option of %s, which has no %s yet (this build %s: %s)", verb, name,
+			       owners, mc->lacks, mc->does, multi_names(mc, names, sizeof(names)));
 	if (!applied)
 		return xp_fail(2, "%s: --%s is an option of %s, none of which is in this run; name %s among the "
 				  "capabilities", verb, name, owners, strchr(owners, ',') ? "one" : "it");
@@ -124,7 +130,7 @@ int xp_opts_parse_multi(const char *verb, int argc, char **argv, unsigned int co
 	}
 	sets[0] = *own;
 	for (int i = 0; i < mc->nci; i++)
-		if (mc->ci[i].cap->opts && multi_takes(mc, mc->ci[i].cap)) {
+		if (mc->ci[i].cap->opts) {	/* a row it does not take: its options are refused by name */
 			ms[i] = (struct multi_set){ mp, i };
 			sets[nsets++] = (struct xp_optset){ mc->ci[i].cap->opts, defer_opt, &ms[i] };
 		}
