@@ -88,7 +88,14 @@ struct xp_cap_opt {
 	int short_name;		/* 0: none */
 	const char *arg;	/* the value's name in --help; NULL: takes no value */
 	const char *help;	/* '\n' starts a continuation line */
-	bool record;		/* changes what is traced: `record` takes it too */
+	/*
+	 * true: changes what is traced (the kernel side reads it), so `record`
+	 * applies it while recording. false: shapes the summary; `record` keeps
+	 * it in the file and `report` applies it (xp_cap_inst_from_file).
+	 */
+	bool record;
+	/* NULL: `record` takes it; else why `record` refuses it (one line, after "--NAME ") */
+	const char *no_record;
 };
 
 /* What doctor found, for a capability's `available` check. */
@@ -167,6 +174,14 @@ struct xp_cap {
 	void (*report)(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r);
 	/* A new interval: counters to zero, what is still open kept. */
 	void (*reset)(struct xp_cap_inst *ci, uint64_t now);
+	/*
+	 * `record`, once a second while it records: the kernel-side upkeep the
+	 * live verb's drain does besides counting (latency: ages the in-flight
+	 * table by --max-age), adding to *let_go what it let go. NULL: none.
+	 */
+	int (*upkeep)(struct xp_cap_inst *ci, uint64_t *let_go);
+	/* What upkeep lets go, said at the end of a recording: "starts aged out ..." */
+	const char *let_go;
 	/* From a file: the hook to report (NULL: the one the file names). */
 	const char *file_hook;
 

@@ -16,10 +16,10 @@
 enum { O_WINDOW, O_PRIO, O_PERFETTO, O_BY };
 
 static const struct xp_cap_opt an_own[] = {
-	[O_WINDOW] = { "window", 0, "S", "the share table's window in seconds (default: the\nwhole recording)", false },
-	[O_PRIO] = { "prio", 0, "TASK=N", "a process's priority (COMM or PID; repeatable), for\nthe priority inversions", false },
-	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the recorded schedule with its blame\narrows as Perfetto JSON to OUT ('-': instead of the summary)", false },
-	[O_BY] = { "by", 0, "WHAT", "shares and blame per process (default) or per DRM\nclient (6.17+)", false },
+	[O_WINDOW] = { "window", 0, "S", "the share table's window in seconds (default: the\nwhole recording)", false, NULL },
+	[O_PRIO] = { "prio", 0, "TASK=N", "a process's priority (COMM or PID; repeatable), for\nthe priority inversions", false, NULL },
+	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the recorded schedule with its blame\narrows as Perfetto JSON to OUT ('-': instead of the summary)", false, NULL },
+	[O_BY] = { "by", 0, "WHAT", "shares and blame per process (default) or per DRM\nclient (6.17+)", false, NULL },
 	[O_BY + 1] = { NULL },
 };
 const struct xp_verb_opts xp_analyze_opts = { XP_O_JSON, an_own };
@@ -98,7 +98,7 @@ static int an_perfetto(struct xp_perfetto *p, void *ctx)
 int cmd_analyze(int argc, char **argv)
 {
 	struct an_opts o = { 0 };
-	struct xp_optset set = { xp_analyze_opts.opts, an_opt, &o, false, NULL };
+	struct xp_optset set = { xp_analyze_opts.opts, an_opt, &o };
 	struct xp_live_opts lo = { 0 };
 	struct xp_analysis a;
 	struct xp_sim_load l;

@@ -39,7 +39,7 @@ static const struct {
 	{ "simulate", &xp_simulate_opts, "FILE" },
 };
 
-static const struct xp_cap_opt help_opt = { "help", 'h', NULL, "this text", false };
+static const struct xp_cap_opt help_opt = { "help", 'h', NULL, "this text", false, NULL };
 
 static void add_opt(struct gverb *v, const struct xp_cap_opt *o)
 {
@@ -50,11 +50,15 @@ static void add_opt(struct gverb *v, const struct xp_cap_opt *o)
 		v->opts[v->nopts++] = o;
 }
 
-static void add_opts(struct gverb *v, unsigned int common, const struct xp_cap_opt *own, bool record_only)
+/* which of a capability's options a verb takes: all (its own verb), record's, or serve's */
+enum { OPTS_ALL, OPTS_RECORD, OPTS_TRACED };
+
+static void add_opts(struct gverb *v, unsigned int common, const struct xp_cap_opt *own, int which)
 {
 	v->nopts += xp_common_opts(common, v->opts + v->nopts, MAX_OPTS - v->nopts);
 	for (int i = 0; own && own[i].name; i++)
-		if (!record_only || own[i].record)
+		if (which == OPTS_ALL || (which == OPTS_RECORD && !own[i].no_record) ||
+		    (which == OPTS_TRACED && own[i].record))
 			add_opt(v, &own[i]);
 }
 
@@ -80,7 +84,7 @@ static int collect(struct gverb *out, size_t *n, const struct xp_gen_verb *verbs
 			v->operands = "";
 			if (c->flags & XP_CAP_POSITIONAL_INTERVAL)
 				v->operands = "[INTERVAL [COUNT]]";
-			add_opts(v, xp_cap_common(c), c->opts, false);
+			add_opts(v, xp_cap_common(c), c->opts, OPTS_ALL);
 		} else {
 			size_t e;
 
@@ -95,14 +99,16 @@ static int collect(struct gverb *out, size_t *n, const struct xp_gen_verb *verbs
 			v->name = verbs[at].name;
 			v->summary = verbs[at].summary;
 			v->operands = verb_extra[e].operands;
-			add_opts(v, verb_extra[e].o->common, verb_extra[e].o->opts, false);
-			/* record and serve take the capabilities' options that change what is traced */
+			add_opts(v, verb_extra[e].o->common, verb_extra[e].o->opts, OPTS_ALL);
+			/* record takes the capabilities' options but those it refuses; serve and
+			 * top those that change what is traced */
 			for (size_t c = 0; c < xp_ncaps; c++)
 				if (xp_cap_runs(xp_caps[c]) && (verb_extra[e].o == &xp_record_opts ||
 							       ((verb_extra[e].o == &xp_serve_opts ||
 								 verb_extra[e].o == &xp_top_opts) &&
 								xp_caps[c]->metrics_init)))
-					add_opts(v, 0, xp_caps[c]->opts, true);
+					add_opts(v, 0, xp_caps[c]->opts,
+						 verb_extra[e].o == &xp_record_opts ? OPTS_RECORD : OPTS_TRACED);
 		}
 		add_opt(v, &help_opt);
 		k++;

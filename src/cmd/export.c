@@ -119,10 +119,10 @@ static int export_opt(void *ctx, int i, const char *arg)
 }
 
 static const struct xp_cap_opt export_own[] = {
-	{ "perfetto", 0, "FILE", "the trace file to read", false },
-	{ "output", 'o', "OUT", "where to write the trace ('-' for stdout)", false },
-	{ "force", 0, NULL, "write through a symbolic link at OUT", false },
-	{ "format", 0, "FORMAT", "proto (Perfetto's own, the default) or json", false },
+	{ "perfetto", 0, "FILE", "the trace file to read", false, NULL },
+	{ "output", 'o', "OUT", "where to write the trace ('-' for stdout)", false, NULL },
+	{ "force", 0, NULL, "write through a symbolic link at OUT", false, NULL },
+	{ "format", 0, "FORMAT", "proto (Perfetto's own, the default) or json", false, NULL },
 	{ NULL },
 };
 const struct xp_verb_opts xp_export_opts = { 0, export_own };
@@ -134,7 +134,7 @@ int cmd_export(int argc, char **argv)
 	struct stat sin, sout;
 	char why[256];
 	int err;
-	struct xp_optset set = { xp_export_opts.opts, export_opt, paths, false, NULL };
+	struct xp_optset set = { xp_export_opts.opts, export_opt, paths };
 	struct xp_live_opts lo = { 0 };
 	struct xp_trace_reader *r = NULL;
 	struct export_ctx *c;

@@ -17,21 +17,23 @@ static const struct {
 	unsigned int bit;
 	struct xp_cap_opt o;
 } common_opts[] = {
-	{ XP_O_DURATION, { "duration", 'd', "SECONDS", "stop after SECONDS (default: until Ctrl-C)", false } },
-	{ XP_O_INTERVAL, { "interval", 'i', "SECONDS", "print and reset the summary every SECONDS", false } },
-	{ XP_O_STREAM, { "stream", 0, NULL, "print each event as it is settled", false } },
+	{ XP_O_DURATION, { "duration", 'd', "SECONDS", "stop after SECONDS (default: until Ctrl-C)", false, NULL } },
+	{ XP_O_INTERVAL, { "interval", 'i', "SECONDS", "print and reset the summary every SECONDS", false, NULL } },
+	{ XP_O_STREAM, { "stream", 0, NULL, "print each event as it is settled", false, NULL } },
 	{ XP_O_JSON, { "json", 'j', NULL, "JSON: the summary as one document (with --stream,\n"
-					  "one object per event, then the summary)", false } },
-	{ XP_O_DEVICE, { "device", 0, "PATH", "also trace this character device node (repeatable)", false } },
-	{ XP_O_PID, { "pid", 'p', "PID", "only this process", false } },
-	{ XP_O_COMM, { "comm", 'c', "NAME", "only threads with this name", false } },
-	{ XP_O_CGROUP, { "cgroup", 'G', "PATH", "only tasks in this cgroup v2 directory", false } },
-	{ XP_O_NOHIST, { "no-hist", 0, NULL, "no histograms in the text summary", false } },
-	{ XP_O_VERBOSE, { "verbose", 'v', NULL, "show libbpf's messages", false } },
+					  "one object per event, then the summary)", false, NULL } },
+	{ XP_O_DEVICE, { "device", 0, "PATH", "also trace this character device node (repeatable)", false, NULL } },
+	{ XP_O_PID, { "pid", 'p', "PID", "only this process", false, NULL } },
+	{ XP_O_COMM, { "comm", 'c', "NAME", "only threads with this name", false, NULL } },
+	{ XP_O_CGROUP, { "cgroup", 'G', "PATH", "only tasks in this cgroup v2 directory", false, NULL } },
+	{ XP_O_NOHIST, { "no-hist", 0, NULL, "no histograms in the text summary", false, NULL } },
+	{ XP_O_VERBOSE, { "verbose", 'v', NULL, "show libbpf's messages", false, NULL } },
 };
 #define NCOMMON (int)(sizeof(common_opts) / sizeof(common_opts[0]))
 
 enum { VAL_COMMON = 1000, VAL_SET = 2000, SET_STRIDE = 100 };
+/* getopt's table: the common options, every set's, --help and the end */
+#define XP_MAX_LONGS 128
 
 static void help_line(FILE *f, const struct xp_cap_opt *o)
 {
@@ -53,7 +55,7 @@ static void help_line(FILE *f, const struct xp_cap_opt *o)
 }
 
 static const struct xp_cap_opt json_alone = {
-	"json", 'j', NULL, "the summaries as JSON, one document per capability", false
+	"json", 'j', NULL, "the summaries as JSON, one document per capability", false, NULL
 };
 
 void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts)
@@ -145,8 +147,8 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 		  struct xp_live_opts *lo, const struct xp_optset *sets, int nsets,
 		  void (*help)(const void *ctx), const void *help_ctx)
 {
-	struct option longs[64];
-	char shorts[96] = ":", word[64];
+	struct option longs[XP_MAX_LONGS];
+	char shorts[128] = ":", word[64];
 	int n = 0, ns = 1, c;
 
 	lo->hist = true;
@@ -165,15 +167,8 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 			ADD(&common_opts[i].o, VAL_COMMON + i);
 	for (int s = 0; s < nsets; s++)
 		for (int i = 0; sets[s].opts && sets[s].opts[i].name; i++)
-			if (n < 60 && ns < 90 && (!sets[s].record_only || sets[s].opts[i].record))
+			if (n < XP_MAX_LONGS - 2 && ns < (int)sizeof(shorts) - 4)
 				ADD(&sets[s].opts[i], VAL_SET + s * SET_STRIDE + i);
-	/* after them (a name taken is taken): the others, known only to be refused by name */
-	for (int s = 0; s < nsets; s++)
-		for (int i = 0; sets[s].record_only && sets[s].opts && sets[s].opts[i].name; i++)
-			if (n < 60 && !sets[s].opts[i].record)
-				longs[n++] = (struct option){ sets[s].opts[i].name,
-							      sets[s].opts[i].arg ? required_argument : no_argument,
-							      NULL, VAL_SET + s * SET_STRIDE + i };
 #undef ADD
 	longs[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longs[n] = (struct option){ 0 };
@@ -214,20 +209,6 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 		}
 		if (idx < 0)
 			return xp_fail(2, "%s: unknown option '-%c'", verb, c);
-		if (set >= 0 && sets[set].record_only && !sets[set].opts[idx].record) {
-			char owners[128] = "";
-			size_t k = 0;
-
-			/* every capability with an option of that name, none taking it here */
-			for (int s = 0; s < nsets; s++)
-				for (int i = 0; sets[s].owner && sets[s].opts && sets[s].opts[i].name; i++)
-					if (!strcmp(sets[s].opts[i].name, sets[set].opts[idx].name) && k < sizeof(owners))
-						k += (size_t)snprintf(owners + k, sizeof(owners) - k, "%s%s",
-								      k ? ", " : "", sets[s].owner);
-			return xp_fail(2, "%s: --%s shapes the live summary only (of %s): a recording keeps "
-					  "every event it traces", verb, sets[set].opts[idx].name,
-				       owners[0] ? owners : "a capability");
-		}
 		if (set < 0)
 			err = common_opt(lo, verb, common_opts[idx].bit, optarg);
 		else
@@ -472,7 +453,7 @@ static int run(struct live_run *r, int argc, char **argv)
 {
 	const struct xp_cap *cap = r->cap;
 	const char *verb = cap->name;
-	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts, false, NULL };
+	struct xp_optset set = { cap->opts, cap->opt, r->ci.opts };
 	struct xp_open_args oa;
 	char why[512] = "", what[640];
 	int err, status;

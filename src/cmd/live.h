@@ -43,8 +43,6 @@ struct xp_optset {
 	const struct xp_cap_opt *opts;	/* ending with { NULL } */
 	int (*fn)(void *ctx, int i, const char *arg);	/* 0, or status 2 after the error */
 	void *ctx;
-	bool record_only;	/* only the options that change what is traced */
-	const char *owner;	/* record_only: the capability, named when one of its others is given */
 };
 
 /*
@@ -75,12 +73,24 @@ struct xp_multi_caps {
 	bool (*by_default)(const struct xp_cap *c);	/* opened when none is named */
 	const char *does;		/* "records": "this build records: ioctl, ..." */
 	const char *lacks;		/* what a row it does not take lacks: "metrics" */
+	/*
+	 * A row's option that shapes its summary (xp_cap_opt.record false),
+	 * once applied: the verb keeps it (record: into the file), 0 or the
+	 * exit status after the one-line error. NULL: the verb prints no such
+	 * summary and refuses them, naming the option.
+	 */
+	int (*keep)(void *ctx, const struct xp_cap *c, const struct xp_cap_opt *o, const char *arg);
+	void *keep_ctx;
 };
 /*
  * xp_opts_parse with the verb's own options `own` and every taken row's
- * options that change what is traced, then the CAPABILITY... operands into
- * mc->want (none named: by_default), then the wanted rows' opts_check.
- * Returns as xp_opts_parse does.
+ * options, then the CAPABILITY... operands into mc->want (none named:
+ * by_default). The rows' options are applied after the operands, to every
+ * wanted row with an option of that name (ioctl and latency both have
+ * --max-keys); one no wanted row has is refused, naming its rows; one that
+ * shapes a summary goes to mc->keep, or is refused without it; one with
+ * no_record is refused with that reason when mc->keep is set (record).
+ * Then the wanted rows' opts_check. Returns as xp_opts_parse does.
  */
 int xp_opts_parse_multi(const char *verb, int argc, char **argv, unsigned int common,
 			struct xp_live_opts *lo, const struct xp_optset *own, struct xp_multi_caps *mc,
@@ -102,7 +112,11 @@ int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, cons
  */
 int xp_multi_finish(const char *verb, const struct xp_multi_caps *mc, struct xp_session *s,
 		    uint64_t stopped, int err);
-/* --help's "Options of the capabilities:" block: the taken rows' options that change what is traced. */
+/*
+ * --help's "Options of the capabilities:" block: the taken rows' options
+ * that change what is traced; with mc->keep, also those kept for the
+ * summary and those refused, with why.
+ */
 void xp_multi_caps_help(FILE *f, const struct xp_multi_caps *mc);
 
 /*

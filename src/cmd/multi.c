@@ -30,41 +30,137 @@ static const char *multi_names(const struct xp_multi_caps *mc, char *buf, size_t
 	return buf;
 }
 
+/* A row's option as given: applied once the operands say which rows run. */
+struct pending_opt {
+	int row, idx;
+	const char *arg;
+};
+
+struct multi_parse {
+	struct pending_opt pend[64];
+	int npend;
+	bool full;
+};
+
+struct multi_set {
+	struct multi_parse *mp;
+	int row;
+};
+
+static int defer_opt(void *ctx, int i, const char *arg)
+{
+	struct multi_set *ms = ctx;
+	struct multi_parse *mp = ms->mp;
+
+	if (mp->npend == (int)(sizeof(mp->pend) / sizeof(mp->pend[0]))) {
+		mp->full = true;
+		return 0;
+	}
+	mp->pend[mp->npend++] = (struct pending_opt){ ms->row, i, arg };
+	return 0;
+}
+
+/* The row's option called `name`: its index, or -1. */
+static int opt_index(const struct xp_cap *c, const char *name)
+{
+	for (int k = 0; c->opts && c->opts[k].name; k++)
+		if (!strcmp(c->opts[k].name, name))
+			return k;
+	return -1;
+}
+
+/* One option given: to every wanted row that has it. 0, or the exit status after the one-line error. */
+static int apply_opt(const char *verb, struct xp_multi_caps *mc, const struct pending_opt *p)
+{
+	const char *name = mc->ci[p->row].cap->opts[p->idx].name;
+	char owners[128] = "", names[256];
+	size_t k = 0;
+	int applied = 0, taken = 0, status;
+
+	for (int i = 0; i < mc->nci; i++) {
+		const struct xp_cap *c = mc->ci[i].cap;
+		int j = opt_index(c, name);
+		const struct xp_cap_opt *o = j >= 0 ? &c->opts[j] : NULL;
+
+		if (!o)
+			continue;
+		if (k < sizeof(owners))
+			k += (size_t)snprintf(owners + k, sizeof(owners) - k, "%s%s", k ? ", " : "", c->name);
+		if (!multi_takes(mc, c))
+			continue;
+		taken++;
+		if (!mc->want[i])
+			continue;
+		if (mc->keep && o->no_record)
+			return xp_fail(2, "%s: --%s %s", verb, name, o->no_record);
+		if (!o->record && !mc->keep)
+			return xp_fail(2, "%s: --%s shapes the summary of %s, which %s does not print", verb, name,
+				       c->name, verb);
+		if (c->opt && (status = c->opt(mc->ci[i].opts, j, p->arg)))
+			return status;
+		if (!o->record && (status = mc->keep(mc->keep_ctx, c, o, p->arg)))
+			return status;
+		applied++;
+	}
+	if (!taken)
+		return xp_fail(2, "%s: --%s is an option of %s, which has no %s yet (this build %s: %s)", verb, name,
+			       owners, mc->lacks, mc->does, multi_names(mc, names, sizeof(names)));
+	if (!applied)
+		return xp_fail(2, "%s: --%s is an option of %s, none of which is in this run; name %s among the "
+				  "capabilities", verb, name, owners, strchr(owners, ',') ? "one" : "it");
+	return 0;
+}
+
 int xp_opts_parse_multi(const char *verb, int argc, char **argv, unsigned int common,
 			struct xp_live_opts *lo, const struct xp_optset *own, struct xp_multi_caps *mc,
 			void (*help)(const void *ctx), const void *help_ctx)
 {
 	struct xp_optset *sets = calloc(1 + (size_t)mc->nci, sizeof(*sets));
+	struct multi_set *ms = calloc((size_t)mc->nci, sizeof(*ms));
+	struct multi_parse *mp = calloc(1, sizeof(*mp));
 	int nsets = 1, status;
 	bool any = false;
 	char names[256];
 
-	if (!sets)
+	if (!sets || !ms || !mp) {
+		free(sets);
+		free(ms);
+		free(mp);
 		return xp_fail(1, "%s: out of memory", verb);
+	}
 	sets[0] = *own;
 	for (int i = 0; i < mc->nci; i++)
-		if (mc->ci[i].cap->opts && multi_takes(mc, mc->ci[i].cap))
-			sets[nsets++] = (struct xp_optset){ mc->ci[i].cap->opts, mc->ci[i].cap->opt, mc->ci[i].opts,
-							    .record_only = true, .owner = mc->ci[i].cap->name };
+		if (mc->ci[i].cap->opts) {	/* a row it does not take: its options are refused by name */
+			ms[i] = (struct multi_set){ mp, i };
+			sets[nsets++] = (struct xp_optset){ mc->ci[i].cap->opts, defer_opt, &ms[i] };
+		}
 	status = xp_opts_parse(verb, argc, argv, common, lo, sets, nsets, help, help_ctx);
 	free(sets);
-	if (status)
-		return status;
-	for (; optind < argc; optind++) {
+	free(ms);
+	if (!status && mp->full)
+		status = xp_fail(2, "%s: too many options of the capabilities", verb);
+	for (; !status && optind < argc; optind++) {
 		int i;
 
 		for (i = 0; i < mc->nci && strcmp(mc->ci[i].cap->name, argv[optind]); i++)
 			;
 		if (i == mc->nci)
-			return xp_fail(2, "%s: unknown capability '%s' (this build %s: %s)", verb, argv[optind],
-				       mc->does, multi_names(mc, names, sizeof(names)));
-		if (!multi_takes(mc, mc->ci[i].cap))
-			return xp_fail(2, "%s: %s has no %s yet (this build %s: %s)", verb, argv[optind],
-				       mc->lacks, mc->does, multi_names(mc, names, sizeof(names)));
-		mc->want[i] = any = true;
+			status = xp_fail(2, "%s: unknown capability '%s' (this build %s: %s)", verb, argv[optind],
+					 mc->does, multi_names(mc, names, sizeof(names)));
+		else if (!multi_takes(mc, mc->ci[i].cap))
+			status = xp_fail(2, "%s: %s has no %s yet (this build %s: %s)", verb, argv[optind],
+					 mc->lacks, mc->does, multi_names(mc, names, sizeof(names)));
+		else
+			mc->want[i] = any = true;
 	}
-	for (int i = 0; !any && i < mc->nci; i++)
+	for (int i = 0; !status && !any && i < mc->nci; i++)
 		mc->want[i] = multi_takes(mc, mc->ci[i].cap) && mc->by_default(mc->ci[i].cap);
+	/* in the order given: a later one of a name wins, as for one verb */
+	for (int p = 0; !status && p < mp->npend; p++)
+		status = apply_opt(verb, mc, &mp->pend[p]);
+	free(mp);
+	if (status)
+		return status;
 	for (int i = 0; i < mc->nci; i++)
 		if (mc->want[i] && mc->ci[i].cap->opts_check && (status = mc->ci[i].cap->opts_check(mc->ci[i].opts)))
 			return status;
@@ -73,14 +169,30 @@ int xp_opts_parse_multi(const char *verb, int argc, char **argv, unsigned int co
 
 void xp_multi_caps_help(FILE *f, const struct xp_multi_caps *mc)
 {
-	fprintf(f, "Options of the capabilities:\n");
-	for (int i = 0; i < mc->nci; i++) {
-		const struct xp_cap_opt *o = mc->ci[i].cap->opts;
+	static const char *const heads[] = {
+		"Options of the capabilities (applied while tracing):\n",
+		"Options that shape a capability's summary (kept in the file, applied by 'report'):\n",
+		"Refused by record:\n",
+	};
 
-		for (int k = 0; o && multi_takes(mc, mc->ci[i].cap) && o[k].name; k++)
-			if (o[k].record)
-				fprintf(f, "  %-8s --%s%s%s\n", mc->ci[i].cap->name, o[k].name, o[k].arg ? " " : "",
-					o[k].arg ? o[k].arg : "");
+	for (int part = 0; part < (mc->keep ? 3 : 1); part++) {
+		bool head = false;
+
+		for (int i = 0; i < mc->nci; i++) {
+			const struct xp_cap_opt *o = mc->ci[i].cap->opts;
+
+			for (int k = 0; o && multi_takes(mc, mc->ci[i].cap) && o[k].name; k++) {
+				int is = o[k].no_record ? 2 : o[k].record ? 0 : 1;
+
+				if (is != part)
+					continue;
+				if (!head)
+					fputs(heads[part], f);
+				head = true;
+				fprintf(f, "  %-8s --%s%s%s%s%s\n", mc->ci[i].cap->name, o[k].name, o[k].arg ? " " : "",
+					o[k].arg ? o[k].arg : "", part == 2 ? ": it " : "", part == 2 ? o[k].no_record : "");
+			}
+		}
 	}
 }
 

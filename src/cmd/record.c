@@ -30,20 +30,33 @@ struct record_run {
 	struct xp_trace_writer *w;
 	struct xp_session sess;
 	int write_err;
+	uint64_t *let_go;			/* nci: what each row's upkeep let go */
 };
 
 /* record_opt takes them by index; the help text is what the man page says */
 static const struct xp_cap_opt record_own[] = {
-	{ "output", 'o', "FILE", "the trace file to write (required)", false },
-	{ "summary", 0, NULL, "also print each capability's summary on stdout at the\nend, as 'report FILE CAPABILITY' prints it", false },
-	{ "force", 0, NULL, "write through a symbolic link at FILE", false },
-	{ "compress", 0, NULL, "compress each block of records with zstd", false },
-	{ "format1", 0, NULL, "write format 1.1 (records as they are, 80 bytes an\nioctl), for older xputrace", false },
+	{ "output", 'o', "FILE", "the trace file to write (required)", false, NULL },
+	{ "summary", 0, NULL, "also print each capability's summary on stdout at the\nend, as 'report FILE CAPABILITY' prints it", false, NULL },
+	{ "force", 0, NULL, "write through a symbolic link at FILE", false, NULL },
+	{ "compress", 0, NULL, "compress each block of records with zstd", false, NULL },
+	{ "format1", 0, NULL, "write format 1.1 (records as they are, 80 bytes an\nioctl), for older xputrace", false, NULL },
 	{ NULL },
 };
 const struct xp_verb_opts xp_record_opts = {
 	XP_O_DURATION | XP_O_JSON | XP_O_FILTERS | XP_O_DEVICE | XP_O_VERBOSE, record_own
 };
+
+/* A capability's option that shapes its summary: into the file, for report. */
+static int keep_opt(void *ctx, const struct xp_cap *c, const struct xp_cap_opt *o, const char *arg)
+{
+	struct record_run *r = ctx;
+	int err = xp_trace_meta_add_capopt(r->meta, c->name, o->name, arg);
+
+	if (err == -ENAMETOOLONG)
+		return xp_fail(2, "record: %s --%s: the value is too long to keep in the file (at most 199 "
+				  "bytes)", c->name, o->name);
+	return err ? xp_fail(1, "record: %s", strerror(-err)) : 0;
+}
 
 static void help(const void *ctx)
 {
@@ -78,9 +91,12 @@ static void help(const void *ctx)
 "                           ioctl), for older xputrace\n",
 	       xp_cap_names(names, sizeof(names)));
 	xp_opts_help(stdout, xp_record_opts.common, NULL);
-	xp_multi_caps_help(stdout, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci });
-	printf("Their other options (latency's --max-age, --max-keys...) shape a live summary\n"
-	       "only: a recording keeps every event, and record refuses them by name.\n");
+	xp_multi_caps_help(stdout, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .keep = keep_opt });
+	printf("Every option a capability's verb takes is taken here, as there, or refused\n"
+	       "above with why. Those that shape a summary are kept in FILE and 'report'\n"
+	       "and 'export' apply them, so the file reports what the live run would have\n"
+	       "printed; latency's --max-age also ages the kernel's in-flight table while\n"
+	       "recording, as the live verb does (how many were aged out is said at the end).\n");
 	printf(
 "\n"
 "Examples:\n"
@@ -115,8 +131,9 @@ static bool record_default(const struct xp_cap *c)
 
 static int parse(int argc, char **argv, struct record_run *r)
 {
-	struct xp_optset own = { xp_record_opts.opts, record_opt, r, false, NULL };
-	struct xp_multi_caps mc = { r->ci, r->nci, r->want, NULL, record_default, "records", NULL };
+	struct xp_optset own = { xp_record_opts.opts, record_opt, r };
+	struct xp_multi_caps mc = { r->ci, r->nci, r->want, NULL, record_default, "records", NULL,
+				    keep_opt, r };
 	int status = xp_opts_parse_multi("record", argc, argv, xp_record_opts.common, &r->o, &own, &mc,
 					 help, r);
 
@@ -163,6 +180,11 @@ static int on_tick(void *ctx, uint64_t n)
 	int err;
 
 	(void)n;
+	/* the kernel-side upkeep a live run's drain does (latency's ageing) */
+	for (int i = 0; i < r->nci; i++)
+		if (r->want[i] && r->ci[i].k && r->ci[i].cap->upkeep &&
+		    (err = r->ci[i].cap->upkeep(&r->ci[i], &r->let_go[i])))
+			return err;
 	stats_now(r, &st);
 	if ((err = xp_trace_writer_stats(r->w, &st)))
 		r->write_err = err;
@@ -242,6 +264,10 @@ static int finish(struct record_run *r, int err)
 		xp_fail(1, "record: %s", strerror(-err));
 		return 1;
 	}
+	for (int i = 0; i < r->nci; i++)
+		if (r->let_go[i])
+			fprintf(stderr, "xputrace: record: %s: %llu %s\n", r->ci[i].cap->name,
+				(unsigned long long)r->let_go[i], r->ci[i].cap->let_go);
 	fprintf(stderr, "Recorded %llu records in %llu blocks (%llu bytes) to %s; drops: %llu\n",
 		(unsigned long long)xp_trace_writer_records(r->w),
 		(unsigned long long)xp_trace_writer_blocks(r->w),
@@ -273,8 +299,10 @@ static int prepare(struct record_run *r, int argc, char **argv)
 	r->ci = calloc(xp_ncaps, sizeof(*r->ci));
 	r->want = calloc(xp_ncaps, sizeof(*r->want));
 	r->more_obj = calloc(xp_ncaps, sizeof(*r->more_obj));
+	r->let_go = calloc(xp_ncaps, sizeof(*r->let_go));
+	r->meta = calloc(1, sizeof(*r->meta));	/* before the options: some are kept in it */
 	r->sess.more_obj = r->more_obj;
-	if (!r->ci || !r->want || !r->more_obj)
+	if (!r->ci || !r->want || !r->more_obj || !r->let_go || !r->meta)
 		return xp_fail(1, "record: out of memory");
 	for (size_t i = 0; i < xp_ncaps; i++)
 		if (xp_cap_runs(xp_caps[i]) && !xp_cap_inst_new(&r->ci[r->nci], xp_caps[i], &r->env))
@@ -283,8 +311,6 @@ static int prepare(struct record_run *r, int argc, char **argv)
 	if (status)
 		return status < 0 ? xp_finish_stdout(0) : status;
 	xp_libbpf_quiet(r->o.verbose);
-	if (!(r->meta = calloc(1, sizeof(*r->meta))))
-		return xp_fail(1, "record: out of memory");
 	if ((status = xp_live_targets(&r->o, "record", &r->meta->devs)))
 		return status;
 	/* the start time is taken before attaching: no record is older */
@@ -385,6 +411,7 @@ int cmd_record(int argc, char **argv)
 	free(r->ci);
 	free(r->want);
 	free(r->more_obj);
+	free(r->let_go);
 	xp_trace_writer_free(r->w);
 	if (r->meta)
 		xp_trace_meta_free(r->meta);

@@ -65,6 +65,20 @@ int xp_cap_inst_from_file(struct xp_cap_inst *ci, const struct xp_cap *cap,
 	env->t0 = m->start_ns;
 	if ((err = xp_cap_inst_new(ci, cap, env)))
 		return err;
+	/* the options record kept for this capability's summary, as its verb takes them */
+	for (int i = 0; i < m->ncapopts; i++) {
+		const struct xp_trace_capopt *o = &m->capopts[i];
+		int k = 0;
+
+		if (strcmp(o->cap, cap->name))
+			continue;
+		while (cap->opts && cap->opts[k].name && strcmp(cap->opts[k].name, o->name))
+			k++;
+		if (!cap->opts || !cap->opts[k].name || cap->opts[k].record)
+			continue;	/* a newer writer's option: its summary as this build makes it */
+		if (cap->opt(ci->opts, k, cap->opts[k].arg ? o->value : NULL))
+			return -ECANCELED;	/* said, naming the option */
+	}
 	if (ci->layout && !xp_trace_meta_layout(m, cap->rec->type, ci->layout))
 		return -ENOENT;
 	return cap->init(ci);
@@ -200,6 +214,10 @@ static void print_info(const char *path, const struct xp_trace_reader *r, bool j
 			printf("records:   packed, %s, %.1f bytes/record in %llu blocks\n",
 			       r->zstd_blocks ? "zstd" : "not compressed", bytes_per_record(r),
 			       (unsigned long long)r->event_blocks);
+		/* what record kept for the summaries, applied by report */
+		for (int i = 0; i < m->ncapopts; i++)
+			printf("%s%s --%s%s%s%s", i ? ", " : "options:   ", m->capopts[i].cap, m->capopts[i].name,
+			       m->capopts[i].value[0] ? " " : "", m->capopts[i].value, i + 1 == m->ncapopts ? "\n" : "");
 		printf("devices:   %d majors, %d nodes\n", m->devs.nmajors, m->devs.nnodes);
 		for (int i = 0; i < m->devs.nnodes; i++)
 			printf("  %-24s %s\n", m->devs.nodes[i].path, m->devs.nodes[i].driver);
@@ -294,7 +312,7 @@ static int report_opt(void *ctx, int i, const char *arg)
 }
 
 static const struct xp_cap_opt report_own[] = {
-	{ "info", 0, NULL, "what the file says about the recording, not the summary", false },
+	{ "info", 0, NULL, "what the file says about the recording, not the summary", false, NULL },
 	{ NULL },
 };
 const struct xp_verb_opts xp_report_opts = { XP_O_JSON | XP_O_NOHIST, report_own };
@@ -302,7 +320,7 @@ const struct xp_verb_opts xp_report_opts = { XP_O_JSON | XP_O_NOHIST, report_own
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts ro = { 0 };
-	struct xp_optset set = { xp_report_opts.opts, report_opt, &ro, false, NULL };
+	struct xp_optset set = { xp_report_opts.opts, report_opt, &ro };
 	struct xp_live_opts lo = { 0 };
 	const char *path = NULL, *view = NULL;
 	char names[128];

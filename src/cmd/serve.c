@@ -60,10 +60,10 @@ struct serve_run {
 
 static const struct xp_cap_opt serve_own[] = {
 	{ "listen", 'l', "ADDR:PORT", "where to serve (default " DEFAULT_LISTEN ", loopback only;\n"
-				      "another address exposes the metrics to whoever reaches it)", false },
-	{ "per-process", 0, NULL, "pid and comm labels too (series churn with processes)", false },
+				      "another address exposes the metrics to whoever reaches it)", false, NULL },
+	{ "per-process", 0, NULL, "pid and comm labels too (series churn with processes)", false, NULL },
 	{ "max-series", 0, "N", "series kept (default 10000); later ones are added up in\n"
-				"an `other` series, and xputrace_series_folded_total counts them", false },
+				"an `other` series, and xputrace_series_folded_total counts them", false, NULL },
 	{ NULL },
 };
 const struct xp_verb_opts xp_serve_opts = {
@@ -72,9 +72,9 @@ const struct xp_verb_opts xp_serve_opts = {
 
 static const struct xp_cap_opt top_own[] = {
 	{ "sort", 's', "KEY", "the column the rows are sorted by, most first (default:\n"
-			      "the first; pid, comm and cgroup sort by name)", false },
+			      "the first; pid, comm and cgroup sort by name)", false, NULL },
 	{ "max-series", 0, "N", "series kept (default 10000); later ones are added up in\n"
-				"an (other) row", false },
+				"an (other) row", false, NULL },
 	{ NULL },
 };
 const struct xp_verb_opts xp_top_opts = {
@@ -165,9 +165,9 @@ static int top_opt(void *ctx, int i, const char *arg)
 static int parse(int argc, char **argv, struct serve_run *r)
 {
 	struct xp_optset own = { r->top ? xp_top_opts.opts : xp_serve_opts.opts, r->top ? top_opt : serve_opt,
-				 r, false, NULL };
+				 r };
 	struct xp_multi_caps mc = { r->ci, r->nci, r->want, has_metrics, has_metrics,
-				    r->top ? "shows" : "serves", "metrics" };
+				    r->top ? "shows" : "serves", "metrics", NULL, NULL };
 
 	return xp_opts_parse_multi(r->verb, argc, argv, r->top ? xp_top_opts.common : xp_serve_opts.common,
 				   &r->o, &own, &mc, help, r);

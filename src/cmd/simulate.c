@@ -202,17 +202,17 @@ enum { O_POLICY, O_COMPARE, O_PRIO, O_RESERVE, O_ENFORCE, O_PREDICT, O_DEADLINE,
        O_PERFETTO, O_BY };
 
 static const struct xp_cap_opt sim_own[] = {
-	[O_POLICY] = { "policy", 0, "POLICY", "fifo, rr, prt or ht", false },
-	[O_COMPARE] = { "compare", 0, "LIST", "several policies side by side (fifo,prt,ht)", false },
-	[O_PRIO] = { "prio", 0, "TASK=N", "a task's priority, higher first (COMM or PID; repeatable)", false },
-	[O_RESERVE] = { "reserve", 0, "TASK=C/P", "a reservation: C ms of GPU time every P ms (repeatable)", false },
-	[O_ENFORCE] = { "enforce", 0, "pe|ae", "reservations posterior (pe, default) or apriori (ae)", false },
-	[O_PREDICT] = { "predict", 0, "HOW", "cost prediction: history (default), mean or last", false },
-	[O_DEADLINE] = { "deadline", 0, "TASK=MS", "count the task's jobs answered later (repeatable)", false },
-	[O_DEPTH] = { "depth", 0, "N", "jobs a ring holds at once under fifo and rr\n(default: the most the recording shows)", false },
-	[O_OVERHEAD] = { "overhead", 0, "US", "the scheduler's reaction to a completion\n(default: the recording's median)", false },
-	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the schedules as Perfetto JSON to OUT\n('-': instead of the summary)", false },
-	[O_BY] = { "by", 0, "WHAT", "a task is a process (default) or a DRM client (6.17+)", false },
+	[O_POLICY] = { "policy", 0, "POLICY", "fifo, rr, prt or ht", false, NULL },
+	[O_COMPARE] = { "compare", 0, "LIST", "several policies side by side (fifo,prt,ht)", false, NULL },
+	[O_PRIO] = { "prio", 0, "TASK=N", "a task's priority, higher first (COMM or PID; repeatable)", false, NULL },
+	[O_RESERVE] = { "reserve", 0, "TASK=C/P", "a reservation: C ms of GPU time every P ms (repeatable)", false, NULL },
+	[O_ENFORCE] = { "enforce", 0, "pe|ae", "reservations posterior (pe, default) or apriori (ae)", false, NULL },
+	[O_PREDICT] = { "predict", 0, "HOW", "cost prediction: history (default), mean or last", false, NULL },
+	[O_DEADLINE] = { "deadline", 0, "TASK=MS", "count the task's jobs answered later (repeatable)", false, NULL },
+	[O_DEPTH] = { "depth", 0, "N", "jobs a ring holds at once under fifo and rr\n(default: the most the recording shows)", false, NULL },
+	[O_OVERHEAD] = { "overhead", 0, "US", "the scheduler's reaction to a completion\n(default: the recording's median)", false, NULL },
+	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the schedules as Perfetto JSON to OUT\n('-': instead of the summary)", false, NULL },
+	[O_BY] = { "by", 0, "WHAT", "a task is a process (default) or a DRM client (6.17+)", false, NULL },
 	[O_BY + 1] = { NULL },
 };
 const struct xp_verb_opts xp_simulate_opts = { XP_O_JSON, sim_own };
@@ -361,7 +361,7 @@ int cmd_simulate(int argc, char **argv)
 	};
 	static const int setopt[3] = { O_PRIO, O_RESERVE, O_DEADLINE };
 	struct sim_opts o = { .npolicies = 0 };
-	struct xp_optset set = { xp_simulate_opts.opts, sim_opt, &o, false, NULL };
+	struct xp_optset set = { xp_simulate_opts.opts, sim_opt, &o };
 	struct xp_live_opts lo = { 0 };
 	struct xp_sim_report rep = { 0 };
 	struct xp_sim_load l;

@@ -129,6 +129,27 @@ void xp_trace_meta_free(struct xp_trace_meta *m)
 	free(m->caps);
 	m->caps = NULL;
 	m->ncaps = 0;
+	free(m->capopts);
+	m->capopts = NULL;
+	m->ncapopts = 0;
+}
+
+int xp_trace_meta_add_capopt(struct xp_trace_meta *m, const char *cap, const char *name, const char *value)
+{
+	struct xp_trace_capopt *o;
+
+	if (!value)
+		value = "";
+	if (strlen(cap) >= sizeof(o->cap) || strlen(name) >= sizeof(o->name) || strlen(value) >= sizeof(o->value))
+		return -ENAMETOOLONG;
+	if (!(o = realloc(m->capopts, (size_t)(m->ncapopts + 1) * sizeof(*o))))
+		return -ENOMEM;
+	m->capopts = o;
+	o += m->ncapopts++;
+	snprintf(o->cap, sizeof(o->cap), "%s", cap);
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	snprintf(o->value, sizeof(o->value), "%s", value);
+	return 0;
 }
 
 int xp_trace_meta_add_cap(struct xp_trace_meta *m, const char *name)

@@ -127,6 +127,8 @@ enum xp_tf_tag {
 	XP_TAG_EXTRA_DEV = 14,
 	XP_TAG_PAGE_SIZE = 15,	/* u32: the recording host's page size (amdgpu BOs count pages) */
 	XP_TAG_TRACING = 16,	/* u64: monotonic ns when tracing began (all attached) */
+	/* CAP NUL NAME NUL VALUE: an option that shapes CAP's summary, applied by report */
+	XP_TAG_CAP_OPTION = 17,
 };
 
 enum xp_field_kind {
@@ -159,6 +161,8 @@ struct xp_trace_meta {
 	char (*caps)[16];	/* the capabilities recorded (xp_trace_meta_add_cap), ncaps of them */
 	int ncaps;
 	char hook[64];	/* "tracepoint+raw_tp", or several joined by record */
+	struct xp_trace_capopt *capopts;	/* xp_trace_meta_add_capopt, ncapopts of them, in order given */
+	int ncapopts;
 	uint32_t filter_pid;
 	char filter_comm[XP_COMM_LEN];
 	uint64_t filter_cgroup;
@@ -167,6 +171,13 @@ struct xp_trace_meta {
 	 * from the LAYOUT block, freed by xp_trace_reader_close */
 	struct xp_trace_tpf *tpf;
 	int ntpf;
+};
+
+/* A capability's option that shapes its summary, as given to record ("" VALUE: takes none). */
+struct xp_trace_capopt {
+	char cap[16];
+	char name[32];
+	char value[200];
 };
 
 /* The totals a STATS or TRAILER block carries. */
@@ -196,6 +207,8 @@ void xp_trace_meta_free_layouts(struct xp_trace_meta *m);
 void xp_trace_meta_free(struct xp_trace_meta *m);
 /* Adds a capability recorded, as many as there are: 0, or -ENOMEM (xp_trace_meta_free frees them). */
 int xp_trace_meta_add_cap(struct xp_trace_meta *m, const char *name);
+/* Adds an option of `cap` (value NULL: none); -ENAMETOOLONG when a part does not fit. */
+int xp_trace_meta_add_capopt(struct xp_trace_meta *m, const char *cap, const char *name, const char *value);
 
 /* ---- writing ---------------------------------------------------------- */
 

@@ -83,6 +83,19 @@ static bool meta_entry(struct xp_trace_meta *m, uint16_t tag, const uint8_t *v, 
 			bad = true;
 		break;
 	}
+	case XP_TAG_CAP_OPTION:
+	{
+		const uint8_t *n1 = memchr(v, 0, vl), *n2 = n1 ? memchr(n1 + 1, 0, vl - (size_t)(n1 + 1 - v)) : NULL;
+		char cap[16], name[32], value[200];
+
+		if ((bad = !n2))
+			break;
+		copy_str(cap, sizeof(cap), v, (uint16_t)(n1 - v));
+		copy_str(name, sizeof(name), n1 + 1, (uint16_t)(n2 - n1 - 1));
+		copy_str(value, sizeof(value), n2 + 1, (uint16_t)(vl - (n2 + 1 - v)));
+		bad = xp_trace_meta_add_capopt(m, cap, name, value) == -ENOMEM;
+		break;
+	}
 	case XP_TAG_WALL_OFFSET:
 		if (!(bad = vl != 8))
 			m->wall_offset_ns = (int64_t)get64(v);

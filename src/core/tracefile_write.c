@@ -107,6 +107,17 @@ static uint32_t encode_meta(struct bytes *b, const struct xp_trace_meta *m)
 		tlv_str(b, &n, XP_TAG_CAPABILITY, m->caps[i]);
 	if (m->hook[0])
 		tlv_str(b, &n, XP_TAG_HOOK, m->hook);
+	for (int i = 0; i < m->ncapopts; i++) {
+		const struct xp_trace_capopt *o = &m->capopts[i];
+		size_t lc = strlen(o->cap), ln = strlen(o->name), lv = strlen(o->value);
+
+		add_u16(b, XP_TAG_CAP_OPTION);
+		add_u16(b, (uint16_t)(lc + 1 + ln + 1 + lv));
+		add_fixed(b, o->cap, lc + 1);
+		add_fixed(b, o->name, ln + 1);
+		add_fixed(b, o->value, lv);
+		n++;
+	}
 	if (m->filter_pid)
 		tlv_u32(b, &n, XP_TAG_FILTER_PID, m->filter_pid);
 	if (m->filter_comm[0])

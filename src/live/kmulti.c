@@ -10,6 +10,7 @@
 
 #include "core/split_refused.h"
 #include "live/kmulti.h"
+#include "live/skel.h"
 
 static struct xp_kmulti *alive;
 
@@ -198,6 +199,10 @@ int xp_kmulti_attach(struct xp_kmulti *m, struct bpf_program *prog, bool ret, co
 		for (int i = 0; i < n; i++) {
 			LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = cookies[use[i]], .retprobe = ret);
 
+			if ((err = xp_startup_stopped(why, whylen))) {
+				free(use);
+				return err;
+			}
 			if (!(l = bpf_program__attach_kprobe_opts(prog, m->fn[use[i]].name, &o))) {
 				int e = -errno;
 
@@ -222,6 +227,10 @@ int xp_kmulti_attach(struct xp_kmulti *m, struct bpf_program *prog, bool ret, co
 			return first_err ? first_err : -ENOENT;
 		}
 		return 0;
+	}
+	if ((err = xp_startup_stopped(why, whylen))) {
+		free(use);
+		return err;
 	}
 	l = multi_link(m, prog, ret, use, n, cookies);
 	if (!l) {

@@ -11,6 +11,7 @@
 #include <linux/perf_event.h>
 
 #include "live/kprobe.h"
+#include "live/skel.h"
 #include "live/tracefs.h"
 
 #define GROUP "xputrace"
@@ -113,6 +114,8 @@ static int attach(struct bpf_program *prog, const char *func, int maxactive,
 	long id;
 
 	*link = NULL;
+	if ((err = xp_startup_stopped(why, whylen)))
+		return err;
 	if (!(root = xp_tracefs(why, whylen, NULL)))
 		return -ENOENT;
 	if (nevents == MAX_EVENTS)

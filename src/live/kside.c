@@ -105,12 +105,16 @@ int xp_rawtp_live_attach(struct xp_kside *k, const char *prefix, const struct xp
 	 * the completions of jobs that start and end while attaching.
 	 */
 	for (int i = l->n - 1; i >= 0; i--) {
+		int err;
+
 		if (!l->present[i])
 			continue;
+		if ((err = xp_startup_stopped(why, whylen)))
+			return err;
 		k->links[i] = bpf_program__attach_tracepoint(prog(k->obj, prefix, i), l->group[i],
 							     l->ev[i].name);
 		if (!k->links[i]) {
-			int err = -errno;
+			err = -errno;
 
 			snprintf(why, whylen, "attaching to %s/%s: %s", l->group[i], l->ev[i].name,
 				 strerror(-err));

@@ -6,6 +6,7 @@
 
 #include "live/kprobe.h"
 #include "live/probe_attach.h"
+#include "live/skel.h"
 #include "live/tracefs.h"
 
 int xp_probe_check(const struct xp_probe *p, struct xp_tp_format *fmt, char *why, size_t len)
@@ -48,6 +49,12 @@ struct bpf_link *xp_probe_attach(struct bpf_program *prog, const struct xp_probe
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 	struct bpf_link *l = NULL;
 	char ps[512], kwhy[160];
+	int stop;
+
+	if ((stop = xp_startup_stopped(why, len))) {
+		errno = -stop;
+		return NULL;
+	}
 	int err;
 
 	xp_probe_str(p, ps, sizeof(ps));

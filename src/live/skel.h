@@ -76,4 +76,14 @@ struct xp_skel_steps {
 int xp_skel_open(struct xp_kside **out, const struct xp_skel_ops *ops,
 		 const struct xp_skel_steps *s, char *why, size_t whylen);
 
+/*
+ * A SIGINT/SIGTERM/SIGHUP during start-up stops it where it is: 0 while
+ * none came, else -EINTR with `why` saying so. xp_skel_open asks before
+ * each step, and the shared attach loops (xp_rawtp_live_attach,
+ * xp_probe_attach, kmulti, kprobe) before each program they attach, so a
+ * capability opened through them stops within one step of the signal; the
+ * runner then detaches what was attached and prints the empty summary.
+ */
+int xp_startup_stopped(char *why, size_t whylen);
+
 #endif

@@ -33,9 +33,12 @@ complete_words() {
 	bash -c '. "$1" || exit 1; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _xputrace
 		printf "%s\n" "${COMPREPLY[@]}"' _ "$BASHF" "$@"
 }
-# the options a --help lists: option lines, record's "CAP --opt" lines, the usage line
+# the options a --help lists: option lines, record's "CAP --opt" lines (not
+# those it lists as refused: nothing offers them), the usage line
 help_opts() {
 	"$XP" "$1" --help | awk '
+		/^[A-Z]/ { refused = /^Refused by/ }
+		refused { next }
 		/^Usage:/ { for (i = 3; i <= NF; i++) { w = $i; gsub(/[][]/, "", w); if (w ~ /^--?[A-Za-z]/) print w } }
 		/^ +-/ { for (i = 1; i <= NF; i++) { w = $i; sub(/,$/, "", w); if (w !~ /^--?[A-Za-z]/) break; print w } }
 		/^  [a-z]+ +--[a-z]/ && !/^  xputrace/ { print $2 }' | sort -u

@@ -29,48 +29,77 @@ flood_off() { kill "${FLOOD[@]}" 2>/dev/null; pkill -f "$DRV --self" 2>/dev/null
 ms() { date +%s%3N; }
 trap 'flood_off; kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
 TIMED="python3 tests/e2e/timed_run.py"
+LIB=$E2E_BIN/libapiwork.so
+# arithmetic in awk: a python start costs 0.1-0.5 s on a loaded machine
+calc() { awk "BEGIN { printf \"%.3f\n\", ($1) }"; }
+within() { awk "BEGIN { exit !($1 <= $2) }"; }
+stats() { # "median N max" of the numbers given
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.3f %d %.3f\n", m, NR, v[NR] }'
+}
 
 flood_on
 # -d: ends by itself, 2 s after the Tracing line (start-up is not counted:
-# a sanitized build starts slower) and within 0.5 s of that (margin 0.5 s)
-res=$($TIMED "$WORK/d.out" "$WORK/d.err" -- timeout 20 "$XP" ioctl --device /dev/null --stream -j -d 2)
-read -r rc tt ts te seen th <<< "$res"
-over=$(python3 -c "print(round($te - $tt - 2, 3) if $tt >= 0 else 99)")
-if [ $rc -eq 0 ] && python3 -c "import sys; sys.exit(0 if $over <= 1.0 else 1)" &&
-	tail -1 "$WORK/d.out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["command"]=="ioctl" and "drops" in d'; then
-	pass "stop: -d 2 under a flood ends $over s after its 2 s of tracing, with the summary"
+# a sanitized build starts slower) and within 0.5 s of that. Three runs: the
+# median overrun within 0.5 s plus a margin of 0.5 s for a loaded machine,
+# every one within 3 s (a CPU hog on every core makes single runs slow).
+overs=() bad=""
+for _ in 1 2 3; do
+	res=$($TIMED "$WORK/d.out" "$WORK/d.err" -- timeout 20 "$XP" ioctl --device /dev/null --stream -j -d 2)
+	read -r rc tt ts te seen th <<< "$res"
+	over=$(calc "$tt >= 0 ? $te - $tt - 2 : 99")
+	overs+=("$over")
+	if [ $rc -ne 0 ] || ! tail -1 "$WORK/d.out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["command"]=="ioctl" and "drops" in d'; then
+		bad="status $rc: $(head -c 200 "$WORK/d.err")"
+	fi
+done
+read -r med n worst <<< "$(stats "${overs[@]}")"
+if [ -z "$bad" ] && within "$med" 1.0 && within "$worst" 3.0; then
+	pass "stop: -d 2 under a flood ends after its 2 s of tracing with the summary: overrun median $med s, max $worst s ($n runs: ${overs[*]})"
 else
-	fail "stop: -d 2 under a flood: status $rc, $over s after its 2 s of tracing: $(head -c 200 "$WORK/d.err")"
+	fail "stop: -d 2 under a flood: overrun median $med s (bound 1.0), max $worst s (cap 3.0) (${overs[*]}) $bad"
 fi
-# signals: the summary is whole and ends the output
+# signals, 1.5 s after the Tracing line (a fixed time after start-up, which a
+# hog makes long): the run ends with its whole summary. Three runs each: the
+# median within 1.5 s (the bound as before), every one within 4.5 s (3x).
 for sig in INT TERM; do
 	for mode in --stream ""; do
-		"$XP" ioctl --device /dev/null $mode -j > "$WORK/s.out" 2> "$WORK/s.err" &
-		pid=$!
-		sleep 1.5
-		t0=$(ms)
-		kill -$sig $pid
-		wait $pid
-		rc=$? t=$(( $(ms) - t0 ))
-		if [ $rc -eq 0 ] && [ $t -lt 1500 ] && tail -1 "$WORK/s.out" | python3 -c 'import json,sys; json.load(sys.stdin)'; then
-			pass "stop: SIG$sig ${mode:---summary} under a flood ends in $t ms with the summary"
+		ts_=() bad=""
+		for _ in 1 2 3; do
+			res=$($TIMED --signal $sig --after-tracing --at 1.5 "$WORK/s.out" "$WORK/s.err" -- \
+				"$XP" ioctl --device /dev/null $mode -j)
+			read -r rc tt ts te seen th <<< "$res"
+			took=$(calc "$ts >= 0 ? $te - $ts : 99")
+			ts_+=("$took")
+			if [ $rc -ne 0 ] || ! tail -1 "$WORK/s.out" | python3 -c 'import json,sys; json.load(sys.stdin)'; then
+				bad="status $rc: $(head -c 200 "$WORK/s.err")"
+			fi
+		done
+		read -r med n worst <<< "$(stats "${ts_[@]}")"
+		if [ -z "$bad" ] && within "$med" 1.5 && within "$worst" 4.5; then
+			pass "stop: SIG$sig ${mode:---summary} under a flood ends with the summary: median $med s, max $worst s after the signal ($n runs: ${ts_[*]})"
 		else
-			fail "stop: SIG$sig ${mode:-summary} under a flood: status $rc after $t ms: $(head -c 200 "$WORK/s.err")"
+			fail "stop: SIG$sig ${mode:---summary} under a flood: median $med s (bound 1.5), max $worst s (cap 4.5) (${ts_[*]}) $bad"
 		fi
 	done
 done
-# record: the file is whole
-"$XP" record -o "$WORK/f.xpt" --device /dev/null 2> "$WORK/r.err" &
-pid=$!
-sleep 1.5
-t0=$(ms)
-kill -INT $pid
-wait $pid
-rc=$? t=$(( $(ms) - t0 ))
-if [ $rc -eq 0 ] && [ $t -lt 2500 ] && "$XP" report "$WORK/f.xpt" --info > /dev/null 2>&1; then
-	pass "stop: record under a flood ends in $t ms with a whole file"
+# record: the file is whole. Median within 2.5 s (as before), each within 7.5 s.
+ts_=() bad=""
+for _ in 1 2 3; do
+	res=$($TIMED --signal INT --after-tracing --at 1.5 "$WORK/r.out" "$WORK/r.err" -- \
+		"$XP" record -o "$WORK/f.xpt" --device /dev/null)
+	read -r rc tt ts te seen th <<< "$res"
+	took=$(calc "$ts >= 0 ? $te - $ts : 99")
+	ts_+=("$took")
+	if [ $rc -ne 0 ] || ! "$XP" report "$WORK/f.xpt" --info > /dev/null 2>&1; then
+		bad="status $rc: $(head -c 200 "$WORK/r.err")"
+	fi
+done
+read -r med n worst <<< "$(stats "${ts_[@]}")"
+if [ -z "$bad" ] && within "$med" 2.5 && within "$worst" 7.5; then
+	pass "stop: record under a flood ends with a whole file: median $med s, max $worst s after SIGINT ($n runs: ${ts_[*]})"
 else
-	fail "stop: record under a flood: status $rc after $t ms: $(head -c 200 "$WORK/r.err")"
+	fail "stop: record under a flood: median $med s (bound 2.5), max $worst s (cap 7.5) (${ts_[*]}) $bad"
 fi
 # a second SIGINT: at once, status 130
 "$XP" ioctl --device /dev/null --stream > /dev/null 2> "$WORK/2.err" &
@@ -163,96 +192,102 @@ else
 	done
 fi
 
-# A signal during start-up stops it there: no "Tracing" line (tracing never
-# starts), status 0, the (empty) summary, and the exit within a second of the
-# signal (bound 1 s; margin 0.5 s for a loaded machine). The signal is sent
-# at fractions of this machine's start-up time, measured first; a sample
-# where the Tracing line was already out when the signal went is not one.
-startup() { # the shortest of 3 start-ups (from main()'s signal handlers to Tracing), in seconds
+# A signal during start-up stops it there, for every verb: no Tracing line
+# (tracing never starts), status 0, the (empty) summary, and the exit within
+# a second of the signal. The signal goes at fractions of the verb's start-up
+# time, measured first; a sample where the Tracing line was out (or on its
+# way: within 20 ms, the watcher looks every 5 ms) when it went is not one.
+# At least 5 samples a verb: their median within 1 s, the bound; every one
+# within 3 s, 3x the bound, as a CPU hog on every core can stretch a single
+# run's detach (the kernel waits for grace periods) well past it.
+startup() { # CMD...: the shortest of 3 start-ups (from main()'s signal handlers to Tracing), in seconds
 	local best=99 t
 	for _ in 1 2 3; do
-		t=$($TIMED "$WORK/su.out" "$WORK/su.err" -- "$XP" ioctl --device /dev/null -d 0.01 -j |
-			awk '{ print ($2 >= 0 && $6 >= 0) ? $2 - $6 : -1 }')
-		best=$(python3 -c "print(min($best, $t) if $t > 0 else $best)")
+		t=$($TIMED "$WORK/su.out" "$WORK/su.err" -- "$@" -d 0.01 | awk '{ print ($2 >= 0 && $6 >= 0) ? $2 - $6 : -1 }')
+		best=$(calc "${t:--1} > 0 && ${t:--1} < $best ? ${t:--1} : $best")
 	done
+	rm -f "$WORK/su.xpt"
 	echo "$best"
 }
-startup_signal() { # label flood: checks SIGINT and SIGTERM at 20 % and 60 % of the start-up
-	local label=$1 su bad=0 n=0 worst=0 sig frac res rc tt ts te seen th
-	su=$(startup)
-	for sig in TERM INT; do
-		for frac in 0.2 0.6; do
-			res=$($TIMED --signal $sig --after-handler --at "$(python3 -c "print($su * $frac)")" "$WORK/ss.out" "$WORK/ss.err" -- \
-				"$XP" ioctl --device /dev/null --stream -j)
-			read -r rc tt ts te seen th <<< "$res"
-			[ "$seen" = 1 ] && continue	# tracing had begun: not a start-up sample
-			# a Tracing line within 20 ms of the signal may have been on its
-			# way when it came (the watcher looks every 5 ms): not a sample
-			python3 -c "import sys; sys.exit(0 if 0 <= $tt - $ts < 0.02 else 1)" && continue
-			n=$((n + 1))
-			took=$(python3 -c "print(round($te - $ts, 3))")
-			worst=$(python3 -c "print(max($worst, $took))")
-			ok=1
-			[ "$rc" -eq 0 ] || ok=0
-			grep -q '^Tracing' "$WORK/ss.err" && ok=0
-			python3 -c "import sys; sys.exit(0 if $took <= 1.5 else 1)" || ok=0
-			tail -1 "$WORK/ss.out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "drops" in d' 2> /dev/null || ok=0
-			if [ $ok -eq 0 ]; then
-				bad=1
-				echo "SIG$sig at $frac of ${su}s start-up: status $rc, exit $took s after it, stderr: $(head -c 200 "$WORK/ss.err")" >&2
-			fi
-		done
+json_ok() { tail -1 "$WORK/ss.out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "drops" in d' 2> /dev/null; }
+# record: a whole (empty) file, or, when the signal came before anything was
+# attached, a line that says so and no file; never a temporary file left
+record_ok() {
+	{ [ -e "$WORK/su.xpt" ] && "$XP" report "$WORK/su.xpt" --info > /dev/null 2>&1; } ||
+		{ [ ! -e "$WORK/su.xpt" ] && grep -q "not written" "$WORK/ss.err"; } || return 1
+	! ls -A "$WORK" | grep -q '^\.su\.xpt'
+}
+serve_ok() { ! grep -q . "$WORK/ss.err"; }	# nothing to say: it served nothing
+startup_signal() { # LABEL CHECK CMD...: SIGTERM and SIGINT in turn at fractions of CMD's start-up
+	local label=$1 check=$2 su tries=0 bad=0 took sig frac res rc tt ts te seen th med n worst
+	local times=()
+	shift 2
+	su=$(startup "$@")
+	for frac in 0.1 0.3 0.5 0.7 0.2 0.4 0.6 0.8 0.05 0.15; do
+		[ ${#times[@]} -ge 5 ] && break
+		sig=TERM
+		[ $((tries % 2)) -eq 1 ] && sig=INT
+		tries=$((tries + 1))
+		rm -f "$WORK/su.xpt"
+		res=$($TIMED --signal $sig --after-handler --at "$(calc "$su * $frac")" "$WORK/ss.out" "$WORK/ss.err" -- "$@")
+		read -r rc tt ts te seen th <<< "$res"
+		[ "$seen" = 1 ] && continue	# tracing had begun: not a start-up sample
+		awk "BEGIN { exit !(0 <= $tt - $ts && $tt - $ts < 0.02) }" && continue
+		took=$(calc "$te - $ts")
+		times+=("$took")
+		if [ "$rc" -ne 0 ] || grep -q '^Tracing' "$WORK/ss.err" || ! $check; then
+			bad=1
+			echo "$label: SIG$sig at $frac of ${su}s start-up: status $rc, exit $took s after it, stderr: $(head -c 200 "$WORK/ss.err")" >&2
+		fi
 	done
-	if [ $n -eq 0 ]; then
-		skip "stop: a signal during start-up ($label): start-up (${su} s) too short to land a signal in it"
-	elif [ $bad -eq 0 ]; then
-		pass "stop: a signal during start-up ($label) stops it: status 0, empty summary, no tracing, exit at most $worst s after it ($n samples, start-up ${su} s)"
+	if [ ${#times[@]} -lt 5 ]; then
+		skip "stop: a signal during start-up ($label): ${#times[@]} of $tries signals landed in its start-up (${su} s), 5 wanted"
+		return
+	fi
+	read -r med n worst <<< "$(stats "${times[@]}")"
+	if [ $bad -eq 0 ] && within "$med" 1.0 && within "$worst" 3.0; then
+		pass "stop: a signal during start-up ($label) stops it: status 0, empty summary, no tracing; exit median $med s, max $worst s after it ($n samples: ${times[*]}; start-up ${su} s)"
 	else
-		fail "stop: a signal during start-up ($label) did not stop it there (see above)"
+		fail "stop: a signal during start-up ($label): exit median $med s (bound 1.0), max $worst s (cap 3.0) (${times[*]}), or a wrong result (see above)"
 	fi
 }
-startup_signal idle
-# record too: a signal during its start-up leaves a whole (empty) file, or,
-# when it came before anything was attached, says so and leaves none
-su=$(startup) n=0 bad=0
-for frac in 0.3 0.7; do
-	rm -f "$WORK/su.xpt"
-	res=$($TIMED --signal TERM --after-handler --at "$(python3 -c "print($su * $frac)")" "$WORK/rs.out" "$WORK/rs.err" -- \
-		"$XP" record -o "$WORK/su.xpt" --device /dev/null)
-	read -r rc tt ts te seen th <<< "$res"
-	[ "$seen" = 1 ] && continue
-	python3 -c "import sys; sys.exit(0 if 0 <= $tt - $ts < 0.02 else 1)" && continue
-	n=$((n + 1))
-	took=$(python3 -c "print(round($te - $ts, 3))")
-	if [ "$rc" -ne 0 ] || grep -q '^Tracing' "$WORK/rs.err" || ! python3 -c "import sys; sys.exit(0 if $took <= 1.5 else 1)" ||
-		{ [ -e "$WORK/su.xpt" ] && ! "$XP" report "$WORK/su.xpt" --info > /dev/null 2>&1; } ||
-		{ [ ! -e "$WORK/su.xpt" ] && ! grep -q "not written" "$WORK/rs.err"; } || ls -A "$WORK" | grep -q '^\.su\.xpt'; then
-		bad=1
-		echo "record: SIGTERM at $frac of ${su}s start-up: status $rc after $took s: $(head -c 200 "$WORK/rs.err")" >&2
-	fi
-done
-if [ $n -eq 0 ]; then
-	skip "stop: a signal during record's start-up: start-up (${su} s) too short to land a signal in it"
-elif [ $bad -eq 0 ]; then
-	pass "stop: a signal during record's start-up stops it ($n samples): status 0, no tracing, no temporary file left"
+startup_signal "ioctl, idle" json_ok "$XP" ioctl --device /dev/null --stream -j
+startup_signal "latency --preset, idle" json_ok "$XP" latency --preset syscall:getppid -j
+startup_signal "fence, idle" json_ok "$XP" fence -j
+if [ -e "$LIB" ]; then
+	startup_signal "api --lib, idle" json_ok "$XP" api --lib "$LIB:zeMemFree,clFinish" --device /dev/null -j
 else
-	fail "stop: a signal during record's start-up did not stop it there (see above)"
+	skip "stop: a signal during start-up (api --lib, idle): $LIB is not built"
 fi
+startup_signal "record ioctl fence, idle" record_ok "$XP" record -o "$WORK/su.xpt" --device /dev/null ioctl fence
+startup_signal "serve, idle" serve_ok "$XP" serve --listen 127.0.0.1:0 --device /dev/null
 flood_on
-startup_signal "under a flood"
+# under the flood: the verbs whose start-up it lengthens most (the ioctl hook)
+startup_signal "ioctl, under a flood" json_ok "$XP" ioctl --device /dev/null --stream -j
+startup_signal "record ioctl fence, under a flood" record_ok "$XP" record -o "$WORK/su.xpt" --device /dev/null ioctl fence
 # -d counts from when tracing began (the Tracing line) and the run ends
-# within 0.5 s of its end, for every verb, under the flood. Bound 0.5 s;
-# margin 0.5 s for a loaded machine (the overrun measured is printed).
+# within 0.5 s of its end, for every verb, under the flood. Three runs each:
+# the median overrun within 0.5 s plus a margin of 0.5 s for a loaded
+# machine, every one within 3 s (3x) and none early (5 ms of timer slack).
 for args in "ioctl --device /dev/null -j" "ioctl --device /dev/null --stream -j" \
 	"record -o $WORK/d.xpt --device /dev/null" "latency --preset syscall:ioctl --stream -j"; do
 	name=$(echo "$args" | sed "s| -o $WORK/d.xpt||; s| --device /dev/null||; s| --preset syscall:ioctl||; s| -j||")
-	res=$($TIMED "$WORK/dd.out" "$WORK/dd.err" -- "$XP" $args -d 1)
-	read -r rc tt ts te seen th <<< "$res"
-	over=$(python3 -c "print(round($te - $tt - 1, 3) if $tt >= 0 else 99)")
-	if [ "$rc" -eq 0 ] && python3 -c "import sys; sys.exit(0 if -0.05 <= $over <= 1.0 else 1)"; then
-		pass "stop: -d 1 under a flood ($name): ends $over s after its second of tracing (start-up $tt s)"
+	overs=() bad="" sus=()
+	for _ in 1 2 3; do
+		res=$($TIMED "$WORK/dd.out" "$WORK/dd.err" -- "$XP" $args -d 1)
+		read -r rc tt ts te seen th <<< "$res"
+		over=$(calc "$tt >= 0 ? $te - $tt - 1 : 99")
+		overs+=("$over")
+		sus+=("$tt")
+		if [ "$rc" -ne 0 ] || ! within -0.05 "$over"; then
+			bad="status $rc, overrun $over s: $(head -c 200 "$WORK/dd.err")"
+		fi
+	done
+	read -r med n worst <<< "$(stats "${overs[@]}")"
+	if [ -z "$bad" ] && within "$med" 1.0 && within "$worst" 3.0; then
+		pass "stop: -d 1 under a flood ($name): ends after its second of tracing: overrun median $med s, max $worst s ($n runs: ${overs[*]}; start-ups ${sus[*]} s)"
 	else
-		fail "stop: -d 1 under a flood ($args): status $rc, overrun $over s (bound 0.5 s + 0.5 s), start-up $tt s: $(head -c 200 "$WORK/dd.err")"
+		fail "stop: -d 1 under a flood ($args): overrun median $med s (bound 1.0), max $worst s (cap 3.0) (${overs[*]}) $bad"
 	fi
 done
 flood_off

@@ -20,7 +20,7 @@ enum { O_LIB };
 static const struct xp_cap_opt opts[] = {
 	[O_LIB] = { "lib", 0, "PATH[:FUNC,...]", "also trace these functions of this library (a\npath, "
 						   "or a name the loader finds); without\nFUNC, a built-in "
-						   "library's list (repeatable)", true },
+						   "library's list (repeatable)", true, NULL },
 	{ NULL },
 };
 

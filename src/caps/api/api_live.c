@@ -88,6 +88,8 @@ static int attach_file(struct api_k *ak, struct xp_api_plan *p, const struct xp_
 				bpf_link__destroy(ret);
 		}
 		if (!ent) {
+			if (errno == EINTR)
+				return -EINTR;	/* a signal during start-up: attach no more */
 			if (errno == ENOENT) {
 				nlack++;
 				snprintf(lacks + strlen(lacks), sizeof(lacks) - strlen(lacks), "%s%s",

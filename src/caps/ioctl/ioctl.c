@@ -74,8 +74,8 @@ static void io_say_unseen(const struct xp_cap_inst *ci, const char *verb)
 }
 
 static const struct xp_cap_opt opts[] = {
-	{ "max-keys", 0, "N", "process rows kept (default 4096); the calls of later\nprocesses are added up in (other) rows", false },
-	{ "hook", 0, "HOOK", "kprobe, tracepoint, tp_btf or raw_tp (default: the first\nthat attaches; doctor says which and why)", true },
+	{ "max-keys", 0, "N", "process rows kept (default 4096); the calls of later\nprocesses are added up in (other) rows", false, NULL },
+	{ "hook", 0, "HOOK", "kprobe, tracepoint, tp_btf or raw_tp (default: the first\nthat attaches; doctor says which and why)", true, NULL },
 	{ NULL },
 };
 

@@ -134,8 +134,7 @@ static int attach(struct xp_kside *k, void *ctx, char *why, size_t whylen)
 
 	k->skel_destroy = skel_destroy;
 	k->on_detach = skel_detach;
-	/* a signal during start-up: nothing attached, the runner stops here */
-	err = xp_stop ? -EINTR : xp_ioctl_fill_device_maps(skel->maps.majors, skel->maps.devs, t->d, XP_IOCTL_DEV_LIST);
+	err = xp_ioctl_fill_device_maps(skel->maps.majors, skel->maps.devs, t->d, XP_IOCTL_DEV_LIST);
 	if (!err && t->aggregate)
 		err = keep_other_row(skel);
 	if (!err)
@@ -216,8 +215,8 @@ int xp_ioctl_live_open(struct xp_kside **out, const char *hook, const struct xp_
 	for (int h = 0; h < HOOK_MAX; h++) {
 		if (hook && strcmp(hook, hook_names[h]))
 			continue;
-		if (xp_stop)
-			return -EINTR;	/* a signal during start-up: no more tries */
+		if (xp_startup_stopped(why, whylen))
+			return -EINTR;	/* a signal during start-up: no more tries (skel.h) */
 		if (h == HOOK_TRACEPOINT && running32(f, who, sizeof(who))) {
 			if (!hook) {
 				snprintf(note, notelen, "32-bit program running: %s", who);

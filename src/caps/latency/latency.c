@@ -30,19 +30,19 @@ enum { O_FROM, O_TO, O_KEY, O_PRESET, O_MAX_INFLIGHT, O_MAX_AGE, O_MAX_KEYS };
 static const struct xp_cap_opt opts[] = {
 	[O_FROM] = { "from", 0, "PROBE", "where a pair starts: tracepoint:GROUP:EVENT,\nkprobe:FUNC, "
 					  "kretprobe:FUNC, fentry:FUNC,\nfexit:FUNC, uprobe:LIB:SYMBOL, "
-					  "uretprobe:LIB:SYMBOL", true },
-	[O_TO] = { "to", 0, "PROBE", "where it ends (the same kinds)", true },
+					  "uretprobe:LIB:SYMBOL", true, NULL },
+	[O_TO] = { "to", 0, "PROBE", "where it ends (the same kinds)", true, NULL },
 	[O_KEY] = { "key", 0, "FIELD[,FIELD]", "pair and group by these: tracepoint fields by\nname, "
-						 "arg0..arg5 of a function, tid, pid\n(default: tid)", true },
+						 "arg0..arg5 of a function, tid, pid\n(default: tid)", true, NULL },
 	[O_PRESET] = { "preset", 0, "NAME", "a ready-made pair: syscall:NAME (enter to exit\nby thread), "
-					   "iopf (IO page faults)", true },
+					   "iopf (IO page faults)", true, NULL },
 	[O_MAX_INFLIGHT] = { "max-inflight", 0, "N", "starts kept waiting for their end (default\n10240, "
 						     "rounded up to a power of two;\na key's starts share 32 places); "
-						     "more are\ncounted and dropped", true },
+						     "more are\ncounted and dropped", true, NULL },
 	[O_MAX_AGE] = { "max-age", 0, "SECONDS", "a start older than this is aged out and\ncounted "
-						 "(default 10)", false },
+						 "(default 10)", false, NULL },
 	[O_MAX_KEYS] = { "max-keys", 0, "N", "keys shown (default 4096); later keys are added\nup in "
-					     "an (other keys) row", false },
+					     "an (other keys) row", false, NULL },
 	{ NULL },
 };
 
@@ -239,6 +239,15 @@ static int lat_drain(struct xp_cap_inst *ci, bool tick)
 	return 0;
 }
 
+/* record: starts older than --max-age leave the in-flight table, as the live drain ages them */
+static int lat_upkeep(struct xp_cap_inst *ci, uint64_t *let_go)
+{
+	const struct lat_opts *o = ci->opts;
+	uint64_t open = 0;
+
+	return ci->k ? xp_lat_live_age(ci->k, (uint64_t)(o->max_age_s * 1e9), let_go, &open) : 0;
+}
+
 static void lat_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	struct lat_inst *li = ci->st;
@@ -302,5 +311,6 @@ const struct xp_cap xp_cap_latency = {
 	.opts_check = lat_opts_check,
 	.available = lat_available, .open = lat_open_k, .describe = lat_describe,
 	.init = lat_init, .free = lat_free, .feed = lat_feed, .drain = lat_drain,
+	.upkeep = lat_upkeep, .let_go = "starts aged out of the in-flight table (older than --max-age)",
 	.stream_header = xp_lat_stream_header, .report = lat_report, .reset = lat_reset,
 };

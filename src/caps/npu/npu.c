@@ -24,10 +24,10 @@ struct npu_opts {
 
 static const struct xp_cap_opt opts[] = {
 	{ "latency", 0, "FUNC", "also time this ivpu_* function, entry to return\n"
-				"(repeatable; ivpu_bo_create_ioctl is always timed)", true },
+				"(repeatable; ivpu_bo_create_ioctl is always timed)", true, NULL },
 	{ "baseline", 0, "FILE", "compare with an earlier 'npu --json' summary: print the\n"
-				 "ratios that moved beyond --threshold", false },
-	{ "threshold", 0, "PERCENT", "how far a ratio moves to be reported (default 50)", false },
+				 "ratios that moved beyond --threshold", false, NULL },
+	{ "threshold", 0, "PERCENT", "how far a ratio moves to be reported (default 50)", false, NULL },
 	{ NULL },
 };
 
@@ -36,43 +36,16 @@ static void npu_opts_init(void *p)
 	((struct npu_opts *)p)->threshold = 0.5;
 }
 
-static int npu_opt(void *p, int i, const char *arg)
+/*
+ * The baseline is read as the option is taken: a bad file is refused before
+ * tracing starts, and a recording's report reads it the same way.
+ */
+static int read_baseline(struct npu_opts *o)
 {
-	struct npu_opts *o = p;
-	double v;
-
-	switch (i) {
-	case 0:
-		if (strncmp(arg, "ivpu_", 5) || strlen(arg) >= XP_NPU_NAME ||
-		    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != strlen(arg))
-			return xp_fail(2, "npu: --latency wants an ivpu_* function name, not '%s'", arg);
-		if (o->nlat >= XP_NPU_MAX_LAT - 1)
-			return xp_fail(2, "npu: at most %d --latency functions", XP_NPU_MAX_LAT - 1);
-		o->lat[o->nlat++] = arg;
-		return 0;
-	case 1:
-		if (!*arg)
-			return xp_fail(2, "npu: --baseline wants a file name");
-		o->baseline = arg;
-		return 0;
-	default:
-		if (xp_parse_seconds(arg, &v) || v <= 0 || v > 10000)
-			return xp_fail(2, "npu: --threshold wants a percentage above 0, not '%s'", arg);
-		o->threshold = v / 100;
-		return 0;
-	}
-}
-
-/* The baseline is read before tracing starts: a bad file is refused at once. */
-static int npu_opts_check(void *p)
-{
-	struct npu_opts *o = p;
 	char why[160], *text;
 	FILE *f;
 	long len;
 
-	if (!o->baseline)
-		return 0;
 	if (!(f = fopen(o->baseline, "re")))
 		return xp_fail(2, "npu: --baseline %s: %s", o->baseline, strerror(errno));
 	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || len > (16 << 20) || fseek(f, 0, SEEK_SET)) {
@@ -100,6 +73,33 @@ static int npu_opts_check(void *p)
 	free(text);
 	o->has_base = true;
 	return 0;
+}
+
+static int npu_opt(void *p, int i, const char *arg)
+{
+	struct npu_opts *o = p;
+	double v;
+
+	switch (i) {
+	case 0:
+		if (strncmp(arg, "ivpu_", 5) || strlen(arg) >= XP_NPU_NAME ||
+		    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != strlen(arg))
+			return xp_fail(2, "npu: --latency wants an ivpu_* function name, not '%s'", arg);
+		if (o->nlat >= XP_NPU_MAX_LAT - 1)
+			return xp_fail(2, "npu: at most %d --latency functions", XP_NPU_MAX_LAT - 1);
+		o->lat[o->nlat++] = arg;
+		return 0;
+	case 1:
+		if (!*arg)
+			return xp_fail(2, "npu: --baseline wants a file name");
+		o->baseline = arg;
+		return read_baseline(o);
+	default:
+		if (xp_parse_seconds(arg, &v) || v <= 0 || v > 10000)
+			return xp_fail(2, "npu: --threshold wants a percentage above 0, not '%s'", arg);
+		o->threshold = v / 100;
+		return 0;
+	}
 }
 
 static bool npu_available(const struct xp_doctor_env *d, char *why, size_t len)
@@ -357,7 +357,6 @@ const struct xp_cap xp_cap_npu = {
 	.flags = XP_CAP_KERNEL_AGG,
 	.rec = &xp_npu_rec_kind,
 	.opts = opts, .opts_size = sizeof(struct npu_opts), .opts_init = npu_opts_init, .opt = npu_opt,
-	.opts_check = npu_opts_check,
 	.available = npu_available, .open = npu_open, .describe = npu_describe,
 	.init = npu_init, .free = npu_free, .feed = npu_feed, .drain = npu_drain,
 	.stream_header = xp_npu_stream_header, .report = npu_report, .reset = npu_reset,

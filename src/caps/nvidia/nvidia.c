@@ -41,11 +41,14 @@ struct nv_opts {
 static const struct xp_cap_opt opts[] = {
 	{ "on-xid", 0, "FILE", "flight recorder: keep the last --keep seconds of events in\n"
 			       "memory; when an Xid comes, write them (and the next second's)\n"
-			       "to FILE as a trace file for 'report' and 'export'", false },
-	{ "keep", 0, "SECONDS", "what --on-xid keeps (default 10)", false },
+			       "to FILE as a trace file for 'report' and 'export'", false,
+	  "is the live verb's own recorder; 'record' keeps every event" },
+	{ "keep", 0, "SECONDS", "what --on-xid keeps (default 10)", false,
+	  "is --on-xid's window; 'record' keeps every event" },
 	{ "sample", 0, "N", "time 1 in N ioctls of each escape (default 1: every call);\n"
 			    "every call is still counted, in the kernel, and shown beside\n"
-			    "the sampled ones", false },
+			    "the sampled ones", false,
+	  "leaves the untimed calls as kernel counts, which a trace file lacks" },
 	{ NULL },
 };
 

@@ -20,8 +20,8 @@ struct sched_opts {
 };
 
 static const struct xp_cap_opt opts[] = {
-	{ "ring", 'r', "NAME", "only this ring (scheduler), e.g. gfx_0.0.0", false },
-	{ "max-jobs", 0, "N", "jobs tracked at once (default 16384); older ones are\ncounted as incomplete", false },
+	{ "ring", 'r', "NAME", "only this ring (scheduler), e.g. gfx_0.0.0", false, NULL },
+	{ "max-jobs", 0, "N", "jobs tracked at once (default 16384); older ones are\ncounted as incomplete", false, NULL },
 	{ NULL },
 };
 

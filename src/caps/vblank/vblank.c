@@ -18,7 +18,7 @@ struct vblank_opts {
 };
 
 static const struct xp_cap_opt opts[] = {
-	{ "late-ms", 0, "MS", "a delivery later than this is late (default 1)", false },
+	{ "late-ms", 0, "MS", "a delivery later than this is late (default 1)", false, NULL },
 	{ NULL },
 };
 
