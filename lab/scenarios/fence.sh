@@ -133,15 +133,21 @@ expect_eq "jobs in the module's log" 30 "$(grep -vc '^#' $J)"
 check "mock-hw init -> signaled mean ${mine} ns within 10% + 8 ms/$cnt of the module's run -> signal ${theirs} ns ($cnt jobs)" \
 	within "$mine" "$theirs" "$cnt"
 # waits: wait_start -> wait_end per process against the client's timed writes.
-# 10 %: the write's own entry and exit around 3-5 ms waits.
+# The kernel's wait lies inside the write the client timed, so its mean is at
+# most the client's (exact; 1 % + 50 us for the clocks' reads). The rest of the
+# write (entry, and the return after the wake-up, which on one vCPU waits
+# behind the three tracers' drains) grows with the host's load: idle the wait
+# is 93-96 % of the write, under a CPU hog 52-67 % was seen; below 40 % the
+# waits would be mismeasured, not slowed.
+inside() { awk -v a=$1 -v b=$2 'BEGIN { exit !(b > 0 && a <= 1.01 * b + 50000 && a >= 0.40 * b) }'; }
 for p in A B; do
 	eval pid=\$P$p
 	f=$S/$(echo $p | tr AB ab).txt
 	sum=$(m "processes[pid=$pid].wait_ns.sum") cnt=$(m "processes[pid=$pid].wait_ns.count")
 	mine=$((sum / (cnt > 0 ? cnt : 1)))
 	theirs=$(awk '$1 == "waits" && $2 > 0 { printf "%d", $4 / $2 }' $f)
-	check "submitter $p: wait mean ${mine} ns within 10% + 8 ms/$cnt of its own clock's ${theirs} ns" \
-		within "$mine" "$theirs" "$cnt"
+	check "submitter $p: wait mean ${mine} ns inside its own clock's ${theirs} ns (ratio $(awk -v a=$mine -v b=$theirs 'BEGIN { printf "%.2f", b ? a / b : 0 }'), $cnt waits)" \
+		inside "$mine" "$theirs"
 done
 say "-c vgemfence: only its fences' creation and no one's waits but its own"
 c() { jget $S/mc.json "$1"; }
