@@ -6,7 +6,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
-DRV=$E2E_BIN/ioctl_driver
+# an absolute path: flood_off's pkill then matches this suite's floods only,
+# not those of another checkout's tests running on the same machine
+case $E2E_BIN in /*) DRV=$E2E_BIN/ioctl_driver ;; *) DRV=$PWD/$E2E_BIN/ioctl_driver ;; esac
 why=$(bpf_unavailable)
 [ -x "$DRV" ] || why=${why:-"$DRV is not built"}
 if [ -n "$why" ]; then
