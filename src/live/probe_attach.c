@@ -49,14 +49,12 @@ struct bpf_link *xp_probe_attach(struct bpf_program *prog, const struct xp_probe
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 	struct bpf_link *l = NULL;
 	char ps[512], kwhy[160];
-	int stop;
-
-	if ((stop = xp_startup_stopped(why, len))) {
-		errno = -stop;
-		return NULL;
-	}
 	int err;
 
+	if ((err = xp_startup_stopped(why, len))) {
+		errno = -err;
+		return NULL;
+	}
 	xp_probe_str(p, ps, sizeof(ps));
 	switch (p->kind) {
 	case XP_PROBE_TRACEPOINT:
