@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/reckind.h"
+#include "core/varint.h"
 #include "shared/record.h"
 
 #define XP_PACK_MAX_SEGS 64		/* segments of one type's plan */
@@ -29,58 +30,6 @@
 #define XP_PACK_MAX_SLOTS 128		/* interned fields, over all plans */
 #define XP_PACK_INTERN_MAX 1024		/* values interned per field and block */
 #define XP_PACK_MAX_REC 65535		/* hdr.size's largest */
-
-/* ---- varints (LEB128) and zigzag ---------------------------------------- */
-
-static inline uint64_t xp_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static inline int64_t xp_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
-
-/* Writes v at p (at most 10 bytes); returns the bytes written. */
-static inline size_t xp_varint_put(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)v | 0x80;
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
-/*
- * Reads a varint from *p, not past end; advances *p. False when it runs past
- * end or over 64 bits (a damaged block).
- */
-static inline bool xp_varint_get(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	const uint8_t *q = *p;
-	uint64_t r = 0;
-
-	if (q < end && *q < 0x80) {	/* the common case: one byte */
-		*v = *q;
-		*p = q + 1;
-		return true;
-	}
-	if (end - q >= 2 && q[1] < 0x80) {	/* then two (a time apart, a latency) */
-		*v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
-		*p = q + 2;
-		return true;
-	}
-	for (unsigned int shift = 0; q < end && shift < 64; shift += 7) {
-		uint8_t b = *q++;
-
-		if (shift == 63 && b > 1)
-			return false;
-		r |= (uint64_t)(b & 0x7f) << shift;
-		if (b < 0x80) {
-			*v = r;
-			*p = q;
-			return true;
-		}
-	}
-	return false;
-}
 
 /* ---- plans and the state of one block ------------------------------------ */
 

@@ -72,12 +72,12 @@ void xp_pb_end(struct xp_pb *pb, size_t mark)
 	if (pb->oom || mark > pb->n || mark == 0)
 		return;
 	len = pb->n - mark;
-	extra = xp_pb_varint_len(len) - 1;
+	extra = xp_varint_len(len) - 1;
 	if (extra) {	/* longer than 127: move the body up to make room */
 		if (!xp_pb_reserve(pb, extra))
 			return;
 		memmove(pb->b + mark + extra, pb->b + mark, len);
 		pb->n += extra;
 	}
-	xp_pb_put_varint(pb->b + mark - 1, len);
+	xp_varint_put(pb->b + mark - 1, len);
 }

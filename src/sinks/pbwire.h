@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/varint.h"
+
 enum xp_pb_wire { XP_PB_VARINT = 0, XP_PB_I64 = 1, XP_PB_LEN = 2, XP_PB_I32 = 5 };
 
 struct xp_pb {
@@ -27,35 +29,10 @@ struct xp_pb {
 bool xp_pb_reserve(struct xp_pb *pb, size_t more);
 void xp_pb_free(struct xp_pb *pb);
 
-/* Bytes a varint takes (1..10). */
-static inline size_t xp_pb_varint_len(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
-/* Writes v as a varint at p, which has room for 10 bytes; returns its length. */
-static inline size_t xp_pb_put_varint(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 static inline void xp_pb_varint(struct xp_pb *pb, uint64_t v)
 {
 	if (pb->cap - pb->n >= 10 || xp_pb_reserve(pb, 10))
-		pb->n += xp_pb_put_varint(pb->b + pb->n, v);
+		pb->n += xp_varint_put(pb->b + pb->n, v);
 }
 
 static inline void xp_pb_tag(struct xp_pb *pb, uint32_t field, enum xp_pb_wire w)

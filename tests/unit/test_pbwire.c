@@ -35,7 +35,7 @@ static void test_varints(void)
 		struct xp_pb pb = { 0 };
 
 		xp_pb_varint(&pb, c[i].v);
-		CHECK_U64(xp_pb_varint_len(c[i].v), c[i].n);
+		CHECK_U64(xp_varint_len(c[i].v), c[i].n);
 		CHECK(same(&pb, c[i].b, c[i].n));
 		xp_pb_free(&pb);
 	}
