@@ -131,6 +131,33 @@ sys.exit(1 if bad else 0)
 PY
 ); then pass "api --stream: one line per call with exactly its ioctls"; else fail "api --stream: $(echo "$msg" | head -c 400)"; fi
 
+# 2b. The hook: one uprobe.multi link per file and direction where the kernel
+# has them (6.6+), else a uprobe each; both join alike. The hook a run used
+# is in its summary.
+kv=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+want_hook=$([ "$kv" -ge 6006 ] && echo uprobe.multi+tracepoint || echo uprobe+tracepoint)
+got_hook=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hook"])' "$WORK/sum.out" 2>/dev/null)
+if [ "$got_hook" = "$want_hook" ]; then pass "api hook on kernel $(uname -r): $got_hook"
+else fail "api hook on kernel $(uname -r): $got_hook, not $want_hook"; fi
+for hk in uprobe uprobe.multi; do
+	[ $hk = uprobe.multi ] && [ "$kv" -lt 6006 ] && { skip "api --hook uprobe.multi: kernel $(uname -r) predates it (6.6)"; continue; }
+	if XPUTRACE_API_HOOK=$hk start_tracer hk api --lib "$WORK/ze/libze_loader.so.1" --device /dev/null -j; then
+		"$DRV" "$WORK/ze/libze_loader.so.1" 2 10 > "$WORK/hk.pid"
+		stop_tracer INT
+	fi
+	if msg=$(python3 - "$WORK/hk.out" "$WORK/hk.pid" "$hk" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); pid = json.load(open(sys.argv[2]))["pid"]
+got = {f["function"]: (f["calls"], f["ioctls"]) for f in d["functions"] if f["pid"] == pid}
+want = {"zeCommandQueueExecuteCommandLists": (40, 120), "zeFenceHostSynchronize": (20, 20), "zeMemFree": (20, 0)}
+bad = [f"{k}: {got.get(k)} != {v}" for k, v in want.items() if got.get(k) != v]
+if d["hook"] != sys.argv[3] + "+tracepoint":
+    bad.append("hook " + d["hook"])
+print("; ".join(bad)); sys.exit(1 if bad else 0)
+PY
+	); then pass "api with a $hk hook: exact calls and ioctls"; else fail "api with a $hk hook: $(echo "$msg" | head -c 300)"; fi
+done
+
 # 3. record and report: the file reports what the live run counted
 if start_tracer rec record -o "$WORK/api.xpt" api --lib "$WORK/ze/libze_loader.so.1" --device /dev/null; then
 	"$DRV" "$WORK/ze/libze_loader.so.1" 2 5 > "$WORK/r.pid"

@@ -69,12 +69,15 @@ static void api_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
 static void api_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
 	int nfn = 0, nfiles = 0;
-	bool ioctls = false;
+	bool ioctls = false, multi = false;
 
-	if (ci->k)
+	if (ci->k) {
 		xp_api_live_attached(ci->k, &nfn, &nfiles, &ioctls);
-	snprintf(buf, len, "runtime API calls: %d function%s in %d librar%s (uprobe)%s", nfn, nfn == 1 ? "" : "s",
-		 nfiles, nfiles == 1 ? "y" : "ies", ioctls ? ", their ioctls (tracepoint)" : "");
+		multi = !strncmp(ci->k->hook, "uprobe.multi", 12);
+	}
+	snprintf(buf, len, "runtime API calls: %d function%s in %d librar%s (%s)%s", nfn, nfn == 1 ? "" : "s",
+		 nfiles, nfiles == 1 ? "y" : "ies", multi ? "uprobe.multi" : "uprobe",
+		 ioctls ? ", their ioctls (tracepoint)" : "");
 }
 
 /* What the kernel counted at the interval's start, so a report shows its own interval's. */

@@ -12,25 +12,38 @@
 #include "live/probe_attach.h"
 #include "live/skel.h"
 #include "live/tracefs.h"
+#include "live/umulti.h"
 #include "api.skel.h"
 
 struct api_k {
 	struct api_bpf *skel;
 	struct bpf_link **links;	/* the uprobes: more than a kside holds */
 	size_t nlinks, cap;
+	int *fds;		/* uprobe.multi links: (return, entry) per file */
+	int nfds;
 	int nfn, nfiles;
 	bool ioctls;
+	bool multi;		/* uprobe.multi, not a uprobe perf event per function */
 };
 
-/* the uprobes' links: with the kernel side's own (k->on_detach) */
+/* the uprobes' links, entry probes first (a call beginning now is not seen to end only) */
+static void destroy_links(struct api_k *ak)
+{
+	for (int pass = 1; pass >= 0; pass--) {
+		for (int i = pass; i < ak->nfds; i += 2)
+			close(ak->fds[i]);
+		for (size_t i = (size_t)pass; i < ak->nlinks; i += 2)
+			bpf_link__destroy(ak->links[i]);
+	}
+	ak->nfds = 0;
+	ak->nlinks = 0;
+}
+
+/* with the kernel side's own (k->on_detach) */
 static void links_destroy(struct xp_kside *k)
 {
-	struct api_k *ak = k->priv;
-
-	for (size_t i = 0; ak && i < ak->nlinks; i++)
-		bpf_link__destroy(ak->links[i]);
-	if (ak)
-		ak->nlinks = 0;
+	if (k->priv)
+		destroy_links(k->priv);
 }
 
 static void ak_free(void *p)
@@ -39,29 +52,88 @@ static void ak_free(void *p)
 
 	if (!ak)
 		return;
-	for (size_t i = 0; i < ak->nlinks; i++)
-		bpf_link__destroy(ak->links[i]);
+	destroy_links(ak);
 	free(ak->links);
+	free(ak->fds);
 	free(ak);
 }
 
 XP_SKEL_OPS(api);
 
-static int keep_link(struct api_k *ak, struct bpf_link *l)
+/* a (return, entry) pair of links, kept together or destroyed together */
+static int keep_links(struct api_k *ak, struct bpf_link *ret, struct bpf_link *ent)
 {
-	if (ak->nlinks == ak->cap) {
+	if (ak->nlinks + 2 > ak->cap) {
 		size_t n = ak->cap ? 2 * ak->cap : 64;
 		struct bpf_link **v = realloc(ak->links, n * sizeof(*v));
 
 		if (!v) {
-			bpf_link__destroy(l);
+			bpf_link__destroy(ent);
+			bpf_link__destroy(ret);
 			return -ENOMEM;
 		}
 		ak->links = v;
 		ak->cap = n;
 	}
-	ak->links[ak->nlinks++] = l;
+	ak->links[ak->nlinks++] = ret;
+	ak->links[ak->nlinks++] = ent;
 	return 0;
+}
+
+/*
+ * uprobe.multi: the functions of `l` that file `fi` has, two links (the
+ * return probes first). Those it lacks into one note. The number
+ * attached, or a negative error.
+ */
+static int attach_file_multi(struct api_k *ak, struct xp_api_plan *p, const struct xp_api_lib *l, int fi,
+			     bool *fn_on)
+{
+	const char *names[XP_API_MAX_FN];
+	uint64_t off[XP_API_MAX_FN], offs[XP_API_MAX_FN], cookies[XP_API_MAX_FN];
+	char lacks[XP_API_NOTE_LEN] = "";
+	int n = 0, nlack = 0, fds[2], *v, found;
+
+	for (int i = 0; i < l->nfn; i++)
+		names[i] = p->fn[l->first_fn + i].name;
+	found = xp_elf_func_offsets(l->file[fi], names, l->nfn, off);
+	if (found < 0) {
+		xp_api_plan_note(p, "%s: not an ELF file a uprobe can go into: %s", l->file[fi], strerror(-found));
+		return 0;
+	}
+	for (int i = 0; i < l->nfn; i++) {
+		if (off[i]) {
+			offs[n] = off[i];
+			cookies[n++] = (uint64_t)(l->first_fn + i);
+			continue;
+		}
+		nlack++;
+		snprintf(lacks + strlen(lacks), sizeof(lacks) - strlen(lacks), "%s%s", lacks[0] ? ", " : "",
+			 names[i]);
+	}
+	if (nlack)
+		xp_api_plan_note(p, "%s: %d of %d functions not in it: %s", l->file[fi], nlack, l->nfn, lacks);
+	if (!n)
+		return 0;
+	fds[0] = xp_umulti_attach(bpf_program__fd(ak->skel->progs.api_exit), l->file[fi], offs, cookies, n, true);
+	fds[1] = fds[0] < 0 ? fds[0] :
+		 xp_umulti_attach(bpf_program__fd(ak->skel->progs.api_enter), l->file[fi], offs, cookies, n, false);
+	if (fds[1] < 0) {
+		if (fds[0] >= 0)
+			close(fds[0]);
+		xp_api_plan_note(p, "%s: attaching uprobes: %s", l->file[fi], strerror(-fds[1]));
+		return fds[1] == -EINTR ? -EINTR : 0;
+	}
+	if (!(v = realloc(ak->fds, (size_t)(ak->nfds + 2) * sizeof(*v)))) {
+		close(fds[1]);
+		close(fds[0]);
+		return -ENOMEM;
+	}
+	ak->fds = v;
+	v[ak->nfds++] = fds[0];
+	v[ak->nfds++] = fds[1];
+	for (int i = 0; i < n; i++)
+		fn_on[cookies[i]] = true;
+	return n;
 }
 
 /*
@@ -99,7 +171,7 @@ static int attach_file(struct api_k *ak, struct xp_api_plan *p, const struct xp_
 			}
 			continue;
 		}
-		if ((err = keep_link(ak, ret)) || (err = keep_link(ak, ent)))
+		if ((err = keep_links(ak, ret, ent)))
 			return err;
 		fn_on[i] = true;
 		n++;
@@ -135,6 +207,12 @@ static int configure(struct xp_kside *k, void *ctx, char *why, size_t len)
 	(void)ctx, (void)why, (void)len;
 	((struct api_k *)k->priv)->skel = skel;
 	k->on_detach = links_destroy;
+	if (((struct api_k *)k->priv)->multi) {
+		bpf_program__set_expected_attach_type(skel->progs.api_enter,
+						      (enum bpf_attach_type)XP_ATTACH_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.api_exit,
+						      (enum bpf_attach_type)XP_ATTACH_UPROBE_MULTI);
+	}
 	skel->rodata->have_devs = 1;
 	skel->rodata->cast_ok = xp_kernel_has_kfunc("bpf_rdonly_cast");
 	return 0;
@@ -166,7 +244,8 @@ static int attach(struct xp_kside *k, void *vctx, char *why, size_t len)
 	memset(fn_on, 0, sizeof(fn_on));
 	for (int li = 0; li < plan->nlib; li++)
 		for (int fi = 0; fi < plan->lib[li].nfiles; fi++) {
-			int n = attach_file(ak, plan, &plan->lib[li], fi, fn_on);
+			int n = ak->multi ? attach_file_multi(ak, plan, &plan->lib[li], fi, fn_on) :
+					    attach_file(ak, plan, &plan->lib[li], fi, fn_on);
 
 			if (n < 0) {
 				snprintf(why, len, "attaching uprobes: %s", strerror(-n));
@@ -188,13 +267,16 @@ int xp_api_live_open(struct xp_kside **out, struct xp_api_plan *plan, const stru
 {
 	struct open_ctx c = { plan, d };
 	struct api_k *ak = calloc(1, sizeof(*ak));
+	const char *force = getenv("XPUTRACE_API_HOOK");	/* tests pick one: uprobe, uprobe.multi */
+	bool multi = force && *force ? !strcmp(force, "uprobe.multi") : xp_umulti_supported();
 	struct xp_skel_steps steps = {
-		.hook = "uprobe+tracepoint", .f = f, .share = share, .priv = ak, .priv_free = ak_free,
+		.hook = multi ? "uprobe.multi+tracepoint" : "uprobe+tracepoint", .f = f, .share = share, .priv = ak, .priv_free = ak_free,
 		.configure = configure, .attach = attach, .ctx = &c,
 	};
 
 	if (!ak)
 		return -ENOMEM;
+	ak->multi = multi;
 	return xp_skel_open(out, &api_skel_ops, &steps, why, len);
 }
 
