@@ -30,6 +30,7 @@
 struct xp_kside;		/* a kernel side, src/live/kside.h */
 struct xp_live_share;		/* a ring buffer to write into, src/live/kside.h */
 struct xp_perfetto;		/* src/sinks/perfetto.h */
+struct xp_trace_meta;		/* src/core/tracefile.h */
 struct xp_feature;		/* src/live/features.h */
 struct xp_metrics_in;		/* src/sinks/metrics.h */
 
@@ -52,6 +53,7 @@ struct xp_cap_env {
 	const struct xp_devices *devs;	/* device names: this machine's, or the file's */
 	uint32_t page_size;		/* the recording host's */
 	uint64_t t0;			/* the time shown as 0 in stream lines */
+	const struct xp_trace_meta *meta;	/* a trace file's header (NULL live) */
 };
 
 /* One capability in one run. */

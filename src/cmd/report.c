@@ -63,6 +63,7 @@ int xp_cap_inst_from_file(struct xp_cap_inst *ci, const struct xp_cap *cap,
 	/* the recording host's page size; files from before it was kept: this machine's */
 	env->page_size = m->page_size ? m->page_size : (uint32_t)sysconf(_SC_PAGESIZE);
 	env->t0 = m->start_ns;
+	env->meta = m;
 	if ((err = xp_cap_inst_new(ci, cap, env)))
 		return err;
 	/* the options record kept for this capability's summary, as its verb takes them */

@@ -66,11 +66,12 @@ in_cgroup() {
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$dir" "$@"
 }
 
-# pb_agrees LABEL TRACEFILE: the native Perfetto export of TRACEFILE has every
-# track, slice, flow and counter of its JSON export (check_perfetto_pb.py);
-# SKIP without protoc.
+# pb_agrees LABEL TRACEFILE [empty-ok]: the native Perfetto export of TRACEFILE
+# has every track, slice, flow and counter of its JSON export
+# (check_perfetto_pb.py), and something is in it unless "empty-ok"; SKIP
+# without protoc.
 pb_agrees() {
-	local label=$1 f=$2 msg rc
+	local label=$1 f=$2 empty_ok=${3:-} msg rc
 	if ! command -v protoc > /dev/null; then
 		skip "$label: protoc is missing (Debian: protobuf-compiler)"
 		return
@@ -82,7 +83,9 @@ pb_agrees() {
 	fi
 	msg=$(python3 tests/e2e/check_perfetto_pb.py "$WORK/pb.pftrace" "$WORK/pb.json" -v 2>&1)
 	rc=$?
-	if [ $rc -eq 0 ]; then
+	if [ $rc -eq 0 ] && [ -z "$empty_ok" ] && [[ "$msg" == *" 0 tracks, 0 slices, 0 instants, 0 flows, 0 counter samples"* ]]; then
+		fail "$label: nothing exported: ${msg##*$'\n'}"
+	elif [ $rc -eq 0 ]; then
 		pass "$label: ${msg##*$'\n'}"
 	elif [ $rc -eq 77 ]; then
 		skip "$label: $msg"

@@ -175,6 +175,35 @@ sys.exit(0 if ok else 1)
 PY
 then pass "api record/report: the file joins the same"; else fail "api record/report: $(head -c 300 "$WORK/rep.err" "$WORK/rep.chk")"; fi
 pb_agrees "api: the native Perfetto export of the recording agrees with the JSON" "$WORK/api.xpt"
+# the export: each call a slice on its thread, its ioctls slices inside it
+"$XP" export --perfetto "$WORK/api.xpt" --format json -o "$WORK/api.pf.json" --force 2> "$WORK/api.pf.err"
+if msg=$(python3 - "$WORK/api.pf.json" "$WORK/r.pid" 2>&1 <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+pid = json.load(open(sys.argv[2]))["pid"]
+calls = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "api" and e["pid"] == pid]
+ioc = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "ioctl" and e["pid"] == pid]
+bad = []
+by = {}
+for c in calls:
+    by[c["name"]] = by.get(c["name"], 0) + 1
+# ze's built-in list: clEnqueueNDRangeKernel's calls (and their ioctls) are not traced here
+if by != {"zeCommandQueueExecuteCommandLists": 20, "zeFenceHostSynchronize": 10, "zeMemFree": 10}:
+    bad.append(f"call slices {by}")
+if len(ioc) != 70:
+    bad.append(f"{len(ioc)} ioctl slices, not 70")
+def inside(i):
+    return [c for c in calls if c["tid"] == i["tid"] and c["ts"] <= i["ts"] and i["ts"] + i["dur"] <= c["ts"] + c["dur"]]
+lone = [i for i in ioc if len(inside(i)) != 1]
+if lone:
+    bad.append(f"{len(lone)} ioctl slices not inside exactly one call of their thread")
+ex = [c for c in calls if c["name"] == "zeCommandQueueExecuteCommandLists"]
+if any(c["args"].get("ioctls") != 3 or c["args"].get("lib") != "libze_loader.so.1" for c in ex):
+    bad.append("ExecuteCommandLists args")
+print("; ".join(bad)); sys.exit(1 if bad else 0)
+PY
+); then pass "api export: each call a slice on its thread with its ioctls inside it"
+else fail "api export: $(echo "$msg" | head -c 300) $(head -c 200 "$WORK/api.pf.err")"; fi
 
 # 4. Debian's loaders, no driver behind them: entry points traced, their codes counted
 "$CLIENT" 0 > /dev/null 2> "$WORK/client.err"

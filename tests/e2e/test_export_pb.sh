@@ -13,9 +13,11 @@ if [ ! -x "$XP" ]; then
 	exit 0
 fi
 for f in tests/golden/data/*.xpt tests/golden/data/gen/*.xpt; do
-	# files export refuses (a byte-flipped header) have nothing to compare
+	# files export refuses (a byte-flipped header) have nothing to compare;
+	# an empty recording and one cut before its first block export nothing
 	"$XP" export --perfetto "$f" --format json -o "$WORK/probe.json" --force 2> /dev/null || continue
-	pb_agrees "export_pb: ${f#tests/golden/data/}" "$f"
+	case ${f##*/} in empty.xpt | cut.xpt) ok=empty-ok ;; *) ok= ;; esac
+	pb_agrees "export_pb: ${f#tests/golden/data/}" "$f" $ok
 done
 
 # --format: one line and status 2 for a value it does not know; -o rules as for JSON

@@ -9,6 +9,7 @@
 #include "caps/api/api_stats.h"
 #include "caps/cap.h"
 #include "core/msg.h"
+#include "core/tracefile.h"
 #include "live/features.h"
 
 struct api_opts {
@@ -109,6 +110,15 @@ static void api_free(struct xp_cap_inst *ci)
 	free(ai);
 }
 
+/* Whether the file holds `ioctl`'s records too: then that capability draws every ioctl. */
+static bool recorded_ioctl(const struct xp_cap_env *e)
+{
+	for (int i = 0; e->meta && i < e->meta->ncaps; i++)
+		if (!strcmp(e->meta->caps[i], "ioctl"))
+			return true;
+	return false;
+}
+
 static int api_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
 	struct api_inst *ai = ci->st;
@@ -118,6 +128,10 @@ static int api_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 
 	if (h->size < sizeof(struct xp_api_rec) || (n = xp_api_add(&ai->s, (const void *)h, &j)) < 0) {
 		ci->undecodable++;
+		return 0;
+	}
+	if (n && e->out == XP_OUT_PERFETTO) {
+		xp_perfetto_api(e->pf, &j, e->devs, !recorded_ioctl(e));
 		return 0;
 	}
 	if (n && e->out == XP_OUT_STREAM) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "caps/api/api_report.h"
+#include "sinks/perfetto.h"
 #include "caps/ioctl/ioctl_report.h"
 #include "sinks/text.h"
 
@@ -235,4 +236,34 @@ void xp_api_stream_json(struct xp_json *js, const struct xp_api_joined *j, const
 	xp_json_end_arr(js);
 	xp_json_end_obj(js);
 	xp_json_finish(js);
+}
+
+void xp_perfetto_api(struct xp_perfetto *p, const struct xp_api_joined *j, const struct xp_devices *d,
+		     bool ioctls)
+{
+	const struct xp_api_rec *c = j->call;
+	uint32_t pid = c->hdr.pid, tid = c->hdr.tid;
+	char comm[XP_COMM_LEN], name[64], ret[32];
+
+	memcpy(comm, c->comm, sizeof(comm));
+	comm[XP_COMM_LEN - 1] = '\0';
+	xp_perfetto_name(p, pid, tid, comm);
+	xp_perfetto_slice_begin(p, pid, tid, "api", c->name, c->hdr.ts_ns, c->end_ns - c->hdr.ts_ns);
+	if (xp_perfetto_args(p)) {
+		xp_json_kstr(&p->j, "lib", c->lib);
+		xp_json_kstr(&p->j, "ret", xp_api_ret_str(c->rule, c->ret, ret, sizeof(ret)));
+		xp_json_kbool(&p->j, "error", j->error);
+		xp_json_ku64(&p->j, "ioctls", j->n);
+	}
+	xp_perfetto_slice_end(p);
+	/* inside the call on its thread's track: nesting shows the join, no arrow needed */
+	for (uint32_t i = 0; ioctls && i < j->nkept; i++) {
+		const struct xp_api_ioctl *io = &j->ioc[i];
+
+		xp_perfetto_slice_begin(p, pid, tid, "ioctl", xp_ioctl_entry_name(d, io->dev, io->cmd, name, sizeof(name)),
+					io->ts, io->end - io->ts);
+		if (xp_perfetto_args(p))
+			xp_json_ki64(&p->j, "ret", io->ret);
+		xp_perfetto_slice_end(p);
+	}
 }

@@ -30,6 +30,14 @@ void xp_api_stream_header(FILE *f);
 void xp_api_stream_text(FILE *f, const struct xp_api_joined *j, const struct xp_devices *d, uint64_t t0);
 void xp_api_stream_json(struct xp_json *js, const struct xp_api_joined *j, const struct xp_devices *d,
 			uint64_t t0);
+struct xp_perfetto;	/* src/sinks/perfetto.h */
+/*
+ * A completed call for the Perfetto export: a slice on its thread's track,
+ * with the ioctls it issued as slices inside it when `ioctls` (not when the
+ * ioctl capability draws them, from the same recording).
+ */
+void xp_perfetto_api(struct xp_perfetto *p, const struct xp_api_joined *j, const struct xp_devices *d,
+		     bool ioctls);
 /* A return value as the runtime writes it: "-5", "0x78000001", "-ENOTTY". */
 const char *xp_api_ret_str(uint32_t rule, int64_t ret, char *buf, size_t len);
 
