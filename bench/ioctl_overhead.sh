@@ -6,12 +6,16 @@
 # a syscall that is not an ioctl (getppid); and, from the QEMU lab where it is
 # set up, the calls each hook loses when several processes call at once.
 # Not a test: figures vary with the machine; compare the ratios.
-#   bench/ioctl_overhead.sh [CALLS_PER_ROUND] [ROUNDS]
+#   bench/ioctl_overhead.sh [CALLS_PER_ROUND] [ROUNDS] [PASSES]
+# Every configuration is measured once per pass, the passes one after the
+# other (so a slow minute of the machine touches every configuration a
+# little, not one a lot), and each figure is the median over the passes.
 # XPUTRACE_BENCH_LAB=0 leaves the lab out.
 set -eu
 cd "$(dirname "$0")/.."
 N=${1:-1000000}
 R=${2:-7}
+PASSES=${3:-3}
 XP=./xputrace
 LOOP=build/bench/ioctl_loop
 FLOOR=build/bench/floor
@@ -52,7 +56,8 @@ wait_for() { # file pattern
 	for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
 	echo "bench: tracer did not start: $(head -c 300 "$1")" >&2; return 1
 }
-# one configuration: ns per ioctl and per getppid while COMMAND runs ("" for none)
+# one configuration: ns per ioctl and per getppid while COMMAND runs ("" for
+# none), appended to its figures of earlier passes
 declare -A IO PP
 measure() { # NAME READY-PATTERN COMMAND...
 	local name=$1 ready=$2 p=
@@ -63,8 +68,8 @@ measure() { # NAME READY-PATTERN COMMAND...
 			kill -INT $p 2>/dev/null || true; wait $p || true; return 0
 		fi
 	fi
-	IO[$name]=$("$LOOP" "$N" "$R")
-	PP[$name]=$("$LOOP" "$N" "$R" getppid)
+	IO[$name]="${IO[$name]:-} $("$LOOP" "$N" "$R")"
+	PP[$name]="${PP[$name]:-} $("$LOOP" "$N" "$R" getppid)"
 	if [ -n "$p" ]; then kill -INT $p; wait $p || true; fi
 }
 # bpftrace writes "Attaching" to stdout: read it there
@@ -72,27 +77,44 @@ measure_bt() { # NAME FILE
 	local p
 	bpftrace "$2" > "$tmp/$1.err" 2>&1 & p=$!
 	wait_for "$tmp/$1.err" '^Attaching' || { kill $p; wait $p || true; return 0; }
-	IO[$1]=$("$LOOP" "$N" "$R")
-	PP[$1]=$("$LOOP" "$N" "$R" getppid)
+	IO[$1]="${IO[$1]:-} $("$LOOP" "$N" "$R")"
+	PP[$1]="${PP[$1]:-} $("$LOOP" "$N" "$R" getppid)"
 	kill -INT $p; wait $p || true
 }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-measure none ""
 hooks="tracepoint tp_btf raw_tp"
 "$FLOOR" kprobe 2>/dev/null & p=$!; sleep 0.5
 if kill -0 $p 2>/dev/null; then hooks="kprobe $hooks"; kill -INT $p; fi; wait $p 2>/dev/null || true
-for h in $hooks; do
-	[ $h = raw_tp ] || measure floor-$h '^Attached' "$FLOOR" $h
-	[ $h = raw_tp ] || measure clock-$h '^Attached' "$FLOOR" $h clock
-	measure sum-$h '^Tracing' "$XP" ioctl --device /dev/null --hook $h
-	measure str-$h '^Tracing' "$XP" ioctl --device /dev/null --hook $h --stream
+drops=0
+for pass in $(seq 1 "$PASSES"); do
+	measure none ""
+	for h in $hooks; do
+		[ $h = raw_tp ] || measure floor-$h '^Attached' "$FLOOR" $h
+		[ $h = raw_tp ] || measure clock-$h '^Attached' "$FLOOR" $h clock
+		measure sum-$h '^Tracing' "$XP" ioctl --device /dev/null --hook $h
+		measure str-$h '^Tracing' "$XP" ioctl --device /dev/null --hook $h --stream
+	done
+	drops=$((drops + $(grep -ho 'drops: [0-9]*' "$tmp"/sum-*.out | awk '{ n += $2 } END { print n + 0 }')))
+	if command -v bpftrace >/dev/null; then
+		measure_bt bt-sum "$tmp/ioctl.bt"
+		measure_bt bt-str "$tmp/stream.bt"
+	fi
 done
-drops=$(grep -ho 'drops: [0-9]*' "$tmp"/sum-*.out | awk '{ n += $2 } END { print n + 0 }')
-if command -v bpftrace >/dev/null; then
-	measure_bt bt-sum "$tmp/ioctl.bt"
-	measure_bt bt-str "$tmp/stream.bt"
-fi
+# the spread of the passes, for the two configurations the summary goal compares
+spread() { # NAME: min-max over the passes
+	[ -n "${IO[$1]:-}" ] || return 0
+	echo "${IO[$1]}" | tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { printf "%s-%s", v[1], v[NR] }'
+}
+spreads=""
+for k in none sum-tracepoint bt-sum; do
+	[ -n "${IO[$k]:-}" ] && spreads="$spreads${spreads:+, }$k $(spread $k)"
+done
+for k in "${!IO[@]}"; do
+	IO[$k]=$(echo "${IO[$k]}" | median)
+	PP[$k]=$(echo "${PP[$k]}" | median)
+done
 
 # the lab's concurrency scenario, on every kernel and vCPU count it runs on
 lab="" labcost=""
@@ -116,8 +138,9 @@ b=${IO[none]}
 	echo "# ioctl tracing overhead"
 	echo
 	echo "Measured by \`make bench\` ($(basename "$0")) on $(date -u +%Y-%m-%d), kernel $(uname -r),"
-	echo "$(nproc) CPUs (load average $load at the start): median ns per call over $R rounds of"
-	echo "$N calls, ioctls on /dev/null and getppid() (a syscall no ioctl tracer should slow)."
+	echo "$(nproc) CPUs (load average $load at the start): ns per call, the median over $PASSES passes"
+	echo "of each configuration's median over $R rounds of $N calls, ioctls on /dev/null and"
+	echo "getppid() (a syscall no ioctl tracer should slow). The passes' range, ns/ioctl: $spreads."
 	echo "Hooks here: ${hooks// /, } (xputrace picks the first; tracepoint is passed over"
 	echo "while a 32-bit program runs, as it does not see 32-bit calls)."
 	echo
@@ -133,13 +156,14 @@ b=${IO[none]}
 	row "bpftrace: syscalls:sys_*_ioctl, histogram per process and command" bt-sum
 	row "bpftrace: syscalls:sys_*_ioctl, printf per call" bt-str
 	echo
-	echo "Ratios of added time (goals: summary <= 2 x the floor on its hook; stream <= 0.5 x"
-	echo "bpftrace's printf program; tax on getppid <= bpftrace's ioctl tracepoint pair, none"
-	echo "where the hook is per function):"
+	echo "Ratios of added time (goals: summary <= 2 x the floor on its hook; summary <= 0.5 x"
+	echo "bpftrace's histogram program; stream <= 0.5 x bpftrace's printf program; tax on getppid"
+	echo "<= bpftrace's ioctl tracepoint pair, none where the hook is per function):"
 	echo
 	for h in $hooks; do
 		[ $h = raw_tp ] && f=tp_btf || f=$h
 		echo "- $h: summary / floor $(ratio "${IO[sum-$h]:-}" "$b" "${IO[floor-$f]:-}"),"\
+		     "summary / bpftrace histogram $(ratio "${IO[sum-$h]:-}" "$b" "${IO[bt-sum]:-}"),"\
 		     "stream / bpftrace printf $(ratio "${IO[str-$h]:-}" "$b" "${IO[bt-str]:-}"),"\
 		     "tax / bpftrace pair's tax $(ratio "${PP[sum-$h]:-}" "${PP[none]}" "${PP[bt-sum]:-}")"
 	done
@@ -153,7 +177,7 @@ b=${IO[none]}
 		     "summary / floor with clock $(ratio "${IO[sum-$h]:-}" "$b" "${IO[clock-$h]:-}")"
 	done
 	echo
-	echo "Drops in the xputrace summary runs: $drops."
+	echo "Drops in the xputrace summary runs, all passes: $drops."
 	echo
 	echo "## Loss under concurrency (QEMU lab, lab/scenarios/ioctl_load.sh)"
 	echo
