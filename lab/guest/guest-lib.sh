@@ -77,6 +77,26 @@ card_of() {
 # what a test module counted, from its "NAME calls ns" lines: cnt FILE NAME, ns FILE NAME
 cnt() { awk -v f=$2 '$1 == f { print $2 }' $1; }
 ns() { awk -v f=$2 '$1 == f { print $3 }' $1; }
+# median_vs_module NAME XP_P50 XP_N IMPOSED_NS MODULE_VALUES...: the tracer's
+# median of at least 9 calls (its summary's p50) within tolerance of the
+# median of the same calls by the test module's own clock, and that median at
+# least 95 % of the delay the module imposes. A median is not moved by a few
+# calls a host stall lengthened, however long the stall. The tolerance: 10 %
+# for the probes' own cost under emulation, plus 1/16 because the summary's
+# p50 is interpolated in log-linear buckets 1/8 of an octave wide.
+median_vs_module() {
+	local name=$1 x=$2 xn=$3 imp=$4 m n
+	shift 4
+	n=$#
+	m=$(printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	if [ "${xn:-0}" -lt 9 ] || [ "$n" -lt 9 ]; then bad "$name: too few calls for a median (tracer ${xn:-0}, module $n)"; return; fi
+	awk -v x=$x -v m=$m -v imp=$imp -v xn=$xn -v n=$n 'BEGIN {
+		d = (x - m) / m; if (d < 0) d = -d; tol = 0.10 + 0.0625
+		printf "%.0f %.0f %.3f (tolerance %.3f, medians of %d and %d calls)\n", x, m, d, tol, xn, n
+		exit !(d <= tol && m >= 0.95 * imp) }' >$S/w.txt
+	if [ $? -eq 0 ]; then ok "$name: tracer median / module median / deviation: $(cat $S/w.txt)"
+	else bad "$name: tracer median / module median / deviation (imposed $imp ns): $(cat $S/w.txt)"; fi
+}
 # within_module NAME XP_SUM XP_N MOD_SUM MOD_N IMPOSED_NS: a tracer's mean within
 # tolerance of a test module's mean by its own clock, and that mean the delay
 # the module imposes (a busy wait: at least 95 % of it). The tolerance is 10 %

@@ -18,7 +18,8 @@
  *   debugfs intel_vpu_double/counts: calls per function.
  * It also fires the driver's tracepoints (vpu:job, vpu:jsm, vpu:pm, with the
  * real field layout: ivpu_double_trace.h) and imposes known delays, timed by
- * its own clock in debugfs intel_vpu_double/lat ("what count sum_ns"):
+ * its own clock in debugfs intel_vpu_double/lat ("what count sum_ns"; and
+ * lat_each, "what ns" for each of the first 256 of every kind, for medians):
  *   bo_create   ivpu_bo_create_ioctl busy-waits BO_CREATE_MS (bo_create_call: timed
  *               by its caller, the probes' cost included)
  *   job, jsm    a job "runs" JOB_US: vpu:job submit -> done and the JSM
@@ -109,9 +110,15 @@ static atomic64_t counts[C_N];
 enum { L_BO_CREATE, L_BO_CREATE_CALL, L_JOB, L_JSM, L_SUSPEND, L_N };
 static const char *const lname[L_N] = { "bo_create", "bo_create_call", "job", "jsm", "suspend" };
 static atomic64_t lat_n[L_N], lat_ns[L_N];
+/* and each of the first LAT_EACH of them, for medians (debugfs lat_each: "what ns" in order) */
+#define LAT_EACH 256
+static u64 lat_each[L_N][LAT_EACH];
 static void lat_add(int l, u64 ns)
 {
-	atomic64_inc(&lat_n[l]);
+	s64 i = atomic64_inc_return(&lat_n[l]) - 1;
+
+	if (i < LAT_EACH)
+		WRITE_ONCE(lat_each[l][i], ns);
 	atomic64_add(ns, &lat_ns[l]);
 }
 
@@ -467,6 +474,20 @@ static int lat_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(lat);
 
+static int lat_each_show(struct seq_file *m, void *v)
+{
+	int i;
+	s64 k, n;
+
+	for (i = 0; i < L_N; i++) {
+		n = min_t(s64, atomic64_read(&lat_n[i]), LAT_EACH);
+		for (k = 0; k < n; k++)
+			seq_printf(m, "%s %llu\n", lname[i], READ_ONCE(lat_each[i][k]));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(lat_each);
+
 static int __init ivpu_double_init(void)
 {
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
@@ -480,6 +501,7 @@ static int __init ivpu_double_init(void)
 	debugfs_create_file("trigger", 0200, dbg, NULL, &trigger_fops);
 	debugfs_create_file("counts", 0444, dbg, NULL, &counts_fops);
 	debugfs_create_file("lat", 0444, dbg, NULL, &lat_fops);
+	debugfs_create_file("lat_each", 0444, dbg, NULL, &lat_each_fops);
 	pr_info("intel_vpu: TEST DOUBLE of the ivpu driver for the xputrace lab (no NPU, no Intel code)\n");
 	return 0;
 }
