@@ -116,3 +116,55 @@ within_module() {
 	else bad "$1: tracer mean / module mean / deviation (imposed $6 ns): $(cat $S/w.txt)"; fi
 }
 
+
+# nv_timing HOOK JSON (nvidia_double loaded; HOOK "" for the one xputrace
+# picks): the delays the double imposes, 11 calls of each, timed by
+# `xputrace nvidia` and by the module per call (debugfs each), compared on
+# medians (median_vs_module), labelled with the hook.
+nv_timing() {
+	local hk=$1 j=$2 E=/sys/kernel/debug/nvidia_double/each C=/sys/kernel/debug/nvidia_double/counts
+	local f k rc rx lb
+	for f in NV_ESC_RM_CONTROL nvidia_isr nvidia_isr_msix nvidia_isr_kthread_bh nvidia_suspend nvidia_resume; do
+		eval "nvt_before_$f=$(awk -v k=$f '$1 == k' $E | wc -l)"
+	done
+	if [ -n "$hk" ]; then XPUTRACE_NVIDIA_HOOK=$hk start_xp $j nvidia --json || return
+	else start_xp $j nvidia --json || return; fi
+	nvclient alloc=0 control=11 pages=0 >/dev/null; rc=$?
+	nv_bh_done
+	# one interrupt at a time: in a burst the next interrupt's 2 ms handler
+	# preempts a bottom half, and its time would be the burst's
+	for k in 1 2 3 4 5 6 7 8 9 10 11; do
+		echo "irq 1" >/sys/kernel/debug/nvidia_double/trigger; sleep 0.01; nv_bh_done
+	done
+	for k in 1 2 3 4 5 6 7 8 9 10 11; do echo suspend >/sys/kernel/debug/nvidia_double/trigger; done
+	sleep 0.3
+	stop_xp; rx=$?
+	lb="$(jget $j hook)"
+	expect_eq "$lb: timing: client and tracer status" "0 0" "$rc $rx"
+	say "$lb: timing: drops $(jget $j drops.total)"
+	median_vs_module "$lb: NV_ESC_RM_CONTROL (2 ms imposed)" "$(jget $j ioctls[name=NV_ESC_RM_CONTROL].latency_ns.p50)" \
+		"$(jget $j ioctls[name=NV_ESC_RM_CONTROL].latency_ns.count)" 2000000 $(nv_each NV_ESC_RM_CONTROL)
+	median_vs_module "$lb: nvidia_isr (2 ms imposed)" "$(jget $j irqs[irq=42].isr.p50)" \
+		"$(jget $j irqs[irq=42].isr.count)" 2000000 $(nv_each nvidia_isr)
+	median_vs_module "$lb: nvidia_isr_msix (its nvidia_isr's 2 ms)" "$(jget $j irqs[irq=42].isr_msix.p50)" \
+		"$(jget $j irqs[irq=42].isr_msix.count)" 2000000 $(nv_each nvidia_isr_msix)
+	median_vs_module "$lb: nvidia_isr_kthread_bh (2 ms imposed)" "$(jget $j irqs[irq=42].bottom_half.p50)" \
+		"$(jget $j irqs[irq=42].bottom_half.count)" 2000000 $(nv_each nvidia_isr_kthread_bh)
+	median_vs_module "$lb: nvidia_suspend (5 ms imposed)" "$(jget $j suspend_ns.p50)" "$(jget $j suspend_ns.count)" \
+		5000000 $(nv_each nvidia_suspend)
+	median_vs_module "$lb: nvidia_resume (3 ms imposed)" "$(jget $j resume_ns.p50)" "$(jget $j resume_ns.count)" \
+		3000000 $(nv_each nvidia_resume)
+}
+# the double's times per call of FUNC since nv_timing began
+nv_each() {
+	local b
+	eval "b=\$nvt_before_$1"
+	awk -v k=$1 '$1 == k { print $2 }' /sys/kernel/debug/nvidia_double/each | tail -n +$((b + 1))
+}
+# until every interrupt the double raised has had its bottom half
+nv_bh_done() {
+	local i=0 C=/sys/kernel/debug/nvidia_double/counts
+	while [ "$(cnt $C nvidia_isr_kthread_bh)" != "$(cnt $C nvidia_isr)" ] && [ $i -lt 600 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+}

@@ -11,18 +11,9 @@ mknod /dev/nvidiactl c 195 255; mknod /dev/nvidia0 c 195 0
 kv=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
 
 group hooks
-# within_module, where the tracer timed every call the module counted; an interrupt lost (counted as a
-# drop, as in nvidia.sh) may be the long one, so the means are then not of the same calls
-within_same() {
-	if [ "${3:-0}" -ge 1 ] && [ "${3:-0}" -lt "${5:-0}" ]; then
-		say "$1: $3 of the module's $5 calls timed (the others counted lost): means not compared"
-		return
-	fi
-	within_module "$@"
-}
 # each hook, forced, sees one client's known calls alike: exact counts per process, escape and
 # function (process context: nothing else of ours runs then); interrupts seen + drops = the
-# module's count; the latency within 10 % of the module's clock
+# module's count; the delays on medians of 11 calls against the module's clock (nv_timing)
 for hk in kprobe kprobe.multi fentry; do
 	cp $C $S/hb.txt
 	XPUTRACE_NVIDIA_HOOK=$hk xputrace nvidia --json --no-hist >$S/h.json 2>$S/h.err & HX=$!
@@ -45,7 +36,6 @@ for hk in kprobe kprobe.multi fentry; do
 	nvclient alloc=2 control=3 pages=4 >/dev/null & Q=$!; wait $Q
 	i=0; while [ "$(cnt $C nvidia_isr_kthread_bh)" != "$(($(cnt $S/hb.txt nvidia_isr_kthread_bh) + 5))" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 	sleep 0.3
-	# three suspend/resume cycles: one interrupt inside one call's probes moves a mean of three a third as far
 	for k in 1 2 3; do echo suspend >/sys/kernel/debug/nvidia_double/trigger; done
 	sleep 0.2
 	kill -INT $HX; wait $HX; rh=$?
@@ -69,15 +59,8 @@ for hk in kprobe kprobe.multi fentry; do
 		lost=$((lost + $(cnt $S/ha.txt $f) - $(cnt $S/hb.txt $f) - $(jget $H "functions[name=$f].calls")))
 	done
 	expect_eq "$hk: interrupt calls not seen = drops counted" $lost "$(jget $H drops.total)"
-	hd() { echo $(($(ns $S/ha.txt $1) - $(ns $S/hb.txt $1))) $(($(cnt $S/ha.txt $1) - $(cnt $S/hb.txt $1))); }
-	within_module "$hk: NV_ESC_RM_CONTROL (2 ms imposed)" $(jget $H "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.sum") \
-		$(jget $H "ioctls[name=NV_ESC_RM_CONTROL].latency_ns.count") $(hd NV_ESC_RM_CONTROL) 2000000
-	within_same "$hk: nvidia_isr_kthread_bh (2 ms imposed)" $(jget $H "irqs[irq=42].bottom_half.sum") \
-		$(jget $H "irqs[irq=42].bottom_half.count") $(hd nvidia_isr_kthread_bh) 2000000
-	within_same "$hk: nvidia_isr (2 ms imposed)" $(jget $H "irqs[irq=42].isr.sum") $(jget $H "irqs[irq=42].isr.count") \
-		$(hd nvidia_isr) 2000000
-	within_module "$hk: nvidia_suspend (5 ms imposed)" $(jget $H suspend_ns.sum) $(jget $H suspend_ns.count) $(hd nvidia_suspend) 5000000
-	within_module "$hk: nvidia_resume (3 ms imposed)" $(jget $H resume_ns.sum) $(jget $H resume_ns.count) $(hd nvidia_resume) 3000000
+	# the delays on medians of 11 calls, a tracer of this hook alone
+	nv_timing $hk $S/ht.json
 	say "$hk: hooks passed over: $(jget $H hooks_passed_over 2>/dev/null)"
 done
 

@@ -79,8 +79,29 @@ static atomic_t xid_armed;
 static u32 xid_armed_code;
 static char xid_armed_msg[64];
 #define COUNT(c) atomic64_inc(&counts[c])
-/* time spent in a function since t0, by the module's clock */
-#define SPENT(c, t0) atomic64_add(ktime_get_ns() - (t0), &spent_ns[c])
+/*
+ * Time spent in a function since t0, by the module's clock: the sum, and
+ * each of the first EACH_MAX calls for medians (debugfs each: "name ns" in
+ * order; NV_ESC_RM_CONTROL as index C_N).
+ */
+#define EACH_MAX 256
+static u64 each_ns[C_N + 1][EACH_MAX];
+static atomic64_t each_n[C_N + 1];
+static void each_add(int c, u64 ns)
+{
+	s64 i = atomic64_inc_return(&each_n[c]) - 1;
+
+	if (i < EACH_MAX)
+		WRITE_ONCE(each_ns[c][i], ns);
+}
+static void spent(int c, u64 t0)
+{
+	u64 ns = ktime_get_ns() - t0;
+
+	atomic64_add(ns, &spent_ns[c]);
+	each_add(c, ns);
+}
+#define SPENT(c, t0) spent(c, t0)
 #define DELAY_RM_CONTROL_US 2000
 #define DELAY_ISR_US 2000
 #define DELAY_BH_US 2000
@@ -254,8 +275,11 @@ noinline long nvidia_unlocked_ioctl(struct file *file, unsigned int cmd, unsigne
 	ret = nvidia_ioctl(file_inode(file), file, cmd, i_arg);
 	SPENT(C_UNLOCKED_IOCTL, t0);
 	if (_IOC_TYPE(cmd) == NV_IOCTL_MAGIC && _IOC_NR(cmd) == NV_ESC_RM_CONTROL) {
+		u64 ns = ktime_get_ns() - t0;
+
 		atomic64_inc(&control_calls);
-		atomic64_add(ktime_get_ns() - t0, &control_ns);
+		atomic64_add(ns, &control_ns);
+		each_add(C_N, ns);
 	}
 	return ret;
 }
@@ -403,6 +427,21 @@ static int counts_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(counts);
 
+static int each_show(struct seq_file *m, void *v)
+{
+	int i;
+	s64 k, n;
+
+	for (i = 0; i <= C_N; i++) {
+		n = min_t(s64, atomic64_read(&each_n[i]), EACH_MAX);
+		for (k = 0; k < n; k++)
+			seq_printf(m, "%s %llu\n", i < C_N ? cname[i] : "NV_ESC_RM_CONTROL",
+				   READ_ONCE(each_ns[i][k]));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(each);
+
 static int __init nv_init(void)
 {
 	int i, ret;
@@ -432,6 +471,7 @@ static int __init nv_init(void)
 	dbg = debugfs_create_dir("nvidia_double", NULL);
 	debugfs_create_file("trigger", 0200, dbg, NULL, &trigger_fops);
 	debugfs_create_file("counts", 0444, dbg, NULL, &counts_fops);
+	debugfs_create_file("each", 0444, dbg, NULL, &each_fops);
 	proc_nv = proc_mkdir("driver/nvidia", NULL);
 	if (proc_nv) {
 		struct proc_dir_entry *gpus = proc_mkdir("gpus", proc_nv);
