@@ -3,7 +3,7 @@
  * pattern, and measures itself, so that a tracer's per-process frame counts
  * and scanout latency can be checked against it.
  *
- *   flipper DEVICE api=legacy|atomic|seq frames=N [late_every=K [vgem=VGEM_DEVICE]]
+ *   flipper DEVICE api=legacy|atomic|seq frames=N [late_every=K [late_by=L] [vgem=VGEM_DEVICE]]
  *           [skip_every=M] [log=1]
  *
  * It lights the first connected output of DEVICE (a KMS driver: vkms) with
@@ -18,6 +18,9 @@
  *    vgem's), signalled 1.5 frames after the flip was asked: the kernel
  *    cannot scan it out before, so it completes one vblank after its target.
  *    With api=seq, every K-th asks for the vblank after next instead.
+ *  - late_by=L: such a flip's fence is signalled L + 0.5 frames after it
+ *    was asked (api=seq: asks L vblanks past the next), so it completes L
+ *    vblanks after its target (default 1). Its log still says "missed 1".
  *  - skip_every=M: after every M-th flip it sits one vblank out (asks 2 ms
  *    after the next vblank), so it presents on M of every M+1 vblanks.
  * Its own measurement, from the events' vblank timestamps and sequence
@@ -189,7 +192,7 @@ int main(int argc, char **argv)
 {
 	drmEventContext evctx = { .version = 4, .page_flip_handler = on_flip, .sequence_handler = on_seq };
 	const char *api, *vgem;
-	unsigned long frames, late_every, skip_every, missed = 0, completed = 0, log;
+	unsigned long frames, late_every, late_by, skip_every, missed = 0, completed = 0, log;
 	uint32_t crtc_id = 0, conn_id = 0, plane_id = 0, fb_prop = 0, crtc_index = 0;
 	drmModeRes *res;
 	drmModeConnector *conn = NULL;
@@ -200,7 +203,7 @@ int main(int argc, char **argv)
 	int atomic, seqapi;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: flipper DEVICE api=legacy|atomic frames=N [late_every=K vgem=DEV] [skip_every=M]\n");
+		fprintf(stderr, "usage: flipper DEVICE api=legacy|atomic|seq frames=N [late_every=K [late_by=L] vgem=DEV] [skip_every=M] [log=1]\n");
 		return 2;
 	}
 	api = sarg(argc, argv, "api", "legacy");
@@ -208,6 +211,7 @@ int main(int argc, char **argv)
 	seqapi = !strcmp(api, "seq");
 	frames = arg(argc, argv, "frames", 60);
 	late_every = arg(argc, argv, "late_every", 0);
+	late_by = arg(argc, argv, "late_by", 1);
 	skip_every = arg(argc, argv, "skip_every", 0);
 	log = arg(argc, argv, "log", 0);
 	vgem = sarg(argc, argv, "vgem", NULL);
@@ -300,7 +304,7 @@ int main(int argc, char **argv)
 		if (seqapi) {
 			uint64_t queued;
 
-			r = drmCrtcQueueSequence(fd, crtc_id, DRM_CRTC_SEQUENCE_RELATIVE, late ? 2 : 1, &queued, i);
+			r = drmCrtcQueueSequence(fd, crtc_id, DRM_CRTC_SEQUENCE_RELATIVE, late ? 1 + late_by : 1, &queued, i);
 		} else if (atomic) {
 			drmModeAtomicReq *req = drmModeAtomicAlloc();
 
@@ -316,7 +320,7 @@ int main(int argc, char **argv)
 		if (late && !seqapi) {
 			struct vgem_fence_signal fs = { .fence = fa.out_fence };
 
-			sleep_until(t + period * 3 / 2);
+			sleep_until(t + period * late_by + period / 2);
 			if (drmIoctl(vfd, VGEM_IOCTL_FENCE_SIGNAL, &fs))
 				die("vgem FENCE_SIGNAL");
 		}

@@ -105,17 +105,34 @@ expect_eq "no frames for a wait-vblank client" "" "$(jget /tmp/w.json "clients[p
 
 group stream_text
 start_xp /tmp/t.txt vblank --stream || finish
-flipper $DEV api=legacy frames=10 late_every=5 vgem=$VGEM log=1 >/tmp/s.txt
+flipper $DEV api=legacy frames=10 late_every=5 late_by=2 vgem=$VGEM log=1 >/tmp/s.txt
 stop_xp
 P=$(val /tmp/s.txt pid)
 expect_eq "stream lines of flipper's flips" 10 "$(grep " $P/flipper " /tmp/t.txt | grep -c ' flip ')"
-# its late pattern makes 2 miss; the client's own log decides, frame by frame:
+# its late pattern makes 2 miss, each by two vblanks (late_by=2). A stream
+# line says by how many vblanks a frame missed (missed=N), the client's log
+# only whether ("missed 1"): a frame missed by two, as a host stall also makes
+# a late frame do, counts once. The client's own log decides, frame by frame:
 # a frame it marks "?" (a vblank passed while it was in the ioctl: a host
 # stall) may count either way, the others exactly as it says
+grep " $P/flipper " /tmp/t.txt | grep ' flip ' >/tmp/t.flips
 sure=$(grep -c '^frame .* missed 1 ' /tmp/s.txt) amb=$(grep -c '^frame .* missed ? ' /tmp/s.txt)
-got=$(grep " $P/flipper " /tmp/t.txt | grep -c 'missed=1')
+got=$(sed -n 's/.* missed=\([0-9]*\).*/\1/p' /tmp/t.flips | awk '$1 > 0' | wc -l)
 check "of them missed: $got, the client's own log: $sure missed, $amb either way" \
 	test "$got" -ge "$sure" -a "$got" -le $((sure + amb))
+# by vblank: SEQ is the stream's 4th column, the log's 4th field
+expect_eq "frames missed otherwise than its log says (vblank, xputrace's missed=, its log)" "" \
+	"$(awk 'NR == FNR { if ($1 == "frame") m[$4] = $6; next }
+		match($0, / missed=[0-9]+/) { n = substr($0, RSTART + 8, RLENGTH - 8) + 0
+			if (!($4 in m)) print $4, n, "none"; else if (m[$4] != "?" && m[$4] != (n > 0)) print $4, n, m[$4] }' \
+		/tmp/s.txt /tmp/t.flips | head -3)"
+expect_eq "its late frames (every 5th) missed by fewer than two vblanks" "" \
+	"$(awk 'NR == FNR { if ($1 == "frame" && $2 % 5 == 4 && $6 != "?") l[$4] = 1; next }
+		($4 in l) && match($0, / missed=[0-9]+/) && substr($0, RSTART + 8, RLENGTH - 8) + 0 < 2 { print $4 }' \
+		/tmp/s.txt /tmp/t.flips | head -3)"
+say "xputrace's stream lines of its flips, then its own log:"
+cat /tmp/t.flips
+grep '^frame ' /tmp/s.txt
 start_xp /tmp/t2.txt vblank --no-hist || finish
 flipper $DEV api=atomic frames=20 >/dev/null
 stop_xp

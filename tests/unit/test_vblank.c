@@ -39,16 +39,22 @@ static const char fmt_event_moved[] =
 	"\tfield:int crtc;\toffset:24;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"\"\n";
 
+#define P60 16666667ULL	/* ns */
+#define T0 1000000000000ULL
+
 static struct xp_rawtp_layout L;
 static struct xp_vbl_state *S;
 static int ndeliv;
 static struct xp_vbl_delivery last;
+static FILE *stream_f;	/* where deliveries go as `--stream` prints them, when set */
 
 static void on_delivery(void *ctx, const struct xp_vbl_delivery *d)
 {
 	(void)ctx;
 	ndeliv++;
 	last = *d;
+	if (stream_f)
+		xp_vbl_stream_text(stream_f, d, T0);
 }
 
 static void setup(uint64_t late_ns)
@@ -97,8 +103,6 @@ static void client(int ev, uint64_t ts, uint64_t file, int crtc, uint32_t seq, u
 	feed(&r);
 }
 
-#define P60 16666667ULL	/* ns */
-#define T0 1000000000000ULL
 
 static void test_refresh_exact(void)
 {
@@ -583,11 +587,11 @@ static void test_frames_two_crtcs(void)
  * each asked 2 ms after the vblank of the previous one. Frames listed in
  * `no_submit` have their submit record missing (asked before tracing, or a
  * skipped probe), those in `no_done` their completion; frames in `late`
- * complete one vblank after their target.
+ * complete one vblank after their target, those in `late2` two.
  */
 struct flip_run {
 	int frames;
-	uint64_t no_submit, no_done, late;	/* bit i: frame i */
+	uint64_t no_submit, no_done, late, late2;	/* bit i: frame i */
 	int stale;				/* submits seen at the start whose completions were not */
 };
 
@@ -614,7 +618,7 @@ static void run_flips(const struct flip_run *r, uint64_t F, uint64_t *scan)
 		vblank_end(0, seq, vt, 0);
 	}
 	for (int i = 0; i < r->frames; i++) {
-		int wait = r->late >> i & 1 ? 2 : 1;
+		int wait = r->late2 >> i & 1 ? 3 : r->late >> i & 1 ? 2 : 1;
 
 		if (!(r->no_submit >> i & 1))
 			submit(vt + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 900, 901, "compositor");
@@ -717,6 +721,50 @@ static void test_frames_skipped_events(void)
 	CHECK_U64(S->unmatched_frames, 1);
 	CHECK_U64(S->unseen_frames, 2);
 	CHECK_U64(nframes, 37);		/* the completion without a submit is no frame */
+}
+
+/*
+ * Frames that complete two vblanks after their target (the lab's flipper
+ * with late_by=2, or a late frame held up by a host stall): each is one
+ * frame missed, as the client's own log counts it ("missed 1"), and its
+ * stream line says by how many vblanks: missed=2. A check that counts the
+ * stream's missed frames must take every missed=N with N > 0.
+ */
+static void test_frames_missed_by_two(void)
+{
+	const struct flip_run r = { .frames = 10, .late = 1u << 2, .late2 = 1u << 4 | 1u << 9 };
+	const uint64_t F = 0x1a72;
+	const struct xp_vbl_client *c;
+	char *buf = NULL, *p = NULL;
+	size_t len = 0;
+	uint64_t scan;
+	int lines = 0, missed = 0, by2 = 0;
+
+	CHECK((stream_f = open_memstream(&buf, &len)) != NULL);
+	run_flips(&r, F, &scan);
+	fclose(stream_f);
+	stream_f = NULL;
+	c = the_client(F);
+	CHECK_U64(c->asked, 10);
+	CHECK_U64(c->completed, 10);
+	CHECK_U64(c->missed_target, 3);	/* frames, not vblanks */
+	CHECK_U64(c->scanout.sum, scan);
+	CHECK_U64(c->scanout.max, 3 * P60 - 2 * MS);
+	for (char *line = strtok_r(buf, "\n", &p); line; line = strtok_r(NULL, "\n", &p)) {
+		const char *m = strstr(line, " missed=");
+		unsigned long n;
+
+		if (!strstr(line, "/compositor") || !strstr(line, " flip ") || !m)
+			continue;
+		lines++;
+		n = strtoul(m + 8, NULL, 10);
+		missed += n > 0;
+		by2 += n == 2;
+	}
+	CHECK_U64(lines, 10);
+	CHECK_U64(missed, 3);
+	CHECK_U64(by2, 2);
+	free(buf);
 }
 
 /*
@@ -969,6 +1017,7 @@ int main(void)
 	RUN(test_frames_queued_before_tracing);
 	RUN(test_frames_stale_submits);
 	RUN(test_frames_skipped_events);
+	RUN(test_frames_missed_by_two);
 	RUN(test_frames_order_by_sequence);
 	RUN(test_frames_target_at_end);
 	RUN(test_frames_skipped_vblank);
