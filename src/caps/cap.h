@@ -191,12 +191,14 @@ struct xp_cap {
 	 * `xputrace serve` (src/cmd/serve.c): rows with these feed metrics and
 	 * are opened there with aggregate off, so each record reaches
 	 * metrics_feed. metrics_init declares the row's families into mi->m
-	 * and keeps its state in ci->mst (plain memory, freed with free());
+	 * and keeps its state in ci->mst (freed with free(), after metrics_free);
 	 * ci->env and ci->opts are set.
 	 */
 	int (*metrics_init)(struct xp_cap_inst *ci, const struct xp_metrics_in *mi);
 	/* One record of cap->rec->type counted; 0 or -errno. */
 	int (*metrics_feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
+	/* What ci->mst holds besides itself (NULL: nothing); ci->mst is freed after. */
+	void (*metrics_free)(struct xp_cap_inst *ci);
 };
 
 /* The table: every capability, in the order help, record and doctor list them. */

@@ -96,6 +96,8 @@ void xp_cap_inst_free(struct xp_cap_inst *ci)
 	ci->st = NULL;
 	free(ci->opts);
 	free(ci->layout);
+	if (ci->mst && ci->cap->metrics_free)
+		ci->cap->metrics_free(ci);
 	free(ci->mst);
 	ci->mst = NULL;
 	ci->opts = NULL;

@@ -28,6 +28,7 @@
 #include "live/session.h"
 #include "sinks/http.h"
 #include "sinks/metrics.h"
+#include "live/tracefs.h"
 #include "sinks/top.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9464"
@@ -86,14 +87,26 @@ static bool has_metrics(const struct xp_cap *c)
 	return c->metrics_init != NULL;
 }
 
+/* Unless capabilities are named: those with metrics whose events this kernel has (any of them). */
+static bool serve_default(const struct xp_cap *c)
+{
+	if (!has_metrics(c))
+		return false;
+	for (int i = 0; c->events && i < c->nev; i++)
+		if (xp_tracefs_event_exists(c->events[i].group, c->events[i].name))
+			return true;
+	return !c->events;
+}
+
 static const char top_about[] =
 "The numbers 'xputrace serve' serves, per process: a row per process active\n"
 "in the last interval with each counter's rate per second (time in seconds\n"
 "as a percentage of one CPU), its cgroup beside it, refreshed every -i\n"
 "SECONDS (default 1). On a terminal it redraws in place and shows as many\n"
 "rows as fit; otherwise each refresh is a block of plain text. Columns come\n"
-"from the capabilities with metrics (%s unless named); --sort picks the\n"
-"order. Ctrl-C, SIGTERM or the end of -d ends it.\n";
+"from the capabilities with metrics (%s; unless named, those whose\n"
+"events this kernel has); --sort picks the order. Ctrl-C, SIGTERM or the end\n"
+"of -d ends it.\n";
 static const char top_examples[] =
 "  xputrace top                              every process using a GPU, each second\n"
 "  xputrace top -s ioctl_errors -i 5         the most failing first, every 5 s\n"
@@ -105,10 +118,11 @@ static const char serve_about[] =
 "for application/openmetrics-text. Counters per cgroup v2 path, with the\n"
 "container id (docker, containerd, cri-o, podman), the Kubernetes pod UID and\n"
 "the systemd unit the path names; with --per-process per pid and comm too.\n"
-"Capabilities: every one with metrics (%s) unless named. xputrace's own\n"
-"drops and events are metrics too. It listens on loopback unless --listen\n"
-"names another address: whoever reaches it sees the cgroup paths, container\n"
-"ids and (with --per-process) the process names of GPU users on this machine.\n"
+"Capabilities: unless named, every one with metrics (%s) whose\n"
+"events this kernel has. xputrace's own drops and events are metrics too.\n"
+"It listens on loopback unless --listen names another address: whoever\n"
+"reaches it sees the cgroup paths, container ids and (with --per-process)\n"
+"the process names of GPU users on this machine.\n"
 "Ctrl-C, SIGTERM or the end of -d ends it.\n";
 static const char serve_examples[] =
 "  xputrace serve                            metrics at http://127.0.0.1:9464/metrics\n"
@@ -166,7 +180,7 @@ static int parse(int argc, char **argv, struct serve_run *r)
 {
 	struct xp_optset own = { r->top ? xp_top_opts.opts : xp_serve_opts.opts, r->top ? top_opt : serve_opt,
 				 r };
-	struct xp_multi_caps mc = { r->ci, r->nci, r->want, has_metrics, has_metrics,
+	struct xp_multi_caps mc = { r->ci, r->nci, r->want, has_metrics, serve_default,
 				    r->top ? "shows" : "serves", "metrics", NULL, NULL };
 
 	return xp_opts_parse_multi(r->verb, argc, argv, r->top ? xp_top_opts.common : xp_serve_opts.common,

@@ -10,6 +10,7 @@
 #include "caps/sched/sched_stats.h"
 #include "caps/sched/sched_report.h"
 #include "rawtp_util.h"
+#include "caps/sched/sched_metrics.h"
 #include "sched_formats.h"
 #include "unit.h"
 
@@ -977,6 +978,67 @@ static void t_done_cfg(void)
 	CHECK(c.fence_off == -1 && c.context_off == -1 && c.seqno_off == -1);
 }
 
+/* A ring's busy time: each job from its run or the ring's previous done, to its done. */
+static void t_busy_share(void)
+{
+	uint64_t last = 0;
+
+	CHECK_U64(xp_sched_busy_share(0, 10, &last), 10);
+	CHECK_U64(xp_sched_busy_share(1, 20, &last), 10);	/* handed early: waited for the first */
+	CHECK_U64(xp_sched_busy_share(25, 30, &last), 5);	/* the ring idle from 20 to 25 */
+	CHECK_U64(xp_sched_busy_share(26, 29, &last), 0);	/* out of order: inside what was counted */
+	CHECK_U64(last, 30);
+}
+
+static void stub_cgroup(void *ctx, uint64_t id, char *buf, size_t len)
+{
+	(void)ctx, (void)id;
+	xp_labels_add(buf, len, "cgroup", "/test");
+}
+
+/* serve's sched metrics: jobs, the time they held their ring, queue and run histograms */
+static void t_metrics(void)
+{
+	struct xp_metrics m;
+	struct xp_metrics_in in = { .m = &m, .cgroup_labels = stub_cgroup };
+	struct xp_sched_metrics *sm = calloc(1, sizeof(*sm));
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	t_busy_share();
+	xp_metrics_init(&m, 0);
+	CHECK(sm && xp_sched_metrics_init(sm, &in) == 0);
+	/* ring0: three jobs, the second handed to the ring before the first is done */
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_QUEUE, 0, 4321, "app", "ring0", 100, 1, 7);
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_QUEUE, 0, 4321, "app", "ring0", 100, 2, 7);
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_RUN, 1 * MS, 0, "k", "ring0", 100, 1, 7);
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_RUN, 2 * MS, 0, "k", "ring0", 100, 2, 7);
+	ndone(&sm->s, 11 * MS, 100, 1);
+	ndone(&sm->s, 21 * MS, 100, 2);
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_QUEUE, 22 * MS, 4321, "app", "ring0", 100, 3, 7);
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_RUN, 25 * MS, 0, "k", "ring0", 100, 3, 7);
+	ndone(&sm->s, 30 * MS, 100, 3);
+	CHECK(sm->err == 0);
+	f = open_memstream(&out, &len);
+	xp_metrics_write(f, &m, false);
+	fclose(f);
+	CHECK(strstr(out, "xputrace_gpu_jobs_total{cgroup=\"/test\",ring=\"ring0\"} 3\n") != NULL);
+	/* 10 + 10 (from the first's done) + 5 ms */
+	CHECK(strstr(out, "xputrace_gpu_busy_seconds_total{cgroup=\"/test\",ring=\"ring0\"} 0.025\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_ring_busy_seconds_total{ring=\"ring0\"} 0.025\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_job_run_seconds_count{ring=\"ring0\"} 3\n") != NULL);
+	/* run - done: 10 + 19 + 5 ms; queue delays 1, 2, 3 ms */
+	CHECK(strstr(out, "xputrace_gpu_job_run_seconds_sum{ring=\"ring0\"} 0.034\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_job_queue_seconds_sum{ring=\"ring0\"} 0.006\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_job_queue_seconds_bucket{ring=\"ring0\",le=\"0.00256\"} 2\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_job_queue_seconds_bucket{ring=\"ring0\",le=\"0.01024\"} 3\n") != NULL);
+	free(out);
+	xp_sched_metrics_free(sm);
+	free(sm);
+	xp_metrics_free(&m);
+}
+
 int main(void)
 {
 	load_layouts();
@@ -1000,5 +1062,6 @@ int main(void)
 	RUN(t_old_interleaved);
 	RUN(t_lost_done);
 	RUN(t_text_columns);
+	RUN(t_metrics);
 	UNIT_EXIT();
 }

@@ -13,6 +13,7 @@
 #include "live/kside.h"
 #include "sinks/perfetto.h"
 #include "caps/sched/sched_report.h"
+#include "caps/sched/sched_metrics.h"
 
 struct sched_opts {
 	const char *ring;
@@ -147,6 +148,32 @@ static void sc_reset(struct xp_cap_inst *ci, uint64_t now)
 	xp_sched_reset(ci->st, now);
 }
 
+static int sc_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
+{
+	struct xp_sched_metrics *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	ci->mst = s;
+	return xp_sched_metrics_init(s, mi);
+}
+
+static int sc_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	int err = xp_sched_metrics_feed(ci->mst, ci->layout, (const struct xp_rawtp_rec *)h);
+
+	if (err == 1) {
+		ci->undecodable++;
+		err = 0;
+	}
+	return err;
+}
+
+static void sc_metrics_free(struct xp_cap_inst *ci)
+{
+	xp_sched_metrics_free(ci->mst);
+}
+
 const struct xp_cap xp_cap_sched = {
 	.name = "sched",
 	.summary = "DRM GPU scheduler jobs: queue delay, run time, per ring and process",
@@ -172,4 +199,5 @@ const struct xp_cap xp_cap_sched = {
 	.available = sc_available, .open = sc_open_k, .no_events = sc_no_events, .describe = sc_describe,
 	.init = sc_init, .free = sc_free_st, .feed = sc_feed, .stream_header = xp_sched_stream_header,
 	.report = sc_report, .reset = sc_reset, .file_hook = "tracepoint",
+	.metrics_init = sc_metrics_init, .metrics_feed = sc_metrics_feed, .metrics_free = sc_metrics_free,
 };

@@ -1,0 +1,209 @@
+/* `sched`'s metrics for `xputrace serve`. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "caps/sched/sched_metrics.h"
+
+/* Buckets of queue delays and run times, in ns: from 10 us by fours to about 2.6 s. */
+static const uint64_t le[] = {
+	10000, 40000, 160000, 640000, 2560000, 10240000, 40960000, 163840000, 655360000, 2621440000,
+};
+#define NLE ((int)(sizeof(le) / sizeof(le[0])))
+
+uint64_t xp_sched_busy_share(uint64_t run, uint64_t done, uint64_t *last_end)
+{
+	uint64_t from = run > *last_end ? run : *last_end;
+
+	if (done > *last_end)
+		*last_end = done;
+	return done > from ? done - from : 0;
+}
+
+static const char *cgroup2_root(void)
+{
+	static char root[256];
+	char line[512], dev[64], dir[256], type[64];
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %255s %63s", dev, dir, type) == 3 && !strcmp(type, "cgroup2")) {
+			snprintf(root, sizeof(root), "%s", dir);
+			fclose(f);
+			return root;
+		}
+	fclose(f);
+	return NULL;
+}
+
+/* The cgroup v2 id (its directory's inode) of process `pid`; 0 when it cannot be read (gone). */
+static uint64_t cgroup_of(struct xp_sched_metrics *s, uint32_t pid)
+{
+	unsigned slot = (pid * 2654435761u) % XP_SCHED_METRICS_PIDS;
+	char path[64], line[768], dir[1024];
+	uint64_t id = 0;
+	struct stat st;
+	FILE *f;
+
+	if (s->pidcg[slot].pid == pid && pid)
+		return s->pidcg[slot].cg;
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+	if (s->cgroot && pid && (f = fopen(path, "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "0::", 3)) {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(dir, sizeof(dir), "%s%s", s->cgroot, line + 3);
+				if (!stat(dir, &st))
+					id = st.st_ino;
+				break;
+			}
+		fclose(f);
+	}
+	s->pidcg[slot].pid = pid;
+	s->pidcg[slot].cg = id;
+	return id;
+}
+
+struct label_ctx {
+	const struct xp_sched_metrics *s;
+	const struct xp_sched_job_info *j;
+	uint64_t cg;
+	bool cgroup;	/* the series is per cgroup */
+};
+
+static void labels(void *p, char *buf, size_t len)
+{
+	const struct label_ctx *c = p;
+	char num[16], comm[XP_COMM_LEN + 1];
+
+	if (c->cgroup) {
+		c->s->in.cgroup_labels(c->s->in.ctx, c->cg, buf, len);
+		if (c->s->in.per_process) {
+			snprintf(num, sizeof(num), "%u", c->j->pid);
+			xp_labels_add(buf, len, "pid", num);
+			snprintf(comm, sizeof(comm), "%.*s", XP_COMM_LEN, c->j->comm);
+			xp_labels_add(buf, len, "comm", comm);
+		}
+	}
+	xp_labels_add(buf, len, "ring", c->j->ring ? c->j->ring : "");
+}
+
+static uint64_t *last_end_of(struct xp_sched_metrics *s, const char *ring)
+{
+	for (int i = 0; i < s->nlast; i++)
+		if (s->last[i].ring == ring || !strcmp(s->last[i].ring, ring))
+			return &s->last[i].end;
+	if (s->nlast == XP_SCHED_MAX_RINGS)
+		return NULL;
+	s->last[s->nlast].ring = ring;
+	s->last[s->nlast].end = 0;
+	return &s->last[s->nlast++].end;
+}
+
+/* A hash of a ring's name: its series' key (names are few and stable). */
+static uint64_t ring_key(const char *ring)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (const char *p = ring; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+static void on_job(void *ctx, const struct xp_sched_job_info *j)
+{
+	struct xp_sched_metrics *s = ctx;
+	struct xp_metrics *m = s->in.m;
+	const char *ring = j->ring ? j->ring : "";
+	uint64_t rk = ring_key(ring), cg = cgroup_of(s, j->pid), *last;
+	uint64_t pid = s->in.per_process ? j->pid : 0;
+	struct xp_metric_key kc = { { cg, pid, rk, 0 } }, kr = { { rk, 0, 0, 0 } };
+	struct label_ctx lc = { s, j, cg, true }, lr = { s, j, 0, false };
+	struct xp_series *jobs = xp_metrics_series(m, s->jobs, &kc, labels, &lc), *x;
+
+	if (!jobs) {
+		s->err = -ENOMEM;
+		return;
+	}
+	jobs->value++;
+	if (j->has_queue && j->has_run && j->run_ts >= j->q_ts) {
+		if (!(x = xp_metrics_series(m, s->queue, &kr, labels, &lr)))
+			goto oom;
+		xp_series_observe(m, x, j->run_ts - j->q_ts);
+	}
+	/* a job whose done was inferred from a later one's has no time of its own */
+	if (!j->has_run || j->inferred || !(last = last_end_of(s, ring)))
+		return;
+	if (!(x = xp_metrics_series(m, s->run, &kr, labels, &lr)))
+		goto oom;
+	xp_series_observe(m, x, j->done_ts > j->run_ts ? j->done_ts - j->run_ts : 0);
+	{
+		uint64_t held = xp_sched_busy_share(j->run_ts, j->done_ts, last);
+		struct xp_series *b = xp_metrics_series(m, s->busy, &kc, labels, &lc);
+		struct xp_series *rb = xp_metrics_series(m, s->ring_busy, &kr, labels, &lr);
+
+		if (!b || !rb)
+			goto oom;
+		b->value += held;
+		rb->value += held;
+	}
+	return;
+oom:
+	s->err = -ENOMEM;
+}
+
+int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in *in)
+{
+	struct xp_metrics *m = in->m;
+	int err;
+
+	s->in = *in;
+	s->cgroot = cgroup2_root();
+	if ((err = xp_sched_init(&s->s, 0, 0)))
+		return err;
+	s->s.on_job = on_job;
+	s->s.cb_ctx = s;
+	s->jobs = xp_metrics_family(m, "xputrace_gpu_jobs", "GPU jobs of the DRM scheduler completed, "
+				    "by the cgroup of the process that queued them, and ring", NULL,
+				    XP_METRIC_COUNTER, 1, true);
+	s->busy = xp_metrics_family(m, "xputrace_gpu_busy_seconds", "Time a cgroup's jobs held their "
+				    "ring: each job from its run, or the ring's previous done if later, "
+				    "to its done", "seconds", XP_METRIC_COUNTER, 1e-9, true);
+	s->ring_busy = xp_metrics_family(m, "xputrace_gpu_ring_busy_seconds", "Time a ring was busy "
+					 "with jobs (overlapping jobs counted once)", "seconds",
+					 XP_METRIC_COUNTER, 1e-9, true);
+	s->queue = xp_metrics_histogram(m, "xputrace_gpu_job_queue_seconds", "GPU jobs' time from "
+					"queued to handed to the ring (run), per ring", "seconds", le, NLE,
+					1e-9, true);
+	s->run = xp_metrics_histogram(m, "xputrace_gpu_job_run_seconds", "GPU jobs' time from run to "
+				      "done, per ring", "seconds", le, NLE, 1e-9, true);
+	return s->jobs < 0 || s->busy < 0 || s->ring_busy < 0 || s->queue < 0 || s->run < 0 ? -ENOMEM : 0;
+}
+
+void xp_sched_metrics_free(struct xp_sched_metrics *s)
+{
+	xp_sched_free(&s->s);
+}
+
+int xp_sched_metrics_feed(struct xp_sched_metrics *s, const struct xp_rawtp_layout *l,
+			  const struct xp_rawtp_rec *r)
+{
+	int err;
+
+	/*
+	 * The submitter's cgroup is read while it is surely alive: at its queue
+	 * event (it waits for its jobs after). Read at the done, a process that
+	 * ended meanwhile would have none.
+	 */
+	if (r->hdr.pid && r->ev < l->n && l->ev[r->ev].proc_ctx)
+		cgroup_of(s, r->hdr.pid);
+	err = xp_sched_feed(&s->s, l, r);
+
+	if (s->err)
+		return s->err;
+	return err == -ENOENT || err == -EBADMSG ? 1 : err;	/* 1: undecodable */
+}
