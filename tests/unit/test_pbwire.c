@@ -153,50 +153,91 @@ static struct rd sub_of(struct rd m, uint32_t want)
 	return none;
 }
 
+/*
+ * The packets of two slices, the second nested in the first, and a flow:
+ * the first packet sets up the sequence's clock of deltas and makes it the
+ * default; events' times are deltas on it but for those before the last
+ * (the nested slice's, written after its parent's end), on BOOTTIME in full.
+ */
 static void test_perfetto_packets(void)
 {
 	char *buf = NULL;
-	size_t len = 0, npk = 0, nev = 0;
+	size_t len = 0, npk = 0, nev = 0, nabs = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct xp_perfetto p;
-	uint64_t flows = 0, ends = 0;
+	uint64_t flows = 0, ends = 0, clock = 0, begins[2] = { 0, 0 }, endts[2] = { 0, 0 };
 	struct rd r, pk = { NULL, NULL };
 	uint32_t fld;
 	uint64_t v;
+	int nb = 0, ne = 0;
 
 	CHECK(xp_perfetto_begin_proto(&p, f, 1000) == 0);
 	xp_perfetto_name(&p, 10, 11, "worker");
-	xp_perfetto_slice_begin(&p, 10, 11, "ioctl", "submit", 1500, 100);
+	xp_perfetto_slice_begin(&p, 10, 11, "ioctl", "submit", 1500, 700);	/* 500..1200 */
 	xp_json_ku64(&p.j, "ignored", 1);	/* args go nowhere in this format */
 	xp_perfetto_slice_end(&p);
-	xp_perfetto_slice_begin(&p, 10, 11, "ioctl", "submit", 2000, 0);
+	xp_perfetto_slice_begin(&p, 10, 11, "ioctl", "submit", 2000, 100);	/* 1000..1100, inside */
 	xp_perfetto_slice_end(&p);
 	xp_perfetto_flow(&p, 7, true, 10, 11, 1550);
-	xp_perfetto_flow(&p, 7, false, 10, 11, 2000);
+	xp_perfetto_flow(&p, 7, false, 10, 11, 2050);
 	xp_perfetto_end(&p, NULL);
 	fclose(f);
 	r = (struct rd){ (const uint8_t *)buf, (const uint8_t *)buf + len };
 	while (rd_field(&r, &fld, &v, &pk)) {
-		struct rd te = sub_of(pk, 11);
+		struct rd te = sub_of(pk, 11), cs = sub_of(pk, 6), def = sub_of(pk, 59);
+		uint64_t ts, type;
 
 		CHECK_U64(fld, 1);
 		CHECK_U64(field_of(pk, 10, 0), 1);	/* one sequence */
-		/* the first packet clears the interned state, events need it */
-		CHECK_U64(field_of(pk, 13, 0), npk == 0 ? 1 : te.p && field_of(te, 9, 0) != 2 ? 2 : 0);
-		npk++;
+		if (npk++ == 0) {
+			/* clears the state; BOOTTIME 0 is 0 on clock 64, incremental, the default */
+			CHECK_U64(field_of(pk, 13, 0), 1);
+			CHECK(cs.p && def.p);
+			CHECK_U64(field_of(def, 58, 0), 64);
+			for (int k = 0; k < 2; k++) {
+				struct rd c = sub_of(cs, 1);
+
+				CHECK(c.p != NULL);
+				if (!c.p)
+					break;
+				if (field_of(c, 1, 0) == 64)
+					CHECK_U64(field_of(c, 3, 0), 1);
+				else
+					CHECK_U64(field_of(c, 1, 0), 6);
+				CHECK_U64(field_of(c, 2, 1), 0);
+				cs.p = c.end;	/* the next clock */
+			}
+			continue;
+		}
 		if (!te.p)
 			continue;
 		nev++;
-		if (field_of(te, 9, 0) == 1) {	/* a begin: its time from t0, its flows */
-			CHECK(field_of(pk, 8, 0) == 500 || field_of(pk, 8, 0) == 1000);
+		CHECK_U64(field_of(pk, 13, 0), 2);	/* every event needs the clock */
+		ts = field_of(pk, 8, UINT64_MAX);
+		if (field_of(pk, 58, 64) == 6) {
+			nabs++;
+		} else {
+			CHECK_U64(field_of(pk, 58, 64), 64);
+			ts = clock += ts;
+		}
+		type = field_of(te, 9, 0);
+		if (type == 1 && nb < 2) {
+			begins[nb++] = ts;
 			flows += field_of(te, 47, 0);
 			ends += field_of(te, 48, 0);
+		} else if (type == 2 && ne < 2) {
+			endts[ne++] = ts;
 		}
 	}
 	CHECK_U64(nev, 4);	/* two begins, two ends */
+	CHECK_U64(begins[0], 500);
+	CHECK_U64(endts[0], 1200);
+	CHECK_U64(begins[1], 1000);	/* both before the end written before them: on BOOTTIME */
+	CHECK_U64(endts[1], 1100);
+	CHECK_U64(nabs, 2);
 	CHECK_U64(flows, 7);	/* the flow starts on the first slice... */
 	CHECK_U64(ends, 7);	/* ...and ends on the second */
-	CHECK(npk >= 6);	/* the thread and the process are described */
+	CHECK(npk >= 7);	/* the clock, the thread and the process */
 	free(buf);
 }
 
