@@ -12,7 +12,8 @@
  *   Timestamps are nanoseconds from the recording's start, as in the JSON,
  *   written as deltas on a clock of the sequence's own (set up by the first
  *   packet: a ClockSnapshot and TracePacketDefaults), so every event says
- *   SEQ_NEEDS_INCREMENTAL_STATE.
+ *   SEQ_NEEDS_INCREMENTAL_STATE. A track that has a run of events becomes
+ *   the default (TrackEventDefaults), and its events name no track.
  * - Flows are ids on the slices they join. The JSON binds a flow's end to
  *   the slice enclosing its time on its thread; here the slice must carry
  *   the id, so the last WINDOW slices wait in memory before they are
@@ -34,7 +35,7 @@ enum {
 	PKT_INTERNED = 12, PKT_SEQ_FLAGS = 13, PKT_TS_CLOCK_ID = 58, PKT_DEFAULTS = 59,
 	PKT_TRACK_DESCRIPTOR = 60,
 	CS_CLOCKS = 1, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
-	DEF_TS_CLOCK_ID = 58,
+	DEF_TS_CLOCK_ID = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
 	PD_PID = 1, PD_NAME = 6,
 	THD_PID = 1, THD_TID = 2, THD_NAME = 5,
@@ -53,6 +54,8 @@ enum { CLOCK_BOOTTIME = 6, CLOCK_DELTA = 64 };
 #define ASYNC_LANES 16
 #define NO_END UINT64_MAX	/* an async span never ended */
 #define INTERN_RECENT 8		/* a power of two */
+#define TRACK_RUN 4		/* events in a row on a track that make it the default */
+#define ENDS 64			/* slice ends held back to be written in time order */
 /*
  * The largest track event packet: sequence, flags, a time on BOOTTIME, and a
  * TrackEvent of type, track, category, name and 4 flow ids. Under 128 bytes.
@@ -94,9 +97,14 @@ struct lanes {
 struct xp_pfpb {
 	struct xp_pb out;
 	uint64_t clock;		/* CLOCK_DELTA's time: the last packet's on it */
+	uint64_t track;		/* the default track of events (TrackEventDefaults); 0: none */
+	uint64_t run_track;	/* the last event's track, and how many in a row were on it */
+	unsigned run;
 	struct intern names, cats;
 	struct pending win[WINDOW];
 	unsigned head, count;
+	struct { uint64_t ts, uuid; } ends[ENDS];	/* by time, the latest first */
+	unsigned nends;
 	struct async_begin *ab;	/* open addressing on (id, name, cat) */
 	size_t abcap, abn;
 	struct lanes *lanes;
@@ -204,6 +212,23 @@ static void packet_end(struct xp_perfetto *p, size_t m)
 }
 
 /*
+ * TracePacketDefaults: every packet's clock is CLOCK_DELTA, every event's
+ * track `track` (none: 0). A packet of them replaces those before.
+ */
+static void put_defaults(struct xp_pb *o, uint64_t track)
+{
+	size_t d = xp_pb_begin(o, PKT_DEFAULTS), ted;
+
+	xp_pb_uint(o, DEF_TS_CLOCK_ID, CLOCK_DELTA);
+	if (track) {
+		ted = xp_pb_begin(o, DEF_TRACK_EVENT);
+		xp_pb_uint(o, TED_TRACK_UUID, track);
+		xp_pb_end(o, ted);
+	}
+	xp_pb_end(o, d);
+}
+
+/*
  * The sequence's first packet clears its incremental state and sets it up:
  * a clock of its own, CLOCK_DELTA, whose timestamps are deltas from the last
  * packet's on it (ClockSnapshot.Clock.is_incremental), 0 where BOOTTIME is 0,
@@ -212,7 +237,7 @@ static void packet_end(struct xp_perfetto *p, size_t m)
 static void sequence_start(struct xp_pfpb *s)
 {
 	struct xp_pb *o = &s->out;
-	size_t m = packet_begin(s, SEQ_CLEARED), cs = xp_pb_begin(o, PKT_CLOCK_SNAPSHOT), c, d;
+	size_t m = packet_begin(s, SEQ_CLEARED), cs = xp_pb_begin(o, PKT_CLOCK_SNAPSHOT), c;
 
 	c = xp_pb_begin(o, CS_CLOCKS);
 	xp_pb_uint(o, CLK_ID, CLOCK_BOOTTIME);
@@ -224,11 +249,32 @@ static void sequence_start(struct xp_pfpb *s)
 	xp_pb_uint(o, CLK_INCREMENTAL, 1);
 	xp_pb_end(o, c);
 	xp_pb_end(o, cs);
-	d = xp_pb_begin(o, PKT_DEFAULTS);
-	xp_pb_uint(o, DEF_TS_CLOCK_ID, CLOCK_DELTA);
-	xp_pb_end(o, d);
+	put_defaults(o, 0);
 	xp_pb_end(o, m);
 	s->clock = 0;
+}
+
+/*
+ * An event on `track`: after TRACK_RUN in a row on one that is not the
+ * default, a packet makes it the default, and events on it name no track.
+ * (Threads that take turns leave the default where it is: no packet.)
+ */
+static void follow_track(struct xp_pfpb *s, uint64_t track)
+{
+	size_t m;
+
+	if (track == s->track)
+		return;
+	if (track != s->run_track) {
+		s->run_track = track;
+		s->run = 0;
+	}
+	if (++s->run < TRACK_RUN)
+		return;
+	m = packet_begin(s, SEQ_NEEDS_STATE);
+	put_defaults(&s->out, track);
+	xp_pb_end(&s->out, m);
+	s->track = track;
 }
 
 int xp_pfpb_new(struct xp_perfetto *p)
@@ -344,6 +390,7 @@ static void track_event(struct xp_perfetto *p, const struct pending *e, int type
 		xp_pb_end(o, id);
 		xp_pb_end(o, m);
 	}
+	follow_track(s, e->uuid);
 	if (o->cap - o->n < PACKET_MAX + 2 && !xp_pb_reserve(o, PACKET_MAX + 2))
 		return;
 	q = xp_pb_put_tag(o->b + o->n, TRACE_PACKET, XP_PB_LEN);
@@ -355,7 +402,8 @@ static void track_event(struct xp_perfetto *p, const struct pending *e, int type
 	q = xp_pb_put_tag(q, PKT_TRACK_EVENT, XP_PB_LEN);
 	te = ++q;
 	q = xp_pb_put_uint(q, TE_TYPE, (uint64_t)type);
-	q = xp_pb_put_uint(q, TE_TRACK_UUID, e->uuid);
+	if (e->uuid != s->track)
+		q = xp_pb_put_uint(q, TE_TRACK_UUID, e->uuid);
 	if (named) {
 		q = xp_pb_put_uint(q, TE_CATEGORY_IIDS, e->cat);
 		q = xp_pb_put_uint(q, TE_NAME_IID, e->name);
@@ -371,15 +419,47 @@ static void track_event(struct xp_perfetto *p, const struct pending *e, int type
 		flush_out(p);
 }
 
+/* The held-back slice ends up to `upto`, the earliest first. */
+static void ends_upto(struct xp_perfetto *p, uint64_t upto)
+{
+	struct xp_pfpb *s = p->pb;
+
+	while (s->nends && s->ends[s->nends - 1].ts <= upto) {
+		struct pending e = { .uuid = s->ends[s->nends - 1].uuid };
+
+		s->nends--;
+		track_event(p, &e, TYPE_SLICE_END, s->ends[s->nends].ts);
+	}
+}
+
+/*
+ * A slice's begin (or an instant) is written at once, after the held-back
+ * ends before it; its end is held back until an event after it, so that
+ * times mostly rise (a time before the last is written in full, not as a
+ * delta). An end at the same time as a begin goes first: slices nest.
+ */
 static void write_pending(struct xp_perfetto *p, const struct pending *e)
 {
+	struct xp_pfpb *s = p->pb;
+	unsigned i;
+
+	ends_upto(p, e->start);
 	if (e->instant) {
 		track_event(p, e, TYPE_INSTANT, e->start);
 		return;
 	}
 	track_event(p, e, TYPE_SLICE_BEGIN, e->start);
-	if (e->end != NO_END)
-		track_event(p, e, TYPE_SLICE_END, e->end);
+	if (e->end == NO_END)
+		return;
+	if (s->nends == ENDS) {	/* full: the earliest goes now */
+		struct pending x = { .uuid = s->ends[--s->nends].uuid };
+
+		track_event(p, &x, TYPE_SLICE_END, s->ends[s->nends].ts);
+	}
+	for (i = s->nends++; i > 0 && s->ends[i - 1].ts < e->end; i--)
+		s->ends[i] = s->ends[i - 1];
+	s->ends[i].ts = e->end;
+	s->ends[i].uuid = e->uuid;
 }
 
 /* A slot at the window's end, writing the oldest when it is full. */
@@ -596,6 +676,7 @@ void xp_pfpb_finish(struct xp_perfetto *p)
 			     s->ab[i].cat, s->ab[i].name, s->ab[i].ts, NO_END, false);
 	for (; s->count; s->count--, s->head = (s->head + 1) % WINDOW)
 		write_pending(p, &s->win[s->head]);
+	ends_upto(p, UINT64_MAX - 1);	/* NO_END is never held */
 	if (s->out.oom)
 		p->oom = true;
 	flush_out(p);

@@ -20,6 +20,9 @@ SLICE_BEGIN / SLICE_END a stack. It must have:
   BOOTTIME defined by a ClockSnapshot on the sequence before it is used (its
   BOOTTIME time with it), an incremental one's timestamps deltas from the
   last packet's on that clock
+- a track event without track_uuid on the track of the sequence's
+  TracePacketDefaults at that point (the last packet of them replaces those
+  before)
 - the JSON's threads (pid, tid, name), its processes' names, and its named
   tracks (group, name) as TrackDescriptors
 - on each track the same slices (begin, end, name, category) and instants
@@ -91,7 +94,7 @@ class PbTrace:
     def __init__(self, packets):
         self.bad, self.desc, self.procs = [], {}, {}
         names, cats, events = {}, {}, []
-        self.clocks, self.default_clock = {}, None
+        self.clocks, self.default_clock, self.default_track = {}, None, None
         for i, p in enumerate(packets):
             seq, flags = one(p, "trusted_packet_sequence_id"), one(p, "sequence_flags", 0)
             if seq != 1:
@@ -102,6 +105,7 @@ class PbTrace:
                 self.snapshot(i, cs)
             for d in p.get("trace_packet_defaults", []):
                 self.default_clock = one(d, "timestamp_clock_id")
+                self.default_track = one(one(d, "track_event_defaults", {}), "track_uuid")
             ts, own_clock = self.time(i, p)
             for idata in p.get("interned_data", []):
                 for e in idata.get("event_names", []):
@@ -115,7 +119,7 @@ class PbTrace:
                     self.bad.append(f"packet {i}: a track event without SEQ_NEEDS_INCREMENTAL_STATE")
                 if ts is None:
                     self.bad.append(f"packet {i}: a track event without a timestamp")
-                uuid = one(te, "track_uuid")
+                uuid = one(te, "track_uuid", self.default_track)
                 if uuid not in self.desc:
                     self.bad.append(f"packet {i}: track {uuid} used before it is described")
                 ev = {"type": one(te, "type"), "uuid": uuid, "ts": ts or 0,

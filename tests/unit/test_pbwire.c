@@ -156,8 +156,8 @@ static struct rd sub_of(struct rd m, uint32_t want)
 /*
  * The packets of two slices, the second nested in the first, and a flow:
  * the first packet sets up the sequence's clock of deltas and makes it the
- * default; events' times are deltas on it but for those before the last
- * (the nested slice's, written after its parent's end), on BOOTTIME in full.
+ * default; events' times are deltas on it, the ends held back so that the
+ * nested slice's end comes before its parent's, and no time goes back.
  */
 static void test_perfetto_packets(void)
 {
@@ -231,13 +231,98 @@ static void test_perfetto_packets(void)
 	}
 	CHECK_U64(nev, 4);	/* two begins, two ends */
 	CHECK_U64(begins[0], 500);
-	CHECK_U64(endts[0], 1200);
-	CHECK_U64(begins[1], 1000);	/* both before the end written before them: on BOOTTIME */
-	CHECK_U64(endts[1], 1100);
-	CHECK_U64(nabs, 2);
+	CHECK_U64(endts[0], 1100);
+	CHECK_U64(begins[1], 1000);
+	CHECK_U64(endts[1], 1200);	/* the parent's end after the nested one's */
+	CHECK_U64(nabs, 0);
 	CHECK_U64(flows, 7);	/* the flow starts on the first slice... */
 	CHECK_U64(ends, 7);	/* ...and ends on the second */
 	CHECK(npk >= 7);	/* the clock, the thread and the process */
+	free(buf);
+}
+
+/*
+ * A run of events on one thread makes its track the default: a packet of
+ * TracePacketDefaults (still on the sequence's clock) names it, and events
+ * on it after that name no track; an event on another thread still does.
+ */
+static void test_perfetto_default_track(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_perfetto p;
+	struct rd r, pk = { NULL, NULL };
+	uint32_t fld;
+	uint64_t v, deflt = 0, named = 0, unnamed = 0, other = 0;
+	int ndefaults = 0;
+
+	CHECK(xp_perfetto_begin_proto(&p, f, 0) == 0);
+	xp_perfetto_name(&p, 10, 10, "main");	/* track 1 */
+	xp_perfetto_name(&p, 10, 12, "other");	/* track 2 */
+	for (int i = 0; i < 10; i++)
+		xp_perfetto_slice_begin(&p, 10, 10, "c", "s", 100 + 10 * (uint64_t)i, 5);
+	xp_perfetto_instant_begin(&p, 10, 12, "c", "i", 300);
+	xp_perfetto_end(&p, NULL);
+	fclose(f);
+	r = (struct rd){ (const uint8_t *)buf, (const uint8_t *)buf + len };
+	while (rd_field(&r, &fld, &v, &pk)) {
+		struct rd def = sub_of(pk, 59), te = sub_of(pk, 11);
+
+		if (def.p) {
+			ndefaults++;
+			CHECK_U64(field_of(def, 58, 0), 64);	/* the clock stays the default */
+			if (sub_of(def, 11).p)
+				deflt = field_of(sub_of(def, 11), 11, 0);
+		}
+		if (!te.p)
+			continue;
+		if (field_of(te, 11, 0) == 2)
+			other++;
+		else if (field_of(te, 11, 0) == 1)
+			named++;
+		else if (deflt == 1)
+			unnamed++;
+	}
+	CHECK_U64(ndefaults, 2);	/* the first packet's, and track 1's */
+	CHECK_U64(deflt, 1);
+	CHECK_U64(named, 3);	/* before the run made it the default */
+	CHECK_U64(unnamed, 17);	/* 20 events in all */
+	CHECK_U64(other, 1);
+	free(buf);
+}
+
+/* An event before the last one written: its time on BOOTTIME in full, the clock of deltas left as it was. */
+static void test_perfetto_time_back(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_perfetto p;
+	struct rd r, pk = { NULL, NULL };
+	uint32_t fld;
+	uint64_t v, clock = 0, got[3];
+	int n = 0;
+
+	CHECK(xp_perfetto_begin_proto(&p, f, 0) == 0);
+	xp_perfetto_instant_begin(&p, 1, 1, "c", "a", 5000);
+	xp_perfetto_instant_begin(&p, 1, 1, "c", "b", 4000);
+	xp_perfetto_instant_begin(&p, 1, 1, "c", "c", 6000);
+	xp_perfetto_end(&p, NULL);
+	fclose(f);
+	r = (struct rd){ (const uint8_t *)buf, (const uint8_t *)buf + len };
+	while (rd_field(&r, &fld, &v, &pk) && n < 3) {
+		if (!sub_of(pk, 11).p)
+			continue;
+		if (field_of(pk, 58, 64) == 6)
+			got[n++] = field_of(pk, 8, 0);
+		else
+			got[n++] = clock += field_of(pk, 8, 0);
+	}
+	CHECK_U64(n, 3);
+	CHECK_U64(got[0], 5000);
+	CHECK_U64(got[1], 4000);
+	CHECK_U64(got[2], 6000);	/* a delta of 1000 from the first */
 	free(buf);
 }
 
@@ -296,6 +381,8 @@ int main(void)
 	RUN(test_fields);
 	RUN(test_nested);
 	RUN(test_perfetto_packets);
+	RUN(test_perfetto_default_track);
+	RUN(test_perfetto_time_back);
 	RUN(test_async_lanes);
 	UNIT_EXIT();
 }
