@@ -353,9 +353,9 @@ static void interned_new(struct xp_pb *o, struct intern *t, uint32_t field, uint
 
 /*
  * A packet's time at q: on CLOCK_DELTA, the time since the last packet's
- * on it, or, for a time before that one (the begin of a slice nested in the
- * one before, whose end was written first), on BOOTTIME in full, which
- * leaves CLOCK_DELTA where it was.
+ * on it, or, for a time before that one (a slice begun before one pushed
+ * ahead of it, as GPU jobs and spans are, or an end let out of a full
+ * hold), on BOOTTIME in full, which leaves CLOCK_DELTA where it was.
  */
 static uint8_t *put_time(struct xp_pfpb *s, uint8_t *q, uint64_t ts)
 {
