@@ -127,7 +127,7 @@ int cmd_analyze(int argc, char **argv)
 		goto out;
 	}
 	if (o.perfetto)
-		status = xp_sim_perfetto_out("analyze", o.perfetto, t0, an_perfetto, &l.in);
+		status = xp_sim_perfetto_out("analyze", o.perfetto, false, t0, an_perfetto, &l.in);
 	if (!status && (!o.perfetto || strcmp(o.perfetto, "-")))
 		(lo.json ? xp_analysis_json : xp_analysis_text)(stdout, path, &l.in, &a);
 	xp_analysis_free(&a);

@@ -76,6 +76,8 @@ int xp_sim_load_file(const char *verb, const char *path, bool by_client, struct 
 		     uint64_t *t0, uint64_t *t_end);
 /* --by process|client: 0, or 2 after the error. */
 int xp_sim_parse_by(const char *verb, const char *arg, bool *by_client);
+/* --format of the --perfetto file: json or proto */
+int xp_sim_parse_format(const char *verb, const char *arg, bool *proto);
 /* "--OPT KEY=VALUE": set(task, VALUE) on the tasks KEY (comm or pid) names; 0, or 2 after the error. */
 int xp_sim_apply(const char *verb, const char *opt, const char *spec, struct xp_sim_input *in,
 		 int (*set)(struct xp_sim_task *t, const char *val));
@@ -83,9 +85,10 @@ int xp_sim_set_prio(struct xp_sim_task *t, const char *v);
 struct xp_perfetto;
 /*
  * --perfetto OUT: fn(p, ctx) writes the events between the writer's begin
- * and end; OUT is replaced only when whole. 0, or the status after the error.
+ * and end, as trace-event JSON or Perfetto's protobuf (`proto`); OUT is
+ * replaced only when whole. 0, or the status after the error.
  */
-int xp_sim_perfetto_out(const char *verb, const char *out, uint64_t t0,
+int xp_sim_perfetto_out(const char *verb, const char *out, bool proto, uint64_t t0,
 			int (*fn)(struct xp_perfetto *p, void *ctx), void *ctx);
 
 #endif

@@ -60,6 +60,14 @@ int xp_sim_parse_by(const char *verb, const char *arg, bool *by_client)
 	return 0;
 }
 
+int xp_sim_parse_format(const char *verb, const char *arg, bool *proto)
+{
+	if (strcmp(arg, "json") && strcmp(arg, "proto"))
+		return xp_fail(2, "%s: --format wants json or proto, not '%s'", verb, arg);
+	*proto = !strcmp(arg, "proto");
+	return 0;
+}
+
 int xp_sim_load_file(const char *verb, const char *path, bool by_client, struct xp_sim_load *l,
 		     uint64_t *t0, uint64_t *t_end)
 {
@@ -95,7 +103,7 @@ int xp_sim_load_file(const char *verb, const char *path, bool by_client, struct 
 	return status;
 }
 
-int xp_sim_perfetto_out(const char *verb, const char *out, uint64_t t0,
+int xp_sim_perfetto_out(const char *verb, const char *out, bool proto, uint64_t t0,
 			int (*fn)(struct xp_perfetto *p, void *ctx), void *ctx)
 {
 	struct xp_perfetto *p = calloc(1, sizeof(*p));
@@ -109,7 +117,13 @@ int xp_sim_perfetto_out(const char *verb, const char *out, uint64_t t0,
 		free(p);
 		return xp_fail(err == -EEXIST ? 2 : 1, "%s: %s", verb, why);
 	}
-	xp_perfetto_begin(p, of.f, t0);
+	if (!proto)
+		xp_perfetto_begin(p, of.f, t0);
+	else if ((err = xp_perfetto_begin_proto(p, of.f, t0))) {
+		xp_out_abort(&of);
+		free(p);
+		return xp_fail(1, "%s: %s", verb, strerror(-err));
+	}
 	err = fn(p, ctx);
 	xp_perfetto_end(p, NULL);
 	if (err || ferror(of.f)) {
@@ -199,7 +213,7 @@ static int set_reserve(struct xp_sim_task *t, const char *v)
 #define MAX_SETTINGS 32
 
 enum { O_POLICY, O_COMPARE, O_PRIO, O_RESERVE, O_ENFORCE, O_PREDICT, O_DEADLINE, O_DEPTH, O_OVERHEAD,
-       O_PERFETTO, O_BY };
+       O_PERFETTO, O_FORMAT, O_BY };
 
 static const struct xp_cap_opt sim_own[] = {
 	[O_POLICY] = { "policy", 0, "POLICY", "fifo, rr, prt or ht", false, NULL },
@@ -211,7 +225,8 @@ static const struct xp_cap_opt sim_own[] = {
 	[O_DEADLINE] = { "deadline", 0, "TASK=MS", "count the task's jobs answered later (repeatable)", false, NULL },
 	[O_DEPTH] = { "depth", 0, "N", "jobs a ring holds at once under fifo and rr\n(default: the most the recording shows)", false, NULL },
 	[O_OVERHEAD] = { "overhead", 0, "US", "the scheduler's reaction to a completion\n(default: the recording's median)", false, NULL },
-	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the schedules as Perfetto JSON to OUT\n('-': instead of the summary)", false, NULL },
+	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the schedules as a Perfetto trace to OUT\n('-': instead of the summary)", false, NULL },
+	[O_FORMAT] = { "format", 0, "FORMAT", "--perfetto's format: json (the default) or proto\n(Perfetto's own protobuf)", false, NULL },
 	[O_BY] = { "by", 0, "WHAT", "a task is a process (default) or a DRM client (6.17+)", false, NULL },
 	[O_BY + 1] = { NULL },
 };
@@ -227,6 +242,7 @@ struct sim_opts {
 	uint64_t depth, overhead;
 	bool has_depth, has_overhead;
 	const char *perfetto;
+	bool proto;		/* --format proto */
 	bool by_client;
 };
 
@@ -300,6 +316,8 @@ static int sim_opt(void *ctx, int i, const char *arg)
 			return xp_fail(2, "simulate: --perfetto wants a file name, not ''");
 		o->perfetto = arg;
 		return 0;
+	case O_FORMAT:
+		return xp_sim_parse_format("simulate", arg, &o->proto);
 	case O_BY:
 		return xp_sim_parse_by("simulate", arg, &o->by_client);
 	}
@@ -332,7 +350,8 @@ static void sim_help(const void *ctx)
 "per second and utilisation over the schedule's span, overruns, and the cost\n"
 "predictor's mean error. The recording's own schedule comes first, as\n"
 "\"recorded\". --perfetto writes every schedule as tracks of its own (one per\n"
-"ring) for ui.perfetto.dev. docs/simulate.md has the definitions.\n"
+"ring) for ui.perfetto.dev: trace-event JSON, or with --format proto\n"
+"Perfetto's protobuf. docs/simulate.md has the definitions.\n"
 "\n"
 "Options:\n");
 	xp_opts_help(stdout, xp_simulate_opts.common, xp_simulate_opts.opts);
@@ -342,7 +361,8 @@ static void sim_help(const void *ctx)
 "  xputrace simulate gpu.xpt --policy prt --prio frame=10\n"
 "  xputrace simulate gpu.xpt --compare fifo,prt,ht --prio frame=10 --deadline frame=16\n"
 "  xputrace simulate gpu.xpt --policy fifo --reserve greedy=4/16 --enforce ae\n"
-"  xputrace simulate gpu.xpt --compare fifo,prt --perfetto sim.json\n");
+"  xputrace simulate gpu.xpt --compare fifo,prt --perfetto sim.json\n"
+"  xputrace simulate gpu.xpt --compare fifo,prt --perfetto sim.pftrace --format proto\n");
 }
 
 static int sim_perfetto(struct xp_perfetto *p, void *ctx)
@@ -411,7 +431,7 @@ int cmd_simulate(int argc, char **argv)
 		rep.names[rep.nres++] = xp_sim_policy_name(p.policy);
 	}
 	if (o.perfetto)
-		status = xp_sim_perfetto_out("simulate", o.perfetto, t0, sim_perfetto, &rep);
+		status = xp_sim_perfetto_out("simulate", o.perfetto, o.proto, t0, sim_perfetto, &rep);
 	if (!status && (!o.perfetto || strcmp(o.perfetto, "-")))
 		(lo.json ? xp_sim_report_json : xp_sim_report_text)(stdout, &rep);
 out:

@@ -62,6 +62,39 @@ static inline void xp_pb_str(struct xp_pb *pb, uint32_t field, const char *s)
 }
 
 /*
+ * The same fields written at a pointer into room the caller made (a local
+ * buffer, or xp_pb_reserve's): no checks, each returns the byte after it.
+ * For the hot path of a writer that knows its message's largest size.
+ */
+static inline uint8_t *xp_pb_put_tag(uint8_t *q, uint32_t field, enum xp_pb_wire w)
+{
+	return q + xp_varint_put(q, (uint64_t)field << 3 | w);
+}
+
+static inline uint8_t *xp_pb_put_uint(uint8_t *q, uint32_t field, uint64_t v)
+{
+	q = xp_pb_put_tag(q, field, XP_PB_VARINT);
+	return q + xp_varint_put(q, v);
+}
+
+static inline uint8_t *xp_pb_put_fixed64(uint8_t *q, uint32_t field, uint64_t v)
+{
+	q = xp_pb_put_tag(q, field, XP_PB_I64);
+	for (int i = 0; i < 8; i++)	/* little-endian, whatever the host */
+		*q++ = (uint8_t)(v >> (8 * i));
+	return q;
+}
+
+/* A length-delimited field whose body (len bytes at body) is already written elsewhere. */
+static inline uint8_t *xp_pb_put_bytes(uint8_t *q, uint32_t field, const void *body, size_t len)
+{
+	q = xp_pb_put_tag(q, field, XP_PB_LEN);
+	q += xp_varint_put(q, len);
+	memcpy(q, body, len);
+	return q + len;
+}
+
+/*
  * A nested message: begin writes its tag and reserves its length, returns a
  * mark for end, which writes the length once the body is known.
  */

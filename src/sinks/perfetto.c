@@ -20,6 +20,7 @@ static bool grow(struct xp_perfetto *p)
 
 	p->cap = oldcap ? oldcap * 2 : 256;
 	p->threads = calloc(p->cap, sizeof(*p->threads));
+	p->last = NULL;
 	if (!p->threads) {
 		p->threads = old;
 		p->cap = oldcap;
@@ -36,27 +37,30 @@ static bool grow(struct xp_perfetto *p)
 static struct xp_perfetto_thread *entry(struct xp_perfetto *p, uint32_t pid, uint32_t tid,
 					const char *name)
 {
-	struct xp_perfetto_thread *t;
+	struct xp_perfetto_thread *t = p->last;
 
-	if ((p->n + 1) * 2 > p->cap && !grow(p)) {
-		p->oom = true;
-		return NULL;
-	}
-	t = &p->threads[slot_of(p, pid, tid)];
-	if (t->tid) {
-		/* a track first met unnamed in an event takes the name given next */
-		if (p->pb && !t->name[0] && name[0]) {
-			snprintf(t->name, sizeof(t->name), "%s", name);
-			xp_pfpb_describe(p, t);
+	/* an event's thread is mostly the last one's: no hash then */
+	if (!t || t->pid != pid || t->tid != tid) {
+		if ((p->n + 1) * 2 > p->cap && !grow(p)) {
+			p->oom = true;
+			return NULL;
 		}
-		return t;
+		t = p->last = &p->threads[slot_of(p, pid, tid)];
+		if (!t->tid) {
+			t->pid = pid;
+			t->tid = tid;
+			snprintf(t->name, sizeof(t->name), "%s", name);
+			p->n++;
+			if (p->pb) {
+				t->uuid = ++p->next_uuid;
+				xp_pfpb_describe(p, t);
+			}
+			return t;
+		}
 	}
-	t->pid = pid;
-	t->tid = tid;
-	snprintf(t->name, sizeof(t->name), "%s", name);
-	p->n++;
-	if (p->pb) {
-		t->uuid = ++p->next_uuid;
+	/* a track first met unnamed in an event takes the name given next */
+	if (p->pb && !t->name[0] && name[0]) {
+		snprintf(t->name, sizeof(t->name), "%s", name);
 		xp_pfpb_describe(p, t);
 	}
 	return t;
@@ -358,5 +362,6 @@ void xp_perfetto_end(struct xp_perfetto *p, const struct xp_trace_meta *m)
 out:
 	free(p->threads);
 	p->threads = NULL;
+	p->last = NULL;
 	p->cap = p->n = 0;
 }

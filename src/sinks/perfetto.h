@@ -57,6 +57,7 @@ struct xp_perfetto {
 	uint64_t events;
 	struct xp_perfetto_thread *threads;	/* open addressing on (pid, tid) */
 	size_t cap, n;
+	struct xp_perfetto_thread *last;	/* the one looked up last, or NULL */
 	char groups[8][32];			/* names of synthetic pids */
 	int ngroups;
 	bool oom;

@@ -8,9 +8,12 @@
  *   ProcessDescriptor at the end, named as the JSON names it.
  * - A slice is a SLICE_BEGIN and a SLICE_END on its track, an instant an
  *   INSTANT; names and categories are interned, so an event carries two
- *   small ids, and the first packet clears the sequence's interned state.
- *   Events that use it say SEQ_NEEDS_INCREMENTAL_STATE (an end uses none).
- *   Timestamps are nanoseconds from the recording's start, as in the JSON.
+ *   small ids, and the first packet clears the sequence's incremental state.
+ *   Timestamps are nanoseconds from the recording's start, as in the JSON,
+ *   written as deltas on a clock of the sequence's own (set up by the first
+ *   packet: a ClockSnapshot and TracePacketDefaults), so every event says
+ *   SEQ_NEEDS_INCREMENTAL_STATE. A track that has a run of events becomes
+ *   the default (TrackEventDefaults), and its events name no track.
  * - Flows are ids on the slices they join. The JSON binds a flow's end to
  *   the slice enclosing its time on its thread; here the slice must carry
  *   the id, so the last WINDOW slices wait in memory before they are
@@ -28,8 +31,11 @@
 /* Field numbers (Perfetto's protos/perfetto/trace). */
 enum {
 	TRACE_PACKET = 1,
-	PKT_TIMESTAMP = 8, PKT_SEQ_ID = 10, PKT_TRACK_EVENT = 11, PKT_INTERNED = 12,
-	PKT_SEQ_FLAGS = 13, PKT_TRACK_DESCRIPTOR = 60,
+	PKT_CLOCK_SNAPSHOT = 6, PKT_TIMESTAMP = 8, PKT_SEQ_ID = 10, PKT_TRACK_EVENT = 11,
+	PKT_INTERNED = 12, PKT_SEQ_FLAGS = 13, PKT_TS_CLOCK_ID = 58, PKT_DEFAULTS = 59,
+	PKT_TRACK_DESCRIPTOR = 60,
+	CS_CLOCKS = 1, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
+	DEF_TS_CLOCK_ID = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
 	PD_PID = 1, PD_NAME = 6,
 	THD_PID = 1, THD_TID = 2, THD_NAME = 5,
@@ -39,12 +45,24 @@ enum {
 };
 enum { SEQ_CLEARED = 1, SEQ_NEEDS_STATE = 2 };
 enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3 };
+/* BOOTTIME, the trace's clock; the sequence's own, of deltas (64..127: a sequence's) */
+enum { CLOCK_BOOTTIME = 6, CLOCK_DELTA = 64 };
 
 #define SEQ_ID 1
 #define WINDOW 32		/* slices held back for the flows that bind to them */
 #define FLUSH_AT (1u << 20)	/* bytes gathered before a write */
 #define ASYNC_LANES 16
 #define NO_END UINT64_MAX	/* an async span never ended */
+#define INTERN_RECENT 8		/* a power of two */
+#define TRACK_RUN 4		/* events in a row on a track that make it the default */
+#define ENDS 64			/* slice ends held back to be written in time order */
+/*
+ * The largest track event packet: sequence, flags, a time on BOOTTIME, and a
+ * TrackEvent of type, track, category, name and 4 flow ids. Under 128 bytes.
+ */
+#define TE_MAX (2 + 11 + 6 + 6 + 4 * 10)
+#define PACKET_MAX (2 + 2 + 3 + 11 + 2 + TE_MAX)
+_Static_assert(PACKET_MAX < 128, "a track event packet's length is one byte");
 
 /* Interned strings: a hash of their text, and by iid (from 1) for writing. */
 struct intern {
@@ -52,6 +70,8 @@ struct intern {
 	size_t cap, n;
 	char **by_iid;		/* by_iid[iid - 1] */
 	uint32_t written;	/* iids up to this one have been written */
+	/* the last strings looked up, by address: callers pass the same few names again */
+	struct { const char *s; uint32_t iid; } recent[INTERN_RECENT];
 };
 
 struct pending {
@@ -76,10 +96,15 @@ struct lanes {
 
 struct xp_pfpb {
 	struct xp_pb out;
-	bool first;		/* the next packet is the sequence's first */
+	uint64_t clock;		/* CLOCK_DELTA's time: the last packet's on it */
+	uint64_t track;		/* the default track of events (TrackEventDefaults); 0: none */
+	uint64_t run_track;	/* the last event's track, and how many in a row were on it */
+	unsigned run;
 	struct intern names, cats;
 	struct pending win[WINDOW];
 	unsigned head, count;
+	struct { uint64_t ts, uuid; } ends[ENDS];	/* by time, the latest first */
+	unsigned nends;
 	struct async_begin *ab;	/* open addressing on (id, name, cat) */
 	size_t abcap, abn;
 	struct lanes *lanes;
@@ -125,18 +150,27 @@ static bool intern_grow(struct intern *t)
 /* The iid of s, a new one the first time; 0 when out of memory. */
 static uint32_t intern(struct intern *t, const char *s)
 {
-	uint32_t h = str_hash(s);
+	/* an address seen lately: its text is compared, a buffer may have been reused */
+	size_t r = ((uintptr_t)s >> 3) & (INTERN_RECENT - 1);
+	uint32_t h;
 	size_t i;
 
+	if (t->recent[r].s == s && !strcmp(t->by_iid[t->recent[r].iid - 1], s))
+		return t->recent[r].iid;
+	h = str_hash(s);
 	if ((t->n + 1) * 2 > t->cap && !intern_grow(t))
 		return 0;
 	for (i = h & (t->cap - 1); t->slot[i].iid; i = (i + 1) & (t->cap - 1))
 		if (t->slot[i].hash == h && !strcmp(t->by_iid[t->slot[i].iid - 1], s))
-			return t->slot[i].iid;
-	if (!(t->by_iid[t->n] = strdup(s)))
-		return 0;
-	t->slot[i].hash = h;
-	t->slot[i].iid = (uint32_t)++t->n;
+			break;
+	if (!t->slot[i].iid) {
+		if (!(t->by_iid[t->n] = strdup(s)))
+			return 0;
+		t->slot[i].hash = h;
+		t->slot[i].iid = (uint32_t)++t->n;
+	}
+	t->recent[r].s = s;
+	t->recent[r].iid = t->slot[i].iid;
 	return t->slot[i].iid;
 }
 
@@ -165,10 +199,6 @@ static size_t packet_begin(struct xp_pfpb *s, uint32_t flags)
 	size_t m = xp_pb_begin(&s->out, TRACE_PACKET);
 
 	xp_pb_uint(&s->out, PKT_SEQ_ID, SEQ_ID);
-	if (s->first) {
-		flags = SEQ_CLEARED;
-		s->first = false;
-	}
 	if (flags)
 		xp_pb_uint(&s->out, PKT_SEQ_FLAGS, flags);
 	return m;
@@ -181,11 +211,77 @@ static void packet_end(struct xp_perfetto *p, size_t m)
 		flush_out(p);
 }
 
+/*
+ * TracePacketDefaults: every packet's clock is CLOCK_DELTA, every event's
+ * track `track` (none: 0). A packet of them replaces those before.
+ */
+static void put_defaults(struct xp_pb *o, uint64_t track)
+{
+	size_t d = xp_pb_begin(o, PKT_DEFAULTS), ted;
+
+	xp_pb_uint(o, DEF_TS_CLOCK_ID, CLOCK_DELTA);
+	if (track) {
+		ted = xp_pb_begin(o, DEF_TRACK_EVENT);
+		xp_pb_uint(o, TED_TRACK_UUID, track);
+		xp_pb_end(o, ted);
+	}
+	xp_pb_end(o, d);
+}
+
+/*
+ * The sequence's first packet clears its incremental state and sets it up:
+ * a clock of its own, CLOCK_DELTA, whose timestamps are deltas from the last
+ * packet's on it (ClockSnapshot.Clock.is_incremental), 0 where BOOTTIME is 0,
+ * and the default clock of every packet after it (TracePacketDefaults).
+ */
+static void sequence_start(struct xp_pfpb *s)
+{
+	struct xp_pb *o = &s->out;
+	size_t m = packet_begin(s, SEQ_CLEARED), cs = xp_pb_begin(o, PKT_CLOCK_SNAPSHOT), c;
+
+	c = xp_pb_begin(o, CS_CLOCKS);
+	xp_pb_uint(o, CLK_ID, CLOCK_BOOTTIME);
+	xp_pb_uint(o, CLK_TS, 0);
+	xp_pb_end(o, c);
+	c = xp_pb_begin(o, CS_CLOCKS);
+	xp_pb_uint(o, CLK_ID, CLOCK_DELTA);
+	xp_pb_uint(o, CLK_TS, 0);
+	xp_pb_uint(o, CLK_INCREMENTAL, 1);
+	xp_pb_end(o, c);
+	xp_pb_end(o, cs);
+	put_defaults(o, 0);
+	xp_pb_end(o, m);
+	s->clock = 0;
+}
+
+/*
+ * An event on `track`: after TRACK_RUN in a row on one that is not the
+ * default, a packet makes it the default, and events on it name no track.
+ * (Threads that take turns leave the default where it is: no packet.)
+ */
+static void follow_track(struct xp_pfpb *s, uint64_t track)
+{
+	size_t m;
+
+	if (track == s->track)
+		return;
+	if (track != s->run_track) {
+		s->run_track = track;
+		s->run = 0;
+	}
+	if (++s->run < TRACK_RUN)
+		return;
+	m = packet_begin(s, SEQ_NEEDS_STATE);
+	put_defaults(&s->out, track);
+	xp_pb_end(&s->out, m);
+	s->track = track;
+}
+
 int xp_pfpb_new(struct xp_perfetto *p)
 {
 	if (!(p->pb = calloc(1, sizeof(*p->pb))))
 		return -ENOMEM;
-	p->pb->first = true;
+	sequence_start(p->pb);
 	return 0;
 }
 
@@ -255,46 +351,115 @@ static void interned_new(struct xp_pb *o, struct intern *t, uint32_t field, uint
 	}
 }
 
-/* One TrackEvent packet; the slice's flows go on its begin (or instant). */
+/*
+ * A packet's time at q: on CLOCK_DELTA, the time since the last packet's
+ * on it, or, for a time before that one (a slice begun before one pushed
+ * ahead of it, as GPU jobs and spans are, or an end let out of a full
+ * hold), on BOOTTIME in full, which leaves CLOCK_DELTA where it was.
+ */
+static uint8_t *put_time(struct xp_pfpb *s, uint8_t *q, uint64_t ts)
+{
+	if (ts >= s->clock) {
+		q = xp_pb_put_uint(q, PKT_TIMESTAMP, ts - s->clock);
+		s->clock = ts;
+		return q;
+	}
+	q = xp_pb_put_uint(q, PKT_TS_CLOCK_ID, CLOCK_BOOTTIME);
+	return xp_pb_put_uint(q, PKT_TIMESTAMP, ts);
+}
+
+/*
+ * One TrackEvent packet; the slice's flows go on its begin (or instant).
+ * Names and categories new to the sequence go first in a packet of their
+ * own. The packet is written in place after one check for room: it is
+ * shorter than 128 bytes, and so is its TrackEvent, so each length is one
+ * byte, filled in at the end.
+ */
 static void track_event(struct xp_perfetto *p, const struct pending *e, int type, uint64_t ts)
 {
 	struct xp_pfpb *s = p->pb;
 	struct xp_pb *o = &s->out;
-	/* an end names nothing interned: it needs no state, and 2 bytes less per slice */
-	size_t m = packet_begin(s, type == TYPE_SLICE_END ? 0 : SEQ_NEEDS_STATE), te;
+	bool named = type != TYPE_SLICE_END;
+	uint8_t *q, *pkt, *te;
 
-	xp_pb_uint(o, PKT_TIMESTAMP, ts);
-	if (type != TYPE_SLICE_END && (e->name > s->names.written || e->cat > s->cats.written)) {
-		size_t id = xp_pb_begin(o, PKT_INTERNED);
+	if (named && (e->name > s->names.written || e->cat > s->cats.written)) {
+		size_t m = packet_begin(s, SEQ_NEEDS_STATE), id = xp_pb_begin(o, PKT_INTERNED);
 
 		interned_new(o, &s->cats, ID_CATEGORIES, e->cat);
 		interned_new(o, &s->names, ID_NAMES, e->name);
 		xp_pb_end(o, id);
+		xp_pb_end(o, m);
 	}
-	te = xp_pb_begin(o, PKT_TRACK_EVENT);
-	xp_pb_uint(o, TE_TYPE, (uint64_t)type);
-	xp_pb_uint(o, TE_TRACK_UUID, e->uuid);
-	if (type != TYPE_SLICE_END) {
-		xp_pb_uint(o, TE_CATEGORY_IIDS, e->cat);
-		xp_pb_uint(o, TE_NAME_IID, e->name);
+	follow_track(s, e->uuid);
+	if (o->cap - o->n < PACKET_MAX + 2 && !xp_pb_reserve(o, PACKET_MAX + 2))
+		return;
+	q = xp_pb_put_tag(o->b + o->n, TRACE_PACKET, XP_PB_LEN);
+	pkt = ++q;
+	/* every event needs the sequence's state: its clock, and but for an end its names */
+	q = xp_pb_put_uint(q, PKT_SEQ_ID, SEQ_ID);
+	q = xp_pb_put_uint(q, PKT_SEQ_FLAGS, SEQ_NEEDS_STATE);
+	q = put_time(s, q, ts);
+	q = xp_pb_put_tag(q, PKT_TRACK_EVENT, XP_PB_LEN);
+	te = ++q;
+	q = xp_pb_put_uint(q, TE_TYPE, (uint64_t)type);
+	if (e->uuid != s->track)
+		q = xp_pb_put_uint(q, TE_TRACK_UUID, e->uuid);
+	if (named) {
+		q = xp_pb_put_uint(q, TE_CATEGORY_IIDS, e->cat);
+		q = xp_pb_put_uint(q, TE_NAME_IID, e->name);
 		for (int i = 0; i < e->nflow; i++)
-			xp_pb_fixed64(o, TE_FLOW_IDS, e->flow[i]);
+			q = xp_pb_put_fixed64(q, TE_FLOW_IDS, e->flow[i]);
 		for (int i = 0; i < e->nterm; i++)
-			xp_pb_fixed64(o, TE_TERMINATING_FLOW_IDS, e->term[i]);
+			q = xp_pb_put_fixed64(q, TE_TERMINATING_FLOW_IDS, e->term[i]);
 	}
-	xp_pb_end(o, te);
-	packet_end(p, m);
+	te[-1] = (uint8_t)(q - te);
+	pkt[-1] = (uint8_t)(q - pkt);
+	o->n = (size_t)(q - o->b);
+	if (o->n >= FLUSH_AT)
+		flush_out(p);
 }
 
+/* The held-back slice ends up to `upto`, the earliest first. */
+static void ends_upto(struct xp_perfetto *p, uint64_t upto)
+{
+	struct xp_pfpb *s = p->pb;
+
+	while (s->nends && s->ends[s->nends - 1].ts <= upto) {
+		struct pending e = { .uuid = s->ends[s->nends - 1].uuid };
+
+		s->nends--;
+		track_event(p, &e, TYPE_SLICE_END, s->ends[s->nends].ts);
+	}
+}
+
+/*
+ * A slice's begin (or an instant) is written at once, after the held-back
+ * ends before it; its end is held back until an event after it, so that
+ * times mostly rise (a time before the last is written in full, not as a
+ * delta). An end at the same time as a begin goes first: slices nest.
+ */
 static void write_pending(struct xp_perfetto *p, const struct pending *e)
 {
+	struct xp_pfpb *s = p->pb;
+	unsigned i;
+
+	ends_upto(p, e->start);
 	if (e->instant) {
 		track_event(p, e, TYPE_INSTANT, e->start);
 		return;
 	}
 	track_event(p, e, TYPE_SLICE_BEGIN, e->start);
-	if (e->end != NO_END)
-		track_event(p, e, TYPE_SLICE_END, e->end);
+	if (e->end == NO_END)
+		return;
+	if (s->nends == ENDS) {	/* full: the earliest goes now */
+		struct pending x = { .uuid = s->ends[--s->nends].uuid };
+
+		track_event(p, &x, TYPE_SLICE_END, s->ends[s->nends].ts);
+	}
+	for (i = s->nends++; i > 0 && s->ends[i - 1].ts < e->end; i--)
+		s->ends[i] = s->ends[i - 1];
+	s->ends[i].ts = e->end;
+	s->ends[i].uuid = e->uuid;
 }
 
 /* A slot at the window's end, writing the oldest when it is full. */
@@ -511,6 +676,7 @@ void xp_pfpb_finish(struct xp_perfetto *p)
 			     s->ab[i].cat, s->ab[i].name, s->ab[i].ts, NO_END, false);
 	for (; s->count; s->count--, s->head = (s->head + 1) % WINDOW)
 		write_pending(p, &s->win[s->head]);
+	ends_upto(p, UINT64_MAX - 1);	/* NO_END is never held */
 	if (s->out.oom)
 		p->oom = true;
 	flush_out(p);

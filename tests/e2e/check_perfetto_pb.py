@@ -12,8 +12,17 @@ reads it: packets sorted by timestamp (ties in file order), each track's
 SLICE_BEGIN / SLICE_END a stack. It must have:
 - every packet on one trusted_packet_sequence_id; the first one with
   SEQ_INCREMENTAL_STATE_CLEARED, every track event that names an interned
-  string with SEQ_NEEDS_INCREMENTAL_STATE; every name and category iid interned on the
+  string or has its time on a clock of the sequence with
+  SEQ_NEEDS_INCREMENTAL_STATE; every name and category iid interned on the
   sequence before an event uses it; every track uuid described before use
+- times as trace_processor reads them: on the packet's timestamp_clock_id,
+  else the sequence's TracePacketDefaults', else BOOTTIME; a clock other than
+  BOOTTIME defined by a ClockSnapshot on the sequence before it is used (its
+  BOOTTIME time with it), an incremental one's timestamps deltas from the
+  last packet's on that clock
+- a track event without track_uuid on the track of the sequence's
+  TracePacketDefaults at that point (the last packet of them replaces those
+  before)
 - the JSON's threads (pid, tid, name), its processes' names, and its named
   tracks (group, name) as TrackDescriptors
 - on each track the same slices (begin, end, name, category) and instants
@@ -85,12 +94,19 @@ class PbTrace:
     def __init__(self, packets):
         self.bad, self.desc, self.procs = [], {}, {}
         names, cats, events = {}, {}, []
+        self.clocks, self.default_clock, self.default_track = {}, None, None
         for i, p in enumerate(packets):
             seq, flags = one(p, "trusted_packet_sequence_id"), one(p, "sequence_flags", 0)
             if seq != 1:
                 self.bad.append(f"packet {i}: sequence {seq}")
             if i == 0 and flags != 1:
                 self.bad.append("the first packet does not clear the incremental state")
+            for cs in p.get("clock_snapshot", []):
+                self.snapshot(i, cs)
+            for d in p.get("trace_packet_defaults", []):
+                self.default_clock = one(d, "timestamp_clock_id")
+                self.default_track = one(one(d, "track_event_defaults", {}), "track_uuid")
+            ts, own_clock = self.time(i, p)
             for idata in p.get("interned_data", []):
                 for e in idata.get("event_names", []):
                     names[one(e, "iid")] = one(e, "name")
@@ -99,12 +115,14 @@ class PbTrace:
             for td in p.get("track_descriptor", []):
                 self.describe(td)
             for te in p.get("track_event", []):
-                if i and flags != 2 and one(te, "type") != "TYPE_SLICE_END":
+                if i and flags != 2 and (one(te, "type") != "TYPE_SLICE_END" or own_clock):
                     self.bad.append(f"packet {i}: a track event without SEQ_NEEDS_INCREMENTAL_STATE")
-                uuid = one(te, "track_uuid")
+                if ts is None:
+                    self.bad.append(f"packet {i}: a track event without a timestamp")
+                uuid = one(te, "track_uuid", self.default_track)
                 if uuid not in self.desc:
                     self.bad.append(f"packet {i}: track {uuid} used before it is described")
-                ev = {"type": one(te, "type"), "uuid": uuid, "ts": one(p, "timestamp", 0),
+                ev = {"type": one(te, "type"), "uuid": uuid, "ts": ts or 0,
                       "flows": te.get("flow_ids", []), "term": te.get("terminating_flow_ids", [])}
                 if ev["type"] != "TYPE_SLICE_END":
                     ni, ci = one(te, "name_iid"), one(te, "category_iids")
@@ -115,6 +133,36 @@ class PbTrace:
                     ev["type"] = "TYPE_COUNTER"
                 events.append(ev)
         self.replay(events)
+
+    def snapshot(self, i, cs):
+        """A ClockSnapshot: each clock's time at BOOTTIME's in the same snapshot."""
+        clocks = {one(c, "clock_id"): c for c in cs.get("clocks", [])}
+        if 6 not in clocks:
+            self.bad.append(f"packet {i}: a clock snapshot without BOOTTIME")
+            return
+        boot = one(clocks[6], "timestamp", 0)
+        for cid, c in clocks.items():
+            if cid != 6:
+                t = one(c, "timestamp", 0)
+                self.clocks[cid] = {"boot": boot, "base": t, "last": t,
+                                    "mult": one(c, "unit_multiplier_ns", 1),
+                                    "incr": one(c, "is_incremental") == "true"}
+
+    def time(self, i, p):
+        """(the packet's time on BOOTTIME or None, whether its clock is the sequence's own)."""
+        ts = one(p, "timestamp")
+        cid = one(p, "timestamp_clock_id", self.default_clock or 6)
+        if ts is None:
+            return None, False
+        if cid == 6:
+            return ts, False
+        c = self.clocks.get(cid)
+        if c is None:
+            self.bad.append(f"packet {i}: clock {cid} used before a snapshot defines it")
+            return None, True
+        v = c["last"] + ts if c["incr"] else ts
+        c["last"] = v
+        return c["boot"] + (v - c["base"]) * c["mult"], cid >= 64
 
     def describe(self, td):
         uuid = one(td, "uuid")

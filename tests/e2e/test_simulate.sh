@@ -132,3 +132,24 @@ for v in "simulate $D/tg_4ms.xpt --compare fifo,prt,ht --prio frame=10" "analyze
 		fail "${v%% *}: --perfetto: $(head -c 300 "$WORK/p.chk")"
 	fi
 done
+
+# --format proto: Perfetto's protobuf of the same schedules, with every track,
+# slice, span and flow of the JSON (check_perfetto_pb.py); SKIP without protoc
+for f in tg_4ms sched_new; do
+	v="simulate $D/$f.xpt --compare fifo,prt,ht"
+	if ! command -v protoc > /dev/null; then
+		skip "simulate: --format proto: protoc is missing (Debian: protobuf-compiler)"
+		break
+	fi
+	# shellcheck disable=SC2086 # the arguments are words
+	if ! "$XP" $v --perfetto "$WORK/s.json" > /dev/null 2> "$WORK/s.err" ||
+		! "$XP" $v --perfetto "$WORK/s.pftrace" --format proto > /dev/null 2>> "$WORK/s.err"; then
+		fail "simulate $f: --format proto: $(head -c 300 "$WORK/s.err")"
+	elif msg=$(python3 tests/e2e/check_perfetto_pb.py "$WORK/s.pftrace" "$WORK/s.json" -v 2>&1); then
+		pass "simulate $f: --format proto agrees with the JSON: ${msg##*$'\n'}"
+	else
+		fail "simulate $f: --format proto: $(printf '%s' "$msg" | head -5 | tr '\n' ';')"
+	fi
+done
+one_line "simulate: an unknown --format: one line, exit 2" 2 "--format wants json or proto" \
+	simulate "$D/tg_4ms.xpt" --policy fifo --perfetto "$WORK/x" --format xml

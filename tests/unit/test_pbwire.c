@@ -153,50 +153,176 @@ static struct rd sub_of(struct rd m, uint32_t want)
 	return none;
 }
 
+/*
+ * The packets of two slices, the second nested in the first, and a flow:
+ * the first packet sets up the sequence's clock of deltas and makes it the
+ * default; events' times are deltas on it, the ends held back so that the
+ * nested slice's end comes before its parent's, and no time goes back.
+ */
 static void test_perfetto_packets(void)
 {
 	char *buf = NULL;
-	size_t len = 0, npk = 0, nev = 0;
+	size_t len = 0, npk = 0, nev = 0, nabs = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct xp_perfetto p;
-	uint64_t flows = 0, ends = 0;
+	uint64_t flows = 0, ends = 0, clock = 0, begins[2] = { 0, 0 }, endts[2] = { 0, 0 };
 	struct rd r, pk = { NULL, NULL };
 	uint32_t fld;
 	uint64_t v;
+	int nb = 0, ne = 0;
 
 	CHECK(xp_perfetto_begin_proto(&p, f, 1000) == 0);
 	xp_perfetto_name(&p, 10, 11, "worker");
-	xp_perfetto_slice_begin(&p, 10, 11, "ioctl", "submit", 1500, 100);
+	xp_perfetto_slice_begin(&p, 10, 11, "ioctl", "submit", 1500, 700);	/* 500..1200 */
 	xp_json_ku64(&p.j, "ignored", 1);	/* args go nowhere in this format */
 	xp_perfetto_slice_end(&p);
-	xp_perfetto_slice_begin(&p, 10, 11, "ioctl", "submit", 2000, 0);
+	xp_perfetto_slice_begin(&p, 10, 11, "ioctl", "submit", 2000, 100);	/* 1000..1100, inside */
 	xp_perfetto_slice_end(&p);
 	xp_perfetto_flow(&p, 7, true, 10, 11, 1550);
-	xp_perfetto_flow(&p, 7, false, 10, 11, 2000);
+	xp_perfetto_flow(&p, 7, false, 10, 11, 2050);
 	xp_perfetto_end(&p, NULL);
 	fclose(f);
 	r = (struct rd){ (const uint8_t *)buf, (const uint8_t *)buf + len };
 	while (rd_field(&r, &fld, &v, &pk)) {
-		struct rd te = sub_of(pk, 11);
+		struct rd te = sub_of(pk, 11), cs = sub_of(pk, 6), def = sub_of(pk, 59);
+		uint64_t ts, type;
 
 		CHECK_U64(fld, 1);
 		CHECK_U64(field_of(pk, 10, 0), 1);	/* one sequence */
-		/* the first packet clears the interned state, events need it */
-		CHECK_U64(field_of(pk, 13, 0), npk == 0 ? 1 : te.p && field_of(te, 9, 0) != 2 ? 2 : 0);
-		npk++;
+		if (npk++ == 0) {
+			/* clears the state; BOOTTIME 0 is 0 on clock 64, incremental, the default */
+			CHECK_U64(field_of(pk, 13, 0), 1);
+			CHECK(cs.p && def.p);
+			CHECK_U64(field_of(def, 58, 0), 64);
+			for (int k = 0; k < 2; k++) {
+				struct rd c = sub_of(cs, 1);
+
+				CHECK(c.p != NULL);
+				if (!c.p)
+					break;
+				if (field_of(c, 1, 0) == 64)
+					CHECK_U64(field_of(c, 3, 0), 1);
+				else
+					CHECK_U64(field_of(c, 1, 0), 6);
+				CHECK_U64(field_of(c, 2, 1), 0);
+				cs.p = c.end;	/* the next clock */
+			}
+			continue;
+		}
 		if (!te.p)
 			continue;
 		nev++;
-		if (field_of(te, 9, 0) == 1) {	/* a begin: its time from t0, its flows */
-			CHECK(field_of(pk, 8, 0) == 500 || field_of(pk, 8, 0) == 1000);
+		CHECK_U64(field_of(pk, 13, 0), 2);	/* every event needs the clock */
+		ts = field_of(pk, 8, UINT64_MAX);
+		if (field_of(pk, 58, 64) == 6) {
+			nabs++;
+		} else {
+			CHECK_U64(field_of(pk, 58, 64), 64);
+			ts = clock += ts;
+		}
+		type = field_of(te, 9, 0);
+		if (type == 1 && nb < 2) {
+			begins[nb++] = ts;
 			flows += field_of(te, 47, 0);
 			ends += field_of(te, 48, 0);
+		} else if (type == 2 && ne < 2) {
+			endts[ne++] = ts;
 		}
 	}
 	CHECK_U64(nev, 4);	/* two begins, two ends */
+	CHECK_U64(begins[0], 500);
+	CHECK_U64(endts[0], 1100);
+	CHECK_U64(begins[1], 1000);
+	CHECK_U64(endts[1], 1200);	/* the parent's end after the nested one's */
+	CHECK_U64(nabs, 0);
 	CHECK_U64(flows, 7);	/* the flow starts on the first slice... */
 	CHECK_U64(ends, 7);	/* ...and ends on the second */
-	CHECK(npk >= 6);	/* the thread and the process are described */
+	CHECK(npk >= 7);	/* the clock, the thread and the process */
+	free(buf);
+}
+
+/*
+ * A run of events on one thread makes its track the default: a packet of
+ * TracePacketDefaults (still on the sequence's clock) names it, and events
+ * on it after that name no track; an event on another thread still does.
+ */
+static void test_perfetto_default_track(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_perfetto p;
+	struct rd r, pk = { NULL, NULL };
+	uint32_t fld;
+	uint64_t v, deflt = 0, named = 0, unnamed = 0, other = 0;
+	int ndefaults = 0;
+
+	CHECK(xp_perfetto_begin_proto(&p, f, 0) == 0);
+	xp_perfetto_name(&p, 10, 10, "main");	/* track 1 */
+	xp_perfetto_name(&p, 10, 12, "other");	/* track 2 */
+	for (int i = 0; i < 10; i++)
+		xp_perfetto_slice_begin(&p, 10, 10, "c", "s", 100 + 10 * (uint64_t)i, 5);
+	xp_perfetto_instant_begin(&p, 10, 12, "c", "i", 300);
+	xp_perfetto_end(&p, NULL);
+	fclose(f);
+	r = (struct rd){ (const uint8_t *)buf, (const uint8_t *)buf + len };
+	while (rd_field(&r, &fld, &v, &pk)) {
+		struct rd def = sub_of(pk, 59), te = sub_of(pk, 11);
+
+		if (def.p) {
+			ndefaults++;
+			CHECK_U64(field_of(def, 58, 0), 64);	/* the clock stays the default */
+			if (sub_of(def, 11).p)
+				deflt = field_of(sub_of(def, 11), 11, 0);
+		}
+		if (!te.p)
+			continue;
+		if (field_of(te, 11, 0) == 2)
+			other++;
+		else if (field_of(te, 11, 0) == 1)
+			named++;
+		else if (deflt == 1)
+			unnamed++;
+	}
+	CHECK_U64(ndefaults, 2);	/* the first packet's, and track 1's */
+	CHECK_U64(deflt, 1);
+	CHECK_U64(named, 3);	/* before the run made it the default */
+	CHECK_U64(unnamed, 17);	/* 20 events in all */
+	CHECK_U64(other, 1);
+	free(buf);
+}
+
+/* An event before the last one written: its time on BOOTTIME in full, the clock of deltas left as it was. */
+static void test_perfetto_time_back(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct xp_perfetto p;
+	struct rd r, pk = { NULL, NULL };
+	uint32_t fld;
+	uint64_t v, clock = 0, got[3];
+	int n = 0;
+
+	CHECK(xp_perfetto_begin_proto(&p, f, 0) == 0);
+	xp_perfetto_instant_begin(&p, 1, 1, "c", "a", 5000);
+	xp_perfetto_instant_begin(&p, 1, 1, "c", "b", 4000);
+	xp_perfetto_instant_begin(&p, 1, 1, "c", "c", 6000);
+	xp_perfetto_end(&p, NULL);
+	fclose(f);
+	r = (struct rd){ (const uint8_t *)buf, (const uint8_t *)buf + len };
+	while (rd_field(&r, &fld, &v, &pk) && n < 3) {
+		if (!sub_of(pk, 11).p)
+			continue;
+		if (field_of(pk, 58, 64) == 6)
+			got[n++] = field_of(pk, 8, 0);
+		else
+			got[n++] = clock += field_of(pk, 8, 0);
+	}
+	CHECK_U64(n, 3);
+	CHECK_U64(got[0], 5000);
+	CHECK_U64(got[1], 4000);
+	CHECK_U64(got[2], 6000);	/* a delta of 1000 from the first */
 	free(buf);
 }
 
@@ -255,6 +381,8 @@ int main(void)
 	RUN(test_fields);
 	RUN(test_nested);
 	RUN(test_perfetto_packets);
+	RUN(test_perfetto_default_track);
+	RUN(test_perfetto_time_back);
 	RUN(test_async_lanes);
 	UNIT_EXIT();
 }
