@@ -13,6 +13,7 @@ mkdir -p $CG/ga $CG/gb
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 echo >$J
 start_xp $S/serve.out serve --listen 127.0.0.1:9464 || finish
+cat $S/serve.out.err
 check "serve picked ioctl and sched by itself" grep -q '^Tracing ioctl (.*), sched (' $S/serve.out.err
 # each process moves itself into its cgroup, then submits
 sh -c "echo \$\$ >$CG/ga/cgroup.procs; exec mocksubmit -s -q 'ring=0 dur_us=3000 count=20'" & PA=$!
