@@ -196,6 +196,73 @@ static int inversions(const struct xp_sim_input *in, struct xp_analysis *a, cons
 	return 0;
 }
 
+/*
+ * Each job's chain back through the dependency that signalled last (jobs
+ * come by arrival, so a dependency, queued before, is settled first);
+ * per task the job whose chain spans the longest, and that span's parts.
+ */
+static int critical_paths(const struct xp_sim_input *in, struct xp_analysis *a)
+{
+	uint32_t n = in->njobs, *prev = malloc(((size_t)n + 1) * sizeof(*prev));
+	uint64_t *start = malloc(((size_t)n + 1) * sizeof(*start));
+	uint32_t *len = malloc(((size_t)n + 1) * sizeof(*len)), used = 0;
+
+	a->path = calloc((size_t)in->ntasks + 1, sizeof(*a->path));
+	if (!prev || !start || !len || !a->path) {
+		free(prev), free(start), free(len);
+		return -ENOMEM;
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		const struct xp_sim_job *jb = &in->jobs[j];
+		int64_t d = -1;
+
+		for (int k = 0; k < jb->ndep; k++)
+			if (jb->dep[k] >= 0 && (uint32_t)jb->dep[k] < j &&
+			    (d < 0 || in->jobs[jb->dep[k]].rec_done > in->jobs[d].rec_done))
+				d = jb->dep[k];
+		prev[j] = d < 0 ? UINT32_MAX : (uint32_t)d;
+		start[j] = d < 0 ? jb->arrival : start[d];
+		len[j] = d < 0 ? 1 : len[d] + 1;
+		{
+			struct xp_an_path *pt = &a->path[jb->task];
+			const struct xp_sim_job *e = pt->njobs ? &in->jobs[pt->end] : NULL;
+
+			if (!e || jb->rec_done - start[j] > e->rec_done - pt->start) {
+				pt->end = j;
+				pt->njobs = len[j];
+				pt->start = start[j];
+			}
+		}
+	}
+	for (uint32_t t = 0; t < in->ntasks; t++)
+		used += a->path[t].njobs;
+	if (!(a->path_job = malloc(((size_t)used + 1) * sizeof(*a->path_job)))) {
+		free(prev), free(start), free(len);
+		return -ENOMEM;
+	}
+	used = 0;
+	for (uint32_t t = 0; t < in->ntasks; t++) {
+		struct xp_an_path *pt = &a->path[t];
+		uint32_t k = pt->njobs, j = pt->end;
+
+		pt->first = used;
+		used += pt->njobs;
+		for (; k > 0 && j != UINT32_MAX; j = prev[j]) {
+			const struct xp_sim_job *jb = &in->jobs[j];
+			uint64_t in_t = prev[j] == UINT32_MAX ? jb->arrival : in->jobs[prev[j]].rec_done;
+			uint64_t from = jb->arrival > in_t ? jb->arrival : in_t, es = exec_start(jb);
+
+			a->path_job[pt->first + --k] = j;
+			pt->cpu_ns += jb->arrival > in_t ? jb->arrival - in_t : 0;
+			pt->wait_ns += es > from ? es - from : 0;
+			/* its cost, less what overlaps the wait counted (never, for a sane recording) */
+			pt->run_ns += jb->rec_done - (es > from ? es : from);
+		}
+	}
+	free(prev), free(start), free(len);
+	return 0;
+}
+
 int xp_analyze(const struct xp_sim_input *in, uint64_t t0, uint64_t t_end, uint64_t window,
 	       bool prio_known, struct xp_analysis *a)
 {
@@ -238,7 +305,7 @@ int xp_analyze(const struct xp_sim_input *in, uint64_t t0, uint64_t t_end, uint6
 	}
 	if ((err = xp_sim_order(byring, n, ring_done_key, in)) || (err = xp_sim_order(byrun, n, run_key, in)))
 		goto out;
-	if ((err = blame(in, a, byring)))
+	if ((err = blame(in, a, byring)) || (err = critical_paths(in, a)))
 		goto out;
 	if (prio_known)
 		err = inversions(in, a, byrun);
@@ -258,6 +325,8 @@ void xp_analysis_free(struct xp_analysis *a)
 	free(a->hold);
 	free(a->pair);
 	free(a->inv);
+	free(a->path);
+	free(a->path_job);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -383,6 +452,30 @@ static void text_waits(FILE *f, const struct xp_sim_input *in, const struct xp_a
 		fprintf(f, "(no job waited)\n");
 }
 
+static void text_paths(FILE *f, const struct xp_sim_input *in, const struct xp_analysis *a)
+{
+	fprintf(f, "\nCritical paths (each one's longest dependency chain, first queued -> last done)\n"
+		   "%-20s %5s %12s %10s %10s %10s %12s  %s\n", "PROCESS", "JOBS", "QUEUED s", "SPAN ms",
+		"RING ms", "WAIT ms", "CPU ms", "RINGS");
+	for (uint32_t t = 0; t < in->ntasks; t++) {
+		const struct xp_an_path *pt = &a->path[t];
+
+		if (!pt->njobs)
+			continue;
+		fprintf(f, "%-20s %5u %12.6f %10.3f %10.3f %10.3f %12.3f ", in->tasks[t].name, pt->njobs,
+			(double)(pt->start - a->t0) / 1e9, ms(in->jobs[pt->end].rec_done - pt->start), ms(pt->run_ns),
+			ms(pt->wait_ns), ms(pt->cpu_ns));
+		/* the rings it went through, in order (runs of one ring said once) */
+		for (uint32_t k = 0; k < pt->njobs; k++) {
+			uint16_t r = in->jobs[a->path_job[pt->first + k]].ring;
+
+			if (!k || in->jobs[a->path_job[pt->first + k - 1]].ring != r)
+				fprintf(f, "%s%s", k ? ">" : " ", in->rings[r]);
+		}
+		fprintf(f, "\n");
+	}
+}
+
 static void text_inversions(FILE *f, const struct xp_sim_input *in, const struct xp_analysis *a)
 {
 	if (!a->prio_known) {
@@ -411,6 +504,7 @@ void xp_analysis_text(FILE *f, const char *path, const struct xp_sim_input *in,
 	text_shares(f, in, a, who, plural);
 	text_blame(f, in, a);
 	text_waits(f, in, a);
+	text_paths(f, in, a);
 	text_inversions(f, in, a);
 }
 
@@ -441,6 +535,37 @@ static void json_waits(struct xp_json *j, const struct xp_sim_input *in, const s
 		for (uint32_t h = aj->hold; h < aj->hold + aj->nhold; h++)
 			xp_json_ku64(j, holder_name(in, a->hold[h].task), a->hold[h].ns);
 		xp_json_end_obj(j);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+	xp_json_key(j, "critical_paths");
+	xp_json_begin_arr(j);
+	for (uint32_t t = 0; t < in->ntasks; t++) {
+		const struct xp_an_path *pt = &a->path[t];
+
+		if (!pt->njobs)
+			continue;
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "process", in->tasks[t].name);
+		xp_json_ku64(j, "jobs", pt->njobs);
+		xp_json_ku64(j, "queued_ns", pt->start - a->t0);
+		xp_json_ku64(j, "span_ns", in->jobs[pt->end].rec_done - pt->start);
+		xp_json_ku64(j, "ring_ns", pt->run_ns);
+		xp_json_ku64(j, "wait_ns", pt->wait_ns);
+		xp_json_ku64(j, "cpu_ns", pt->cpu_ns);
+		xp_json_key(j, "path");
+		xp_json_begin_arr(j);
+		for (uint32_t k = 0; k < pt->njobs; k++) {
+			const struct xp_sim_job *jb = &in->jobs[a->path_job[pt->first + k]];
+
+			xp_json_begin_obj(j);
+			xp_json_kstr(j, "process", in->tasks[jb->task].name);
+			xp_json_kstr(j, "ring", in->rings[jb->ring]);
+			xp_json_ku64(j, "queued_ns", jb->arrival - a->t0);
+			xp_json_ku64(j, "done_ns", jb->rec_done - a->t0);
+			xp_json_end_obj(j);
+		}
+		xp_json_end_arr(j);
 		xp_json_end_obj(j);
 	}
 	xp_json_end_arr(j);

@@ -11,6 +11,13 @@
  *     the job's dependencies signalled that is "(dependency)", after it
  *     "(scheduler)" (the scheduler's reaction, or a wait the events do not
  *     explain). Summed per waiter and holder;
+ *   - critical paths: per task, its job whose dependency chain (each job
+ *     linked to the dependency that signalled last) spans the longest time
+ *     from the chain's first queue to that job's done, and what that time
+ *     was: on the ring (the jobs' own costs), waiting (from a job's
+ *     dependency done, or its queue, to its start on the ring: the ring
+ *     held or the scheduler), and the CPU's (from a dependency's done to
+ *     the queue of the job that needed it);
  *   - priority inversions, when the tasks have priorities (the scheduler's
  *     events carry none; --prio gives them): a job started on a ring while
  *     a job of higher priority, queued and with its dependencies signalled,
@@ -40,6 +47,15 @@ struct xp_an_pair {
 };
 
 
+/* A task's critical path: its longest dependency chain, by time. */
+struct xp_an_path {
+	uint32_t end;			/* the job it ends at; its task is the path's */
+	uint32_t njobs;			/* jobs on the chain */
+	uint64_t start;			/* the first job's queue time */
+	uint64_t run_ns, wait_ns, cpu_ns;	/* sum: the end job's done - start */
+	uint32_t first;			/* its jobs: path_job[first .. first + njobs), first to last */
+};
+
 struct xp_analysis {
 	uint64_t t0, t_end, window;
 	uint32_t nwin;
@@ -53,6 +69,8 @@ struct xp_analysis {
 	bool prio_known;
 	struct xp_an_pair *inv;		/* waiter: the high task, holder: the low; by ns */
 	uint32_t ninv;
+	struct xp_an_path *path;	/* [ntasks]: njobs 0 for a task with no job */
+	uint32_t *path_job;
 };
 
 /* Jain's index of n values (those > 0 count); -1 when none is. */

@@ -468,6 +468,45 @@ static void test_load(void)
 	xp_sim_load_free(&l);
 }
 
+/*
+ * Critical paths, by hand. A (t0, ring 0): queued 0, on the ring 0-10.
+ * B (t1, ring 1) needs A: queued 2, A done at 10, on its ring 14-20 (cost 6).
+ * C (t1, ring 0) needs B: queued 25 (the CPU took 5 after B), on 27-30.
+ * t1's path A > B > C spans 0-30: on the ring 10 + 6 + 3 = 19, waiting
+ * (B from A's done 10 to 14, C from its queue 25 to 27) 6, the CPU's 5.
+ * t0's path is A alone: 10 on the ring.
+ */
+static void test_critical_path(void)
+{
+	struct xp_analysis a;
+	uint32_t A, B, C;
+
+	setup(2, 2, 1, 0);
+	A = job(0, 0, 10);
+	B = job(1, 2, 6);
+	C = job(1, 25, 3);
+	J[A].rec_run = 0, J[A].rec_done = 10;
+	J[B].ring = 1, J[B].rec_run = 14, J[B].rec_done = 20, J[B].rec_dep_ready = 10;
+	J[B].ndep = 1, J[B].dep[0] = (int32_t)A;
+	J[C].rec_run = 27, J[C].rec_done = 30, J[C].rec_dep_ready = 20;
+	J[C].ndep = 1, J[C].dep[0] = (int32_t)B;
+	CHECK(xp_analyze(&in, 0, 30, 0, false, &a) == 0);
+	CHECK_U64(a.path[1].njobs, 3);
+	CHECK_U64(a.path[1].end, C);
+	CHECK_U64(a.path[1].start, 0);
+	CHECK_U64(a.path[1].run_ns, 19);
+	CHECK_U64(a.path[1].wait_ns, 6);
+	CHECK_U64(a.path[1].cpu_ns, 5);
+	CHECK_U64(a.path_job[a.path[1].first], A);
+	CHECK_U64(a.path_job[a.path[1].first + 1], B);
+	CHECK_U64(a.path_job[a.path[1].first + 2], C);
+	CHECK_U64(a.path[0].njobs, 1);
+	CHECK_U64(a.path[0].end, A);
+	CHECK_U64(a.path[0].run_ns, 10);
+	CHECK_U64(a.path[0].wait_ns + a.path[0].cpu_ns, 0);
+	xp_analysis_free(&a);
+}
+
 int main(void)
 {
 	RUN(test_fifo);
@@ -482,6 +521,7 @@ int main(void)
 	RUN(test_predict);
 	RUN(test_stats);
 	RUN(test_analyze);
+	RUN(test_critical_path);
 	RUN(test_load);
 	xp_sim_result_free(&res);
 	UNIT_EXIT();
