@@ -427,7 +427,7 @@ static int finish(struct live_run *r, int err)
 	uint64_t stopped;
 
 	/* nothing new from here on; what is queued is read within XP_STOP_NS */
-	stopped = xp_now_ns();
+	stopped = r->sess.t_stop_ns = xp_now_ns();
 	xp_kside_detach(r->ci.k);
 	if (!err && r->sess.rb)
 		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));

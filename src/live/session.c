@@ -185,7 +185,10 @@ int xp_session_open(struct xp_session *s, struct bpf_map *events, struct bpf_map
 
 double xp_session_elapsed(const struct xp_session *s, bool since_interval)
 {
-	return (double)(xp_now_ns() - (since_interval ? s->t_interval_ns : s->t_start_ns)) / 1e9;
+	/* the traced time: taking the probes away and reading what is left come after it */
+	uint64_t end = s->t_stop_ns ? s->t_stop_ns : xp_now_ns();
+
+	return (double)(end - (since_interval ? s->t_interval_ns : s->t_start_ns)) / 1e9;
 }
 
 int xp_session_run(struct xp_session *s)

@@ -50,6 +50,7 @@ struct xp_session {
 	int drops_fd;
 	uint64_t t_start_ns;
 	uint64_t t_interval_ns;
+	uint64_t t_stop_ns;		/* when tracing was told to stop: the summary's end (0: running) */
 	uint64_t records, bad_records;	/* bad: malformed or unclaimed */
 	uint64_t unclaimed;		/* of a type no capability claims (core/reckind.h) */
 	uint64_t unread;		/* left in the ring when the drain's time ran out */
