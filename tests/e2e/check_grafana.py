@@ -12,6 +12,12 @@ usage:
       each family (counter: _total; histogram: _bucket, _sum, _count;
       gauge: the name). With --live, it says which names only the source
       vouched for.
+  check_grafana.py labels DASH SRC_DIR
+      every label a query matches, groups by or names in a legend is one
+      xputrace puts on its series (xp_labels_add() and the kv pairs of its
+      own metrics in the C files under SRC_DIR), one the exposition has
+      (le, other) or one Prometheus adds to every target (instance, job):
+      a misspelled label matched by a regex would match everything silently
   check_grafana.py rules DASH OUT
       writes a Prometheus rules file (JSON, which is YAML) to OUT, each query
       a recording rule, the $variables replaced (intervals by 5m, the others
@@ -20,7 +26,9 @@ usage:
 
 Each check prints PASS/FAIL lines as the e2e tests do.
 """
+import glob
 import json
+import os
 import re
 import sys
 
@@ -195,6 +203,50 @@ def names(d, live, srcs):
     return bad, used, from_src
 
 
+# labels no C file names as such: the exposition's own and Prometheus' target labels
+LABELS_ALWAYS = {"le", "other", "instance", "job"}
+
+
+def src_labels(top):
+    out = set()
+    for path in glob.glob(os.path.join(top, "**", "*.c"), recursive=True):
+        with open(path) as f:
+            text = f.read()
+        out.update(re.findall(r'xp_labels_add\(\s*\w+\s*,\s*\w+\s*,\s*"(\w+)"', text))
+        out.update(re.findall(r'kv\[2\]\s*=\s*\{\s*"(\w+)"', text))
+    return out
+
+
+def labels_used(q, is_var, legend):
+    """The label names a query (and its legend) uses."""
+    out = set(re.findall(r'([A-Za-z_]\w*)\s*(?:=~|!~|!=|=)\s*"', q))
+    for _, ls in re.findall(r'\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)', q):
+        out.update(x.strip() for x in ls.split(",") if x.strip())
+    if is_var:
+        m = re.match(r'\s*label_values\((?:.*,)?\s*(\w+)\s*\)\s*$', q, re.S)
+        if m:
+            out.add(m.group(1))
+    out.update(re.findall(r'\{\{\s*(\w+)\s*\}\}', legend or ""))
+    out.discard("__name__")
+    return out
+
+
+def labels(d, top):
+    known = src_labels(top) | LABELS_ALWAYS
+    bad, used = [], set()
+    legends = {}
+    for p in all_panels(d):
+        for t in p.get("targets", []) or []:
+            if isinstance(t, dict):
+                legends["panel '%s' %s" % (p.get("title"), t.get("refId"))] = t.get("legendFormat")
+    for where, q, is_var in queries(d):
+        for n in sorted(labels_used(q or "", is_var, legends.get(where))):
+            used.add(n)
+            if n not in known:
+                bad.append("%s: label %s is none xputrace serves" % (where, n))
+    return bad, used, known
+
+
 def rules(d):
     out = []
     for where, q, is_var in queries(d):
@@ -243,6 +295,12 @@ def main(argv):
         say(not bad and used, "grafana dashboard's %d metric names are served, by %s%s"
             % (len(used), what, ": " + "; ".join(bad[:5]) if bad else ""))
         return 0 if not bad and used else 1
+    if argv[1] == "labels":
+        bad, used, known = labels(d, argv[3])
+        say(not bad and len(known) > len(LABELS_ALWAYS),
+            "grafana dashboard's labels (%s) are ones xputrace or Prometheus put on series%s"
+            % (", ".join(sorted(used)), ": " + "; ".join(bad[:5]) if bad else ""))
+        return 0 if not bad else 1
     if argv[1] == "rules":
         r = rules(d)
         with open(argv[3], "w") as f:

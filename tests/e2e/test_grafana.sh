@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Grafana dashboard docs/grafana/xputrace.json: importable (panels with
 # PromQL targets, a Prometheus datasource variable, its $variables defined),
-# every metric name in its queries one that `xputrace serve` serves, and every
-# query PromQL that promtool parses. Then the same checks on broken copies of
+# every metric name and label in its queries one that `xputrace serve` serves,
+# and every query PromQL that promtool parses. Then the same checks on broken copies of
 # it must fail, or they prove nothing. Loopback only.
 set -u
 cd "$(dirname "$0")/../.."
@@ -23,6 +23,9 @@ $CHECK shape "$DASH"
 # 2. metric names: those the source declares (always), then those a running
 # serve really serves (as root, with BPF)
 $CHECK names "$DASH" --src "${SRCS[@]}"
+
+# labels: those the C files put on series, or Prometheus on every target
+$CHECK labels "$DASH" src
 
 why=$(bpf_unavailable)
 command -v curl > /dev/null || why=${why:-"curl is missing (scripts/deps.sh installs it)"}
@@ -77,8 +80,9 @@ else
 fi
 
 # 4. the checks above fail on a dashboard broken as it could be by hand: a
-# misspelled name, a histogram without _bucket, a counter without _total, an
-# unbalanced parenthesis, no datasource variable, a variable nobody defined
+# misspelled name or label, a histogram without _bucket, a counter without
+# _total, an unbalanced parenthesis, no datasource variable, a variable
+# nobody defined
 must_fail() { # LABEL FROM TO CHECK...: CHECK on DASH with its first FROM made TO must FAIL
 	local label=$1 from=$2 to=$3 out
 	shift 3
@@ -97,6 +101,7 @@ must_fail() { # LABEL FROM TO CHECK...: CHECK on DASH with its first FROM made T
 }
 names_src() { $CHECK names "$DASH" --src "${SRCS[@]}"; }
 shape_of() { $CHECK shape "$DASH"; }
+labels_of() { $CHECK labels "$DASH" src; }
 promql_of() { promql "$DASH"; }
 names_live() { $CHECK names "$DASH" --live "$WORK/scrape.txt" --src src/caps/sched/sched_metrics.c; }
 must_fail "a misspelled metric name" "xputrace_ioctl_errors_total{" "xputrace_ioctl_error_total{" names_src
@@ -106,6 +111,9 @@ if [ -s "$WORK/scrape.txt" ]; then
 	must_fail "a misspelled name, against the scrape" "xputrace_ioctls_total{" "xputrace_ioctl_total{" names_live
 	must_fail "a misspelled sched name, against the scrape" "xputrace_gpu_jobs_total{" "xputrace_gpu_job_total{" names_live
 fi
+must_fail "a misspelled label matcher" 'container_id=~\"$container\"' 'container=~\"$container\"' labels_of
+must_fail "a misspelled label grouped by" 'sum by (name, cgroup)' 'sum by (name, cgroups)' labels_of
+must_fail "a misspelled label in a legend" '{{errno}}' '{{erno}}' labels_of
 must_fail "no datasource variable" '"type": "datasource"' '"type": "custom"' shape_of
 must_fail "an undefined variable" 'ring=~\"$ring\"' 'ring=~\"$rings\"' shape_of
 if command -v promtool > /dev/null; then
