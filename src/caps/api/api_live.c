@@ -270,8 +270,8 @@ int xp_api_live_open(struct xp_kside **out, struct xp_api_plan *plan, const stru
 	const char *force = getenv("XPUTRACE_API_HOOK");	/* tests pick one: uprobe, uprobe.multi */
 	bool multi = force && *force ? !strcmp(force, "uprobe.multi") : xp_umulti_supported();
 	struct xp_skel_steps steps = {
-		.hook = multi ? "uprobe.multi+tracepoint" : "uprobe+tracepoint", .f = f, .share = share, .priv = ak, .priv_free = ak_free,
-		.configure = configure, .attach = attach, .ctx = &c,
+		.hook = multi ? "uprobe.multi+tracepoint" : "uprobe+tracepoint", .f = f, .share = share,
+		.priv = ak, .priv_free = ak_free, .configure = configure, .attach = attach, .ctx = &c,
 	};
 
 	if (!ak)
