@@ -21,7 +21,7 @@ static bool io_available(const struct xp_doctor_env *d, char *why, size_t len)
 	/* the order xp_ioctl_live_open tries them in */
 	if (d->at[XP_AT_KPROBE].ok)
 		snprintf(why, len, "GPU ioctls from kprobes on the ioctl syscall (other syscalls pay "
-			 "nothing, no run skipped)");
+			 "nothing; a run the kernel skips is counted)");
 	else if (d->at[XP_AT_TRACEPOINT].ok && !d->runs32)
 		snprintf(why, len, "GPU ioctls from the syscall tracepoints (no kprobes): other syscalls "
 			 "pay a bitmap test; no 32-bit program can run here, so none is missed");
