@@ -1019,20 +1019,27 @@ static void t_metrics(void)
 	nq(&sm->s, XP_TP_DRM_SCHED_JOB_QUEUE, 22 * MS, 4321, "app", "ring0", 100, 3, 7);
 	nq(&sm->s, XP_TP_DRM_SCHED_JOB_RUN, 25 * MS, 0, "k", "ring0", 100, 3, 7);
 	ndone(&sm->s, 30 * MS, 100, 3);
+	/* job 4's done is lost: job 5's implies it, and 4's time goes to 5 */
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_QUEUE, 31 * MS, 4321, "app", "ring0", 100, 4, 7);
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_QUEUE, 31 * MS, 4321, "app", "ring0", 100, 5, 7);
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_RUN, 32 * MS, 0, "k", "ring0", 100, 4, 7);
+	nq(&sm->s, XP_TP_DRM_SCHED_JOB_RUN, 33 * MS, 0, "k", "ring0", 100, 5, 7);
+	ndone(&sm->s, 40 * MS, 100, 5);
 	CHECK(sm->err == 0);
 	f = open_memstream(&out, &len);
 	xp_metrics_write(f, &m, false);
 	fclose(f);
-	CHECK(strstr(out, "xputrace_gpu_jobs_total{cgroup=\"/test\",ring=\"ring0\"} 3\n") != NULL);
-	/* 10 + 10 (from the first's done) + 5 ms */
-	CHECK(strstr(out, "xputrace_gpu_busy_seconds_total{cgroup=\"/test\",ring=\"ring0\"} 0.025\n") != NULL);
-	CHECK(strstr(out, "xputrace_gpu_ring_busy_seconds_total{ring=\"ring0\"} 0.025\n") != NULL);
-	CHECK(strstr(out, "xputrace_gpu_job_run_seconds_count{ring=\"ring0\"} 3\n") != NULL);
-	/* run - done: 10 + 19 + 5 ms; queue delays 1, 2, 3 ms */
-	CHECK(strstr(out, "xputrace_gpu_job_run_seconds_sum{ring=\"ring0\"} 0.034\n") != NULL);
-	CHECK(strstr(out, "xputrace_gpu_job_queue_seconds_sum{ring=\"ring0\"} 0.006\n") != NULL);
-	CHECK(strstr(out, "xputrace_gpu_job_queue_seconds_bucket{ring=\"ring0\",le=\"0.00256\"} 2\n") != NULL);
-	CHECK(strstr(out, "xputrace_gpu_job_queue_seconds_bucket{ring=\"ring0\",le=\"0.01024\"} 3\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_jobs_total{cgroup=\"/test\",ring=\"ring0\"} 5\n") != NULL);
+	/* 10 + 10 (from the first's done) + 5 ms, then 5 from its run: 33 to 40 (4's start unknown) */
+	CHECK(strstr(out, "xputrace_gpu_busy_seconds_total{cgroup=\"/test\",ring=\"ring0\"} 0.032\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_ring_busy_seconds_total{ring=\"ring0\"} 0.032\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_jobs_done_unseen_total{ring=\"ring0\"} 1\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_job_run_seconds_count{ring=\"ring0\"} 4\n") != NULL);
+	/* run - done: 10 + 19 + 5 + 7 ms (job 4's unknown); queue delays 1, 2, 3, 2 ms (4's run unseen) */
+	CHECK(strstr(out, "xputrace_gpu_job_run_seconds_sum{ring=\"ring0\"} 0.041\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_job_queue_seconds_sum{ring=\"ring0\"} 0.008\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_job_queue_seconds_bucket{ring=\"ring0\",le=\"0.00256\"} 3\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_job_queue_seconds_bucket{ring=\"ring0\",le=\"0.01024\"} 4\n") != NULL);
 	free(out);
 	xp_sched_metrics_free(sm);
 	free(sm);

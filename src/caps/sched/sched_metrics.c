@@ -135,7 +135,17 @@ static void on_job(void *ctx, const struct xp_sched_job_info *j)
 			goto oom;
 		xp_series_observe(m, x, j->run_ts - j->q_ts);
 	}
-	/* a job whose done was inferred from a later one's has no time of its own */
+	/*
+	 * A job whose done event was lost (the kernel skipped it; a later job's
+	 * done implies it) has no time of its own: its time on the ring goes to
+	 * the job after it, which may be another cgroup's. Counted, so the
+	 * shares can be read with that in mind.
+	 */
+	if (j->inferred) {
+		if (!(x = xp_metrics_series(m, s->unseen, &kr, labels, &lr)))
+			goto oom;
+		x->value++;
+	}
 	if (!j->has_run || j->inferred || !(last = last_end_of(s, ring)))
 		return;
 	if (!(x = xp_metrics_series(m, s->run, &kr, labels, &lr)))
@@ -181,7 +191,12 @@ int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in
 					1e-9, true);
 	s->run = xp_metrics_histogram(m, "xputrace_gpu_job_run_seconds", "GPU jobs' time from run to "
 				      "done, per ring", "seconds", le, NLE, 1e-9, true);
-	return s->jobs < 0 || s->busy < 0 || s->ring_busy < 0 || s->queue < 0 || s->run < 0 ? -ENOMEM : 0;
+	s->unseen = xp_metrics_family(m, "xputrace_gpu_jobs_done_unseen", "GPU jobs whose done event "
+				      "was lost (a later job's implied it): their time on the ring is not "
+				      "known, and the job after them may count some of it", NULL,
+				      XP_METRIC_COUNTER, 1, true);
+	return s->jobs < 0 || s->busy < 0 || s->ring_busy < 0 || s->queue < 0 || s->run < 0 || s->unseen < 0 ?
+		       -ENOMEM : 0;
 }
 
 void xp_sched_metrics_free(struct xp_sched_metrics *s)
