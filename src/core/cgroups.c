@@ -181,7 +181,7 @@ static void cache_put(struct xp_cgroup_cache *c, uint64_t id, const char *path)
 	c->n++;
 }
 
-static char *find_cgroup2_mount(void)
+char *xp_cgroup2_mount(void)
 {
 	FILE *f = fopen("/proc/self/mounts", "r");
 	char dev[256], dir[4096], type[64];
@@ -199,7 +199,7 @@ static char *find_cgroup2_mount(void)
 struct xp_cgroup_cache *xp_cgroup_cache_new(const char *root)
 {
 	struct xp_cgroup_cache *c = calloc(1, sizeof(*c));
-	char *found = root ? NULL : find_cgroup2_mount();
+	char *found = root ? NULL : xp_cgroup2_mount();
 
 	if (!c)
 		return free(found), NULL;

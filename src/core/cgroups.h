@@ -33,6 +33,9 @@ void xp_cgroup_labels(const char *path, char *buf, size_t len);
  * seen. An id still not found (its cgroup gone already) is remembered as
  * unknown. Bounded: past XP_CGROUP_CACHE_MAX entries the cache starts over.
  */
+/* Where the cgroup2 file system is mounted (/proc/self/mounts), allocated; NULL: nowhere. */
+char *xp_cgroup2_mount(void);
+
 #define XP_CGROUP_CACHE_MAX 65536
 struct xp_cgroup_cache;
 /* root: the cgroup2 mount (NULL: found in /proc/self/mounts). NULL when out of memory. */

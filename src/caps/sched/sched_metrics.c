@@ -3,9 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "caps/sched/sched_metrics.h"
+#include "core/cgroups.h"
+#include "core/devices.h"
 
 /* Buckets of queue delays and run times, in ns: from 10 us by fours to about 2.6 s. */
 static const uint64_t le[] = {
@@ -22,31 +23,12 @@ uint64_t xp_sched_busy_share(uint64_t run, uint64_t done, uint64_t *last_end)
 	return done > from ? done - from : 0;
 }
 
-static const char *cgroup2_root(void)
-{
-	static char root[256];
-	char line[512], dev[64], dir[256], type[64];
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %255s %63s", dev, dir, type) == 3 && !strcmp(type, "cgroup2")) {
-			snprintf(root, sizeof(root), "%s", dir);
-			fclose(f);
-			return root;
-		}
-	fclose(f);
-	return NULL;
-}
-
 /* The cgroup v2 id (its directory's inode) of process `pid`; 0 when it cannot be read (gone). */
 static uint64_t cgroup_of(struct xp_sched_metrics *s, uint32_t pid)
 {
 	unsigned slot = (pid * 2654435761u) % XP_SCHED_METRICS_PIDS;
 	char path[64], line[768], dir[1024];
 	uint64_t id = 0;
-	struct stat st;
 	FILE *f;
 
 	if (s->pidcg[slot].pid == pid && pid)
@@ -57,8 +39,8 @@ static uint64_t cgroup_of(struct xp_sched_metrics *s, uint32_t pid)
 			if (!strncmp(line, "0::", 3)) {
 				line[strcspn(line, "\n")] = '\0';
 				snprintf(dir, sizeof(dir), "%s%s", s->cgroot, line + 3);
-				if (!stat(dir, &st))
-					id = st.st_ino;
+				if (xp_cgroup_id(dir, &id))
+					id = 0;
 				break;
 			}
 		fclose(f);
@@ -172,7 +154,7 @@ int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in
 	int err;
 
 	s->in = *in;
-	s->cgroot = cgroup2_root();
+	s->cgroot = xp_cgroup2_mount();
 	if ((err = xp_sched_init(&s->s, 0, 0)))
 		return err;
 	s->s.on_job = on_job;
@@ -202,6 +184,7 @@ int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in
 void xp_sched_metrics_free(struct xp_sched_metrics *s)
 {
 	xp_sched_free(&s->s);
+	free(s->cgroot);
 }
 
 int xp_sched_metrics_feed(struct xp_sched_metrics *s, const struct xp_rawtp_layout *l,

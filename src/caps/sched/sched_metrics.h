@@ -15,7 +15,7 @@ struct xp_sched_metrics {
 	struct xp_metrics_in in;
 	struct xp_sched_state s;	/* its own join of the events into jobs */
 	int jobs, busy, ring_busy, queue, run, unseen;	/* the families */
-	const char *cgroot;		/* the cgroup2 mount, NULL: none */
+	char *cgroot;			/* the cgroup2 mount, NULL: none */
 	struct { uint32_t pid; uint64_t cg; } pidcg[XP_SCHED_METRICS_PIDS];
 	struct { const char *ring; uint64_t end; } last[XP_SCHED_MAX_RINGS];	/* a ring's last done */
 	int nlast;
