@@ -18,7 +18,7 @@ static void help(const void *ctx)
 {
 	(void)ctx;
 	printf(
-"Usage: xputrace export --perfetto FILE [--format proto|json] -o OUT\n"
+"Usage: xputrace export --perfetto FILE [--format proto|json] [--compress] -o OUT\n"
 "\n"
 "Writes a trace file recorded by 'xputrace record' as a Perfetto trace, which\n"
 "ui.perfetto.dev and trace_processor open: by default in Perfetto's own\n"
@@ -39,6 +39,8 @@ static void help(const void *ctx)
 "Options:\n"
 "      --perfetto FILE   the trace file to read\n"
 "      --format FORMAT   proto (the default) or json\n"
+"      --compress        deflate the protobuf in batches of packets (Perfetto's\n"
+"                        compressed_packets; trace_processor and the UI read them)\n"
 "  -o, --output OUT      where to write the trace ('-' for stdout); written beside\n"
 "                        it and renamed into place only when complete\n"
 "      --force           write through a symbolic link at OUT\n"
@@ -46,6 +48,7 @@ static void help(const void *ctx)
 "\n"
 "Example:\n"
 "  xputrace record -o gpu.xpt -d 10 && xputrace export --perfetto gpu.xpt -o gpu.pftrace\n"
+"  xputrace export --perfetto gpu.xpt --compress -o gpu.pftrace\n"
 "  xputrace export --perfetto gpu.xpt --format json -o gpu.json\n");
 }
 
@@ -55,6 +58,7 @@ struct export_ctx {
 	const char *out;	/* -o as given, for errors */
 	bool begun;
 	bool json;		/* --format json */
+	bool compress;		/* --compress */
 	struct xp_cap_env env;
 	struct xp_cap_inst ci[16];	/* the file's capabilities, by table order */
 	int nci;
@@ -106,7 +110,8 @@ static int on_open(void *ctx, const struct xp_trace_reader *r)
 	}
 	if (c->json)
 		xp_perfetto_begin(&c->p, c->f, r->meta.start_ns);
-	else if ((err = xp_perfetto_begin_proto(&c->p, c->f, r->meta.start_ns)))
+	else if ((err = xp_perfetto_begin_proto(&c->p, c->f, r->meta.start_ns)) ||
+		 (c->compress && (err = xp_perfetto_compress(&c->p, 1))))
 		return err;
 	c->begun = true;
 	return 0;
@@ -114,7 +119,7 @@ static int on_open(void *ctx, const struct xp_trace_reader *r)
 
 static int export_opt(void *ctx, int i, const char *arg)
 {
-	((const char **)ctx)[i] = arg ? arg : "";	/* 0: --perfetto, 1: -o, 2: --force, 3: --format */
+	((const char **)ctx)[i] = arg ? arg : "";	/* 0: --perfetto, 1: -o, 2: --force, 3: --format, 4: --compress */
 	return 0;
 }
 
@@ -123,13 +128,14 @@ static const struct xp_cap_opt export_own[] = {
 	{ "output", 'o', "OUT", "where to write the trace ('-' for stdout)", false, NULL },
 	{ "force", 0, NULL, "write through a symbolic link at OUT", false, NULL },
 	{ "format", 0, "FORMAT", "proto (Perfetto's own, the default) or json", false, NULL },
+	{ "compress", 0, NULL, "deflate the protobuf in batches (Perfetto reads them)", false, NULL },
 	{ NULL },
 };
 const struct xp_verb_opts xp_export_opts = { 0, export_own };
 
 int cmd_export(int argc, char **argv)
 {
-	const char *paths[4] = { NULL, NULL, NULL, NULL };	/* in, out, --force, --format */
+	const char *paths[5] = { NULL };	/* in, out, --force, --format, --compress */
 	struct xp_outfile of;
 	struct stat sin, sout;
 	char why[256];
@@ -150,6 +156,8 @@ int cmd_export(int argc, char **argv)
 		return xp_fail(2, "export: --perfetto FILE is required (the only format so far)");
 	if (paths[3] && strcmp(paths[3], "proto") && strcmp(paths[3], "json"))
 		return xp_fail(2, "export: --format wants proto or json, not '%s'", paths[3]);
+	if (paths[4] && paths[3] && !strcmp(paths[3], "json"))
+		return xp_fail(2, "export: --compress is for the protobuf format, not --format json");
 	if (!paths[1])
 		return xp_fail(2, "export: -o OUT is required");
 	if (!*paths[1])
@@ -163,6 +171,7 @@ int cmd_export(int argc, char **argv)
 	}
 	c->env = (struct xp_cap_env){ .out = XP_OUT_PERFETTO, .pf = &c->p };
 	c->json = paths[3] && !strcmp(paths[3], "json");
+	c->compress = paths[4] != NULL;
 	/* the input is read whole before anything is renamed: never export over it */
 	if (!stat(paths[0], &sin) && !stat(paths[1], &sout) && sin.st_dev == sout.st_dev &&
 	    sin.st_ino == sout.st_ino) {

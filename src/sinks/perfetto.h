@@ -74,6 +74,11 @@ struct xp_perfetto {
 void xp_perfetto_begin(struct xp_perfetto *p, FILE *f, uint64_t t0_ns);
 /* The same in Perfetto's protobuf format. 0, -ENOMEM. */
 int xp_perfetto_begin_proto(struct xp_perfetto *p, FILE *f, uint64_t t0_ns);
+/*
+ * After xp_perfetto_begin_proto: the packets go out in zlib batches
+ * (TracePacket.compressed_packets) at deflate's `level` (1-9). 0, -ENOMEM.
+ */
+int xp_perfetto_compress(struct xp_perfetto *p, int level);
 
 /* Names a thread (its comm) or a track; the first name given stays. */
 void xp_perfetto_name(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *name);

@@ -20,10 +20,15 @@
  *   written, and a flow is put on the innermost of them that encloses it.
  * - An async span (JSON "b"/"e") is a slice on a child track of its thread
  *   named after it, with as many tracks as spans overlap ("queued (2)").
+ * - Compressed (xp_perfetto_compress): each batch of packets written at once
+ *   (FLUSH_AT bytes) is one zlib stream in the compressed_packets field of
+ *   a packet of its own; Perfetto inflates it and reads the packets inside
+ *   as if they stood there. The batch ends on a packet's end.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "sinks/pbwire.h"
 #include "sinks/perfetto_int.h"
@@ -33,7 +38,7 @@ enum {
 	TRACE_PACKET = 1,
 	PKT_CLOCK_SNAPSHOT = 6, PKT_TIMESTAMP = 8, PKT_SEQ_ID = 10, PKT_TRACK_EVENT = 11,
 	PKT_INTERNED = 12, PKT_SEQ_FLAGS = 13, PKT_TS_CLOCK_ID = 58, PKT_DEFAULTS = 59,
-	PKT_TRACK_DESCRIPTOR = 60,
+	PKT_TRACK_DESCRIPTOR = 60, PKT_COMPRESSED = 50,
 	CS_CLOCKS = 1, CLK_ID = 1, CLK_TS = 2, CLK_INCREMENTAL = 3,
 	DEF_TS_CLOCK_ID = 58, DEF_TRACK_EVENT = 11, TED_TRACK_UUID = 11,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
@@ -109,6 +114,9 @@ struct xp_pfpb {
 	size_t abcap, abn;
 	struct lanes *lanes;
 	size_t nlanes, lanecap;
+	z_stream *z;		/* compressing batches; NULL: not */
+	uint8_t *zbuf;		/* a batch's packet: its head, then the deflated batch */
+	size_t zcap;
 };
 
 static uint32_t str_hash(const char *s)
@@ -182,15 +190,85 @@ static void intern_free(struct intern *t)
 	free(t->slot);
 }
 
+/* Head room in zbuf: the packet's tag and length, compressed_packets' tag and length. */
+#define ZHEAD (1 + 10 + 2 + 10)
+
+/*
+ * The batch in `out` deflated into one TracePacket{compressed_packets}, at
+ * *at for *len bytes. False when zlib fails (out of memory).
+ */
+static bool deflate_batch(struct xp_pfpb *s, const uint8_t **at, size_t *len)
+{
+	size_t bound = deflateBound(s->z, s->out.n), n;
+	uint8_t head[ZHEAD], *q;
+
+	if (bound + ZHEAD > s->zcap) {
+		uint8_t *b = realloc(s->zbuf, bound + ZHEAD);
+
+		if (!b)
+			return false;
+		s->zbuf = b;
+		s->zcap = bound + ZHEAD;
+	}
+	s->z->next_in = s->out.b;
+	s->z->avail_in = (uInt)s->out.n;
+	s->z->next_out = s->zbuf + ZHEAD;
+	s->z->avail_out = (uInt)(s->zcap - ZHEAD);
+	if (deflate(s->z, Z_FINISH) != Z_STREAM_END || deflateReset(s->z) != Z_OK)
+		return false;
+	n = s->zcap - ZHEAD - s->z->avail_out;
+	/* the heads go right before the deflated bytes, whose length is known only now */
+	q = xp_pb_put_tag(head, PKT_COMPRESSED, XP_PB_LEN);
+	q += xp_varint_put(q, n);
+	{
+		size_t inner = (size_t)(q - head) + n, h;
+		uint8_t outer[1 + 10], *r = xp_pb_put_tag(outer, TRACE_PACKET, XP_PB_LEN);
+
+		r += xp_varint_put(r, inner);
+		h = (size_t)(r - outer) + (size_t)(q - head);
+		memcpy(s->zbuf + ZHEAD - h, outer, (size_t)(r - outer));
+		memcpy(s->zbuf + ZHEAD - (size_t)(q - head), head, (size_t)(q - head));
+		*at = s->zbuf + ZHEAD - h;
+		*len = h + n;
+	}
+	return true;
+}
+
 static void flush_out(struct xp_perfetto *p)
 {
-	struct xp_pb *o = &p->pb->out;
+	struct xp_pfpb *s = p->pb;
+	struct xp_pb *o = &s->out;
+	const uint8_t *at = o->b;
+	size_t len = o->n;
 
+	if (!len)
+		return;
+	if (s->z && !deflate_batch(s, &at, &len)) {
+		p->oom = true;
+		o->n = 0;
+		return;
+	}
 	/* a failed write leaves the FILE's error set; its errno is kept for the message */
 	errno = 0;
-	if (o->n && fwrite(o->b, 1, o->n, p->f) != o->n && !p->werr)
+	if (fwrite(at, 1, len, p->f) != len && !p->werr)
 		p->werr = errno ? errno : EIO;
 	o->n = 0;
+}
+
+int xp_perfetto_compress(struct xp_perfetto *p, int level)
+{
+	struct xp_pfpb *s = p->pb;
+
+	if (!s || s->z)
+		return -EINVAL;
+	if (!(s->z = calloc(1, sizeof(*s->z))))
+		return -ENOMEM;
+	if (deflateInit(s->z, level) != Z_OK) {
+		free(s->z);
+		s->z = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* A TracePacket on the sequence; returns its mark for packet_end. */
@@ -680,6 +758,11 @@ void xp_pfpb_finish(struct xp_perfetto *p)
 	if (s->out.oom)
 		p->oom = true;
 	flush_out(p);
+	if (s->z) {
+		deflateEnd(s->z);
+		free(s->z);
+	}
+	free(s->zbuf);
 	xp_pb_free(&s->out);
 	intern_free(&s->names);
 	intern_free(&s->cats);

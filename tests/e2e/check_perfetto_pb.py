@@ -2,9 +2,15 @@
 default) against the JSON export of the same recording (--format json).
 
 usage: check_perfetto_pb.py TRACE.pftrace TRACE.json [-v]
+       check_perfetto_pb.py --inflates-to PLAIN.pftrace TRACE.pftrace
 Prints nothing and exits 0 when they agree (-v: one line of what was
 compared); otherwise one line per difference. Exits 77 when protoc is
-missing.
+missing. The second form checks that TRACE's compressed batches (written by
+`export --compress`) inflate to exactly the bytes of PLAIN.
+
+A packet with compressed_packets (field 50, a zlib stream of packets) is
+read as trace_processor reads it: the packets it inflates to, in its place.
+It must hold nothing else.
 
 The protobuf is decoded by `protoc --decode=perfetto.protos.Trace` with
 perfetto_subset.proto (beside this file), then replayed as trace_processor
@@ -38,6 +44,7 @@ import os
 import re
 import subprocess
 import sys
+import zlib
 from collections import defaultdict
 
 PROTO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perfetto_subset.proto")
@@ -79,10 +86,76 @@ def one(d, k, default=None):
     return v[-1] if v else default
 
 
+def varint(b, i):
+    v = shift = 0
+    while True:
+        if i >= len(b):
+            raise ValueError("a varint runs past the end")
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return v, i
+
+
+def fields(b):
+    """(field, wire type, value or bytes) of one message, at the wire level."""
+    i = 0
+    while i < len(b):
+        tag, i = varint(b, i)
+        f, w = tag >> 3, tag & 7
+        if w == 0:
+            v, i = varint(b, i)
+        elif w == 1:
+            v, i = b[i:i + 8], i + 8
+        elif w == 5:
+            v, i = b[i:i + 4], i + 4
+        elif w == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+            if i > len(b):
+                raise ValueError(f"field {f} runs past the end")
+        else:
+            raise ValueError(f"field {f}: wire type {w}")
+        yield f, w, v
+
+
+def inflate(data):
+    """The Trace with every compressed batch replaced by its packets; and how many batches."""
+    out, batches = bytearray(), 0
+    for f, w, v in fields(data):
+        fl = list(fields(v)) if (f, w) == (1, 2) else []
+        if any(x[0] == 50 for x in fl):
+            if len(fl) != 1 or fl[0][1] != 2:
+                raise ValueError("a compressed_packets packet holds other fields too")
+            inner = zlib.decompress(fl[0][2])
+            for g, wg, _ in fields(inner):
+                if (g, wg) != (1, 2):
+                    raise ValueError(f"a compressed batch holds field {g}, not packets")
+            out += inner
+            batches += 1
+        else:
+            if (f, w) != (1, 2):
+                raise ValueError(f"the trace holds field {f}, not packets")
+            out += b"\x0a" + encode_varint(len(v)) + v
+    return bytes(out), batches
+
+
+def encode_varint(n):
+    b = bytearray()
+    while n >= 0x80:
+        b.append(n & 0x7F | 0x80)
+        n >>= 7
+    b.append(n)
+    return bytes(b)
+
+
 def decode(path):
     with open(path, "rb") as f:
-        r = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I",
-                            os.path.dirname(PROTO), PROTO], stdin=f, capture_output=True)
+        data, _ = inflate(f.read())
+    r = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I",
+                        os.path.dirname(PROTO), PROTO], input=data, capture_output=True)
     if r.returncode:
         raise ValueError("protoc: " + r.stderr.decode(errors="replace").strip())
     return parse_text(r.stdout.decode("utf-8", "replace")).get("packet", [])
@@ -331,6 +404,23 @@ def main():
     if len(sys.argv) < 3:
         print(__doc__)
         return 2
+    if sys.argv[1] == "--inflates-to" and len(sys.argv) == 4:
+        with open(sys.argv[2], "rb") as f:
+            plain = f.read()
+        with open(sys.argv[3], "rb") as f:
+            packed = f.read()
+        try:
+            data, batches = inflate(packed)
+        except (ValueError, zlib.error) as e:
+            print(e)
+            return 1
+        if not batches or data != plain:
+            print(f"{batches} compressed batches inflate to {len(data)} bytes, not the"
+                  f" {len(plain)} of {sys.argv[2]}")
+            return 1
+        print(f"{batches} compressed batches, {len(packed)} bytes, inflate to the"
+              f" {len(plain)} bytes of the plain export")
+        return 0
     try:
         packets = decode(sys.argv[1])
     except FileNotFoundError:
