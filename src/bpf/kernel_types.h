@@ -32,8 +32,26 @@ struct inode {
 	__u32 i_rdev;
 };
 
+struct qstr {
+	const unsigned char *name;
+};
+
+struct dentry {
+	struct qstr d_name;
+};
+
+struct path {
+	struct dentry *dentry;
+};
+
 struct file {
 	struct inode *f_inode;
+	struct path f_path;
+};
+
+/* the executable's file: its dentry's name tells xputrace's own 32-bit probe */
+struct mm_struct {
+	struct file *exe_file;
 };
 
 struct fdtable {
@@ -47,6 +65,7 @@ struct files_struct {
 
 struct task_struct {
 	struct files_struct *files;
+	struct mm_struct *mm;
 };
 
 /* the gpu_scheduler events' argument; drm_sched_fence is in the gpu_sched module's BTF */

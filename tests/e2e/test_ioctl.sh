@@ -284,6 +284,21 @@ else
 	else
 		fail "ioctl tracepoint with 32-bit programs: tracer did not start"
 	fi
+	# xputrace's own probe of whether 32-bit programs run (another xputrace
+	# starting beside it runs one: doctor, top) is not said to be one
+	if start_tracer c32-own ioctl --device /dev/null --hook tracepoint; then
+		"$XP" doctor > "$WORK/c32-own.doctor" 2>&1
+		stop_tracer INT
+		rc=$?
+		if [ $rc -eq 0 ] && grep -q '^32-bit progs *can run' "$WORK/c32-own.doctor" &&
+			! grep -q "32-bit program" "$WORK/c32-own.err"; then
+			pass "ioctl on the tracepoint hook does not take another xputrace's 32-bit probe for a 32-bit program"
+		else
+			fail "ioctl tracepoint and xputrace's own 32-bit probe: exit $rc, doctor: $(grep '^32-bit' "$WORK/c32-own.doctor"), stderr: $(cat "$WORK/c32-own.err")"
+		fi
+	else
+		fail "ioctl tracepoint beside doctor: tracer did not start"
+	fi
 
 	# While a 32-bit program runs, the default passes the classic events over
 	# (where it would take them: no kprobes) and says why; its calls are counted.

@@ -288,13 +288,36 @@ __u64 exec32_count;
 __u32 exec32_pid;
 char exec32_comm[XP_COMM_LEN];
 
+/*
+ * xputrace's own probe of whether 32-bit programs run here (live/compat32.c:
+ * another xputrace starting, `top` beside `serve`) is no caller: it is
+ * exec'd from a memfd named "xputrace-ia32" (the file "memfd:xputrace-ia32"),
+ * and exits at once.
+ */
+static const char probe32[] = "memfd:xputrace-ia32";
+
+static __always_inline bool is_probe32(struct task_struct *t)
+{
+	char name[sizeof(probe32)];
+	const unsigned char *p = BPF_CORE_READ(t, mm, exe_file, f_path.dentry, d_name.name);
+
+	if (bpf_probe_read_kernel_str(name, sizeof(name), p) != sizeof(name))
+		return false;
+#pragma unroll
+	for (int i = 0; i < (int)sizeof(name); i++)
+		if (name[i] != probe32[i])
+			return false;
+	return true;
+}
+
 SEC("tracepoint/sched/sched_process_exec")
 int ioctl_exec32(void *ctx)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!regs || regs->cs != USER32_CS || xp_filtered(tgid))
+	if (!regs || regs->cs != USER32_CS || xp_filtered(tgid) || is_probe32(t))
 		return 0;
 	if (__sync_fetch_and_add(&exec32_count, 1) == 0) {
 		bpf_get_current_comm(exec32_comm, sizeof(exec32_comm));
