@@ -70,6 +70,11 @@ static __always_inline int xp_rawtp_emit(void *ctx, __u16 type, __u32 ev)
 		n = XP_RAWTP_RAW;
 	if (n && !bpf_probe_read_kernel(r->raw, n, ctx))
 		r->raw_len = (__u16)n;
+	if (xp_rawtp_cfg[ev].cgroup && n <= XP_RAWTP_CGROUP_AT) {
+		__u64 cg = bpf_get_current_cgroup_id();
+
+		__builtin_memcpy(&r->raw[XP_RAWTP_CGROUP_AT], &cg, sizeof(cg));
+	}
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 	xp_rawtp_str(ctx, r, xp_rawtp_cfg[ev].str_off[0], 0);
 	xp_rawtp_str(ctx, r, xp_rawtp_cfg[ev].str_off[1], 1);

@@ -125,3 +125,13 @@ const struct xp_rec_pack xp_rawtp_pack[XP_RAWTP_NPACK] = {
 	XP_REC_P(struct xp_rawtp_rec, str[0], XP_PACK_INTERN),
 	XP_REC_P(struct xp_rawtp_rec, str[1], XP_PACK_INTERN),
 };
+
+uint64_t xp_rawtp_cgroup(const struct xp_rawtp_rec *r)
+{
+	uint64_t cg;
+
+	if (r->raw_len > XP_RAWTP_CGROUP_AT)
+		return 0;
+	memcpy(&cg, &r->raw[XP_RAWTP_CGROUP_AT], sizeof(cg));
+	return cg;
+}

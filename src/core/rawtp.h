@@ -64,5 +64,7 @@ int xp_rawtp_u64(const struct xp_rawtp_layout *l, const struct xp_rawtp_rec *r, 
 		 uint64_t *v);
 /* String i of a record, NUL-terminated into buf. */
 const char *xp_rawtp_rec_str(const struct xp_rawtp_rec *r, int i, char *buf, size_t len);
+/* The cgroup v2 id of the process that caused the event (XP_RAWTP_CGROUP_AT); 0: not known. */
+uint64_t xp_rawtp_cgroup(const struct xp_rawtp_rec *r);
 
 #endif

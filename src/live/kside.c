@@ -81,6 +81,9 @@ int xp_rawtp_live_prepare(struct bpf_object *obj, const char *prefix,
 	/* only events in the causing process's context can be filtered by process */
 	for (int i = 0; filter && i < l->n; i++)
 		tmp[i].filter = l->ev[i].proc_ctx;
+	/* and only they say which cgroup caused them */
+	for (int i = 0; i < l->n; i++)
+		tmp[i].cgroup = l->ev[i].proc_ctx && tmp[i].raw_size <= XP_RAWTP_CGROUP_AT;
 	memcpy(cfg, tmp, sizeof(tmp));
 	for (int i = 0; i < XP_RAWTP_MAX_EV; i++) {
 		p = prog(obj, prefix, i);

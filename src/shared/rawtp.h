@@ -26,8 +26,17 @@ struct xp_rawtp_cfg {
 	__u16 raw_size;			/* bytes to copy from the record's start */
 	__s16 str_off[XP_RAWTP_NSTR];	/* offset of a __data_loc word; -1: none */
 	__u8 filter;			/* apply the process filters (process context only) */
-	__u8 pad;
+	__u8 cgroup;			/* write the task's cgroup id at XP_RAWTP_CGROUP_AT */
 };
+
+/*
+ * An event in the context of the process that caused it, whose copy leaves
+ * the last 8 bytes of raw free, carries there the cgroup v2 id of that
+ * process at the event (bpf_get_current_cgroup_id): read by user space
+ * later, /proc/PID/cgroup may be gone with a short-lived process. 0: not
+ * written (older files, other events).
+ */
+#define XP_RAWTP_CGROUP_AT (XP_RAWTP_RAW - 8)
 
 struct xp_rawtp_rec {
 	struct xp_rec_hdr hdr;		/* pid/tid/comm: the task the event fired in */

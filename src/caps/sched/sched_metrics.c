@@ -23,18 +23,22 @@ uint64_t xp_sched_busy_share(uint64_t run, uint64_t done, uint64_t *last_end)
 	return done > from ? done - from : 0;
 }
 
-/* The cgroup v2 id (its directory's inode) of process `pid`; 0 when it cannot be read (gone). */
-static uint64_t cgroup_of(struct xp_sched_metrics *s, uint32_t pid)
+/*
+ * The cgroup v2 id (its directory's inode) of process `pid`: `known` when
+ * the event carried it, else the last one seen, else read from /proc; 0 when
+ * it cannot be read (gone).
+ */
+static uint64_t cgroup_of(struct xp_sched_metrics *s, uint32_t pid, uint64_t known)
 {
 	unsigned slot = (pid * 2654435761u) % XP_SCHED_METRICS_PIDS;
 	char path[64], line[768], dir[1024];
-	uint64_t id = 0;
+	uint64_t id = known;
 	FILE *f;
 
-	if (s->pidcg[slot].pid == pid && pid)
+	if (s->pidcg[slot].pid == pid && pid && !known)
 		return s->pidcg[slot].cg;
 	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
-	if (s->cgroot && pid && (f = fopen(path, "re"))) {
+	if (!known && s->cgroot && pid && (f = fopen(path, "re"))) {
 		while (fgets(line, sizeof(line), f))
 			if (!strncmp(line, "0::", 3)) {
 				line[strcspn(line, "\n")] = '\0';
@@ -101,7 +105,7 @@ static void on_job(void *ctx, const struct xp_sched_job_info *j)
 	struct xp_sched_metrics *s = ctx;
 	struct xp_metrics *m = s->in.m;
 	const char *ring = j->ring ? j->ring : "";
-	uint64_t rk = ring_key(ring), cg = cgroup_of(s, j->pid), *last;
+	uint64_t rk = ring_key(ring), cg = cgroup_of(s, j->pid, 0), *last;
 	uint64_t pid = s->in.per_process ? j->pid : 0;
 	struct xp_metric_key kc = { { cg, pid, rk, 0 } }, kr = { { rk, 0, 0, 0 } };
 	struct label_ctx lc = { s, j, cg, true }, lr = { s, j, 0, false };
@@ -193,12 +197,12 @@ int xp_sched_metrics_feed(struct xp_sched_metrics *s, const struct xp_rawtp_layo
 	int err;
 
 	/*
-	 * The submitter's cgroup is read while it is surely alive: at its queue
-	 * event (it waits for its jobs after). Read at the done, a process that
+	 * The submitter's cgroup, at its queue event: as the kernel side saw it
+	 * there, else read now from /proc. Read at the done, a process that
 	 * ended meanwhile would have none.
 	 */
 	if (r->hdr.pid && r->ev < l->n && l->ev[r->ev].proc_ctx)
-		cgroup_of(s, r->hdr.pid);
+		cgroup_of(s, r->hdr.pid, xp_rawtp_cgroup(r));
 	err = xp_sched_feed(&s->s, l, r);
 
 	if (s->err)
