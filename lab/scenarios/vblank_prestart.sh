@@ -78,12 +78,12 @@ flipper_case() { # WHEN LOAD
 		flipper_start $o 100000 $ld
 		sleep 1.5
 		start_xp $j vblank --stream --json || { kill $FP; load_off; return; }
-		sleep 4
+		sleep 2.5	# 150 frames at 60 Hz, at least 100 are checked
 		stop_xp
 		kill $FP; wait $FP
 	else
 		start_xp $j vblank --stream --json || { load_off; return; }
-		flipper_start $o 240 $ld
+		flipper_start $o 150 $ld
 		wait $FP
 		sleep 0.3
 		stop_xp
@@ -140,13 +140,13 @@ modetest_case() { # WHEN LOAD
 		[ "$ld" = load ] && load_on
 		sleep 0.5
 		start_xp $j vblank --stream --json || { echo >&3; exec 3>&-; load_off; return; }
-		sleep 4
+		sleep 2.5	# 150 frames at 60 Hz, at least 100 are checked
 		stop_xp
 		echo >&3; exec 3>&-
 		wait $MP
 	else
 		start_xp $j vblank --stream --json || { load_off; return; }
-		(sleep 5; echo) | modetest -M vkms -s "$C:1024x768" -v >$o 2>&1 & MP=$!
+		(sleep 3.5; echo) | modetest -M vkms -s "$C:1024x768" -v >$o 2>&1 & MP=$!
 		sleep 1
 		[ "$ld" = load ] && load_on
 		wait $MP
