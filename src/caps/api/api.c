@@ -204,8 +204,12 @@ const struct xp_cap xp_cap_api = {
 "          a negative one for libdrm) by value, latency p50/p99/max, ioctls per\n"
 "          call and their names, calls that issued no ioctl (the runtime\n"
 "          submitted without the kernel: a user-mode queue).\n"
-"--stream prints one line per call with its ioctls. Calls nest (drmIoctl\n"
-"inside amdgpu_cs_submit_raw2): an ioctl counts for every traced call around it.\n",
+"Where the kernel has gpu_scheduler events (see `sched`), the DRM scheduler jobs\n"
+"each call queued are joined too: jobs per call, and call -> the last of its\n"
+"jobs done (p50/p99/max); `record` them with `api sched` for `report`.\n"
+"--stream prints one line per call with its ioctls (and jobs). Calls nest\n"
+"(drmIoctl inside amdgpu_cs_submit_raw2): an ioctl or job counts for every\n"
+"traced call around it.\n",
 	.examples =
 "  xputrace api -d 10                   10 s of runtime calls and their ioctls\n"
 "  xputrace api --stream -c python3     one application's calls as they return\n"
