@@ -138,12 +138,10 @@ static int open_joined(struct report_ctx *c, const struct xp_trace_reader *r)
 	if (!jc || !xp_trace_has_cap(r, jc->name))
 		return 0;
 	err = xp_cap_inst_from_file(&c->jci, jc, &c->jenv, r);
-	if (err == -ENOENT) {	/* no layouts: its records cannot be decoded */
+	if (err) {
 		xp_cap_inst_free(&c->jci);
-		return 0;
+		return err == -ENOENT ? 0 : err;	/* no layouts: its records cannot be decoded */
 	}
-	if (err)
-		return err;
 	c->joined = true;
 	return c->ci.cap->link ? c->ci.cap->link(&c->ci, &c->jci) : 0;
 }
