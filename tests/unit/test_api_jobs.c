@@ -166,8 +166,11 @@ static void test_never_done(void)
 	CHECK_U64(row("submit")->done.count, 0);
 	queued(10, 3, 410);
 	CHECK_U64(call(10, 400, 500, "submit", 0), 1);
+	queued(10, 4, 510);		/* after the last call: no call claims it */
 	CHECK_U64(S.nwait, 1);
 	xp_api_finish(&S);
+	CHECK_U64(S.jobs_outside, 1);
+	CHECK_U64(S.njob, 0);
 	CHECK_U64(row("submit")->undone, 2);
 	CHECK_U64(S.calls_open_at_end, 1);
 	CHECK_U64(S.nwait, 0);
@@ -277,7 +280,7 @@ static void test_output(void)
 	fclose(f);
 	CHECK(strstr(buf, "2 jobs queued") != NULL);
 	CHECK(strstr(buf, "jobs: 1.00/call (max 1, 0 calls none), call->done p50") != NULL);
-	CHECK(strstr(buf, "note: 1 jobs queued by threads outside any traced call") != NULL);
+	CHECK(strstr(buf, "note: 1 jobs queued by threads outside any traced call of theirs that returned") != NULL);
 	free(buf);
 }
 

@@ -168,4 +168,9 @@ void xp_api_finish(struct xp_api_state *s)
 		call_done(s, &s->wait[k].call, true, 0);
 	s->calls_open_at_end += (uint64_t)s->nwait;
 	s->nwait = 0;
+	/* jobs no call claimed: none of their thread's calls returned around them */
+	for (int i = 0; i < s->njob; i++)
+		if (!s->job[i].claimed)
+			s->jobs_outside++;
+	s->njob = 0;
 }

@@ -53,7 +53,8 @@ static void text_notes(FILE *f, const struct xp_api_report *r)
 		fprintf(f, "note: %" PRIu64 " ioctls not kept for their call (a thread's or the table's limit)\n",
 			s->ioctls_lost);
 	if (s->jobs_outside)
-		fprintf(f, "note: %" PRIu64 " jobs queued by threads outside any traced call of theirs\n",
+		fprintf(f, "note: %" PRIu64 " jobs queued by threads outside any traced call of theirs that "
+			   "returned\n",
 			s->jobs_outside);
 	if (s->jobs_let_go)
 		fprintf(f, "note: %" PRIu64 " jobs let go unjoined: %d held at once, none claimed by a call "

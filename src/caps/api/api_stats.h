@@ -126,7 +126,7 @@ struct xp_api_state {
 	struct xp_api_wait *wait;	/* XP_API_WAITS, allocated */
 	int nwait;
 	uint64_t jobs_queued;		/* this interval: queue events told */
-	uint64_t jobs_outside;		/* queued by a thread outside any traced call of it */
+	uint64_t jobs_outside;		/* queued by a thread outside any traced call of it that returned */
 	uint64_t jobs_let_go;		/* let go unjoined when the table was full (oldest first) */
 	uint64_t jobs_lost;		/* not held: the table full of jobs their calls wait for */
 	uint64_t calls_unfollowed;	/* calls not followed to done: the table of waiting calls full */
@@ -152,7 +152,10 @@ void xp_api_job_ended(void *s, const struct xp_sched_job_ref *j, bool done);
 /* A call's jobs (inside add_call): joined into j, counted in w (NULL: past the rows' limit). */
 void xp_api_join_jobs(struct xp_api_state *s, const struct xp_api_rec *r, struct xp_api_row *w,
 		      struct xp_api_joined *j);
-/* The run ended: calls still waiting for a job count as never done. */
+/*
+ * The run ended: calls still waiting for a job count as never done, jobs no
+ * returned call claimed as outside calls.
+ */
 void xp_api_finish(struct xp_api_state *s);
 /* The row of a call's function and process, made when new; NULL past XP_API_MAX_ROWS. */
 struct xp_api_row *xp_api_row_of(struct xp_api_state *s, const struct xp_api_rec *r);
