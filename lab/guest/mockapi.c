@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	int fd, o;
 
 	while ((o = getopt(argc, argv, "n:k:d:r:o:")) != -1) {
-		unsigned int v = (unsigned int)strtoul(optarg, NULL, 10);
+		unsigned int v = optarg ? (unsigned int)strtoul(optarg, NULL, 10) : 0;
 
 		switch (o) {
 		case 'n': calls = v; break;
@@ -56,7 +56,9 @@ int main(int argc, char **argv)
 		case 'd': dur = v; break;
 		case 'r': ring = v; break;
 		case 'o': outside = v; break;
-		default: return 2;
+		default:
+			fprintf(stderr, "usage: mockapi [-n CALLS] [-k JOBS] [-d DUR_US] [-r RING] [-o OUTSIDE]\n");
+			return 2;
 		}
 	}
 	fd = open("/dev/mockgpu", O_RDWR | O_CLOEXEC);
