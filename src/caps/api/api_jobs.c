@@ -5,19 +5,6 @@
 
 #include "caps/api/api_stats.h"
 
-int xp_api_follow_jobs(struct xp_api_state *s, struct xp_sched_listener *lis)
-{
-	if (!s->job)
-		s->job = calloc(XP_API_JOBS, sizeof(*s->job));
-	if (!s->wait)
-		s->wait = calloc(XP_API_WAITS, sizeof(*s->wait));
-	if (!s->job || !s->wait)
-		return -ENOMEM;
-	s->jobs_on = true;
-	*lis = (struct xp_sched_listener){ xp_api_job_queued, xp_api_job_ended, s };
-	return 0;
-}
-
 static void drop_job(struct xp_api_state *s, int i)
 {
 	s->job[i] = s->job[--s->njob];
@@ -43,7 +30,7 @@ static bool holds(const struct xp_api_rec *call, uint32_t tid, uint64_t ts)
 	return call->hdr.tid == tid && ts >= call->hdr.ts_ns && ts <= call->end_ns;
 }
 
-void xp_api_job_queued(void *ctx, const struct xp_sched_job_ref *r)
+static void job_queued(void *ctx, const struct xp_sched_job_ref *r)
 {
 	struct xp_api_state *s = ctx;
 	struct xp_api_job *j;
@@ -68,7 +55,7 @@ void xp_api_job_queued(void *ctx, const struct xp_sched_job_ref *r)
 	strncpy(j->ring, r->ring, XP_API_RING - 1);
 }
 
-void xp_api_job_ended(void *ctx, const struct xp_sched_job_ref *r, bool done)
+static void job_ended(void *ctx, const struct xp_sched_job_ref *r, bool done)
 {
 	struct xp_api_state *s = ctx;
 	struct xp_api_job *j;
@@ -101,6 +88,19 @@ void xp_api_job_ended(void *ctx, const struct xp_sched_job_ref *r, bool done)
 	/* calls around it still to come (it was not claimed yet) read its end from here */
 	if (j->claimed)
 		drop_job(s, i);
+}
+
+int xp_api_follow_jobs(struct xp_api_state *s, struct xp_sched_listener *lis)
+{
+	if (!s->job)
+		s->job = calloc(XP_API_JOBS, sizeof(*s->job));
+	if (!s->wait)
+		s->wait = calloc(XP_API_WAITS, sizeof(*s->wait));
+	if (!s->job || !s->wait)
+		return -ENOMEM;
+	s->jobs_on = true;
+	*lis = (struct xp_sched_listener){ job_queued, job_ended, s };
+	return 0;
 }
 
 void xp_api_join_jobs(struct xp_api_state *s, const struct xp_api_rec *r, struct xp_api_row *w,

@@ -54,8 +54,7 @@ static void text_notes(FILE *f, const struct xp_api_report *r)
 			s->ioctls_lost);
 	if (s->jobs_outside)
 		fprintf(f, "note: %" PRIu64 " jobs queued by threads outside any traced call of theirs that "
-			   "returned\n",
-			s->jobs_outside);
+			   "returned\n", s->jobs_outside);
 	if (s->jobs_let_go)
 		fprintf(f, "note: %" PRIu64 " jobs let go unjoined: %d held at once, none claimed by a call "
 			   "yet (threads that made no traced call)\n", s->jobs_let_go, XP_API_JOBS);
@@ -101,7 +100,6 @@ static void text_row_details(FILE *f, const struct xp_api_row *w, const struct x
 
 	if (jobs)
 		text_row_jobs(f, w);
-
 	if (w->ncmd) {
 		fprintf(f, "%8s ioctls:", "");
 		for (int i = 0; i < w->ncmd; i++)
@@ -343,6 +341,8 @@ void xp_perfetto_api(struct xp_perfetto *p, const struct xp_api_joined *j, const
 		xp_json_kstr(&p->j, "ret", xp_api_ret_str(c->rule, c->ret, ret, sizeof(ret)));
 		xp_json_kbool(&p->j, "error", j->error);
 		xp_json_ku64(&p->j, "ioctls", j->n);
+		if (j->jobs_on)
+			xp_json_ku64(&p->j, "jobs", j->jobs);
 	}
 	xp_perfetto_slice_end(p);
 	/* inside the call on its thread's track: nesting shows the join, no arrow needed */

@@ -147,8 +147,6 @@ bool xp_api_is_error(uint32_t rule, int64_t ret);
 int xp_api_add(struct xp_api_state *s, const struct xp_api_rec *r, struct xp_api_joined *j);
 /* From now on, sched's jobs are joined too: the listener to give sched's analysis. */
 int xp_api_follow_jobs(struct xp_api_state *s, struct xp_sched_listener *lis);
-void xp_api_job_queued(void *s, const struct xp_sched_job_ref *j);
-void xp_api_job_ended(void *s, const struct xp_sched_job_ref *j, bool done);
 /* A call's jobs (inside add_call): joined into j, counted in w (NULL: past the rows' limit). */
 void xp_api_join_jobs(struct xp_api_state *s, const struct xp_api_rec *r, struct xp_api_row *w,
 		      struct xp_api_joined *j);
