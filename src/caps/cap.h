@@ -186,6 +186,16 @@ struct xp_cap {
 	const char *let_go;
 	/* From a file: the hook to report (NULL: the one the file names). */
 	const char *file_hook;
+	/*
+	 * Another row whose analysis this one joins with its own (api: sched's
+	 * jobs), or NULL. Where both run on one stream of records, `link` is
+	 * called once both are initialized, before any record: the live runner
+	 * opens that row too, into this one's ring buffer, when its events exist
+	 * here, and feeds it without printing it; `report` reads its records
+	 * from a file that has them; `export` links the rows it draws. 0 or -errno.
+	 */
+	const char *joins;
+	int (*link)(struct xp_cap_inst *ci, struct xp_cap_inst *other);
 
 	/*
 	 * `xputrace serve` (src/cmd/serve.c): rows with these feed metrics and

@@ -108,6 +108,12 @@ static int on_open(void *ctx, const struct xp_trace_reader *r)
 		if (err)
 			return err;
 	}
+	/* rows that join another's analysis with theirs, where both are drawn */
+	for (int i = 0; i < c->nci; i++)
+		for (int k = 0; c->ci[i].cap->joins && c->ci[i].cap->link && k < c->nci; k++)
+			if (!strcmp(c->ci[k].cap->name, c->ci[i].cap->joins) &&
+			    (err = c->ci[i].cap->link(&c->ci[i], &c->ci[k])))
+				return err;
 	if (c->json)
 		xp_perfetto_begin(&c->p, c->f, r->meta.start_ns);
 	else if ((err = xp_perfetto_begin_proto(&c->p, c->f, r->meta.start_ns)) ||

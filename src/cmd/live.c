@@ -272,6 +272,11 @@ struct live_run {
 	struct xp_devices devs;
 	struct xp_cap_env env;
 	struct xp_cap_inst ci;
+	/* the row it joins (cap->joins), fed quietly when it opened here */
+	struct xp_cap_env jenv;
+	struct xp_cap_inst jci;
+	bool joined;
+	struct bpf_object *jobj;
 	struct xp_session sess;
 	struct xp_json sj;
 	uint64_t intervals;
@@ -322,6 +327,8 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 
 	int err;
 
+	if (r->joined && h->type == r->jci.cap->rec->type)
+		return r->jci.cap->feed(&r->jci, h);
 	if (h->type != r->cap->rec->type)
 		return 0;
 	err = r->cap->feed(&r->ci, h);
@@ -429,12 +436,15 @@ static int finish(struct live_run *r, int err)
 	/* nothing new from here on; what is queued is read within XP_STOP_NS */
 	stopped = r->sess.t_stop_ns = xp_now_ns();
 	xp_kside_detach(r->ci.k);
+	xp_kside_detach(r->jci.k);
 	if (!err && r->sess.rb)
 		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
 	xp_say_unread(cap->name, &r->sess);
 	xp_say_skipped(cap->name, r->sess.unclaimed, r->sess.bad_records - r->sess.unclaimed);
 	if (cap->say_unseen && r->ci.k)
 		cap->say_unseen(&r->ci, cap->name);
+	if (r->joined)
+		xp_say_undecodable(cap->name, &r->jci);
 	/* whatever ended the run, the summary of what was captured is written */
 	{
 		int rerr = live_report(r, r->o.interval_s ? r->intervals + 1 : 0, true);
@@ -447,6 +457,55 @@ static int finish(struct live_run *r, int err)
 	if (err)
 		return xp_fail(1, "%s: %s", verb, strerror(-err));
 	return 0;
+}
+
+/*
+ * The row this one joins (cap->joins): opened into its ring buffer, quietly
+ * left out when this kernel lacks its events, with a warning when it fails.
+ */
+static void open_joined(struct live_run *r, const struct xp_open_args *oa)
+{
+	const struct xp_cap *jc = r->cap->joins ? xp_cap_find(r->cap->joins) : NULL;
+	struct xp_live_share share;
+	struct xp_open_args ja = *oa;
+	char why[512] = "";
+	int err;
+
+	if (!jc || !r->ci.k || xp_stop)
+		return;
+	r->jenv = r->env;
+	r->jenv.out = XP_OUT_SUMMARY;
+	if (xp_cap_inst_new(&r->jci, jc, &r->jenv)) {
+		xp_cap_inst_free(&r->jci);
+		return;
+	}
+	share = (struct xp_live_share){ r->ci.k->events, r->ci.k->drops };
+	ja.share = &share;
+	ja.aggregate = false;
+	if (!(err = jc->open(&r->jci, &ja, why, sizeof(why)))) {
+		r->joined = true;
+		r->jobj = r->jci.k->obj;
+		return;
+	}
+	if (err != -ENOENT && !xp_stop)
+		fprintf(stderr, "xputrace: %s: warning: %s not joined: %s\n", r->cap->name, jc->name,
+			why[0] ? why : strerror(-err));
+	xp_kside_close(r->jci.k);
+	r->jci.k = NULL;
+	xp_cap_inst_free(&r->jci);
+}
+
+/* The analyses, the joined row's linked in before any record. */
+static int init_analysis(struct live_run *r)
+{
+	int err;
+
+	if ((err = r->cap->init(&r->ci)) || !r->joined)
+		return err;
+	r->jenv.t0 = r->env.t0;
+	if ((err = r->jci.cap->init(&r->jci)))
+		return err;
+	return r->cap->link ? r->cap->link(&r->ci, &r->jci) : 0;
 }
 
 static int run(struct live_run *r, int argc, char **argv)
@@ -486,10 +545,13 @@ static int run(struct live_run *r, int argc, char **argv)
 	 */
 	if (!xp_stop && (err = cap->open(&r->ci, &oa, why, sizeof(why))) && !xp_stop)
 		return xp_open_failed(verb, &r->ci, err, why);
-	if (xp_stop)
+	open_joined(r, &oa);
+	if (xp_stop) {
 		xp_kside_detach(r->ci.k);
-	else if (cap->flags & XP_CAP_DEVICES)
+		xp_kside_detach(r->jci.k);
+	} else if (cap->flags & XP_CAP_DEVICES) {
 		xp_warn_no_devices(verb, &r->devs);
+	}
 
 	r->sess.duration_s = r->o.duration_s;
 	r->sess.interval_s = r->o.interval_s;
@@ -503,6 +565,10 @@ static int run(struct live_run *r, int argc, char **argv)
 	r->sess.ctx = r;
 	if (r->ci.k) {
 		r->sess.obj = r->ci.k->obj;
+		if (r->joined) {
+			r->sess.more_obj = &r->jobj;
+			r->sess.nmore_obj = 1;
+		}
 		if ((err = xp_session_open(&r->sess, r->ci.k->events, r->ci.k->drops)))
 			return xp_fail(1, "%s: cannot read the ring buffer: %s", verb, strerror(-err));
 	} else {
@@ -510,7 +576,7 @@ static int run(struct live_run *r, int argc, char **argv)
 		r->sess.t_start_ns = r->sess.t_interval_ns = xp_now_ns();
 	}
 	r->env.t0 = r->sess.t_start_ns;
-	if ((err = cap->init(&r->ci)))
+	if ((err = init_analysis(r)))
 		return xp_fail(1, "%s: %s", verb, strerror(-err));
 	xp_json_init(&r->sj, stdout, false);
 	xp_signals_install();
@@ -548,7 +614,9 @@ int xp_cmd_live(const struct xp_cap *cap, int argc, char **argv)
 	status = run(r, argc, argv);
 	xp_session_close(&r->sess);
 	xp_kside_close(r->ci.k);
+	xp_kside_close(r->jci.k);
 	xp_cap_inst_free(&r->ci);
+	xp_cap_inst_free(&r->jci);
 	free(r);
 	return xp_finish_stdout(status);
 }

@@ -123,7 +123,28 @@ struct report_ctx {
 	struct xp_cap_env env;
 	struct xp_cap_inst ci;
 	bool have_ci;
+	/* the row the view joins (cap->joins), when the file has its records */
+	struct xp_cap_env jenv;
+	struct xp_cap_inst jci;
+	bool joined;
 };
+
+/* The row the view joins, read beside it when the file recorded it. */
+static int open_joined(struct report_ctx *c, const struct xp_trace_reader *r)
+{
+	const struct xp_cap *jc = c->ci.cap->joins ? xp_cap_find(c->ci.cap->joins) : NULL;
+	int err;
+
+	if (!jc || !xp_trace_has_cap(r, jc->name))
+		return 0;
+	err = xp_cap_inst_from_file(&c->jci, jc, &c->jenv, r);
+	if (err) {
+		xp_cap_inst_free(&c->jci);
+		return err == -ENOENT ? 0 : err;	/* no layouts: its records cannot be decoded */
+	}
+	c->joined = true;
+	return c->ci.cap->link ? c->ci.cap->link(&c->ci, &c->jci) : 0;
+}
 
 /* The analysis starts once the file's capabilities and layouts are known. */
 static int on_open(void *ctx, const struct xp_trace_reader *r)
@@ -145,13 +166,15 @@ static int on_open(void *ctx, const struct xp_trace_reader *r)
 		xp_fail(1, "report: %s carries no tracepoint layouts for %s", c->path, c->view);
 		return -ECANCELED;
 	}
-	return err;
+	return err ? err : open_joined(c, r);
 }
 
 static int on_record(void *ctx, const struct xp_rec_hdr *h)
 {
 	struct report_ctx *c = ctx;
 
+	if (c->joined && h->type == c->jci.cap->rec->type)
+		return c->jci.cap->feed(&c->jci, h);
 	if (!c->ci.cap || h->type != c->ci.cap->rec->type)	/* --info: no analysis */
 		return 0;
 	return c->ci.cap->feed(&c->ci, h);
@@ -178,6 +201,8 @@ static void report_summary(struct report_ctx *c, const struct xp_trace_reader *r
 	memcpy(ri.drops, r->stats.drops, sizeof(r->stats.drops));
 	cap->report(&c->ci, stdout, &rep);
 	xp_say_undecodable("report", &c->ci);
+	if (c->joined)
+		xp_say_undecodable("report", &c->jci);
 	xp_say_skipped("report", r->skipped, 0);
 }
 
@@ -295,6 +320,8 @@ int xp_report_file(const char *path, const char *view, bool json, bool hist, boo
 	}
 	if (c.have_ci)
 		xp_cap_inst_free(&c.ci);
+	if (c.joined)
+		xp_cap_inst_free(&c.jci);
 	xp_trace_meta_free(&r->meta);	/* the reader's close kept what the summary shows */
 	free(r);
 	return status;

@@ -19,6 +19,10 @@
  *     wait=H        block until job H is done (10 s timeout, -ETIMEDOUT)
  *     sync          block until every job this file submitted is done
  *   read: the handles of the jobs the last write submitted, "H H ...\n".
+ *   ioctl MOCK_IOCTL_SUBMIT (struct mock_submit_args): what the write
+ *     command "submit ring=R dur_us=D count=N" does, from the caller's
+ *     context, as a GPU driver's submit ioctl; returns the last job's
+ *     handle in `handle`, and read gives all of them as after a write.
  *   /sys/kernel/debug/mockgpu/jobs: one line per finished job with the
  *   module's own clock (run_job -> fence signal and ring execution time),
  *   for tests to compare with what a tracer measured. Writing to it clears.
@@ -607,6 +611,39 @@ static int mock_command(struct mock_file *mf, char *line)
 	return 0;
 }
 
+/* The submit ioctl's argument; lab/guest/mockapi.c has the same definition. */
+struct mock_submit_args {
+	__u32 ring, dur_us, count, pad;	/* pad: 0 */
+	__u64 handle;			/* out: the last job's handle */
+};
+#define MOCK_IOCTL_SUBMIT _IOWR('M', 0x01, struct mock_submit_args)
+
+static long mock_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct mock_file *mf = file->private_data;
+	struct mock_submit_args a;
+	unsigned int i;
+	int ret = 0;
+
+	if (cmd != MOCK_IOCTL_SUBMIT)
+		return -ENOTTY;
+	if (copy_from_user(&a, (void __user *)arg, sizeof(a)))
+		return -EFAULT;
+	if (a.ring >= nrings || !a.count || a.count > MOCK_MAX_BATCH || a.dur_us > 10000000 || a.pad)
+		return -EINVAL;
+	mutex_lock(&mf->lock);
+	mf->nbatch = 0;
+	for (i = 0; i < a.count && !ret; i++) {
+		ret = mock_submit(mf, a.ring, a.dur_us, NULL, 0, &a.handle);
+		if (!ret)
+			mf->batch[mf->nbatch++] = a.handle;
+	}
+	mutex_unlock(&mf->lock);
+	if (ret)
+		return ret;
+	return copy_to_user((void __user *)arg, &a, sizeof(a)) ? -EFAULT : 0;
+}
+
 static ssize_t mock_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
 {
 	struct mock_file *mf = file->private_data;
@@ -701,6 +738,8 @@ static const struct file_operations mock_fops = {
 	.release = mock_release,
 	.read = mock_read,
 	.write = mock_write,
+	.unlocked_ioctl = mock_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
 };
 
 static struct miscdevice mock_misc = {

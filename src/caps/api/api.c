@@ -67,6 +67,12 @@ static void api_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
 		 o->plan.nnotes ? ": " : "", o->plan.nnotes ? o->plan.note[0] : "");
 }
 
+/* What the kernel counted at the interval's start, so a report shows its own interval's. */
+struct api_inst {
+	struct xp_api_state s;
+	uint64_t deep_base, unmatched_base;
+};
+
 static void api_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
 	int nfn = 0, nfiles = 0;
@@ -76,16 +82,11 @@ static void api_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 		xp_api_live_attached(ci->k, &nfn, &nfiles, &ioctls);
 		multi = !strncmp(ci->k->hook, "uprobe.multi", 12);
 	}
-	snprintf(buf, len, "runtime API calls: %d function%s in %d librar%s (%s)%s", nfn, nfn == 1 ? "" : "s",
+	snprintf(buf, len, "runtime API calls: %d function%s in %d librar%s (%s)%s%s", nfn, nfn == 1 ? "" : "s",
 		 nfiles, nfiles == 1 ? "y" : "ies", multi ? "uprobe.multi" : "uprobe",
-		 ioctls ? ", their ioctls (tracepoint)" : "");
+		 ioctls ? ", their ioctls (tracepoint)" : "",
+		 ci->st && ((const struct api_inst *)ci->st)->s.jobs_on ? ", their DRM scheduler jobs" : "");
 }
-
-/* What the kernel counted at the interval's start, so a report shows its own interval's. */
-struct api_inst {
-	struct xp_api_state s;
-	uint64_t deep_base, unmatched_base;
-};
 
 static int api_init(struct xp_cap_inst *ci)
 {
@@ -100,6 +101,16 @@ static int api_init(struct xp_cap_inst *ci)
 	}
 	ci->st = ai;
 	return 0;
+}
+
+/* sched's analysis beside this one: it tells of every job, and the calls join them. */
+static int api_link(struct xp_cap_inst *ci, struct xp_cap_inst *other)
+{
+	struct api_inst *ai = ci->st;
+
+	if (strcmp(other->cap->name, "sched") || !other->st)
+		return 0;
+	return xp_api_follow_jobs(&ai->s, &((struct xp_sched_state *)other->st)->lis);
 }
 
 static void api_free(struct xp_cap_inst *ci)
@@ -152,6 +163,8 @@ static void api_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_repo
 		.undecodable = ci->undecodable,
 	};
 
+	if (r->final)
+		xp_api_finish(&ai->s);	/* calls still waiting for a job: never done */
 	if (ci->env->live && o) {
 		rep.notes = o->plan.note;
 		rep.nnotes = o->plan.nnotes;
@@ -191,8 +204,12 @@ const struct xp_cap xp_cap_api = {
 "          a negative one for libdrm) by value, latency p50/p99/max, ioctls per\n"
 "          call and their names, calls that issued no ioctl (the runtime\n"
 "          submitted without the kernel: a user-mode queue).\n"
-"--stream prints one line per call with its ioctls. Calls nest (drmIoctl\n"
-"inside amdgpu_cs_submit_raw2): an ioctl counts for every traced call around it.\n",
+"Where the kernel has gpu_scheduler events (see `sched`), the DRM scheduler jobs\n"
+"each call queued are joined too: jobs per call, and call -> the last of its\n"
+"jobs done (p50/p99/max); `record` them with `api sched` for `report`.\n"
+"--stream prints one line per call with its ioctls (and jobs). Calls nest\n"
+"(drmIoctl inside amdgpu_cs_submit_raw2): an ioctl or job counts for every\n"
+"traced call around it.\n",
 	.examples =
 "  xputrace api -d 10                   10 s of runtime calls and their ioctls\n"
 "  xputrace api --stream -c python3     one application's calls as they return\n"
@@ -203,4 +220,5 @@ const struct xp_cap xp_cap_api = {
 	.available = api_available, .open = api_open, .no_events = api_no_events, .describe = api_describe,
 	.init = api_init, .free = api_free, .feed = api_feed, .stream_header = xp_api_stream_header,
 	.report = api_report, .reset = api_reset, .file_hook = "uprobe",
+	.joins = "sched", .link = api_link,
 };

@@ -52,15 +52,54 @@ static void text_notes(FILE *f, const struct xp_api_report *r)
 	if (s->ioctls_lost)
 		fprintf(f, "note: %" PRIu64 " ioctls not kept for their call (a thread's or the table's limit)\n",
 			s->ioctls_lost);
+	if (s->jobs_outside)
+		fprintf(f, "note: %" PRIu64 " jobs queued by threads outside any traced call of theirs that "
+			   "returned\n", s->jobs_outside);
+	if (s->jobs_let_go)
+		fprintf(f, "note: %" PRIu64 " jobs let go unjoined: %d held at once, none claimed by a call "
+			   "yet (threads that made no traced call)\n", s->jobs_let_go, XP_API_JOBS);
+	if (s->jobs_lost)
+		fprintf(f, "note: %" PRIu64 " jobs not joined: %d held at once, all waited for by calls\n",
+			s->jobs_lost, XP_API_JOBS);
+	if (s->calls_unfollowed)
+		fprintf(f, "note: %" PRIu64 " calls not followed to their jobs' done: %d calls waiting at once\n",
+			s->calls_unfollowed, XP_API_WAITS);
+	if (s->calls_open_at_end)
+		fprintf(f, "note: %" PRIu64 " calls still waiting for a job when tracing ended: counted as "
+			   "never done\n", s->calls_open_at_end);
 	if (r->undecodable)
 		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", r->undecodable,
 			r->undecodable == 1 ? "" : "s");
 }
 
-static void text_row_details(FILE *f, const struct xp_api_row *w, const struct xp_devices *d)
+static double jobs_per_call(const struct xp_api_row *w)
+{
+	return w->calls ? (double)w->jobs / (double)w->calls : 0;
+}
+
+/* A row's jobs: per call, and call -> the last of its jobs done. */
+static void text_row_jobs(FILE *f, const struct xp_api_row *w)
+{
+	char p50[16], p99[16], mx[16];
+
+	fprintf(f, "%8s jobs: %.2f/call (max %" PRIu64 ", %" PRIu64 " calls none)", "", jobs_per_call(w),
+		w->max_jobs, w->no_job);
+	if (w->done.count)
+		fprintf(f, ", call->done p50 %s p99 %s max %s of %" PRIu64,
+			xp_fmt_ns(xp_hist_percentile(&w->done, 50), p50, sizeof(p50)),
+			xp_fmt_ns(xp_hist_percentile(&w->done, 99), p99, sizeof(p99)),
+			xp_fmt_ns(w->done.max, mx, sizeof(mx)), w->done.count);
+	if (w->undone)
+		fprintf(f, ", %" PRIu64 " never done", w->undone);
+	fputc('\n', f);
+}
+
+static void text_row_details(FILE *f, const struct xp_api_row *w, const struct xp_devices *d, bool jobs)
 {
 	char name[64], ret[32];
 
+	if (jobs)
+		text_row_jobs(f, w);
 	if (w->ncmd) {
 		fprintf(f, "%8s ioctls:", "");
 		for (int i = 0; i < w->ncmd; i++)
@@ -90,6 +129,8 @@ void xp_api_report_text(FILE *f, const struct xp_api_report *r)
 		fprintf(f, "--- interval %" PRIu64 " ---\n", r->ri->interval);
 	fprintf(f, "%s: %.1f s, %" PRIu64 " calls, %" PRIu64 " ioctls inside them, ", r->ri->command,
 		r->ri->duration_s, s->calls, s->ioctls);
+	if (s->jobs_on)
+		fprintf(f, "%" PRIu64 " jobs queued, ", s->jobs_queued);
 	xp_print_drops(f, r->ri);
 	text_notes(f, r);
 	if (!s->nrows)
@@ -105,13 +146,13 @@ void xp_api_report_text(FILE *f, const struct xp_api_report *r)
 			xp_fmt_ns(xp_hist_percentile(&w->lat, 50), p50, sizeof(p50)),
 			xp_fmt_ns(xp_hist_percentile(&w->lat, 99), p99, sizeof(p99)),
 			xp_fmt_ns(w->lat.max, mx, sizeof(mx)), per_call(w), w->no_ioctl);
-		text_row_details(f, w, r->devs);
+		text_row_details(f, w, r->devs, s->jobs_on);
 		if (r->hist)
 			xp_print_log2_hist(f, &w->lat, 8);
 	}
 }
 
-static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct xp_devices *d)
+static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct xp_devices *d, bool jobs)
 {
 	char name[64], ret[32];
 
@@ -142,6 +183,14 @@ static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct
 	if (w->other_cmds)
 		xp_json_ku64(j, "other", w->other_cmds);
 	xp_json_end_obj(j);
+	if (jobs) {
+		xp_json_ku64(j, "jobs", w->jobs);
+		xp_json_kdouble(j, "jobs_per_call", jobs_per_call(w));
+		xp_json_ku64(j, "max_jobs_per_call", w->max_jobs);
+		xp_json_ku64(j, "calls_without_job", w->no_job);
+		xp_json_khist(j, "call_to_done_ns", &w->done);
+		xp_json_ku64(j, "calls_never_done", w->undone);
+	}
 	xp_json_end_obj(j);
 }
 
@@ -159,11 +208,20 @@ void xp_api_report_json(FILE *f, const struct xp_api_report *r)
 	xp_json_ku64(&j, "ioctls_lost", s->ioctls_lost);
 	xp_json_ku64(&j, "calls_not_counted", s->rows_full + r->too_deep + r->unmatched);
 	xp_json_ku64(&j, "undecodable", r->undecodable);
+	xp_json_kbool(&j, "jobs_followed", s->jobs_on);
+	if (s->jobs_on) {
+		xp_json_ku64(&j, "jobs_queued", s->jobs_queued);
+		xp_json_ku64(&j, "jobs_outside_calls", s->jobs_outside);
+		xp_json_ku64(&j, "jobs_let_go", s->jobs_let_go);
+		xp_json_ku64(&j, "jobs_lost", s->jobs_lost);
+		xp_json_ku64(&j, "calls_unfollowed", s->calls_unfollowed);
+		xp_json_ku64(&j, "calls_open_at_end", s->calls_open_at_end);
+	}
 	xp_json_kbool(&j, "final", r->final);
 	xp_json_key(&j, "functions");
 	xp_json_begin_arr(&j);
 	for (int i = 0; i < s->nrows; i++)
-		json_row(&j, &s->rows[i], r->devs);
+		json_row(&j, &s->rows[i], r->devs, s->jobs_on);
 	xp_json_end_arr(&j);
 	xp_json_key(&j, "notes");
 	xp_json_begin_arr(&j);
@@ -180,6 +238,27 @@ void xp_api_stream_header(FILE *f)
 		"LATENCY", "IOCTLS");
 }
 
+/* " | jobs 2 on ring0, done +1.2ms": a call's jobs and, when they all ended, its last done. */
+static void stream_jobs(FILE *f, const struct xp_api_joined *j)
+{
+	const struct xp_api_rec *c = j->call;
+	char dt[16];
+
+	if (!j->jobs_on)
+		return;
+	fprintf(f, " | jobs %u", j->jobs);
+	if (!j->jobs)
+		return;
+	fprintf(f, " on %s%s", j->ring[0] ? j->ring : "?", j->rings_many ? "+" : "");
+	if (j->jobs_open)
+		fprintf(f, ", %u not done", j->jobs_open);
+	else if (j->done_ts)
+		fprintf(f, ", done +%s", xp_fmt_ns(j->done_ts > c->hdr.ts_ns ? j->done_ts - c->hdr.ts_ns : 0,
+						   dt, sizeof(dt)));
+	else
+		fputs(", never done", f);
+}
+
 void xp_api_stream_text(FILE *f, const struct xp_api_joined *j, const struct xp_devices *d, uint64_t t0)
 {
 	const struct xp_api_rec *c = j->call;
@@ -190,17 +269,17 @@ void xp_api_stream_text(FILE *f, const struct xp_api_joined *j, const struct xp_
 	fprintf(f, "%-12s %-28s %-34.47s %-12s %9s  ", t, who, c->name,
 		xp_api_ret_str(c->rule, c->ret, ret, sizeof(ret)),
 		xp_fmt_ns(c->end_ns - c->hdr.ts_ns, lat, sizeof(lat)));
-	if (!j->n) {
-		fputs("none\n", f);
-		return;
-	}
-	fprintf(f, "%u:", j->n);
+	if (!j->n)
+		fputs("none", f);
+	else
+		fprintf(f, "%u:", j->n);
 	for (uint32_t i = 0; i < j->nkept; i++)
 		fprintf(f, "%s %s=%" PRId64 " %s", i ? "," : "",
 			xp_ioctl_entry_name(d, j->ioc[i].dev, j->ioc[i].cmd, name, sizeof(name)), j->ioc[i].ret,
 			xp_fmt_ns(j->ioc[i].end - j->ioc[i].ts, il, sizeof(il)));
 	if (j->n > j->nkept)
 		fprintf(f, ", +%u more", j->n - j->nkept);
+	stream_jobs(f, j);
 	fputc('\n', f);
 }
 
@@ -234,6 +313,14 @@ void xp_api_stream_json(struct xp_json *js, const struct xp_api_joined *j, const
 		xp_json_end_obj(js);
 	}
 	xp_json_end_arr(js);
+	if (j->jobs_on) {
+		xp_json_ku64(js, "jobs", j->jobs);
+		xp_json_kstr(js, "job_ring", j->ring);
+		xp_json_kbool(js, "job_rings_many", j->rings_many);
+		xp_json_ku64(js, "jobs_not_done", j->jobs_open);
+		if (j->jobs && !j->jobs_open && j->done_ts)
+			xp_json_ku64(js, "call_to_done_ns", j->done_ts > c->hdr.ts_ns ? j->done_ts - c->hdr.ts_ns : 0);
+	}
 	xp_json_end_obj(js);
 	xp_json_finish(js);
 }
@@ -254,6 +341,8 @@ void xp_perfetto_api(struct xp_perfetto *p, const struct xp_api_joined *j, const
 		xp_json_kstr(&p->j, "ret", xp_api_ret_str(c->rule, c->ret, ret, sizeof(ret)));
 		xp_json_kbool(&p->j, "error", j->error);
 		xp_json_ku64(&p->j, "ioctls", j->n);
+		if (j->jobs_on)
+			xp_json_ku64(&p->j, "jobs", j->jobs);
 	}
 	xp_perfetto_slice_end(p);
 	/* inside the call on its thread's track: nesting shows the join, no arrow needed */

@@ -59,6 +59,8 @@ void xp_api_free(struct xp_api_state *s)
 {
 	free(s->rows);
 	free(s->threads);
+	free(s->job);
+	free(s->wait);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -67,6 +69,8 @@ void xp_api_reset(struct xp_api_state *s)
 	memset(s->rows, 0, (size_t)s->nrows * sizeof(*s->rows));
 	s->nrows = 0;
 	s->calls = s->ioctls = s->rows_full = s->ioctls_lost = 0;
+	s->jobs_queued = s->jobs_outside = s->jobs_let_go = s->jobs_lost = 0;
+	s->calls_unfollowed = s->calls_open_at_end = 0;
 }
 
 bool xp_api_is_error(uint32_t rule, int64_t ret)
@@ -96,7 +100,7 @@ static struct xp_api_thread *thread_of(struct xp_api_state *s, uint32_t tid, boo
 	return free_one;
 }
 
-static struct xp_api_row *row_of(struct xp_api_state *s, const struct xp_api_rec *r)
+struct xp_api_row *xp_api_row_of(struct xp_api_state *s, const struct xp_api_rec *r)
 {
 	struct xp_api_row *w;
 
@@ -150,12 +154,17 @@ static void count_err(struct xp_api_row *w, int64_t ret)
 static int add_call(struct xp_api_state *s, const struct xp_api_rec *r, struct xp_api_joined *j)
 {
 	struct xp_api_thread *t = thread_of(s, r->hdr.tid, false);
-	struct xp_api_row *w = row_of(s, r);
+	struct xp_api_row *w = xp_api_row_of(s, r);
 	uint32_t keep = 0;
 
 	j->call = r;
 	j->error = xp_api_is_error(r->rule, r->ret);
 	j->n = j->nkept = 0;
+	j->jobs_on = s->jobs_on;
+	j->jobs = j->jobs_open = 0;
+	j->rings_many = false;
+	j->ring[0] = '\0';
+	j->done_ts = 0;
 	for (uint32_t i = 0; t && i < t->n; i++) {
 		const struct xp_api_ioctl *io = &t->ioc[i];
 		bool inside = io->ts >= r->hdr.ts_ns && io->end <= r->end_ns;
@@ -173,6 +182,8 @@ static int add_call(struct xp_api_state *s, const struct xp_api_rec *r, struct x
 	}
 	if (t)
 		t->n = keep;
+	if (s->jobs_on)
+		xp_api_join_jobs(s, r, w, j);
 	s->calls++;
 	if (!w) {
 		s->rows_full++;

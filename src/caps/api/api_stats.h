@@ -7,6 +7,15 @@
  * call returns, into one ring buffer, so the ioctls of a thread's call come
  * before the call: they wait per thread until a call whose [entry, return]
  * holds them; the outermost call's return lets them go.
+ *
+ * DRM scheduler jobs (when sched's analysis runs beside it and tells it of
+ * each job, struct xp_sched_listener) join the same way: a job's queue event
+ * fires in the submitting thread, so it belongs to every call of that thread
+ * whose [entry, return] holds its queue time. Its done event comes from
+ * another context, before or after the call's record: a call with jobs not
+ * yet done waits for the last of them, then (last done - entry) is its
+ * call -> done time. Jobs and calls past the tables' limits, jobs queued
+ * outside any call and calls whose jobs never finished are counted.
  */
 #ifndef XP_CAPS_API_STATS_H
 #define XP_CAPS_API_STATS_H
@@ -14,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "caps/api/api.h"
+#include "caps/sched/sched_stats.h"
 #include "core/hist.h"
 #include "core/reckind.h"
 
@@ -25,6 +35,9 @@ extern const struct xp_rec_kind xp_api_rec_kind;
 #define XP_API_ROW_ERRS 4	/* error codes counted apart per row */
 #define XP_API_MAX_ROWS 4096
 #define XP_API_MAX_THREADS 4096
+#define XP_API_JOBS 4096	/* jobs held at once: waiting for their call, or a call for them */
+#define XP_API_WAITS 1024	/* calls waiting for the last of their jobs */
+#define XP_API_RING 32		/* a ring's name, cut to 31 */
 
 struct xp_api_ioctl {
 	uint64_t ts, end;
@@ -39,6 +52,30 @@ struct xp_api_joined {
 	uint32_t n;		/* ioctls inside it */
 	uint32_t nkept;		/* the first of them, in ioc */
 	struct xp_api_ioctl ioc[XP_API_JOIN_MAX];
+	/* with sched's jobs (jobs_on): those queued inside it, how many are not done yet, the first's ring */
+	bool jobs_on;
+	uint32_t jobs, jobs_open;
+	bool rings_many;		/* its jobs went to more than one ring */
+	char ring[XP_API_RING];
+	uint64_t done_ts;		/* the last done, when jobs_open is 0 */
+};
+
+/* A job queued, held until the outermost call around it returned and it ended. */
+struct xp_api_job {
+	uint64_t k1, k2, q_ts, end_ts;
+	uint32_t tid;
+	uint8_t gen;
+	bool ended, done;	/* ended: done, or never seen done (sched gave it up) */
+	bool claimed;		/* the outermost call around it returned */
+	char ring[XP_API_RING];
+};
+
+/* A call that returned before the last of its jobs ended. */
+struct xp_api_wait {
+	struct xp_api_rec call;
+	uint32_t left;		/* its jobs not ended yet */
+	bool undone;		/* one of them ended never seen done */
+	uint64_t last_done;
 };
 
 struct xp_api_cmdcount {
@@ -62,6 +99,10 @@ struct xp_api_row {
 	int64_t err_code[XP_API_ROW_ERRS];
 	uint64_t err_n[XP_API_ROW_ERRS];
 	uint64_t other_errs;
+	/* with sched's jobs */
+	uint64_t jobs, max_jobs, no_job;
+	struct xp_hist done;	/* call entry -> the last of its jobs done */
+	uint64_t undone;	/* calls with a job never seen done (lost, or open at the end) */
 };
 
 struct xp_api_thread {
@@ -78,6 +119,18 @@ struct xp_api_state {
 	uint64_t calls, ioctls;		/* this interval */
 	uint64_t rows_full;		/* calls of functions past XP_API_MAX_ROWS: counted nowhere else */
 	uint64_t ioctls_lost;		/* ioctls not kept for their call (a thread's or the table's limit) */
+	/* sched's jobs: followed only when `jobs_on` (xp_api_follow_jobs) */
+	bool jobs_on;
+	struct xp_api_job *job;		/* XP_API_JOBS, allocated */
+	int njob;
+	struct xp_api_wait *wait;	/* XP_API_WAITS, allocated */
+	int nwait;
+	uint64_t jobs_queued;		/* this interval: queue events told */
+	uint64_t jobs_outside;		/* queued by a thread outside any traced call of it that returned */
+	uint64_t jobs_let_go;		/* let go unjoined when the table was full (oldest first) */
+	uint64_t jobs_lost;		/* not held: the table full of jobs their calls wait for */
+	uint64_t calls_unfollowed;	/* calls not followed to done: the table of waiting calls full */
+	uint64_t calls_open_at_end;	/* waiting for a job when the run ended */
 };
 
 int xp_api_init(struct xp_api_state *s);
@@ -92,6 +145,18 @@ bool xp_api_is_error(uint32_t rule, int64_t ret);
  * is not one this build reads.
  */
 int xp_api_add(struct xp_api_state *s, const struct xp_api_rec *r, struct xp_api_joined *j);
+/* From now on, sched's jobs are joined too: the listener to give sched's analysis. */
+int xp_api_follow_jobs(struct xp_api_state *s, struct xp_sched_listener *lis);
+/* A call's jobs (inside add_call): joined into j, counted in w (NULL: past the rows' limit). */
+void xp_api_join_jobs(struct xp_api_state *s, const struct xp_api_rec *r, struct xp_api_row *w,
+		      struct xp_api_joined *j);
+/*
+ * The run ended: calls still waiting for a job count as never done, jobs no
+ * returned call claimed as outside calls.
+ */
+void xp_api_finish(struct xp_api_state *s);
+/* The row of a call's function and process, made when new; NULL past XP_API_MAX_ROWS. */
+struct xp_api_row *xp_api_row_of(struct xp_api_state *s, const struct xp_api_rec *r);
 /* The rows, most calls first (the order reports use); sorts s->rows. */
 void xp_api_sort(struct xp_api_state *s);
 

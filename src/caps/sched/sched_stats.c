@@ -178,11 +178,27 @@ static void ungauge(struct xp_sched_state *s, struct xp_sched_job *j, uint64_t t
 	gauge(s, j, true, -1, ts);
 }
 
+/* The listener's view of a job at `ts`. */
+static void tell(struct xp_sched_state *s, const struct xp_sched_job *j, uint64_t ts, int done)
+{
+	struct xp_sched_job_ref ref = {
+		.gen = j->gen, .k1 = j->k1, .k2 = j->k2, .pid = j->pid, .tid = j->tid, .ts = ts,
+		.ring = j->ring >= 0 ? s->rings[j->ring].name : "",
+	};
+
+	if (done < 0)
+		s->lis.queued(s->lis.ctx, &ref);
+	else
+		s->lis.ended(s->lis.ctx, &ref, done);
+}
+
 /* A job ends: counted as done (complete) or incomplete, then forgotten. */
 static void end_job(struct xp_sched_state *s, uint32_t idx, uint64_t ts, bool complete)
 {
 	struct xp_sched_job *j = sch_J(s, idx);
 
+	if (s->lis.queued && (j->flags & J_QUEUED))
+		tell(s, j, ts, complete);
 	ungauge(s, j, ts);
 	FOR_COUNTS(s, j, c, (c->deps += j->deps, c->unsched += j->unsched,
 			     c->waited += j->wait_ts != 0));
@@ -367,6 +383,8 @@ static void on_queue(struct xp_sched_state *s, struct xp_sched_job *j, uint32_t 
 	if (!(j->flags & J_RUN))
 		gauge(s, j, false, +1, ev->ts);
 	qdelay(s, j);
+	if (s->lis.queued)
+		tell(s, j, ev->ts, -1);
 }
 
 /* A run event: pending to in flight, and the job joins its ring's run list. */

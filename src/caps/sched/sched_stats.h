@@ -170,6 +170,25 @@ struct xp_sched_filter {
 
 struct xp_sched_job;
 
+/*
+ * A job as another analysis follows it (api: the call that queued it): its
+ * key, unique among open jobs, and where and when it was queued or ended.
+ */
+struct xp_sched_job_ref {
+	uint8_t gen;
+	uint64_t k1, k2;		/* as in struct xp_sched_job_info */
+	uint32_t pid, tid;		/* the submitter (queue only) */
+	uint64_t ts;			/* its queue, or its end */
+	const char *ring;		/* "" when not known */
+};
+
+/* Told of every job's queue event and of its end: done, or incomplete (never seen done). */
+struct xp_sched_listener {
+	void (*queued)(void *ctx, const struct xp_sched_job_ref *j);
+	void (*ended)(void *ctx, const struct xp_sched_job_ref *j, bool done);
+	void *ctx;
+};
+
 #define XP_SCHED_MAX_RINGS 64
 
 struct xp_sched_state {
@@ -194,6 +213,7 @@ struct xp_sched_state {
 	int gen;			/* the generation seen, 0 before the first event */
 	void (*on_job)(void *ctx, const struct xp_sched_job_info *j);
 	void *cb_ctx;
+	struct xp_sched_listener lis;	/* none when lis.queued is NULL */
 };
 
 /* cap: jobs tracked at once (rounded up to a power of two); max_age_ns: 0 for 30 s. */
