@@ -18,9 +18,14 @@ within() { # A B PCT: |A-B| <= PCT% of B
 say "1. two processes at once: counts per ring and per process, execution time vs the module's clock"
 echo >$J
 start_xp /tmp/a.json sched --stream --json || finish
-mocksubmit -s -q 'ring=0 dur_us=200 count=60' 'ring=1 dur_us=5000 count=8' &
+# Jobs of 2 ms and more: xputrace's execution time starts at the scheduler's
+# run event, the module's at its run_job callback just after it; that path
+# takes tens of microseconds under emulation and more on a loaded host (seen:
+# 32 us on 0.26 ms jobs, past 10 % of them), which must stay well inside the
+# 10 % compared below.
+mocksubmit -s -q 'ring=0 dur_us=2000 count=60' 'ring=1 dur_us=5000 count=8' &
 PA=$!
-mocksubmit -s -q 'ring=0 dur_us=200 count=40' 'ring=1 dur_us=5000 count=12' &
+mocksubmit -s -q 'ring=0 dur_us=2000 count=40' 'ring=1 dur_us=5000 count=12' &
 PB=$!
 wait $PA; ra=$?
 wait $PB; rb=$?
