@@ -58,7 +58,7 @@ void xp_sim_report_text(FILE *f, const struct xp_sim_report *r)
 	for (uint16_t i = 0; i < in->nrings; i++)
 		fprintf(f, "%s%s=%u", i ? ", " : " ", in->rings[i], in->depth[i]);
 	fprintf(f, "; overhead %.3f ms%s\n", ms(in->overhead),
-		r->overhead_measured ? " (the recording's median)" : "");
+		r->overhead_measured ? " (the recording's mean)" : "");
 	fprintf(f, "tasks:   ");
 	for (uint32_t t = 0; t < in->ntasks; t++) {
 		const struct xp_sim_task *k = &in->tasks[t];

@@ -249,8 +249,18 @@ int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns)
 		if (inflight > in->depth[r->ring])
 			in->depth[r->ring] = inflight;
 	}
-	qsort(gaps, ngaps, sizeof(*gaps), xp_sim_cmp_u64);
-	in->overhead = ngaps ? gaps[(ngaps - 1) / 2] : 0;
+	/*
+	 * The mean, not the median: a waiting job's delay is the sum of the
+	 * reactions before it, and on a loaded host their times are skewed (a
+	 * few long stalls), which a median leaves out of that sum.
+	 */
+	{
+		uint64_t sum = 0;
+
+		for (uint32_t g = 0; g < ngaps; g++)
+			sum += gaps[g];
+		in->overhead = ngaps ? sum / ngaps : 0;
+	}
 	for (uint32_t k = 0; k < n; k++) {
 		const struct xp_sim_raw *r = &l->raw[order[k]];
 		struct xp_sim_job *j = &in->jobs[k];

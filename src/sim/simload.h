@@ -12,7 +12,7 @@
  *   - a dependency is another job of the file when the scheduler's events
  *     name it (its ring and the moment it signalled);
  *   - a ring's depth is the most jobs between run and done at once;
- *   - the overhead is the median time from a job's end to the run of the
+ *   - the overhead is the mean time from a job's end to the run of the
  *     next on its ring, over the jobs that were already waiting then.
  */
 #ifndef XP_SIM_SIMLOAD_H
