@@ -32,7 +32,7 @@ t_all=$(date +%s)
 # then as many as it runs; its lines are printed in its own layer's turn.
 lab_bg=
 case " $layers " in
-*" e2e "*" lab "*)
+*" e2e "*"lab "*)
 	if [ -x lab/test.sh ]; then
 		XPUTRACE_LAB_WAIT_FOR=$out/e2e.done lab/test.sh > "$out/lab" 2>&1 &
 		lab_bg=$!
