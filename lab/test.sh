@@ -173,16 +173,8 @@ worker() {
 	done
 }
 worker 0 alone
-# XPUTRACE_LAB_WAIT_FOR=FILE (the test runner, while its e2e layer runs on
-# this host beside the lab): one guest until FILE exists, then all of them
 wpids=()
-for w in $(seq 1 "$njobs"); do
-	if [ "$w" -gt 1 ] && [ -n "${XPUTRACE_LAB_WAIT_FOR:-}" ]; then
-		(while [ ! -e "$XPUTRACE_LAB_WAIT_FOR" ]; do sleep 1; done; worker "$w" par) & wpids+=($!)
-	else
-		worker "$w" par & wpids+=($!)
-	fi
-done
+for w in $(seq 1 "$njobs"); do worker "$w" par & wpids+=($!); done
 wait "${wpids[@]}"
 # this run's times replace those of the same runs before
 { cat "$TIMES" 2>/dev/null || :; cat "$CACHE/results/times.new"; } | awk '/^#/ { next } { t[$2] = $1 } END { for (n in t) print t[n], n }' >"$TIMES.tmp" &&

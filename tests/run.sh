@@ -27,19 +27,6 @@ t_all=$(date +%s)
 
 . tests/tally.sh
 
-# The lab and e2e together: the lab starts with e2e, in the background, with
-# one guest until e2e is done (its scenarios that must run alone come first),
-# then as many as it runs; its lines are printed in its own layer's turn.
-lab_bg=
-case " $layers " in
-*" e2e "*"lab "*)
-	if [ -x lab/test.sh ]; then
-		XPUTRACE_LAB_WAIT_FOR=$out/e2e.done lab/test.sh > "$out/lab" 2>&1 &
-		lab_bg=$!
-		trap 'kill $lab_bg 2>/dev/null; rm -rf "$out"' EXIT
-	fi ;;
-esac
-
 for layer in $layers; do
 	echo "== $layer"
 	case $layer in
@@ -52,16 +39,11 @@ for layer in $layers; do
 		for t in tests/e2e/test_*.sh; do
 			[ -f "$t" ] || continue
 			tally < <(timed "$t" bash "$t" 2>&1 || true)
-		done
-		touch "$out/e2e.done" ;;
+		done ;;
 	lab)
 		if [ -x lab/test.sh ]; then
 			before=$fail
-			if [ -n "$lab_bg" ]; then
-				wait $lab_bg
-			else
-				lab/test.sh > "$out/lab" 2>&1
-			fi
+			lab/test.sh > "$out/lab" 2>&1
 			rc=$?
 			tally < "$out/lab"
 			# a lab that failed without naming a failed test still fails
