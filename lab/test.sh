@@ -21,14 +21,18 @@ scenarios=("$@")
 if [ ${#scenarios[@]} -eq 0 ]; then
 	for f in "$LAB_DIR"/scenarios/*.sh; do scenarios+=("$(basename "$f" .sh)"); done
 fi
-# A scenario runs once per vCPU count in its "# lab-cpus: 1 2" line (default 1);
-# NAME@N is its run on N vCPUs, reported as lab/KERNEL-Ncpu/...
-runs=()
-for s in "${scenarios[@]}"; do
-	c=$(sed -n 's/^# lab-cpus: //p' "$LAB_DIR/scenarios/${s%@*}.sh" 2>/dev/null | head -1)
-	case $s in *@*) runs+=("$s"); continue ;; esac
-	for n in ${c:-1}; do runs+=("$s@$n"); done
-done
+# A scenario runs once per vCPU count in its "# lab-cpus: 1 2" line (default
+# 1), or in its "# lab-cpus-KERNEL: ..." line for that kernel; NAME@N is its
+# run on N vCPUs, reported as lab/KERNEL-Ncpu/...
+runs_of() { # KERNEL: the runs of the scenarios on it
+	local s c
+	for s in "${scenarios[@]}"; do
+		case $s in *@*) echo "$s"; continue ;; esac
+		c=$(sed -n -e "s/^# lab-cpus-$1: //p" "$LAB_DIR/scenarios/$s.sh" 2>/dev/null | head -1)
+		[ -n "$c" ] || c=$(sed -n 's/^# lab-cpus: //p' "$LAB_DIR/scenarios/$s.sh" 2>/dev/null | head -1)
+		for n in ${c:-1}; do echo "$s@$n"; done
+	done
+}
 t0=$(date +%s)
 mkdir -p "$CACHE"
 SUMMARY="$CACHE/results/summary.txt"
@@ -78,7 +82,7 @@ for k in "${kernels[@]}"; do
 	sed -n 's/^lab: building \(.*\) failed.*/\1/p' "$CACHE/results/build-$k.log" | while read -r m; do
 		echo "lab: $k: test module $m did not build (see $CACHE/results/build-$k.log)"
 	done
-	for run in "${runs[@]}"; do jobs_list+=("$k $run"); done
+	for run in $(runs_of "$k"); do jobs_list+=("$k $run"); done
 done
 
 # The runs go to XPUTRACE_LAB_JOBS guests at once (default: one per host

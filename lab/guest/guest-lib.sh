@@ -8,7 +8,9 @@ GFAILS=0
 
 # Start a named sub-test; its checks are reported as one result line
 # "RESULT scenario.NAME PASS|FAIL" (the scenario's own checks as "RESULT scenario ...").
-group() { end_group; GROUP=$1; GFAILS=0; say "test $(cat /lab/scenario.name).$1"; }
+# each group's line carries the guest's clock, so that a slow scenario's log
+# shows where its time went
+group() { end_group; GROUP=$1; GFAILS=0; say "test $(cat /lab/scenario.name).$1 (at $(cut -d' ' -f1 /proc/uptime) s)"; }
 end_group() {
 	local name; name=$(cat /lab/scenario.name)${GROUP:+.$GROUP}
 	if [ "$GFAILS" -eq 0 ]; then echo "RESULT $name PASS"; else echo "RESULT $name FAIL"; fi
@@ -23,7 +25,7 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
 # expect_eq "description" expected actual
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1 = $3"; else bad "$1: expected '$2', got '$3'"; fi; }
 skip_test() { echo "SKIP: $*"; exit 77; }
-finish() { end_group; say "$FAILS failed check(s)"; [ "$FAILS" -eq 0 ]; exit $?; }
+finish() { end_group; say "$FAILS failed check(s) (at $(cut -d' ' -f1 /proc/uptime) s)"; [ "$FAILS" -eq 0 ]; exit $?; }
 need_xputrace() { command -v xputrace >/dev/null || skip_test "no xputrace binary in the guest (make static failed or was not run)"; }
 
 # Load a module and the modules it depends on (modules.dep from busybox depmod).

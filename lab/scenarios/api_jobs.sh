@@ -68,7 +68,11 @@ start_xp /tmp/t.txt api --lib $FN --device /dev/mockgpu --stream --no-hist || fi
 mockapi -n 3 -k $K -d $D -o $O >/dev/null
 stop_xp
 cat /tmp/t.txt
-expect_eq "stream lines with $K jobs" 3 "$(grep -c "| jobs $K on mock-ring0, $K not done" /tmp/t.txt)"
+# a stream line is printed at the call's return: its jobs (3 ms each) are
+# mostly still running then, but a call stalled by a loaded host may already
+# have seen its first ones done
+expect_eq "stream lines with $K jobs" 3 \
+	"$(grep -c -E "\| jobs $K on mock-ring0, ([1-$K] not done|done \+)" /tmp/t.txt)"
 check "the summary's jobs line" grep -q "jobs: $K.00/call (max $K, 0 calls none), call->done p50" /tmp/t.txt
 
 say "3. record api sched, report, export"

@@ -1,4 +1,7 @@
 # lab-cpus: 1 2
+# lab-cpus-old: 1
+# (two vCPUs on the newest kernel, where current users are; the older one
+# once, to keep the suite within its time)
 # Several processes issuing DRM ioctls on one real DRM node at the same time,
 # a 32-bit one among them: xputrace ioctl must count every call of each, with
 # no run skipped by the kernel (on 7.x the syscall tracepoints' programs are

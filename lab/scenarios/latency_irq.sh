@@ -7,6 +7,9 @@
 # every exit a pair or an end counted by cause, nothing "still open", and
 # where the kernel skipped nothing, the pairs per PASID are its exits.
 # lab-cpus: 1 2
+# lab-cpus-old: 1
+# (two vCPUs on the newest kernel, where current users are; the older one
+# once, to keep the suite within its time)
 need_xputrace
 load iopf_double || finish
 D=/sys/kernel/debug/iopf_double

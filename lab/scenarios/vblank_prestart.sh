@@ -1,5 +1,8 @@
 # lab-alone: its display clients are held to 60 Hz and compared frame by frame
 # lab-cpus: 1 2
+# lab-cpus-old: 1
+# (two vCPUs on the newest kernel, where current users are; the older one
+# once, to keep the suite within its time)
 # xputrace vblank with page-flipping clients started before tracing (as every
 # compositor is when a user starts it) and during it, with and without other
 # load on the same card (an ioctl flood on vkms, mock GPU jobs): the frames
