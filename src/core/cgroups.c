@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/cgroups.h"
+#include "core/devices.h"
 #include "sinks/metrics.h"
 
 /* Whether s[0..n) is all lower-case hex. */
@@ -279,4 +280,42 @@ void xp_cgroup_cache_free(struct xp_cgroup_cache *c)
 	cache_clear(c);
 	free(c->slots);
 	free(c);
+}
+
+void xp_pid_cgroups_init(struct xp_pid_cgroups *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->root = xp_cgroup2_mount();
+}
+
+void xp_pid_cgroups_free(struct xp_pid_cgroups *c)
+{
+	free(c->root);
+	c->root = NULL;
+}
+
+uint64_t xp_pid_cgroup(struct xp_pid_cgroups *c, uint32_t pid, uint64_t known)
+{
+	unsigned slot = (pid * 2654435761u) % XP_PID_CGROUPS;
+	char path[64], line[768], dir[1024];
+	uint64_t id = known;
+	FILE *f;
+
+	if (c->slot[slot].pid == pid && pid && !known)
+		return c->slot[slot].id;
+	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+	if (!known && c->root && pid && (f = fopen(path, "re"))) {
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "0::", 3)) {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(dir, sizeof(dir), "%s%s", c->root, line + 3);
+				if (xp_cgroup_id(dir, &id))
+					id = 0;
+				break;
+			}
+		fclose(f);
+	}
+	c->slot[slot].pid = pid;
+	c->slot[slot].id = id;
+	return id;
 }

@@ -46,4 +46,21 @@ const char *xp_cgroup_cache_path(struct xp_cgroup_cache *c, uint64_t id);
 uint64_t xp_cgroup_cache_walks(const struct xp_cgroup_cache *c);
 void xp_cgroup_cache_free(struct xp_cgroup_cache *c);
 
+/*
+ * Processes to their cgroup v2 ids, for metrics of events whose records carry
+ * no cgroup id (or only some do): the id the kernel side recorded when an event
+ * of that process carried one, else the last one seen, else read from
+ * /proc/PID/cgroup. A small table by pid, overwritten on collisions: a
+ * process that ended before its first event was read has no id (0).
+ */
+#define XP_PID_CGROUPS 1024
+struct xp_pid_cgroups {
+	char *root;	/* the cgroup2 mount, NULL: none */
+	struct { uint32_t pid; uint64_t id; } slot[XP_PID_CGROUPS];
+};
+void xp_pid_cgroups_init(struct xp_pid_cgroups *c);
+void xp_pid_cgroups_free(struct xp_pid_cgroups *c);
+/* pid's cgroup id: `known` (non-zero) when the event carried it, which is kept. */
+uint64_t xp_pid_cgroup(struct xp_pid_cgroups *c, uint32_t pid, uint64_t known);
+
 #endif

@@ -23,20 +23,24 @@ static const char *short_name(const char *name)
 	return strncmp(name, PREFIX, sizeof(PREFIX) - 1) ? name : name + sizeof(PREFIX) - 1;
 }
 
-/* The families that are columns: bounded counters and histograms (their sums), at most XP_TOP_MAX_COLS. */
-static int columns(const struct xp_metrics *m, int cols[XP_TOP_MAX_COLS])
+/*
+ * The families that are columns: bounded counters and histograms (their
+ * sums), at most XP_TOP_MAX_COLS; with `seen`, only those with a series yet
+ * (a machine that flips no frames gets no frame columns).
+ */
+static int columns(const struct xp_metrics *m, int cols[XP_TOP_MAX_COLS], bool seen)
 {
 	int n = 0;
 
 	for (int i = 0; i < m->nfams && n < XP_TOP_MAX_COLS; i++)
-		if (m->fams[i].bounded && m->fams[i].type != XP_METRIC_GAUGE)
+		if (m->fams[i].bounded && m->fams[i].type != XP_METRIC_GAUGE && (!seen || m->fams[i].first))
 			cols[n++] = i;
 	return n;
 }
 
 bool xp_top_sort_known(const struct xp_metrics *m, const char *sort)
 {
-	int cols[XP_TOP_MAX_COLS], n = columns(m, cols);
+	int cols[XP_TOP_MAX_COLS], n = columns(m, cols, false);
 
 	if (!strcmp(sort, "pid") || !strcmp(sort, "comm") || !strcmp(sort, "cgroup"))
 		return true;
@@ -91,7 +95,7 @@ static int by_sort(const void *a, const void *b)
 
 int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_opts *o)
 {
-	int cols[XP_TOP_MAX_COLS], ncol = columns(m, cols), nrows = 0, shown = 0;
+	int cols[XP_TOP_MAX_COLS], ncol = columns(m, cols, true), nrows = 0, shown = 0;
 	size_t ncell = 0, cap = 0;
 	struct cell *cells = NULL;
 	struct row *rows = NULL;

@@ -10,7 +10,7 @@
 #include "sinks/metrics.h"
 
 /* Columns: at most this many counter families. */
-#define XP_TOP_MAX_COLS 16
+#define XP_TOP_MAX_COLS 32
 
 struct xp_top_opts {
 	const char *sort;	/* a column ("ioctls", "ioctl_errors", ...), "pid", "comm" or "cgroup"; NULL: the first */
@@ -27,7 +27,7 @@ bool xp_top_sort_known(const struct xp_metrics *m, const char *sort);
 /*
  * One refresh: the column heads, then a row per process (pid, comm,
  * cgroup labels) that was active in the last `dt` seconds, with each
- * bounded counter family's rate per second (a histogram's: its sum's) (families in seconds as a
+ * bounded counter family's (that has a series yet) rate per second (a histogram's: its sum's) (families in seconds as a
  * percentage of one CPU), sorted by o->sort, most first. Marks the values
  * as shown (the next refresh counts from them). -ENOMEM, or the rows shown.
  */

@@ -288,7 +288,7 @@ def main(argv):
         bad, used, from_src = names(d, live, srcs)
         if live:
             what = "a running serve's scrape" + (" (%s only in the source: %s)" % (
-                "sched's families are declared only where gpu_scheduler events exist;",
+                "sched's, vblank's and fence's families are declared only where their events exist;",
                 ", ".join(sorted(from_src))) if from_src else "")
         else:
             what = "the families declared in %d C files" % len(srcs)

@@ -11,6 +11,7 @@ DASH=${DASH:-docs/grafana/xputrace.json}
 CHECK="python3 tests/e2e/check_grafana.py"
 # the C files that declare metric families (serve's own, each capability's)
 mapfile -t SRCS < <(grep -rlE 'xp_metrics_(family|histogram)\(' src --include='*.c' | sort)
+EVENT_SRCS="src/caps/sched/sched_metrics.c src/caps/vblank/vblank_metrics.c src/caps/fence/fence_metrics.c"
 
 if [ ! -f "$DASH" ]; then
 	fail "grafana: $DASH is not there"
@@ -50,9 +51,10 @@ for _ in range(5):
 		sleep 0.1
 	done
 	stop_tracer TERM > /dev/null
-	# sched's families are declared only where the kernel has gpu_scheduler
-	# events: for those a scrape here may lack, its source is the witness
-	$CHECK names "$DASH" --live "$WORK/scrape.txt" --src src/caps/sched/sched_metrics.c
+	# sched's, vblank's and fence's families are declared only where the
+	# kernel has their events: for those a scrape here may lack, their
+	# source is the witness
+	$CHECK names "$DASH" --live "$WORK/scrape.txt" --src $EVENT_SRCS
 else
 	fail "grafana names against a running serve: serve did not start: $(head -c 300 "$WORK/serve.err")"
 fi
@@ -103,7 +105,7 @@ names_src() { $CHECK names "$DASH" --src "${SRCS[@]}"; }
 shape_of() { $CHECK shape "$DASH"; }
 labels_of() { $CHECK labels "$DASH" src; }
 promql_of() { promql "$DASH"; }
-names_live() { $CHECK names "$DASH" --live "$WORK/scrape.txt" --src src/caps/sched/sched_metrics.c; }
+names_live() { $CHECK names "$DASH" --live "$WORK/scrape.txt" --src $EVENT_SRCS; }
 must_fail "a misspelled metric name" "xputrace_ioctl_errors_total{" "xputrace_ioctl_error_total{" names_src
 must_fail "a histogram without _bucket" "xputrace_gpu_job_queue_seconds_bucket{" "xputrace_gpu_job_queue_seconds{" names_src
 must_fail "a counter without _total" "xputrace_drops_total{" "xputrace_drops{" names_src

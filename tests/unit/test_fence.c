@@ -6,6 +6,7 @@
 #include <string.h>
 #include "unit.h"
 #include "rawtp_util.h"
+#include "caps/fence/fence_metrics.h"
 #include "caps/fence/fence_report.h"
 #include "caps/fence/fence_stats.h"
 
@@ -214,12 +215,86 @@ static void test_filters(void)
 	free(buf);
 }
 
+/* a cgroup id's labels, for the metrics: its id as the path */
+static void cg_labels(void *ctx, uint64_t id, char *buf, size_t len)
+{
+	char p[32];
+
+	(void)ctx;
+	snprintf(p, sizeof(p), "/cg%llu", (unsigned long long)id);
+	xp_labels_add(buf, len, "cgroup", p);
+}
+
+/* One event into the metrics: the cgroup id where the kernel side wrote it (0: none). */
+static void mev(struct xp_fence_metrics *fm, int e, uint64_t ts, uint32_t pid, uint64_t cg, uint32_t ctx,
+		uint32_t seqno)
+{
+	rec_init(&L, &R, XP_REC_FENCE, e, ts, pid, "client");
+	CHECK(!rec_put(&L, &R, "context", ctx));
+	CHECK(!rec_put(&L, &R, "seqno", seqno));
+	rec_str(&R, 0, "vgem");
+	rec_str(&R, 1, "unbound");
+	memcpy(&R.raw[XP_RAWTP_CGROUP_AT], &cg, sizeof(cg));
+	CHECK(xp_fence_metrics_feed(fm, &L, &R) == 0);
+}
+
+/* serve's fence metrics: fences made and waits per cgroup, the time to signal per timeline */
+static void test_metrics(void)
+{
+	struct xp_metrics m;
+	struct xp_metrics_in in = { .m = &m, .cgroup_labels = cg_labels };
+	struct xp_fence_metrics *fm = calloc(1, sizeof(*fm));
+	char *out = NULL;
+	size_t len = 0;
+	int before = unit_failed_checks;
+	FILE *f;
+
+	setup();
+	xp_metrics_init(&m, 0);
+	CHECK(fm && xp_fence_metrics_init(fm, &in) == 0);
+	/* cgroup 7 makes 3 fences, cgroup 8 one; signaled 1, 2, 3 and 40 ms later */
+	for (uint32_t i = 0; i < 3; i++)
+		mev(fm, XP_FENCE_INIT, 1000000 * i, 100, 7, 50, i + 1);
+	mev(fm, XP_FENCE_INIT, 0, 200, 8, 50, 4);
+	/* cgroup 8 waits for fence 4 (10 ms), cgroup 7 for fence 1 (0.5 ms); a wait_end without its start */
+	mev(fm, XP_FENCE_WAIT_START, 2000000, 200, 8, 50, 4);
+	mev(fm, XP_FENCE_WAIT_START, 500000, 100, 7, 50, 1);
+	mev(fm, XP_FENCE_WAIT_END, 1000000, 100, 7, 50, 1);
+	mev(fm, XP_FENCE_WAIT_END, 12000000, 200, 8, 50, 4);
+	mev(fm, XP_FENCE_WAIT_END, 13000000, 200, 8, 50, 9);
+	for (uint32_t i = 0; i < 3; i++)
+		mev(fm, XP_FENCE_SIGNALED, 1000000 * i + 1000000 * (i + 1), 0, 0, 50, i + 1);
+	mev(fm, XP_FENCE_SIGNALED, 40000000, 0, 0, 50, 4);
+	/* a signal of a fence made before tracing: no time to signal */
+	mev(fm, XP_FENCE_SIGNALED, 41000000, 0, 0, 50, 77);
+	f = open_memstream(&out, &len);
+	xp_metrics_write(f, &m, false);
+	fclose(f);
+	CHECK(strstr(out, "xputrace_fences_created_total{cgroup=\"/cg7\",driver=\"vgem\",timeline=\"unbound\"} 3\n") != NULL);
+	CHECK(strstr(out, "xputrace_fences_created_total{cgroup=\"/cg8\",driver=\"vgem\",timeline=\"unbound\"} 1\n") != NULL);
+	CHECK(strstr(out, "xputrace_fence_waits_total{cgroup=\"/cg8\",driver=\"vgem\",timeline=\"unbound\"} 1\n") != NULL);
+	CHECK(strstr(out, "xputrace_fence_waits_total{cgroup=\"/cg7\",driver=\"vgem\",timeline=\"unbound\"} 1\n") != NULL);
+	CHECK(strstr(out, "xputrace_fence_wait_seconds_sum{cgroup=\"/cg8\",driver=\"vgem\",timeline=\"unbound\"} 0.01\n") != NULL);
+	CHECK(strstr(out, "xputrace_fence_wait_seconds_sum{cgroup=\"/cg7\",driver=\"vgem\",timeline=\"unbound\"} 0.0005\n") != NULL);
+	/* 1 + 2 + 3 + 40 ms, four fences; the one made before tracing not among them */
+	CHECK(strstr(out, "xputrace_fence_signal_seconds_count{driver=\"vgem\",timeline=\"unbound\"} 4\n") != NULL);
+	CHECK(strstr(out, "xputrace_fence_signal_seconds_sum{driver=\"vgem\",timeline=\"unbound\"} 0.046\n") != NULL);
+	CHECK(strstr(out, "xputrace_fence_signal_seconds_bucket{driver=\"vgem\",timeline=\"unbound\",le=\"0.00256\"} 2\n") != NULL);
+	if (unit_failed_checks != before)
+		fputs(out, stderr);	/* what was served, to compare */
+	free(out);
+	xp_fence_metrics_free(fm);
+	free(fm);
+	xp_metrics_free(&m);
+}
+
 int main(void)
 {
 	RUN(test_pairing);
 	RUN(test_unseen_and_never);
 	RUN(test_waits);
 	RUN(test_filters);
+	RUN(test_metrics);
 	xp_fence_free(S);
 	free(S);
 	UNIT_EXIT();

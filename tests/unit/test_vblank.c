@@ -6,6 +6,7 @@
 #include "rawtp_util.h"
 #include "caps/vblank/vblank_stats.h"
 #include "caps/vblank/vblank_report.h"
+#include "caps/vblank/vblank_metrics.h"
 #include "caps/vblank/vblank.h"
 #include <stddef.h>
 #include <string.h>
@@ -70,10 +71,16 @@ static void setup(uint64_t late_ns)
 	ndeliv = 0;
 }
 
+static struct xp_vblank_metrics *VM;	/* set: records go to serve's metrics instead */
+
 static void feed(const struct xp_rawtp_rec *r)
 {
 	struct xp_vbl_event ev;
 
+	if (VM) {
+		CHECK(xp_vblank_metrics_feed(VM, &L, r) == 0);
+		return;
+	}
 	CHECK(!xp_vbl_decode(&L, r, &ev));
 	xp_vbl_add(S, &ev);
 }
@@ -1004,6 +1011,76 @@ static void test_cfg_and_report(void)
 	free(buf);
 }
 
+static void stub_cgroup(void *ctx, uint64_t id, char *buf, size_t len)
+{
+	(void)ctx, (void)id;
+	xp_labels_add(buf, len, "cgroup", "/test");
+}
+
+/*
+ * serve's vblank metrics: test_frames' flipper (20 frames, every 5th a
+ * vblank late) on card0, vblanks of card0 and card1 by device and pipe
+ */
+static void test_metrics(void)
+{
+	const uint64_t F = 0xf11e;
+	struct xp_metrics m;
+	struct xp_metrics_in in = { .m = &m, .cgroup_labels = stub_cgroup };
+	uint32_t seq = 100, seq1 = 7000;
+	uint64_t vt = T0, scan = 0;
+	char *out = NULL, want[200];
+	size_t len = 0;
+	int before = unit_failed_checks;
+	FILE *f;
+
+	setup(0);
+	setup_probes();
+	xp_metrics_init(&m, 0);
+	VM = calloc(1, sizeof(*VM));
+	CHECK(VM && xp_vblank_metrics_init(VM, &in) == 0);
+	vblank_on(0, 0, seq, vt, 0);
+	vblank_end(0, seq, vt, 0);
+	for (int i = 0; i < 20; i++) {
+		int wait = i % 5 == 4 ? 2 : 1;
+
+		submit(vt + 2 * MS, F, 0, XP_DRM_EVENT_FLIP_COMPLETE, 33, 0xb0, 500, 501, "flipper");
+		scan += wait * P60 - 2 * MS;
+		for (int w = 1; w <= wait; w++) {
+			vt += P60;
+			seq++;
+			vblank_on(1, 0, seq1, vt + 3 * MS, 2);
+			vblank_end(0, seq1++, vt + 3 * MS, 2);
+			if (i != 7)
+				vblank_on(0, 0, seq, vt, 0);
+			if (w == wait)
+				delivered_on(vt + 30000, F, 0, seq, 0);
+			vblank_end(0, seq, vt, 0);
+		}
+	}
+	f = open_memstream(&out, &len);
+	xp_metrics_write(f, &m, false);
+	fclose(f);
+	CHECK(strstr(out, "xputrace_frames_total{cgroup=\"/test\",device=\"card0\",kind=\"flip\"} 20\n") != NULL);
+	CHECK(strstr(out, "xputrace_frames_missed_total{cgroup=\"/test\",device=\"card0\",kind=\"flip\"} 4\n") != NULL);
+	CHECK(strstr(out, "xputrace_frame_scanout_seconds_count{cgroup=\"/test\",device=\"card0\",kind=\"flip\"} 20\n") != NULL);
+	snprintf(want, sizeof(want), "xputrace_frame_scanout_seconds_sum{cgroup=\"/test\",device=\"card0\",kind=\"flip\"} %.9g\n",
+		 scan * 1e-9);
+	CHECK(strstr(out, want) != NULL);
+	/* 16 frames of one vblank, 4 of two: the buckets by 16.67 ms and 33.33 ms */
+	CHECK(strstr(out, "xputrace_frame_scanout_seconds_bucket{cgroup=\"/test\",device=\"card0\",kind=\"flip\",le=\"0.016666667\"} 16\n") != NULL);
+	CHECK(strstr(out, "xputrace_frame_scanout_seconds_bucket{cgroup=\"/test\",device=\"card0\",kind=\"flip\",le=\"0.033333333\"} 20\n") != NULL);
+	/* 1 + 16 + 2 x 4 on card0 (one by its sequence: its probe was skipped), 24 on card1 */
+	CHECK(strstr(out, "xputrace_vblanks_total{device=\"card0\",crtc=\"0\"} 25\n") != NULL);
+	CHECK(strstr(out, "xputrace_vblanks_total{device=\"card1\",crtc=\"0\"} 24\n") != NULL);
+	if (unit_failed_checks != before)
+		fputs(out, stderr);	/* what was served, to compare */
+	free(out);
+	xp_vblank_metrics_free(VM);
+	free(VM);
+	VM = NULL;
+	xp_metrics_free(&m);
+}
+
 int main(void)
 {
 	RUN(test_refresh_exact);
@@ -1026,6 +1103,7 @@ int main(void)
 	RUN(test_raw_cfg);
 	RUN(test_layout_driven);
 	RUN(test_cfg_and_report);
+	RUN(test_metrics);
 	free(S);
 	UNIT_EXIT();
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "caps/cap.h"
+#include "caps/fence/fence_metrics.h"
 #include "caps/fence/fence_report.h"
 #include "caps/fence/fence_stats.h"
 #include "live/kside.h"
@@ -89,6 +90,33 @@ static void fc_reset(struct xp_cap_inst *ci, uint64_t now)
 	xp_fence_reset(ci->st);
 }
 
+static int fc_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
+{
+	struct xp_fence_metrics *s = calloc(1, sizeof(*s));	/* large */
+
+	if (!s)
+		return -ENOMEM;
+	ci->mst = s;
+	return xp_fence_metrics_init(s, mi);
+}
+
+static int fc_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	int err = h->size < sizeof(struct xp_rawtp_rec) ? 1 :
+		  xp_fence_metrics_feed(ci->mst, ci->layout, (const struct xp_rawtp_rec *)h);
+
+	if (err == 1) {
+		ci->undecodable++;
+		err = 0;
+	}
+	return err;
+}
+
+static void fc_metrics_free(struct xp_cap_inst *ci)
+{
+	xp_fence_metrics_free(ci->mst);
+}
+
 const struct xp_cap xp_cap_fence = {
 	.name = "fence",
 	.summary = "dma_fence lifetimes per timeline, and who waited on them",
@@ -117,4 +145,5 @@ const struct xp_cap xp_cap_fence = {
 	.available = fc_available, .open = fc_open, .no_events = fc_no_events, .describe = fc_describe,
 	.init = fc_init, .free = fc_free, .feed = fc_feed, .stream_header = xp_fence_stream_header,
 	.report = fc_report, .reset = fc_reset, .file_hook = "tracepoint",
+	.metrics_init = fc_metrics_init, .metrics_feed = fc_metrics_feed, .metrics_free = fc_metrics_free,
 };

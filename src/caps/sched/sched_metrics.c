@@ -6,7 +6,6 @@
 
 #include "caps/sched/sched_metrics.h"
 #include "core/cgroups.h"
-#include "core/devices.h"
 
 /* Buckets of queue delays and run times, in ns: from 10 us by fours to about 2.6 s. */
 static const uint64_t le[] = {
@@ -21,37 +20,6 @@ uint64_t xp_sched_busy_share(uint64_t run, uint64_t done, uint64_t *last_end)
 	if (done > *last_end)
 		*last_end = done;
 	return done > from ? done - from : 0;
-}
-
-/*
- * The cgroup v2 id (its directory's inode) of process `pid`: `known` when
- * the event carried it, else the last one seen, else read from /proc; 0 when
- * it cannot be read (gone).
- */
-static uint64_t cgroup_of(struct xp_sched_metrics *s, uint32_t pid, uint64_t known)
-{
-	unsigned slot = (pid * 2654435761u) % XP_SCHED_METRICS_PIDS;
-	char path[64], line[768], dir[1024];
-	uint64_t id = known;
-	FILE *f;
-
-	if (s->pidcg[slot].pid == pid && pid && !known)
-		return s->pidcg[slot].cg;
-	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
-	if (!known && s->cgroot && pid && (f = fopen(path, "re"))) {
-		while (fgets(line, sizeof(line), f))
-			if (!strncmp(line, "0::", 3)) {
-				line[strcspn(line, "\n")] = '\0';
-				snprintf(dir, sizeof(dir), "%s%s", s->cgroot, line + 3);
-				if (xp_cgroup_id(dir, &id))
-					id = 0;
-				break;
-			}
-		fclose(f);
-	}
-	s->pidcg[slot].pid = pid;
-	s->pidcg[slot].cg = id;
-	return id;
 }
 
 struct label_ctx {
@@ -105,7 +73,7 @@ static void on_job(void *ctx, const struct xp_sched_job_info *j)
 	struct xp_sched_metrics *s = ctx;
 	struct xp_metrics *m = s->in.m;
 	const char *ring = j->ring ? j->ring : "";
-	uint64_t rk = ring_key(ring), cg = cgroup_of(s, j->pid, 0), *last;
+	uint64_t rk = ring_key(ring), cg = xp_pid_cgroup(&s->pc, j->pid, 0), *last;
 	uint64_t pid = s->in.per_process ? j->pid : 0;
 	struct xp_metric_key kc = { { cg, pid, rk, 0 } }, kr = { { rk, 0, 0, 0 } };
 	struct label_ctx lc = { s, j, cg, true }, lr = { s, j, 0, false };
@@ -158,7 +126,7 @@ int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in
 	int err;
 
 	s->in = *in;
-	s->cgroot = xp_cgroup2_mount();
+	xp_pid_cgroups_init(&s->pc);
 	if ((err = xp_sched_init(&s->s, 0, 0)))
 		return err;
 	s->s.on_job = on_job;
@@ -188,7 +156,7 @@ int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in
 void xp_sched_metrics_free(struct xp_sched_metrics *s)
 {
 	xp_sched_free(&s->s);
-	free(s->cgroot);
+	xp_pid_cgroups_free(&s->pc);
 }
 
 int xp_sched_metrics_feed(struct xp_sched_metrics *s, const struct xp_rawtp_layout *l,
@@ -202,7 +170,7 @@ int xp_sched_metrics_feed(struct xp_sched_metrics *s, const struct xp_rawtp_layo
 	 * ended meanwhile would have none.
 	 */
 	if (r->hdr.pid && r->ev < l->n && l->ev[r->ev].proc_ctx)
-		cgroup_of(s, r->hdr.pid, xp_rawtp_cgroup(r));
+		xp_pid_cgroup(&s->pc, r->hdr.pid, xp_rawtp_cgroup(r));
 	err = xp_sched_feed(&s->s, l, r);
 
 	if (s->err)

@@ -7,16 +7,14 @@
 #define XP_CAPS_SCHED_METRICS_H
 
 #include "caps/sched/sched_stats.h"
+#include "core/cgroups.h"
 #include "sinks/metrics.h"
-
-#define XP_SCHED_METRICS_PIDS 1024	/* submitters' cgroups remembered */
 
 struct xp_sched_metrics {
 	struct xp_metrics_in in;
 	struct xp_sched_state s;	/* its own join of the events into jobs */
 	int jobs, busy, ring_busy, queue, run, unseen;	/* the families */
-	char *cgroot;			/* the cgroup2 mount, NULL: none */
-	struct { uint32_t pid; uint64_t cg; } pidcg[XP_SCHED_METRICS_PIDS];
+	struct xp_pid_cgroups pc;	/* submitters' cgroups */
 	struct { const char *ring; uint64_t end; } last[XP_SCHED_MAX_RINGS];	/* a ring's last done */
 	int nlast;
 	int err;			/* the first -ENOMEM of a callback */

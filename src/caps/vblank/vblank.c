@@ -10,6 +10,7 @@
 #include "live/features.h"
 #include "live/kside.h"
 #include "caps/vblank/vblank_live.h"
+#include "caps/vblank/vblank_metrics.h"
 #include "sinks/perfetto.h"
 #include "caps/vblank/vblank_report.h"
 
@@ -161,6 +162,33 @@ static void vb_reset(struct xp_cap_inst *ci, uint64_t now)
 	xp_vbl_reset(ci->st);
 }
 
+static int vb_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
+{
+	struct xp_vblank_metrics *s = calloc(1, sizeof(*s));	/* large */
+
+	if (!s)
+		return -ENOMEM;
+	ci->mst = s;
+	return xp_vblank_metrics_init(s, mi);
+}
+
+static int vb_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	int err = h->size < sizeof(struct xp_rawtp_rec) ? 1 :
+		  xp_vblank_metrics_feed(ci->mst, ci->layout, (const struct xp_rawtp_rec *)h);
+
+	if (err == 1) {
+		ci->undecodable++;
+		err = 0;
+	}
+	return err;
+}
+
+static void vb_metrics_free(struct xp_cap_inst *ci)
+{
+	xp_vblank_metrics_free(ci->mst);
+}
+
 const struct xp_cap xp_cap_vblank = {
 	.name = "vblank",
 	.summary = "frame timing per CRTC: refresh rate, missed vblanks, late events",
@@ -199,4 +227,5 @@ const struct xp_cap xp_cap_vblank = {
 	.available = vb_available, .open = vb_open_k, .no_events = vb_no_events, .describe = vb_describe,
 	.init = vb_init, .free = vb_free_st, .feed = vb_feed, .stream_header = xp_vbl_stream_header,
 	.report = vb_report, .reset = vb_reset, .file_hook = "tracepoint",
+	.metrics_init = vb_metrics_init, .metrics_feed = vb_metrics_feed, .metrics_free = vb_metrics_free,
 };

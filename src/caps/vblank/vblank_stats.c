@@ -221,22 +221,12 @@ void vbl_settle(struct xp_vbl_state *s, struct xp_vbl_delivery *d, bool has_time
 		s->on_frame(s->cb_ctx, d);
 }
 
-/*
- * The device of a vblank: the crtc record just before it on its CPU. Without
- * one (its probe was skipped: it fires in the interrupt, and a kprobe that
- * lands in another BPF program does not run), the device whose CRTC of that
- * pipe this vblank's sequence number follows most closely.
- */
-static int32_t vblank_dev(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+/* The device whose CRTC of a vblank's pipe its sequence number follows most closely; -1: none. */
+static int32_t dev_by_seq(const struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 {
 	int32_t dev = -1;
 	uint32_t best = 0;
 
-	if (ev->cpu < XP_VBL_MAX_CPUS && s->cpu_pipe[ev->cpu] == ev->crtc) {
-		dev = s->cpu_dev[ev->cpu];
-		s->cpu_pipe[ev->cpu] = -1;
-		return dev;
-	}
 	for (int i = 0; s->devices && i < s->ncrtcs; i++) {
 		const struct xp_vbl_crtc *c = &s->crtcs[i];
 		uint32_t d = ev->seq - c->last_seq;
@@ -248,7 +238,25 @@ static int32_t vblank_dev(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
 			best = d;
 		}
 	}
-	if (dev >= 0)
+	return dev;
+}
+
+/*
+ * The device of a vblank: the crtc record just before it on its CPU. Without
+ * one (its probe was skipped: it fires in the interrupt, and a kprobe that
+ * lands in another BPF program does not run), the device whose CRTC of that
+ * pipe this vblank's sequence number follows most closely.
+ */
+static int32_t vblank_dev(struct xp_vbl_state *s, const struct xp_vbl_event *ev)
+{
+	int32_t dev;
+
+	if (ev->cpu < XP_VBL_MAX_CPUS && s->cpu_pipe[ev->cpu] == ev->crtc) {
+		dev = s->cpu_dev[ev->cpu];
+		s->cpu_pipe[ev->cpu] = -1;
+		return dev;
+	}
+	if ((dev = dev_by_seq(s, ev)) >= 0)
 		s->devices_guessed++;
 	return dev;
 }
@@ -358,6 +366,9 @@ int32_t xp_vbl_dev_of(const struct xp_vbl_state *s, const struct xp_vbl_event *e
 	if (dev < 0 && ev->kind != XP_VBL_QUEUED && ev->cpu < XP_VBL_MAX_CPUS &&
 	    s->cpu_pipe[ev->cpu] == ev->crtc)
 		dev = s->cpu_dev[ev->cpu];
+	/* a vblank whose crtc record was skipped: as xp_vbl_add guesses it */
+	if (dev < 0 && ev->kind == XP_VBL_EVENT)
+		dev = dev_by_seq(s, ev);
 	return dev;
 }
 
