@@ -86,6 +86,10 @@ G="--group amdgpu=xpmem_amdgpu --group i915=xpmem_i915 --group xe=xpmem_xe"
 start_xp $S/all.json mem $G --json && P1=$XPID
 start_xp $S/pid1.json mem $G --json -p 1 && P2=$XPID
 start_xp $S/stream.txt mem $G --stream && P3=$XPID
+# serve beside them: its buffer metrics per cgroup (the writer's: the root)
+grep -q ' cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+start_xp $S/serve.out serve mem $G --listen 127.0.0.1:9465 && P4=$XPID
 fire() { echo "$*" >$F || bad "memdouble: $*"; }
 # amdgpu: 6 BOs (2 asked for VRAM and got GTT), 5 moves, 5 submits on gfx and
 # 4 of them run, 1 run on sdma0 never submitted while tracing, 10 interrupts
@@ -135,9 +139,10 @@ fire xe_bo n=3 size=2097152
 fire xe_move n=2 size=1048576 from=2 to=0
 fire xe_move n=1 size=65536 from=0 to=1 new=1
 fire xe_fault n=4 asid=5
-sleep 0.5
-for p in $P1 $P2 $P3; do kill -INT $p; done
-for p in $P1 $P2 $P3; do wait $p || bad "xputrace (pid $p) exit status $?"; done
+sleep 0.6	# a record reaches serve within its 0.5 s tick
+wget -q -O $S/m.txt http://127.0.0.1:9465/metrics || bad "wget /metrics: status $?"
+for p in $P1 $P2 $P3 $P4; do kill -INT $p; done
+for p in $P1 $P2 $P3 $P4; do wait $p || bad "xputrace (pid $p) exit status $?"; done
 J=$S/all.json
 cat $J; echo
 for kv in \
@@ -199,6 +204,7 @@ w=$(jget $J i915.requests.wait_ns.sum) pw=$(jget $J "processes[pid=$$].i915_wait
 check "i915 waits: ${w} ns in all, 3 x 20 ms at least, under 3 x 500 ms" [ "${w:-0}" -ge 60000000 -a "${w:-0}" -lt 1500000000 ]
 expect_eq "i915 wait time of the writer is all of it" "$w" "$pw"
 
+
 J=$S/pid1.json
 say "-p 1: process-context events filtered, per-device ones kept"
 for kv in amdgpu.bo_create.count=0 amdgpu.bo_move.count=5 amdgpu.iv.count=10 \
@@ -223,5 +229,17 @@ done
 expect_eq "stream: bo_create lines name the writer" 6 "$(grep -E '^ *[0-9]+\.[0-9]{6} ' $S/stream.txt | grep ' amdgpu_bo_create ' | grep -c " $$/")"
 expect_eq "stream: cs_ioctl ring string" 5 "$(grep -E '^ *[0-9]+\.[0-9]{6} ' $S/stream.txt | grep ' amdgpu_cs_ioctl ' | grep -c 'ring=gfx_0.0.0')"
 grep -m3 -e amdgpu_cs_ioctl -e amdgpu_iv $S/stream.txt
+group serve
+# the same events through serve: buffers and bytes created by the writer's
+# cgroup per driver, bytes moved per driver (xe's first placement copies nothing)
+grep '^xputrace_gpu_buffer' $S/m.txt
+m() { awk -v k="$1" 'index($0, k) == 1 { print $2 }' $S/m.txt; }
+for kv in 'buffers_created_total{cgroup="/",driver="amdgpu"}=6' 'buffer_created_bytes_total{cgroup="/",driver="amdgpu"}=7405568' \
+	'buffers_created_total{cgroup="/",driver="i915"}=8' 'buffer_created_bytes_total{cgroup="/",driver="i915"}=2490368' \
+	'buffers_created_total{cgroup="/",driver="xe"}=3' 'buffer_created_bytes_total{cgroup="/",driver="xe"}=6291456' \
+	'buffer_moved_bytes_total{driver="amdgpu"}=4259840' 'buffer_moved_bytes_total{driver="xe"}=2097152'; do
+	expect_eq "serve: xputrace_gpu_${kv%=*}" "${kv##*=}" "$(m "xputrace_gpu_${kv%=*} ")"
+done
+expect_eq "serve: drops" 0 "$(m 'xputrace_drops_total{cause="ringbuf"}')"
 rmmod memdouble || bad "rmmod memdouble"
 finish

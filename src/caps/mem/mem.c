@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "caps/cap.h"
+#include "caps/mem/mem_metrics.h"
 #include "caps/mem/mem_stats.h"
 #include "core/msg.h"
 #include "live/features.h"
@@ -147,6 +148,33 @@ static void mm_reset(struct xp_cap_inst *ci, uint64_t now)
 	xp_mem_reset(ci->st);
 }
 
+static int mm_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
+{
+	struct xp_mem_metrics *s = calloc(1, sizeof(*s));	/* large */
+
+	if (!s)
+		return -ENOMEM;
+	ci->mst = s;
+	return xp_mem_metrics_init(s, mi, ci->env->page_size);
+}
+
+static int mm_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	int err = h->size < sizeof(struct xp_rawtp_rec) ? 1 :
+		  xp_mem_metrics_feed(ci->mst, ci->layout, (const struct xp_rawtp_rec *)h);
+
+	if (err == 1) {
+		ci->undecodable++;
+		err = 0;
+	}
+	return err;
+}
+
+static void mm_metrics_free(struct xp_cap_inst *ci)
+{
+	xp_mem_metrics_free(ci->mst);
+}
+
 const struct xp_cap xp_cap_mem = {
 	.name = "mem",
 	.summary = "amdgpu/i915/xe buffers: placement, moves, submits, leaks",
@@ -179,4 +207,5 @@ const struct xp_cap xp_cap_mem = {
 	.available = mm_available, .open = mm_open_k, .no_events = mm_no_events, .describe = mm_describe,
 	.init = mm_init, .free = mm_free_st, .feed = mm_feed, .stream_header = xp_mem_stream_header,
 	.report = mm_report, .reset = mm_reset, .file_hook = "tracepoint",
+	.metrics_init = mm_metrics_init, .metrics_feed = mm_metrics_feed, .metrics_free = mm_metrics_free,
 };

@@ -1,0 +1,109 @@
+/* `mem`'s metrics for `xputrace serve`. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "caps/mem/mem_metrics.h"
+
+int xp_mem_metrics_init(struct xp_mem_metrics *s, const struct xp_metrics_in *in, uint32_t page_size)
+{
+	struct xp_metrics *m = in->m;
+	int err;
+
+	s->in = *in;
+	if ((err = xp_mem_init(&s->s, page_size)))
+		return err;
+	xp_pid_cgroups_init(&s->pc);
+	s->bos = xp_metrics_family(m, "xputrace_gpu_buffers_created", "GPU buffer objects created, by "
+				   "the cgroup of the process that created them and driver", NULL,
+				   XP_METRIC_COUNTER, 1, true);
+	s->bytes = xp_metrics_family(m, "xputrace_gpu_buffer_created_bytes", "Bytes of the GPU buffer "
+				     "objects created, by the cgroup of the process that created them and "
+				     "driver", "bytes", XP_METRIC_COUNTER, 1, true);
+	s->moved = xp_metrics_family(m, "xputrace_gpu_buffer_moved_bytes", "Bytes of buffer objects "
+				     "the driver moved between placements (VRAM, GTT, system; xe's first "
+				     "placements, which copy nothing, left out), by driver", "bytes",
+				     XP_METRIC_COUNTER, 1, true);
+	return s->bos < 0 || s->bytes < 0 || s->moved < 0 ? -ENOMEM : 0;
+}
+
+void xp_mem_metrics_free(struct xp_mem_metrics *s)
+{
+	xp_mem_free(&s->s);
+	xp_pid_cgroups_free(&s->pc);
+}
+
+static const char *driver_of(unsigned int ev)
+{
+	if (ev <= XP_MEM_AMD_IV)
+		return "amdgpu";
+	if (ev >= XP_MEM_XE_QUEUE_CREATE && ev <= XP_MEM_XE_BO_CREATE)
+		return "xe";
+	return "i915";
+}
+
+struct label_ctx {
+	const struct xp_mem_metrics *s;
+	const struct xp_rawtp_rec *r;
+	uint64_t cg;
+	bool task;	/* the series is per cgroup (and process) */
+};
+
+static void labels(void *p, char *buf, size_t len)
+{
+	const struct label_ctx *c = p;
+	char num[16], comm[XP_COMM_LEN + 1];
+
+	if (c->task) {
+		c->s->in.cgroup_labels(c->s->in.ctx, c->cg, buf, len);
+		if (c->s->in.per_process) {
+			snprintf(num, sizeof(num), "%u", c->r->hdr.pid);
+			xp_labels_add(buf, len, "pid", num);
+			snprintf(comm, sizeof(comm), "%.*s", XP_COMM_LEN, c->r->comm);
+			xp_labels_add(buf, len, "comm", comm);
+		}
+	}
+	xp_labels_add(buf, len, "driver", driver_of(c->r->ev));
+}
+
+int xp_mem_metrics_feed(struct xp_mem_metrics *s, const struct xp_rawtp_layout *l,
+			const struct xp_rawtp_rec *r)
+{
+	struct xp_mem_state *st = &s->s;
+	struct xp_metrics *m = s->in.m;
+	/* what this record adds: the state's totals before and after it */
+	uint64_t bos = st->amd_bos + st->i915_creates + st->xe_bos;
+	uint64_t bytes = st->amd_bo_bytes + st->i915_create_bytes + st->xe_bo_bytes;
+	uint64_t moved = st->amd_move_bytes + st->xe_move_bytes - st->xe_move_new_bytes;
+	struct xp_series *x, *y;
+
+	if (xp_mem_add(st, l, r))
+		return 1;
+	bos = st->amd_bos + st->i915_creates + st->xe_bos - bos;
+	bytes = st->amd_bo_bytes + st->i915_create_bytes + st->xe_bo_bytes - bytes;
+	moved = st->amd_move_bytes + st->xe_move_bytes - st->xe_move_new_bytes - moved;
+	/* its per-process table is its reports': started over before it fills */
+	if (st->nprocs >= XP_MEM_MAX_PROCS - 1)
+		xp_mem_reset(st);
+	if (bos) {
+		uint64_t cg = xp_pid_cgroup(&s->pc, r->hdr.pid, xp_rawtp_cgroup(r));
+		uint64_t pid = s->in.per_process ? r->hdr.pid : 0;
+		struct label_ctx c = { s, r, cg, true };
+		struct xp_metric_key k = { { cg, pid, (uint64_t)driver_of(r->ev)[0], 0 } };
+
+		if (!(x = xp_metrics_series(m, s->bos, &k, labels, &c)) ||
+		    !(y = xp_metrics_series(m, s->bytes, &k, labels, &c)))
+			return -ENOMEM;
+		x->value += bos;
+		y->value += bytes;
+	}
+	if (moved) {
+		struct label_ctx c = { s, r, 0, false };
+		struct xp_metric_key k = { { (uint64_t)driver_of(r->ev)[0], 0, 0, 0 } };
+
+		if (!(x = xp_metrics_series(m, s->moved, &k, labels, &c)))
+			return -ENOMEM;
+		x->value += moved;
+	}
+	return 0;
+}
