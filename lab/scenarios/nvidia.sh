@@ -114,12 +114,24 @@ group xid_only
 # without kprobes (forced here) only the Xid tracepoint: holders read from /proc at the Xid
 nvclient alloc=0 control=0 pages=0 hold=3600 >/dev/null & Y=$!
 i=0; while [ "$(ls -l /proc/$Y/fd 2>/dev/null | grep -c nvidia)" != 2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+# serve beside it, by itself: the Xid tracepoint alone, for its Xid metrics
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+start_xp $S/sv.out serve --listen 127.0.0.1:9466 || finish
+PS=$XPID
 export XPUTRACE_NVIDIA_HOOK=tracepoint
 start_xp $S/xo.json nvidia --json || finish
 unset XPUTRACE_NVIDIA_HOOK
 echo "xid 31 MMU Fault" >/sys/kernel/debug/nvidia_double/trigger
-sleep 0.3
+sleep 0.6	# a record reaches serve within its 0.5 s tick
 stop_xp; rx=$?
+wget -q -O $S/sv.txt http://127.0.0.1:9466/metrics; rw=$?
+kill -INT $PS; wait $PS; rs=$?
+cat $S/sv.out.err
+grep '^xputrace_nvidia' $S/sv.txt
+expect_eq "serve and wget status" "0 0" "$rs $rw"
+check "serve picked nvidia's Xid tracepoint alone" grep -q '^Tracing .*nvidia Xids (the nvidia:nvidia_dev_xid tracepoint)' $S/sv.out.err
+expect_eq "serve: the Xid by GPU and code" 1 \
+	"$(awk 'index($0, "xputrace_nvidia_xids_total{device=\"0000:01:00.0\",code=\"31\"} ") == 1 { print $2 }' $S/sv.txt)"
 kill $Y; wait $Y 2>/dev/null
 cat $S/xo.json.err; cat $S/xo.json; echo
 expect_eq "exit status" 0 $rx

@@ -74,6 +74,7 @@ struct xp_open_args {
 	const struct xp_devices *devs;
 	bool aggregate;				/* summary only: count in the kernel where it can */
 	const struct xp_live_share *share;	/* NULL, or the ring buffer to write into */
+	bool metrics_only;			/* serve: only what the row's metrics_feed needs */
 };
 
 /* One summary: of an interval, or the final one. */
@@ -209,6 +210,12 @@ struct xp_cap {
 	int (*metrics_feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
 	/* What ci->mst holds besides itself (NULL: nothing); ci->mst is freed after. */
 	void (*metrics_free)(struct xp_cap_inst *ci);
+	/*
+	 * A row without an events table: the tracepoint (group, name) its
+	 * metrics come from; serve picks the row by default only where this
+	 * kernel has it. NULL: always.
+	 */
+	const char *metrics_tp[2];
 };
 
 /* The table: every capability, in the order help, record and doctor list them. */

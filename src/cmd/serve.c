@@ -95,6 +95,8 @@ static bool serve_default(const struct xp_cap *c)
 	for (int i = 0; c->events && i < c->nev; i++)
 		if (xp_tracefs_event_exists(c->events[i].group, c->events[i].name))
 			return true;
+	if (!c->events && c->metrics_tp[0])
+		return xp_tracefs_event_exists(c->metrics_tp[0], c->metrics_tp[1]);
 	return !c->events;
 }
 
@@ -344,7 +346,8 @@ static int on_refresh(void *ctx, uint64_t n)
 static int open_caps(struct serve_run *r)
 {
 	struct xp_live_share share = { 0 };
-	struct xp_open_args oa = { .f = &r->o.f, .devs = &r->devs, .aggregate = false, .share = &share };
+	struct xp_open_args oa = { .f = &r->o.f, .devs = &r->devs, .aggregate = false, .share = &share,
+				   .metrics_only = true };
 	struct xp_metrics_in mi = { .m = &r->m, .per_process = r->per_process,
 				    .cgroup_labels = cgroup_labels, .ctx = r };
 	struct xp_multi_caps mc = { .ci = r->ci, .nci = r->nci, .want = r->want };

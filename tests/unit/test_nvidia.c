@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "caps/nvidia/nvidia_facts.h"
 #include "caps/nvidia/nvidia_flight.h"
+#include "caps/nvidia/nvidia_metrics.h"
 #include "caps/nvidia/nvidia_stats.h"
 #include "caps/nvidia/nvidia_report.h"
 #include "kinds.h"
@@ -535,6 +536,40 @@ static void test_flight_holders(void)
 	free(s);
 }
 
+/* serve's nvidia metrics: Xids by GPU and code; other records passed over, damaged ones said */
+static void test_metrics(void)
+{
+	struct xp_metrics m;
+	struct xp_metrics_in in = { .m = &m };
+	struct xp_nv_metrics nm;
+	struct xp_nv_xid_rec x;
+	struct xp_nv_rec r = rec(XP_NV_IOCTL, 7, "cuda", 0, RM_CONTROL, 0, 1000, 0);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	xp_metrics_init(&m, 0);
+	CHECK(xp_nv_metrics_init(&nm, &in) == 0);
+	for (int i = 0; i < 3; i++) {
+		x = xid(100 + i, i < 2 ? "0000:01:00.0" : "0000:41:00.0", i < 2 ? 79 : 13, "GPU has fallen off the bus.");
+		CHECK(xp_nv_metrics_feed(&nm, &x.r.h) == 0);
+	}
+	x = xid(200, "0000:01:00.0", 13, "Graphics Engine Exception");
+	CHECK(xp_nv_metrics_feed(&nm, &x.r.h) == 0);
+	CHECK(xp_nv_metrics_feed(&nm, &r.h) == 0);	/* an ioctl: no metric of serve's */
+	x.r.h.size = sizeof(struct xp_nv_rec);		/* an Xid cut short */
+	CHECK(xp_nv_metrics_feed(&nm, &x.r.h) == 1);
+	f = open_memstream(&out, &len);
+	xp_metrics_write(f, &m, false);
+	fclose(f);
+	CHECK(strstr(out, "xputrace_nvidia_xids_total{device=\"0000:01:00.0\",code=\"79\"} 2\n") != NULL);
+	CHECK(strstr(out, "xputrace_nvidia_xids_total{device=\"0000:01:00.0\",code=\"13\"} 1\n") != NULL);
+	CHECK(strstr(out, "xputrace_nvidia_xids_total{device=\"0000:41:00.0\",code=\"13\"} 1\n") != NULL);
+	CHECK(m.nbounded == 3);
+	free(out);
+	xp_metrics_free(&m);
+}
+
 int main(void)
 {
 	use_record_kinds();
@@ -547,5 +582,6 @@ int main(void)
 	RUN(test_stats);
 	RUN(test_report);
 	RUN(test_sample);
+	RUN(test_metrics);
 	UNIT_EXIT();
 }

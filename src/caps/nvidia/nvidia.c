@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 
 #include "caps/cap.h"
+#include "caps/nvidia/nvidia_metrics.h"
 #include "core/msg.h"
 #include "caps/nvidia/nvidia_facts.h"
 #include "caps/nvidia/nvidia_flight.h"
@@ -125,6 +126,7 @@ static int nv_open_k(struct xp_cap_inst *ci, const struct xp_open_args *a, char 
 	int err;
 
 	o->info.sample = (unsigned int)o->sample;
+	o->info.xid_only = a->metrics_only;	/* serve counts Xids: the rest of nvidia.ko stays unprobed */
 	err = xp_nv_live_open(&ci->k, a->f, a->share, &o->info, why, len);
 	o->found_known = !err;
 	o->no_kprobes = true;
@@ -140,7 +142,9 @@ static void nv_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 
 	for (int i = 0; i < XP_NV_NFN; i++)
 		n += o->info.found[i];
-	if (o->no_kprobes)
+	if (o->info.xid_only)
+		snprintf(buf, len, "nvidia Xids (the %s:%s tracepoint)", XP_NV_XID_GROUP, XP_NV_XID_EVENT);
+	else if (o->no_kprobes)
 		snprintf(buf, len, "nvidia Xids (tracepoint; no kprobes here: calls into nvidia.ko "
 				   "are not seen)");
 	else
@@ -526,6 +530,27 @@ static void nv_reset(struct xp_cap_inst *ci, uint64_t now)
 	st->nseen_base = st->nseen_next;
 }
 
+static int nv_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
+{
+	struct xp_nv_metrics *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	ci->mst = s;
+	return xp_nv_metrics_init(s, mi);
+}
+
+static int nv_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	int err = xp_nv_metrics_feed(ci->mst, h);
+
+	if (err == 1) {
+		ci->undecodable++;
+		err = 0;
+	}
+	return err;
+}
+
 const struct xp_cap xp_cap_nvidia = {
 	.name = "nvidia",
 	.summary = "the NVIDIA driver from the inside: probes on nvidia.ko, Xid errors",
@@ -560,4 +585,6 @@ const struct xp_cap xp_cap_nvidia = {
 	.available = nv_available, .open = nv_open_k, .snapshot = nv_snapshot, .describe = nv_describe,
 	.init = nv_init, .free = nv_free_st, .feed = nv_feed, .stream_header = xp_nv_stream_header,
 	.report = nv_report, .reset = nv_reset,
+	.metrics_init = nv_metrics_init, .metrics_feed = nv_metrics_feed,
+	.metrics_tp = { XP_NV_XID_GROUP, XP_NV_XID_EVENT },
 };

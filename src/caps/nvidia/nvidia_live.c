@@ -449,9 +449,14 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 		return -EOPNOTSUPP;
 	}
 	/* without a hook on functions, the Xid tracepoint alone where the module has it */
-	xid_only = (force && !strcmp(force, "tracepoint")) || !any;
+	xid_only = (force && !strcmp(force, "tracepoint")) || !any || io->xid_only;
 	if (xid_only && !(at[XP_AT_TRACEPOINT].ok && xp_module_loaded("nvidia") &&
 			  xp_tracefs_event_exists(XP_NV_XID_GROUP, XP_NV_XID_EVENT))) {
+		if (io->xid_only) {
+			snprintf(why, whylen, "the nvidia module has no Xid tracepoint here (%s:%s, driver 575 "
+					      "and later)", XP_NV_XID_GROUP, XP_NV_XID_EVENT);
+			return -EOPNOTSUPP;
+		}
 		snprintf(why, whylen, "kprobes are not available on this kernel (%s); ioctls to "
 				      "/dev/nvidia* are still traced by 'xputrace ioctl'", at[XP_AT_KPROBE].why);
 		return -EOPNOTSUPP;
@@ -464,11 +469,12 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 	if (xid_only) {
 		bool none[XP_NV_NFN] = { false };
 
-		for (int h = 0; h < NV_NHOOKS; h++)
+		for (int h = 0; h < NV_NHOOKS && !io->xid_only; h++)
 			add_why(io->hook_why, sizeof(io->hook_why), hook_env[h], no[h]);
 		if ((err = open_hook(out, NV_NHOOKS, f, share, io, none, one, sizeof(one))))
-			snprintf(why, whylen, "kprobes are not available on this kernel and %s; ioctls to "
-					      "/dev/nvidia* are still traced by 'xputrace ioctl'", one);
+			snprintf(why, whylen, io->xid_only ? "the Xid tracepoint: %s" :
+				 "kprobes are not available on this kernel and %s; ioctls to "
+				 "/dev/nvidia* are still traced by 'xputrace ioctl'", one);
 		return err;
 	}
 	n = xp_nv_module_funcs("/proc/kallsyms", "nvidia", io->found);

@@ -9,6 +9,7 @@
 /* What the opener is asked for, and what it found. */
 struct xp_nv_open_info {
 	unsigned int sample;		/* in: > 1: 1 in `sample` ioctls per escape timed */
+	bool xid_only;			/* in: the Xid tracepoint alone (serve's metrics need no more) */
 	bool found[XP_NV_NFN];		/* out: the functions attached */
 	bool xid;			/* out: the Xid tracepoint attached */
 	char xid_why[160];		/* out: why not */
