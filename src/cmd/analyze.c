@@ -83,6 +83,9 @@ static void an_help(const void *ctx)
 "schedule for ui.perfetto.dev, a track per ring, each wait an async span on\n"
 "its process, and an arrow (\"blame\") from every job that held a ring to\n"
 "each job that waited for it.\n"
+"i915's requests (recorded by mem) are not analyzed: Debian's kernels give\n"
+"when a request was added and retired (reaped), not when it ran; that takes\n"
+"i915_request_in/out (CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS).\n"
 "\n"
 "Options:\n");
 	xp_opts_help(stdout, xp_analyze_opts.common, xp_analyze_opts.opts);

@@ -27,6 +27,13 @@ static int load_open(void *ctx, const struct xp_trace_reader *r)
 	int err = xp_sim_load_open(c->l, &r->meta);
 
 	c->l->by_client = c->by_client;
+	if (err == -ENOENT && c->l->i915_requests) {
+		xp_fail(1, "%s: %s has i915 requests (mem) but no sched capture: i915's events say when a "
+			   "request was added and retired (reaped), not when it ran; that takes "
+			   "i915_request_in/out (CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS), or a driver on the "
+			   "DRM scheduler (record ... sched)", c->verb, c->path);
+		return -ECANCELED;
+	}
 	if (err == -ENOENT) {
 		xp_fail(1, "%s: %s has no sched capture (record it with 'xputrace record ... sched')",
 			c->verb, c->path);

@@ -89,8 +89,16 @@ int xp_sim_load_open(struct xp_sim_load *l, const struct xp_trace_meta *m)
 
 	memset(l, 0, sizeof(*l));
 	xp_rawtp_layout_init(&l->layout, xp_sched_events, XP_TP_SCHED_MAX);
-	if (xp_trace_meta_layout(m, XP_REC_SCHED, &l->layout) <= 0)
+	if (xp_trace_meta_layout(m, XP_REC_SCHED, &l->layout) <= 0) {
+		struct xp_rawtp_layout *ml = calloc(1, sizeof(*ml));	/* large */
+
+		/* i915's requests (mem) are jobs too, but their events cannot make a schedule */
+		if (ml && !xp_rawtp_layout_init(ml, xp_mem_events, XP_MEM_NEV))
+			l->i915_requests = xp_trace_meta_layout(m, XP_REC_MEM, ml) > 0 &&
+					   ml->present[XP_MEM_I915_RQ_ADD];
+		free(ml);
 		return -ENOENT;
+	}
 	if ((err = xp_sched_init(&l->st, 0, 0)))
 		return err;
 	l->have_st = true;

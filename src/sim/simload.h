@@ -14,10 +14,17 @@
  *   - a ring's depth is the most jobs between run and done at once;
  *   - the overhead is the mean time from a job's end to the run of the
  *     next on its ring, over the jobs that were already waiting then.
+ *
+ * i915's requests (recorded by mem) are not taken: their events say when a
+ * request was added and when it was retired, which is when the driver reaped
+ * it, not when it ran or completed; the events that say so (i915_request_in
+ * and _out) exist only in kernels built with
+ * CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS, which Debian's are not.
  */
 #ifndef XP_SIM_SIMLOAD_H
 #define XP_SIM_SIMLOAD_H
 
+#include "caps/mem/mem_stats.h"
 #include "caps/sched/sched_stats.h"
 #include "core/tracefile.h"
 #include "sim/sim.h"
@@ -34,6 +41,7 @@ struct xp_sim_load {
 	uint64_t no_queue, no_run;	/* jobs left out */
 	int err;			/* out of memory while collecting */
 	bool by_client;			/* tasks are DRM clients (set before building) */
+	bool i915_requests;		/* -ENOENT from open: the file has i915 requests (mem) instead */
 	/* built */
 	struct xp_sim_input in;
 };
