@@ -69,6 +69,35 @@ static const char *field(const char *key, int i, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A series of no process (a ring's, a CRTC's, a timeline's): its label
+ * values, "mock-ring0" or "card0 0", name its row in the COMM column.
+ */
+static void label_values(const char *labels, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	for (const char *p = labels; *p && k + 1 < len;) {
+		const char *eq = strchr(p, '=');
+
+		if (!eq || eq[1] != '"')
+			break;
+		if (k && k + 1 < len)
+			buf[k++] = ' ';
+		for (p = eq + 2; *p && *p != '"'; p++) {
+			if (*p == '\\' && p[1])
+				p++;
+			if (k + 1 < len)
+				buf[k++] = *p;
+		}
+		if (*p == '"')
+			p++;
+		if (*p == ',')
+			p++;
+	}
+	buf[k] = '\0';
+}
+
 static int sort_col = -1, sort_field;	/* qsort has no context: set per call */
 
 static int by_sort(const void *a, const void *b)
@@ -125,12 +154,21 @@ int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_o
 				cells = n;
 				cap = nc;
 			}
-			if (!xp_labels_get(s->labels, "pid", pid, sizeof(pid)))
+			if (other) {
 				snprintf(pid, sizeof(pid), "-");
-			if (!xp_labels_get(s->labels, "comm", comm, sizeof(comm)))
-				snprintf(comm, sizeof(comm), "%s", other ? "(other)" : "-");
-			if (!xp_labels_get(s->labels, "cgroup", cg, sizeof(cg)))
-				snprintf(cg, sizeof(cg), "%s", other ? "(past --max-series)" : "-");
+				snprintf(comm, sizeof(comm), "(other)");
+				snprintf(cg, sizeof(cg), "(past --max-series)");
+			} else if (!xp_labels_get(s->labels, "pid", pid, sizeof(pid))) {
+				/* a ring's or a device's row, not a process's */
+				snprintf(pid, sizeof(pid), "-");
+				label_values(s->labels, comm, sizeof(comm));
+				snprintf(cg, sizeof(cg), "-");
+			} else {
+				if (!xp_labels_get(s->labels, "comm", comm, sizeof(comm)))
+					snprintf(comm, sizeof(comm), "-");
+				if (!xp_labels_get(s->labels, "cgroup", cg, sizeof(cg)))
+					snprintf(cg, sizeof(cg), "-");
+			}
 			snprintf(cells[ncell].key, sizeof(cells[ncell].key), "%s\x1f%s\x1f%s", pid, comm, cg);
 			cells[ncell].col = c;
 			/* seconds: a share of one CPU's time, in percent */

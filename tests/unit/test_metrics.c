@@ -224,10 +224,48 @@ static void test_top_table(void)
 	xp_metrics_free(&m);
 }
 
+/* top's rows of no process: a ring's series name their row; a family with no series is no column */
+static void test_top_rings(void)
+{
+	struct xp_metrics m;
+	const char *p1[] = { "cgroup", "/g", "pid", "1", "comm", "one", "ring", "gfx", NULL };
+	const char *r1[] = { "ring", "gfx", NULL };
+	const char *r2[] = { "ring", "sdma0", NULL };
+	const char *v1[] = { "device", "card0", "crtc", "0", NULL };
+	struct xp_top_opts o = { .sort = "pid" };
+	int jobs, busy, vbl;
+	char *out = NULL;
+	size_t len;
+	FILE *f;
+
+	xp_metrics_init(&m, 0);
+	jobs = xp_metrics_family(&m, "xputrace_gpu_jobs", "j", NULL, XP_METRIC_COUNTER, 1, true);
+	busy = xp_metrics_family(&m, "xputrace_gpu_ring_busy_seconds", "b", "seconds", XP_METRIC_COUNTER, 1e-9, true);
+	xp_metrics_family(&m, "xputrace_frames", "f", NULL, XP_METRIC_COUNTER, 1, true);	/* no series: no column */
+	vbl = xp_metrics_family(&m, "xputrace_vblanks", "v", NULL, XP_METRIC_COUNTER, 1, true);
+	xp_metrics_series(&m, jobs, &(struct xp_metric_key){ { 1 } }, label_fn, p1)->value = 30;
+	xp_metrics_series(&m, busy, &(struct xp_metric_key){ { 1 } }, label_fn, r1)->value = 500000000;
+	xp_metrics_series(&m, busy, &(struct xp_metric_key){ { 2 } }, label_fn, r2)->value = 100000000;
+	xp_metrics_series(&m, vbl, &(struct xp_metric_key){ { 1 } }, label_fn, v1)->value = 60;
+	CHECK(xp_top_sort_known(&m, "frames"));	/* known before its first series */
+	f = open_memstream(&out, &len);
+	CHECK(xp_top_write(f, &m, 1.0, &o) == 4);
+	fclose(f);
+	CHECK_STR(out,
+		  "PID      COMM                 gpu_jobs/s gpu_ring_busy_seconds%      vblanks/s  CGROUP\n"
+		  "-        card0 0                     0.0                    0.0           60.0  -\n"
+		  "-        gfx                         0.0                   50.0            0.0  -\n"
+		  "-        sdma0                       0.0                   10.0            0.0  -\n"
+		  "1        one                        30.0                    0.0            0.0  /g\n");
+	free(out);
+	xp_metrics_free(&m);
+}
+
 int main(void)
 {
 	RUN(test_labels_get);
 	RUN(test_top_table);
+	RUN(test_top_rings);
 	RUN(test_escaping);
 	RUN(test_prometheus_text);
 	RUN(test_histogram);
