@@ -103,7 +103,8 @@ static bool serve_default(const struct xp_cap *c)
 static const char top_about[] =
 "The numbers 'xputrace serve' serves, per process: a row per process active\n"
 "in the last interval with each counter's rate per second (time in seconds\n"
-"as a percentage of one CPU), its cgroup beside it, refreshed every -i\n"
+"as a percentage of one CPU), its cgroup beside it, and a row per ring,\n"
+"CRTC or timeline for the counters of no process; refreshed every -i\n"
 "SECONDS (default 1). On a terminal it redraws in place and shows as many\n"
 "rows as fit; otherwise each refresh is a block of plain text. Columns come\n"
 "from the capabilities with metrics (%s; unless named, those whose\n"
