@@ -129,7 +129,7 @@ kill -INT $PS; wait $PS; rs=$?
 cat $S/sv.out.err
 grep '^xputrace_nvidia' $S/sv.txt
 expect_eq "serve and wget status" "0 0" "$rs $rw"
-check "serve picked nvidia's Xid tracepoint alone" grep -q '^Tracing .*nvidia Xids (the nvidia:nvidia_dev_xid tracepoint)' $S/sv.out.err
+check "serve picked nvidia, on its Xid tracepoint alone" grep -q '^Tracing .*nvidia (tracepoint)' $S/sv.out.err
 expect_eq "serve: the Xid by GPU and code" 1 \
 	"$(awk 'index($0, "xputrace_nvidia_xids_total{device=\"0000:01:00.0\",code=\"31\"} ") == 1 { print $2 }' $S/sv.txt)"
 kill $Y; wait $Y 2>/dev/null

@@ -48,7 +48,7 @@ fa='{cgroup="/da",device="'$CARD'",kind="flip"}'
 expect_eq "frames of cgroup da: those flipper completed" "$done_" "$(m $S/m.txt "xputrace_frames_total$fa")"
 x=$(m $S/m.txt "xputrace_frames_missed_total$fa")
 check "missed frames of cgroup da (${x:-none}): its log's $ones, up to $amb more it could not judge" \
-	[ "${x:-0}" -ge "$ones" ] -a "${x:-0}" -le $((ones + amb))
+	[ "${x:-0}" -ge "$ones" -a "${x:-0}" -le $((ones + amb)) ]
 check "missed frames: at least the $((N / K)) late ones it made" [ "${x:-0}" -ge $((N / K)) ]
 expect_eq "scanout times of cgroup da: one a frame" "$done_" "$(m $S/m.txt "xputrace_frame_scanout_seconds_count$fa")"
 expect_eq "frames of cgroup db" "" "$(grep '^xputrace_frames_total{cgroup="/db"' $S/m.txt)"
