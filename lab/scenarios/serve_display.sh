@@ -39,18 +39,30 @@ expect_eq "flipper, mocksubmit, wget, serve status" "0 0 0 0" "$ra $rb $rw $rs"
 grep -E '^xputrace_(frames|vblanks|fence|drops|events)' $S/m.txt | grep -v _bucket
 tail -n 1 $S/f.txt
 
+# Runs the kernel skipped (kernel_missed: a tracing program that would run
+# while another runs on that CPU) are counted, and on a loaded host a few
+# happen even among the clients' own events (a run of 7.3 on one vCPU: one
+# job's events, 8 counted): a count below the exact one must be covered by them.
+KM=$(m $S/m.txt 'xputrace_drops_total{cause="kernel_missed"}')
+exact_or_counted() { # WHAT WANT GOT
+	if [ "$2" = "$3" ]; then ok "$1 = $3"
+	elif [ "${3:-0}" -lt "$2" ] && [ $(($2 - ${3:-0})) -le "${KM:-0}" ]; then
+		ok "$1: $3 of $2, the $(($2 - ${3:-0})) missing among the $KM runs the kernel skipped and counted"
+	else bad "$1: expected '$2', got '$3' (runs the kernel skipped: ${KM:-none})"; fi
+}
 group frames
 set -- $(sed -n 's/^asked \([0-9]*\) completed \([0-9]*\) missed \([0-9]*\).*/\1 \2 \3/p' $S/f.txt)
 asked=$1 done_=$2
 ones=$(grep -c '^frame .* missed 1 ' $S/f.txt) amb=$(grep -c '^frame .* missed ? ' $S/f.txt)
 say "flipper: asked $asked, completed $done_, $ones frames missed by its log, $amb it could not judge"
 fa='{cgroup="/da",device="'$CARD'",kind="flip"}'
-expect_eq "frames of cgroup da: those flipper completed" "$done_" "$(m $S/m.txt "xputrace_frames_total$fa")"
+exact_or_counted "frames of cgroup da: those flipper completed" "$done_" "$(m $S/m.txt "xputrace_frames_total$fa")"
 x=$(m $S/m.txt "xputrace_frames_missed_total$fa")
-check "missed frames of cgroup da (${x:-none}): its log's $ones, up to $amb more it could not judge" \
-	[ "${x:-0}" -ge "$ones" -a "${x:-0}" -le $((ones + amb)) ]
+check "missed frames of cgroup da (${x:-none}): its log's $ones, up to $amb more it could not judge (and ${KM:-0} runs skipped)" \
+	[ "${x:-0}" -ge $((ones - ${KM:-0})) -a "${x:-0}" -le $((ones + amb + ${KM:-0})) ]
 check "missed frames: at least the $((N / K)) late ones it made" [ "${x:-0}" -ge $((N / K)) ]
-expect_eq "scanout times of cgroup da: one a frame" "$done_" "$(m $S/m.txt "xputrace_frame_scanout_seconds_count$fa")"
+expect_eq "scanout times of cgroup da: one a frame" "$(m $S/m.txt "xputrace_frames_total$fa")" \
+	"$(m $S/m.txt "xputrace_frame_scanout_seconds_count$fa")"
 expect_eq "frames of cgroup db" "" "$(grep '^xputrace_frames_total{cgroup="/db"' $S/m.txt)"
 v=$(m $S/m.txt 'xputrace_vblanks_total{device="'$CARD'",crtc="0"}')
 check "vblanks on $CARD's pipe 0 (${v:-none}): at least one a frame completed" [ "${v:-0}" -ge "$done_" ]
@@ -59,18 +71,16 @@ group fences
 # each mock job: drm_sched's scheduled and finished fences, made in B's write;
 # B waits for each job's finished fence
 fb='{cgroup="/db",driver="drm_sched",timeline="mock-ring0"}'
-expect_eq "fences made by cgroup db on mock-ring0 (2 per job)" $((2 * JOBS)) \
+exact_or_counted "fences made by cgroup db on mock-ring0 (2 per job)" $((2 * JOBS)) \
 	"$(m $S/m.txt "xputrace_fences_created_total$fb")"
-expect_eq "waits of cgroup db on mock-ring0 (1 per job)" $JOBS "$(m $S/m.txt "xputrace_fence_waits_total$fb")"
-expect_eq "wait times of cgroup db: one a wait" $JOBS "$(m $S/m.txt "xputrace_fence_wait_seconds_count$fb")"
+exact_or_counted "waits of cgroup db on mock-ring0 (1 per job)" $JOBS "$(m $S/m.txt "xputrace_fence_waits_total$fb")"
+expect_eq "wait times of cgroup db: one a wait" "$(m $S/m.txt "xputrace_fence_waits_total$fb")" \
+	"$(m $S/m.txt "xputrace_fence_wait_seconds_count$fb")"
 # the late frames' buffers: one vgem fence each, made in A's ioctl
-expect_eq "vgem fences made by cgroup da (its $((N / K)) late frames)" $((N / K)) \
+exact_or_counted "vgem fences made by cgroup da (its $((N / K)) late frames)" $((N / K)) \
 	"$(m $S/m.txt 'xputrace_fences_created_total{cgroup="/da",driver="vgem",timeline="unbound"}')"
 check "fences signaled on mock-ring0, timed" [ "$(m $S/m.txt 'xputrace_fence_signal_seconds_count{driver="drm_sched",timeline="mock-ring0"}')" -ge $JOBS ]
-# (runs the kernel skipped, kernel_missed, are events of interrupts that came
-# while a BPF program ran on that CPU: signals, vblanks; the counts above
-# are all of events in the tasks)
-say "runs the kernel skipped: $(m $S/m.txt 'xputrace_drops_total{cause="kernel_missed"}')"
+say "runs the kernel skipped: $KM"
 expect_eq "records lost: ring buffer, maps" "0 0" "$(m $S/m.txt 'xputrace_drops_total{cause="ringbuf"}') $(m $S/m.txt 'xputrace_drops_total{cause="map_full"}')"
 rmdir $CG/da $CG/db
 finish
