@@ -206,7 +206,7 @@ struct xp_cap {
 	 * ci->env and ci->opts are set.
 	 */
 	int (*metrics_init)(struct xp_cap_inst *ci, const struct xp_metrics_in *mi);
-	/* One record of cap->rec->type counted; 0 or -errno. */
+	/* One record of cap->rec->type counted: 0, 1 when it cannot be decoded (serve counts it), or -errno. */
 	int (*metrics_feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
 	/* What ci->mst holds besides itself (NULL: nothing); ci->mst is freed after. */
 	void (*metrics_free)(struct xp_cap_inst *ci);

@@ -274,6 +274,10 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 			r->events[i]->value++;
 			err = r->ci[i].cap->metrics_feed(&r->ci[i], h);
 			pthread_mutex_unlock(&r->lock);
+			if (err == 1) {	/* undecodable: counted, not fatal */
+				r->ci[i].undecodable++;
+				err = 0;
+			}
 			break;
 		}
 	return err;

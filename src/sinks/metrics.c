@@ -444,3 +444,17 @@ bool xp_metrics_wants_openmetrics(const char *accept)
 	}
 	return om_q > 0 && om_q >= other_q;
 }
+
+void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, uint32_t pid,
+			    const char *comm, char *buf, size_t len)
+{
+	char v[24];
+
+	in->cgroup_labels(in->ctx, cgroup_id, buf, len);
+	if (!in->per_process)
+		return;
+	snprintf(v, sizeof(v), "%u", pid);
+	xp_labels_add(buf, len, "pid", v);
+	snprintf(v, sizeof(v), "%.16s", comm);
+	xp_labels_add(buf, len, "comm", v);
+}

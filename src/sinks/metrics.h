@@ -115,6 +115,14 @@ struct xp_metrics_in {
 	void *ctx;
 };
 
+/*
+ * Appends the labels of a task's series: its cgroup's (in->cgroup_labels),
+ * then pid and comm (at most 16 bytes, not NUL-terminated at that length)
+ * where the series are per process.
+ */
+void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, uint32_t pid,
+			    const char *comm, char *buf, size_t len);
+
 #define XP_METRICS_CT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
 #define XP_METRICS_CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 /* Whether an Accept header's value asks for OpenMetrics text. */

@@ -7,6 +7,7 @@
 #include "unit.h"
 #include "rawtp_util.h"
 #include "caps/fence/fence_metrics.h"
+#include "metrics_util.h"
 #include "caps/fence/fence_report.h"
 #include "caps/fence/fence_stats.h"
 
@@ -215,16 +216,6 @@ static void test_filters(void)
 	free(buf);
 }
 
-/* a cgroup id's labels, for the metrics: its id as the path */
-static void cg_labels(void *ctx, uint64_t id, char *buf, size_t len)
-{
-	char p[32];
-
-	(void)ctx;
-	snprintf(p, sizeof(p), "/cg%llu", (unsigned long long)id);
-	xp_labels_add(buf, len, "cgroup", p);
-}
-
 /* One event into the metrics: the cgroup id where the kernel side wrote it (0: none). */
 static void mev(struct xp_fence_metrics *fm, int e, uint64_t ts, uint32_t pid, uint64_t cg, uint32_t ctx,
 		uint32_t seqno)
@@ -244,10 +235,8 @@ static void test_metrics(void)
 	struct xp_metrics m;
 	struct xp_metrics_in in = { .m = &m, .cgroup_labels = cg_labels };
 	struct xp_fence_metrics *fm = calloc(1, sizeof(*fm));
-	char *out = NULL;
-	size_t len = 0;
+	char *out;
 	int before = unit_failed_checks;
-	FILE *f;
 
 	setup();
 	xp_metrics_init(&m, 0);
@@ -267,9 +256,7 @@ static void test_metrics(void)
 	mev(fm, XP_FENCE_SIGNALED, 40000000, 0, 0, 50, 4);
 	/* a signal of a fence made before tracing: no time to signal */
 	mev(fm, XP_FENCE_SIGNALED, 41000000, 0, 0, 50, 77);
-	f = open_memstream(&out, &len);
-	xp_metrics_write(f, &m, false);
-	fclose(f);
+	out = served(&m);
 	CHECK(strstr(out, "xputrace_fences_created_total{cgroup=\"/cg7\",driver=\"vgem\",timeline=\"unbound\"} 3\n") != NULL);
 	CHECK(strstr(out, "xputrace_fences_created_total{cgroup=\"/cg8\",driver=\"vgem\",timeline=\"unbound\"} 1\n") != NULL);
 	CHECK(strstr(out, "xputrace_fence_waits_total{cgroup=\"/cg8\",driver=\"vgem\",timeline=\"unbound\"} 1\n") != NULL);

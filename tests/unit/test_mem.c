@@ -7,6 +7,7 @@
 #include "rawtp_util.h"
 #include "mem_formats.h"
 #include "caps/mem/mem_metrics.h"
+#include "metrics_util.h"
 #include "caps/mem/mem_stats.h"
 
 static struct xp_rawtp_layout L;
@@ -314,15 +315,6 @@ static void test_xe(void)
 	CHECK(S->nprocs == 1);	/* moves name no process */
 }
 
-static void cg_labels(void *ctx, uint64_t id, char *buf, size_t len)
-{
-	char p[32];
-
-	(void)ctx;
-	snprintf(p, sizeof(p), "/cg%llu", (unsigned long long)id);
-	xp_labels_add(buf, len, "cgroup", p);
-}
-
 /* R into serve's metrics, with the cgroup id the kernel side wrote (0: none) */
 static void madd(struct xp_mem_metrics *mm, uint64_t cg)
 {
@@ -336,10 +328,8 @@ static void test_metrics(void)
 	struct xp_metrics m;
 	struct xp_metrics_in in = { .m = &m, .cgroup_labels = cg_labels };
 	struct xp_mem_metrics *mm = calloc(1, sizeof(*mm));
-	char *out = NULL;
-	size_t len = 0;
+	char *out;
 	int before = unit_failed_checks;
-	FILE *f;
 
 	setup();
 	xp_metrics_init(&m, 0);
@@ -377,9 +367,7 @@ static void test_metrics(void)
 	/* a record of an event the layout lacks: not decodable, counted by the caller */
 	start(XP_MEM_XE_JOB_RUN, 500, 7, "kworker/1:1");
 	CHECK(xp_mem_metrics_feed(mm, &L, &R) == 1);
-	f = open_memstream(&out, &len);
-	xp_metrics_write(f, &m, false);
-	fclose(f);
+	out = served(&m);
 	CHECK(strstr(out, "xputrace_gpu_buffers_created_total{cgroup=\"/cg5\",driver=\"amdgpu\"} 2\n") != NULL);
 	CHECK(strstr(out, "xputrace_gpu_buffers_created_total{cgroup=\"/cg6\",driver=\"amdgpu\"} 1\n") != NULL);
 	CHECK(strstr(out, "xputrace_gpu_buffer_created_bytes_total{cgroup=\"/cg5\",driver=\"amdgpu\"} 1114112\n") != NULL);

@@ -8,6 +8,7 @@
 #include "caps/nvidia/nvidia_facts.h"
 #include "caps/nvidia/nvidia_flight.h"
 #include "caps/nvidia/nvidia_metrics.h"
+#include "metrics_util.h"
 #include "caps/nvidia/nvidia_stats.h"
 #include "caps/nvidia/nvidia_report.h"
 #include "kinds.h"
@@ -544,9 +545,7 @@ static void test_metrics(void)
 	struct xp_nv_metrics nm;
 	struct xp_nv_xid_rec x;
 	struct xp_nv_rec r = rec(XP_NV_IOCTL, 7, "cuda", 0, RM_CONTROL, 0, 1000, 0);
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *out;
 
 	xp_metrics_init(&m, 0);
 	CHECK(xp_nv_metrics_init(&nm, &in) == 0);
@@ -559,9 +558,7 @@ static void test_metrics(void)
 	CHECK(xp_nv_metrics_feed(&nm, &r.h) == 0);	/* an ioctl: no metric of serve's */
 	x.r.h.size = sizeof(struct xp_nv_rec);		/* an Xid cut short */
 	CHECK(xp_nv_metrics_feed(&nm, &x.r.h) == 1);
-	f = open_memstream(&out, &len);
-	xp_metrics_write(f, &m, false);
-	fclose(f);
+	out = served(&m);
 	CHECK(strstr(out, "xputrace_nvidia_xids_total{device=\"0000:01:00.0\",code=\"79\"} 2\n") != NULL);
 	CHECK(strstr(out, "xputrace_nvidia_xids_total{device=\"0000:01:00.0\",code=\"13\"} 1\n") != NULL);
 	CHECK(strstr(out, "xputrace_nvidia_xids_total{device=\"0000:41:00.0\",code=\"13\"} 1\n") != NULL);

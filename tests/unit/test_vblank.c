@@ -7,6 +7,7 @@
 #include "caps/vblank/vblank_stats.h"
 #include "caps/vblank/vblank_report.h"
 #include "caps/vblank/vblank_metrics.h"
+#include "metrics_util.h"
 #include "caps/vblank/vblank.h"
 #include <stddef.h>
 #include <string.h>
@@ -1028,10 +1029,8 @@ static void test_metrics(void)
 	struct xp_metrics_in in = { .m = &m, .cgroup_labels = stub_cgroup };
 	uint32_t seq = 100, seq1 = 7000;
 	uint64_t vt = T0, scan = 0;
-	char *out = NULL, want[200];
-	size_t len = 0;
+	char *out, want[200];
 	int before = unit_failed_checks;
-	FILE *f;
 
 	setup(0);
 	setup_probes();
@@ -1057,9 +1056,7 @@ static void test_metrics(void)
 			vblank_end(0, seq, vt, 0);
 		}
 	}
-	f = open_memstream(&out, &len);
-	xp_metrics_write(f, &m, false);
-	fclose(f);
+	out = served(&m);
 	CHECK(strstr(out, "xputrace_frames_total{cgroup=\"/test\",device=\"card0\",kind=\"flip\"} 20\n") != NULL);
 	CHECK(strstr(out, "xputrace_frames_missed_total{cgroup=\"/test\",device=\"card0\",kind=\"flip\"} 4\n") != NULL);
 	CHECK(strstr(out, "xputrace_frame_scanout_seconds_count{cgroup=\"/test\",device=\"card0\",kind=\"flip\"} 20\n") != NULL);

@@ -53,17 +53,9 @@ struct label_ctx {
 static void labels(void *p, char *buf, size_t len)
 {
 	const struct label_ctx *c = p;
-	char num[16], comm[XP_COMM_LEN + 1];
 
-	if (c->task) {
-		c->s->in.cgroup_labels(c->s->in.ctx, c->cg, buf, len);
-		if (c->s->in.per_process) {
-			snprintf(num, sizeof(num), "%u", c->r->hdr.pid);
-			xp_labels_add(buf, len, "pid", num);
-			snprintf(comm, sizeof(comm), "%.*s", XP_COMM_LEN, c->r->comm);
-			xp_labels_add(buf, len, "comm", comm);
-		}
-	}
+	if (c->task)
+		xp_metrics_task_labels(&c->s->in, c->cg, c->r->hdr.pid, c->r->comm, buf, len);
 	xp_labels_add(buf, len, "driver", c->tl ? c->tl->driver : "");
 	xp_labels_add(buf, len, "timeline", c->tl ? c->tl->name : "");
 }

@@ -171,7 +171,7 @@ static int io_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *m
 static int io_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
 	if (h->size < sizeof(struct xp_ioctl_rec))
-		return ci->undecodable++, 0;
+		return 1;
 	return xp_ioctl_metrics_add(ci->mst, (const struct xp_ioctl_rec *)h);
 }
 

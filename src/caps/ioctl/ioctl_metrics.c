@@ -39,15 +39,9 @@ static void labels(void *p, char *buf, size_t len)
 	const struct label_ctx *c = p;
 	const struct xp_ioctl_rec *r = c->r;
 	struct xp_devdesc dd;
-	char name[96], num[16], comm[XP_COMM_LEN + 1];
+	char name[96], num[16];
 
-	c->s->in.cgroup_labels(c->s->in.ctx, r->cgroup_id, buf, len);
-	if (c->s->in.per_process) {
-		snprintf(num, sizeof(num), "%u", r->hdr.pid);
-		xp_labels_add(buf, len, "pid", num);
-		snprintf(comm, sizeof(comm), "%.*s", XP_COMM_LEN, r->comm);
-		xp_labels_add(buf, len, "comm", comm);
-	}
+	xp_metrics_task_labels(&c->s->in, r->cgroup_id, r->hdr.pid, r->comm, buf, len);
 	xp_devices_describe(c->s->devs, r->dev, &dd);
 	xp_labels_add(buf, len, "device", dd.name);
 	xp_labels_add(buf, len, "name", xp_ioctl_entry_name(c->s->devs, r->dev, r->cmd, name, sizeof(name)));

@@ -160,14 +160,8 @@ static int mm_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *m
 
 static int mm_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
-	int err = h->size < sizeof(struct xp_rawtp_rec) ? 1 :
-		  xp_mem_metrics_feed(ci->mst, ci->layout, (const struct xp_rawtp_rec *)h);
-
-	if (err == 1) {
-		ci->undecodable++;
-		err = 0;
-	}
-	return err;
+	return h->size < sizeof(struct xp_rawtp_rec) ? 1 :
+	       xp_mem_metrics_feed(ci->mst, ci->layout, (const struct xp_rawtp_rec *)h);
 }
 
 static void mm_metrics_free(struct xp_cap_inst *ci)

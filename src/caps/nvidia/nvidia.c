@@ -542,13 +542,7 @@ static int nv_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *m
 
 static int nv_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
-	int err = xp_nv_metrics_feed(ci->mst, h);
-
-	if (err == 1) {
-		ci->undecodable++;
-		err = 0;
-	}
-	return err;
+	return xp_nv_metrics_feed(ci->mst, h);
 }
 
 const struct xp_cap xp_cap_nvidia = {

@@ -160,13 +160,7 @@ static int sc_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *m
 
 static int sc_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 {
-	int err = xp_sched_metrics_feed(ci->mst, ci->layout, (const struct xp_rawtp_rec *)h);
-
-	if (err == 1) {
-		ci->undecodable++;
-		err = 0;
-	}
-	return err;
+	return xp_sched_metrics_feed(ci->mst, ci->layout, (const struct xp_rawtp_rec *)h);
 }
 
 static void sc_metrics_free(struct xp_cap_inst *ci)

@@ -26,15 +26,8 @@ static void labels(void *p, char *buf, size_t len)
 	const struct label_ctx *c = p;
 	char v[32];
 
-	if (c->task) {
-		c->s->in.cgroup_labels(c->s->in.ctx, c->cg, buf, len);
-		if (c->s->in.per_process) {
-			snprintf(v, sizeof(v), "%u", c->pid);
-			xp_labels_add(buf, len, "pid", v);
-			snprintf(v, sizeof(v), "%.*s", XP_COMM_LEN, c->comm);
-			xp_labels_add(buf, len, "comm", v);
-		}
-	}
+	if (c->task)
+		xp_metrics_task_labels(&c->s->in, c->cg, c->pid, c->comm, buf, len);
 	if (c->dev >= 0)
 		snprintf(v, sizeof(v), "card%d", c->dev);
 	else
