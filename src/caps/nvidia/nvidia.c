@@ -142,9 +142,7 @@ static void nv_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 
 	for (int i = 0; i < XP_NV_NFN; i++)
 		n += o->info.found[i];
-	if (o->info.xid_only)
-		snprintf(buf, len, "nvidia Xids (the %s:%s tracepoint)", XP_NV_XID_GROUP, XP_NV_XID_EVENT);
-	else if (o->no_kprobes)
+	if (o->no_kprobes)
 		snprintf(buf, len, "nvidia Xids (tracepoint; no kprobes here: calls into nvidia.ko "
 				   "are not seen)");
 	else
