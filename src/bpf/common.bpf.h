@@ -20,8 +20,17 @@ struct {
 	__uint(max_entries, 4 << 20);
 } events SEC(".maps");
 
+/*
+ * The drop counters: user space reads them through mmap, never by a map
+ * lookup. A lookup through the bpf() syscall raises the CPU's
+ * bpf_prog_active while it copies, and a preemptible kernel (7.x's lazy
+ * preemption) may switch to another task meanwhile: every kprobe and
+ * tracepoint program on that CPU is then skipped until the reader runs
+ * again. Its own periodic read of the counters lost other tasks' events.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, XP_DROP_REASON_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -41,7 +50,7 @@ static __always_inline void xp_drop(__u32 reason)
 	__u64 *n = bpf_map_lookup_elem(&drops, &reason);
 
 	if (n)
-		*n += 1; /* per-CPU slot: no atomic needed */
+		__sync_fetch_and_add(n, 1);	/* shared by every CPU (drops are rare) */
 }
 
 /* True when the current task is excluded by the tracer's filters. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include "live/features.h"
 #include <time.h>
@@ -177,6 +178,13 @@ int xp_session_open(struct xp_session *s, struct bpf_map *events, struct bpf_map
 	if (!s->rb)
 		return -errno;
 	s->drops_fd = bpf_map__fd(drops);
+	s->drops_mem = NULL;
+	if (bpf_map__map_flags(drops) & BPF_F_MMAPABLE) {
+		void *m = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, s->drops_fd, 0);
+
+		if (m != MAP_FAILED)
+			s->drops_mem = m;
+	}
 	s->t_start_ns = s->t_interval_ns = xp_now_ns();
 	if (!s->poll_ms)
 		s->poll_ms = 50;
@@ -292,22 +300,13 @@ uint64_t xp_drain_budget(uint64_t stopped_ns)
 
 int xp_session_drops(const struct xp_session *s, uint64_t out[XP_DROP_REASON_MAX])
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *vals;
-
-	if (ncpu <= 0)
-		return ncpu;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
 	for (uint32_t r = 0; r < XP_DROP_REASON_MAX; r++) {
 		out[r] = 0;
-		if (bpf_map_lookup_elem(s->drops_fd, &r, vals))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			out[r] += vals[c];
+		if (s->drops_mem)
+			out[r] = s->drops_mem[r];
+		else if (s->drops_fd >= 0)	/* not mapped: a lookup, as a last resort */
+			(void)bpf_map_lookup_elem(s->drops_fd, &r, &out[r]);
 	}
-	free(vals);
 	return 0;
 }
 

@@ -48,6 +48,7 @@ struct xp_session {
 	uint64_t next_tick_ns;
 	uint64_t last_idle_ns;
 	int drops_fd;
+	const volatile uint64_t *drops_mem;	/* the drops map, mmap'ed: read without a syscall */
 	uint64_t t_start_ns;
 	uint64_t t_interval_ns;
 	uint64_t t_stop_ns;		/* when tracing was told to stop: the summary's end (0: running) */

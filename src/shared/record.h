@@ -48,7 +48,7 @@ struct xp_rec_hdr {
 	__u32 tid;
 };
 
-/* Why records were lost, counted per CPU in the kernel (map "drops"). */
+/* Why records were lost, counted in the kernel (map "drops", read through mmap). */
 enum xp_drop_reason {
 	XP_DROP_RINGBUF = 0,	/* ring buffer full: a record was not written */
 	XP_DROP_MAP_FULL = 1,	/* an aggregation or pairing map was full */
