@@ -12,7 +12,7 @@
  * that it leaves unsignaled (vgem signals them itself after 10 s, or when
  * the buffer goes). Prints, when all threads are done:
  *   thread TID fences N signaled N left L mean_ns M
- *   total fences N*T signaled N*T left L*T mean_ns M
+ *   total fences N*T signaled N*T left L*T mean_ns M median_ns MED
  * and exits 1 if any ioctl failed. With hold_ms=MS it waits that long after
  * the threads are done before closing (the left fences stay unsignaled), or
  * until SIGUSR1 comes, whichever is first: a test lets it go once its tracers
@@ -47,6 +47,7 @@ struct thr {
 	long tid;
 	int signaled, left;
 	uint64_t sum_ns;
+	uint64_t *each_ns;	/* each signaled fence's time */
 };
 
 static uint64_t now_ns(void)
@@ -81,6 +82,11 @@ static void *run(void *arg)
 	int i;
 
 	th->tid = syscall(SYS_gettid);
+	th->each_ns = calloc(fences ? fences : 1, sizeof(*th->each_ns));
+	if (!th->each_ns) {
+		__atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	if (xioctl(DRM_IOCTL_MODE_CREATE_DUMB, &d, "CREATE_DUMB"))
 		return NULL;
 	for (i = 0; i < fences; i++) {
@@ -98,8 +104,9 @@ static void *run(void *arg)
 		s = (struct vgem_fence_signal){ .fence = a.out_fence };
 		if (xioctl(VGEM_IOCTL_FENCE_SIGNAL, &s, "FENCE_SIGNAL"))
 			return NULL;
-		th->sum_ns += now_ns() - t0;
-		th->signaled++;
+		t0 = now_ns() - t0;
+		th->sum_ns += t0;
+		th->each_ns[th->signaled++] = t0;
 	}
 	/* the fences left are attached once every thread has signaled its own, so
 	 * that none of them is near vgem's own 10 s time-out when the test ends */
@@ -126,6 +133,13 @@ static long arg(int argc, char **argv, const char *name, long def)
 	return def;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static volatile sig_atomic_t released;
 static void on_usr1(int sig) { (void)sig; released = 1; }
 
@@ -134,7 +148,7 @@ int main(int argc, char **argv)
 	struct thr th[64] = { 0 };
 	int nthr, signaled = 0, left = 0, i;
 	long hold_ms;
-	uint64_t sum = 0;
+	uint64_t sum = 0, *all;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: vgemfence VGEM_DEVICE [threads=T] [fences=N] [delay_us=D] [leave=L] [hold_ms=MS]\n");
@@ -169,8 +183,16 @@ int main(int argc, char **argv)
 		left += th[i].left;
 		sum += th[i].sum_ns;
 	}
-	printf("total fences %d signaled %d left %d mean_ns %llu\n", fences * nthr, signaled, left,
-	       (unsigned long long)(signaled ? sum / signaled : 0));
+	all = calloc(signaled ? signaled : 1, sizeof(*all));
+	if (!all)
+		return 1;
+	for (i = 0, signaled = 0; i < nthr; i++)
+		for (int k = 0; k < th[i].signaled; k++)
+			all[signaled++] = th[i].each_ns[k];
+	qsort(all, signaled, sizeof(*all), by_value);
+	printf("total fences %d signaled %d left %d mean_ns %llu median_ns %llu\n", fences * nthr, signaled, left,
+	       (unsigned long long)(signaled ? sum / signaled : 0),
+	       (unsigned long long)(signaled ? all[(signaled - 1) / 2] : 0));
 	fflush(stdout);
 	for (; hold_ms > 0 && !released; hold_ms -= 10)
 		usleep(10000);

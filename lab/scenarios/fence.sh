@@ -16,11 +16,10 @@ VGEM=$(card_of vgem)
 J=/sys/kernel/debug/mockgpu/jobs
 TH=4 N=50 LEAVE=3 DELAY=5000
 
-# within A B N: means A (xputrace) and B (the client's clock) over N samples:
-# |A-B| <= 10 % of B plus one host stall of 8 ms spread over the N samples
-# (as guest-lib's within_module: a stall between a fence's event and the
-# client's clock read must not move the mean of a few samples past it)
-within() { awk -v a=$1 -v b=$2 -v n=$3 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && n > 0 && d <= 0.10 * b + 8000000 / n) }'; }
+# near_median A B: medians A (xputrace's p50) and B (the client's or the
+# module's clock) within 10 % (the probes' and ioctls' own time) plus 1/16
+# (the p50 is interpolated in buckets 1/8 of an octave wide)
+near_median() { awk -v a=${1:-0} -v b=${2:-0} 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= (0.10 + 0.0625) * b) }'; }
 # FILE EXPECTED SEEN: a count of events that fire in interrupts (signals): the
 # kernel skips a tracepoint program that would run in an interrupt taken while
 # another runs on that CPU (one vCPU); from Linux 6.7 it counts these as drops,
@@ -58,13 +57,16 @@ expect_eq "vgem fences signaled" $((TH * N)) "$(v timelines[driver=vgem].signale
 expect_eq "vgem fences never signaled while tracing" $((TH * LEAVE)) "$(v timelines[driver=vgem].unsignaled)"
 expect_eq "vgem signals without their init" 0 "$(v timelines[driver=vgem].signaled_init_unseen)"
 expect_eq "vgemfence's fences created (task context)" $ALL "$(v processes[pid=$PV].created)"
-# attach -> signal: the client's mean over TH*N fences against init -> signaled.
-# 10 % (within): the ioctls' own entry and exit, tens of us under emulation,
-# against 5 ms delays, which a busy host stretches to tens of ms.
-sum=$(v timelines[driver=vgem].life_ns.sum) cnt=$(v timelines[driver=vgem].life_ns.count)
-mine=$((sum / (cnt > 0 ? cnt : 1))) theirs=$(awk '$1 == "total" { print $NF }' $S/vf.txt)
-check "vgem init -> signaled mean ${mine} ns within 10% + 8 ms/$cnt of vgemfence's ${theirs} ns ($cnt fences)" \
-	within "$mine" "$theirs" "$cnt"
+# attach -> signal: the client's median over TH*N fences against the median of
+# init -> signaled (the summary's p50). A median, as guest-lib's
+# median_vs_module: a host stall between a fence's event and the client's
+# clock read lengthens that fence alone, and on a loaded host the mean of 200
+# moved by 21 %. The ioctls' own entry and exit are tens of us under
+# emulation, against 5 ms delays.
+cnt=$(v timelines[driver=vgem].life_ns.count) mine=$(v timelines[driver=vgem].life_ns.p50)
+theirs=$(awk '$1 == "total" { for (i = 2; i < NF; i++) if ($i == "median_ns") print $(i + 1) }' $S/vf.txt)
+check "vgem init -> signaled median ${mine} ns within 10% + 1/16 of vgemfence's ${theirs} ns ($cnt fences)" \
+	near_median "$mine" "$theirs"
 # per thread: each thread's inits in the stream (pid/tid/comm), as vgemfence counted them
 for tid in $(awk '$1 == "thread" { print $2 }' $S/vf.txt); do
 	expect_eq "stream: thread $tid's fences" $((N + LEAVE)) \
@@ -124,22 +126,23 @@ expect_eq "waits without their start" 0 "$(m waits.without_start)"
 expect_eq "waits on mock-ring0 (finished fences)" 20 "$(m timelines[timeline=mock-ring0].waits)"
 expect_eq "waits on mock-ring1" 10 "$(m timelines[timeline=mock-ring1].waits)"
 # device time: the hardware fence's init -> signaled against the module's
-# run_job -> signal for the same 30 jobs. 10 %: the fence is made a few us
-# after run_job's clock read, against 3-5 ms jobs.
-sum=$(m timelines[driver=mockgpu].life_ns.sum) cnt=$(m timelines[driver=mockgpu].life_ns.count)
-mine=$((sum / (cnt > 0 ? cnt : 1)))
-theirs=$(awk '!/^#/ && NF > 12 { s += $13; n++ } END { if (n) printf "%d", s / n; else print 0 }' $J)
+# run_job -> signal for the same 30 jobs, on medians (a stall lengthens one
+# job). The fence is made a few us after run_job's clock read, against 3-5 ms
+# jobs.
+cnt=$(m timelines[driver=mockgpu].life_ns.count) mine=$(m timelines[driver=mockgpu].life_ns.p50)
+theirs=$(awk '!/^#/ && NF > 12 { print $13 }' $J | sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }')
 expect_eq "jobs in the module's log" 30 "$(grep -vc '^#' $J)"
-check "mock-hw init -> signaled mean ${mine} ns within 10% + 8 ms/$cnt of the module's run -> signal ${theirs} ns ($cnt jobs)" \
-	within "$mine" "$theirs" "$cnt"
+check "mock-hw init -> signaled median ${mine} ns within 10% + 1/16 of the module's run -> signal ${theirs} ns ($cnt jobs)" \
+	near_median "$mine" "$theirs"
 # waits: wait_start -> wait_end per process against the client's timed writes.
 # The kernel's wait lies inside the write the client timed, so its mean is at
 # most the client's (exact; 1 % + 50 us for the clocks' reads). The rest of the
 # write (entry, and the return after the wake-up, which on one vCPU waits
 # behind the three tracers' drains) grows with the host's load: idle the wait
-# is 93-96 % of the write, under a CPU hog 52-67 % was seen; below 40 % the
-# waits would be mismeasured, not slowed.
-inside() { awk -v a=$1 -v b=$2 'BEGIN { exit !(b > 0 && a <= 1.01 * b + 50000 && a >= 0.40 * b) }'; }
+# is 93-96 % of the write, under a CPU hog on every host core 37-67 % was
+# seen (the 37 % in the suite's run with a hog beside other guests); below
+# 25 % the waits would be mismeasured, not slowed.
+inside() { awk -v a=$1 -v b=$2 'BEGIN { exit !(b > 0 && a <= 1.01 * b + 50000 && a >= 0.25 * b) }'; }
 for p in A B; do
 	eval pid=\$P$p
 	f=$S/$(echo $p | tr AB ab).txt

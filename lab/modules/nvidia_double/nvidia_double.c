@@ -29,7 +29,9 @@
  *   with what a tracer counted and timed;
  * - known delays (busy waits) for latency tests: NV_ESC_RM_CONTROL 2 ms,
  *   nvidia_isr 2 ms, nvidia_isr_kthread_bh 2 ms, nvidia_suspend 5 ms,
- *   nvidia_resume 3 ms.
+ *   nvidia_resume 3 ms; all left out while the parameter nodelay is 1
+ *   (/sys/module/nvidia/parameters/nodelay), so that a test can time
+ *   the same calls without them and learn what its tracer's hooks add.
  * The kernel paths (syscalls, VFS, page faults, hardirq, kthread, kprobes)
  * are real; everything behind them is a stand-in.
  */
@@ -84,7 +86,7 @@ static char xid_armed_msg[64];
  * each of the first EACH_MAX calls for medians (debugfs each: "name ns" in
  * order; NV_ESC_RM_CONTROL as index C_N).
  */
-#define EACH_MAX 256
+#define EACH_MAX 1024
 static u64 each_ns[C_N + 1][EACH_MAX];
 static atomic64_t each_n[C_N + 1];
 static void each_add(int c, u64 ns)
@@ -107,6 +109,11 @@ static void spent(int c, u64 t0)
 #define DELAY_BH_US 2000
 #define DELAY_SUSPEND_US 5000
 #define DELAY_RESUME_US 3000
+static bool nodelay;
+module_param(nodelay, bool, 0644);
+MODULE_PARM_DESC(nodelay, "leave the delays out (the calls' own time, for a tracer's cost)");
+#define BUSY_US(us) do { if (!READ_ONCE(nodelay)) udelay(us); } while (0)
+#define BUSY_MS(ms) do { if (!READ_ONCE(nodelay)) mdelay(ms); } while (0)
 
 /* Stand-in for nv_linux_state_t: what the ISR and bottom half get. */
 typedef struct nv_linux_state_s {
@@ -150,7 +157,7 @@ noinline irqreturn_t nvidia_isr(int irq, void *arg)
 	irqreturn_t ret;
 
 	COUNT(C_ISR);
-	udelay(DELAY_ISR_US);
+	BUSY_US(DELAY_ISR_US);
 	ret = atomic_read(&nvl->pending) ? IRQ_WAKE_THREAD : IRQ_NONE;
 	SPENT(C_ISR, t0);
 	return ret;
@@ -175,7 +182,7 @@ noinline irqreturn_t nvidia_isr_kthread_bh(int irq, void *data)
 	u64 t0 = ktime_get_ns();
 
 	COUNT(C_ISR_BH);
-	udelay(DELAY_BH_US);
+	BUSY_US(DELAY_BH_US);
 	atomic_dec_if_positive(&nvl->pending);
 	SPENT(C_ISR_BH, t0);
 	return IRQ_HANDLED;
@@ -248,7 +255,7 @@ noinline int nvidia_ioctl(struct inode *inode, struct file *file, unsigned int c
 		return -ENOTTY;
 	switch (nr) {
 	case NV_ESC_RM_CONTROL:
-		udelay(DELAY_RM_CONTROL_US);
+		BUSY_US(DELAY_RM_CONTROL_US);
 		if (atomic_xchg(&xid_armed, 0))
 			trace_nvidia_dev_xid(NV_PCI_NAME, xid_armed_code, xid_armed_msg);
 		fallthrough;
@@ -347,7 +354,7 @@ noinline int nvidia_suspend(struct device *dev, nv_pm_action_t pm_action, bool i
 	u64 t0 = ktime_get_ns();
 
 	COUNT(C_SUSPEND);
-	mdelay(DELAY_SUSPEND_US / 1000);
+	BUSY_MS(DELAY_SUSPEND_US / 1000);
 	SPENT(C_SUSPEND, t0);
 	return 0;
 }
@@ -357,7 +364,7 @@ noinline int nvidia_resume(struct device *dev, nv_pm_action_t pm_action)
 	u64 t0 = ktime_get_ns();
 
 	COUNT(C_RESUME);
-	mdelay(DELAY_RESUME_US / 1000);
+	BUSY_MS(DELAY_RESUME_US / 1000);
 	SPENT(C_RESUME, t0);
 	return 0;
 }
