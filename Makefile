@@ -27,11 +27,11 @@ SAN      ?=
 CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Isrc -I$(BUILD)/skel $(SAN)
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc -Wall -Werror \
 	      -I/usr/include/$(shell $(CC) -dumpmachine)
-LIBS     := -lbpf -lelf -lz
+LIBS     := -lbpf -lelf -lz -ldeflate
 # zstd for `record --compress`: on when libzstd's header is there (ZSTD=n turns
 # it off); a build without it reads and writes every file but zstd-compressed ones.
 ZSTD     ?= $(shell echo '\#include <zstd.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo y)
-CORE_LIBS := -lm -lz	# zlib: export --compress (src/sinks/perfetto_pb.c)
+CORE_LIBS := -lm -ldeflate	# libdeflate: export --compress (src/sinks/perfetto_pb.c)
 ifeq ($(ZSTD),y)
 CFLAGS   += -DXP_HAVE_ZSTD
 LIBS     += -lzstd

@@ -5,8 +5,9 @@ set -euo pipefail
 # ocl-icd-libopencl1, libze1: the OpenCL and Level Zero loaders the api test traces;
 # curl, prometheus: serve's test scrapes with both
 # libzstd-dev: `record --compress` (the build leaves zstd out without it)
+# libdeflate-dev: `export --compress` (zlib streams, in about half zlib's time)
 # protobuf-compiler: protoc decodes the native Perfetto export in its tests
-pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev pkg-config bpftrace python3 util-linux man-db zsh
+pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libdeflate-dev pkg-config bpftrace python3 util-linux man-db zsh
       curl prometheus ocl-icd-libopencl1 libze1 protobuf-compiler)
 missing=()
 for p in "${pkgs[@]}"; do

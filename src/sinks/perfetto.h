@@ -76,7 +76,8 @@ void xp_perfetto_begin(struct xp_perfetto *p, FILE *f, uint64_t t0_ns);
 int xp_perfetto_begin_proto(struct xp_perfetto *p, FILE *f, uint64_t t0_ns);
 /*
  * After xp_perfetto_begin_proto: the packets go out in zlib batches
- * (TracePacket.compressed_packets) at deflate's `level` (1-9). 0, -ENOMEM.
+ * (TracePacket.compressed_packets) at libdeflate's `level` (1-12). 0,
+ * -EINVAL (a level out of range), -ENOMEM.
  */
 int xp_perfetto_compress(struct xp_perfetto *p, int level);
 

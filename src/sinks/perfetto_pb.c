@@ -23,12 +23,14 @@
  * - Compressed (xp_perfetto_compress): each batch of packets written at once
  *   (FLUSH_AT bytes) is one zlib stream in the compressed_packets field of
  *   a packet of its own; Perfetto inflates it and reads the packets inside
- *   as if they stood there. The batch ends on a packet's end.
+ *   as if they stood there. The batch ends on a packet's end. libdeflate
+ *   writes the stream: a whole buffer at a time, it takes about half of
+ *   zlib's time at level 1 for a slightly smaller result (bench/export.sh).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "sinks/pbwire.h"
 #include "sinks/perfetto_int.h"
@@ -114,7 +116,7 @@ struct xp_pfpb {
 	size_t abcap, abn;
 	struct lanes *lanes;
 	size_t nlanes, lanecap;
-	z_stream *z;		/* compressing batches; NULL: not */
+	struct libdeflate_compressor *z;	/* compressing batches; NULL: not */
 	uint8_t *zbuf;		/* a batch's packet: its head, then the deflated batch */
 	size_t zcap;
 };
@@ -195,11 +197,11 @@ static void intern_free(struct intern *t)
 
 /*
  * The batch in `out` deflated into one TracePacket{compressed_packets}, at
- * *at for *len bytes. False when zlib fails (out of memory).
+ * *at for *len bytes. False when out of memory.
  */
 static bool deflate_batch(struct xp_pfpb *s, const uint8_t **at, size_t *len)
 {
-	size_t bound = deflateBound(s->z, s->out.n), n;
+	size_t bound = libdeflate_zlib_compress_bound(s->z, s->out.n), n;
 	uint8_t head[ZHEAD], *q;
 
 	if (bound + ZHEAD > s->zcap) {
@@ -210,13 +212,9 @@ static bool deflate_batch(struct xp_pfpb *s, const uint8_t **at, size_t *len)
 		s->zbuf = b;
 		s->zcap = bound + ZHEAD;
 	}
-	s->z->next_in = s->out.b;
-	s->z->avail_in = (uInt)s->out.n;
-	s->z->next_out = s->zbuf + ZHEAD;
-	s->z->avail_out = (uInt)(s->zcap - ZHEAD);
-	if (deflate(s->z, Z_FINISH) != Z_STREAM_END || deflateReset(s->z) != Z_OK)
+	n = libdeflate_zlib_compress(s->z, s->out.b, s->out.n, s->zbuf + ZHEAD, s->zcap - ZHEAD);
+	if (!n)	/* no room: cannot be, with the bound's room */
 		return false;
-	n = s->zcap - ZHEAD - s->z->avail_out;
 	/* the heads go right before the deflated bytes, whose length is known only now */
 	q = xp_pb_put_tag(head, PKT_COMPRESSED, XP_PB_LEN);
 	q += xp_varint_put(q, n);
@@ -261,14 +259,9 @@ int xp_perfetto_compress(struct xp_perfetto *p, int level)
 
 	if (!s || s->z)
 		return -EINVAL;
-	if (!(s->z = calloc(1, sizeof(*s->z))))
-		return -ENOMEM;
-	if (deflateInit(s->z, level) != Z_OK) {
-		free(s->z);
-		s->z = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	if (level < 1 || level > 12)
+		return -EINVAL;
+	return (s->z = libdeflate_alloc_compressor(level)) ? 0 : -ENOMEM;
 }
 
 /* A TracePacket on the sequence; returns its mark for packet_end. */
@@ -758,10 +751,8 @@ void xp_pfpb_finish(struct xp_perfetto *p)
 	if (s->out.oom)
 		p->oom = true;
 	flush_out(p);
-	if (s->z) {
-		deflateEnd(s->z);
-		free(s->z);
-	}
+	if (s->z)
+		libdeflate_free_compressor(s->z);
 	free(s->zbuf);
 	xp_pb_free(&s->out);
 	intern_free(&s->names);
