@@ -239,5 +239,39 @@ median_vs_module "JSM request -> response (5 ms imposed)" "$(t jsm[type=SUBMIT_J
 	"$(t jsm[type=SUBMIT_JOB].request_to_response_ns.count)" 5000000 $(each jsm $before_jsm)
 median_vs_module "PM suspend -> resume (20 ms imposed)" "$(t pm[event=suspend].to_next_ns.p50)" \
 	"$(t pm[event=suspend].to_next_ns.count)" 20000000 $(each suspend $before_suspend)
+
+group serve
+# serve picks npu by default (this kernel has vpu:job) and probes intel_vpu's
+# job tracepoint alone: jobs per cgroup of the submitting process and engine,
+# and each job's submit -> done, against the double's count per process
+CG=/sys/fs/cgroup
+grep -q ' cgroup2 ' /proc/mounts || mount -t cgroup2 none $CG || { bad "mount cgroup2"; finish; }
+mkdir -p $CG/na $CG/nb
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+jobs0=$(cnt $D/counts ivpu_submit_ioctl) done0=$(lat job | cut -d' ' -f2)
+start_xp $S/sv.out serve --listen 127.0.0.1:9467 || finish
+PS=$XPID
+sh -c "echo \$\$ >$CG/na/cgroup.procs; exec $S/npuapp $D/trigger open 'submit 3' close"; ra=$?
+sh -c "echo \$\$ >$CG/nb/cgroup.procs; exec $S/npuapp $D/trigger open 'submit 5' close"; rb=$?
+# until the double has answered every job (done fires 5 ms after each)
+i=0; while [ "$(lat job | cut -d' ' -f2)" != $((${done0:-0} + 8)) ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.8	# the last done, then serve's 0.5 s tick
+wget -q -O $S/sv.txt http://127.0.0.1:9467/metrics; rw=$?
+kill -INT $PS; wait $PS; rs=$?
+cat $S/sv.out.err
+grep '^xputrace_npu' $S/sv.txt | grep -v _bucket
+expect_eq "clients', serve's and wget's status" "0 0 0 0" "$ra $rb $rs $rw"
+expect_eq "the double's submits" 8 "$(($(cnt $D/counts ivpu_submit_ioctl) - jobs0))"
+check "serve picked npu, on intel_vpu's vpu:job alone" grep -q '^Tracing .*npu (tracepoint)' $S/sv.out.err
+sv() { awk -v k="$1" 'index($0, k) == 1 { print $2 }' $S/sv.txt; }
+for e in na:3 nb:5; do
+	L="{cgroup=\"/${e%:*}\",driver=\"intel_vpu\",engine=\"0\"}"
+	expect_eq "serve: jobs of cgroup ${e%:*}" ${e#*:} "$(sv "xputrace_npu_jobs_total$L ")"
+	expect_eq "serve: job times of cgroup ${e%:*}, one a job done" ${e#*:} "$(sv "xputrace_npu_job_seconds_count$L ")"
+	# each 5 ms by the double's clock (a busy wait) and more: at least 5 ms a job
+	check "serve: cgroup ${e%:*}'s jobs took at least 5 ms each" awk -v s="$(sv "xputrace_npu_job_seconds_sum$L ")" \
+		-v n=${e#*:} 'BEGIN { exit !(s >= n * 0.005) }'
+done
+expect_eq "serve: drops" 0 "$(sv 'xputrace_drops_total{cause="ringbuf"}')"
 rmmod intel_vpu
 finish

@@ -3,12 +3,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "caps/npu/npu_metrics.h"
 #include "caps/npu/npu_stats.h"
 #include "core/split_refused.h"
 #include "caps/npu/npu_report.h"
 #include "sinks/perfetto.h"
 #include "unit.h"
+#include "metrics_util.h"
 
 static void test_categories(void)
 {
@@ -500,8 +503,80 @@ static void test_perfetto(void)
 	free(p);
 }
 
+/* A vpu:job event of pid, for the metrics. */
+static void mjob(struct xp_npu_metrics *nm, uint64_t ts, const char *ev, uint32_t pid, uint32_t ctx,
+		 uint32_t engine, uint32_t job)
+{
+	struct xp_npu_rec r = rec(XP_NPU_JOB, ts, ev);
+
+	r.h.pid = r.h.tid = pid;
+	r.a = ctx, r.b = engine, r.c = job;
+	CHECK(xp_npu_metrics_feed(nm, &r.h) == 0);
+}
+
+/* serve's NPU metrics: jobs per cgroup (and process) and engine, submit -> done per the submitter */
+static void test_metrics(void)
+{
+	struct xp_metrics m;
+	struct xp_metrics_in in = { .m = &m, .cgroup_labels = cg_labels, .per_process = true };
+	struct xp_npu_metrics *nm = calloc(1, sizeof(*nm));
+	struct xp_pid_cgroups pc;
+	struct xp_npu_rec call = rec(XP_NPU_CALL, 1, "ivpu_submit_ioctl");
+	uint32_t me = (uint32_t)getpid(), gone = 0x7ffffff0;
+	uint64_t cg;
+	char *out, want[256];
+	int before = unit_failed_checks;
+
+	xp_pid_cgroups_init(&pc);
+	cg = xp_pid_cgroup(&pc, me, 0);	/* this process's cgroup, as the metrics find it */
+	xp_pid_cgroups_free(&pc);
+	xp_metrics_init(&m, 0);
+	CHECK(nm && xp_npu_metrics_init(nm, &in) == 0);
+	/* this process: 3 jobs on engine 0 (done after 1, 2 and 30 ms), 1 on engine 1 never done */
+	for (uint32_t i = 0; i < 3; i++)
+		mjob(nm, 1000000 * i, "submit", me, 5, 0, i + 1);
+	mjob(nm, 500000, "submit", me, 5, 1, 9);
+	mjob(nm, 1000000, "done", 0, 5, 0, 1);
+	mjob(nm, 3000000, "done", 0, 5, 0, 2);
+	mjob(nm, 32000000, "done", 0, 5, 0, 3);
+	/* another process's job with the same numbers in another context; a done never submitted */
+	mjob(nm, 4000000, "submit", gone, 6, 0, 1);
+	mjob(nm, 9000000, "done", 0, 6, 0, 1);
+	mjob(nm, 9500000, "done", 0, 6, 0, 77);
+	/* other records pass, short ones are undecodable */
+	CHECK(xp_npu_metrics_feed(nm, &call.h) == 0);
+	call.h.size = 8;
+	CHECK(xp_npu_metrics_feed(nm, &call.h) == 1);
+	out = served(&m);
+	snprintf(want, sizeof(want), "xputrace_npu_jobs_total{cgroup=\"/cg%llu\",pid=\"%u\",comm=\"app\","
+		 "driver=\"intel_vpu\",engine=\"0\"} 3\n", (unsigned long long)cg, me);
+	CHECK(strstr(out, want) != NULL);
+	snprintf(want, sizeof(want), "xputrace_npu_jobs_total{cgroup=\"/cg%llu\",pid=\"%u\",comm=\"app\","
+		 "driver=\"intel_vpu\",engine=\"1\"} 1\n", (unsigned long long)cg, me);
+	CHECK(strstr(out, want) != NULL);
+	snprintf(want, sizeof(want), "xputrace_npu_job_seconds_count{cgroup=\"/cg%llu\",pid=\"%u\",comm=\"app\","
+		 "driver=\"intel_vpu\",engine=\"0\"} 3\n", (unsigned long long)cg, me);
+	CHECK(strstr(out, want) != NULL);
+	/* 1 + 2 + 30 ms */
+	snprintf(want, sizeof(want), "xputrace_npu_job_seconds_sum{cgroup=\"/cg%llu\",pid=\"%u\",comm=\"app\","
+		 "driver=\"intel_vpu\",engine=\"0\"} 0.033\n", (unsigned long long)cg, me);
+	CHECK(strstr(out, want) != NULL);
+	/* the job on engine 1 was never done: no time */
+	CHECK(strstr(out, "engine=\"1\"} 0\n") == NULL);
+	snprintf(want, sizeof(want), "pid=\"%u\",comm=\"app\",driver=\"intel_vpu\",engine=\"0\"} 0.005\n", gone);
+	CHECK(strstr(out, want) != NULL);
+	CHECK(count_of(out, "xputrace_npu_job_seconds_count{") == 2);
+	if (unit_failed_checks != before)
+		fputs(out, stderr);	/* what was served, to compare */
+	free(out);
+	xp_npu_metrics_free(nm);
+	free(nm);
+	xp_metrics_free(&m);
+}
+
 int main(void)
 {
+	RUN(test_metrics);
 	RUN(test_perfetto);
 	RUN(test_split_refused);
 	RUN(test_categories);

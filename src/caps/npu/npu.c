@@ -11,6 +11,7 @@
 #include "core/parse.h"
 #include "live/features.h"
 #include "caps/npu/npu_live.h"
+#include "caps/npu/npu_metrics.h"
 #include "caps/npu/npu_report.h"
 
 struct npu_opts {
@@ -131,7 +132,7 @@ static int npu_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char *
 {
 	struct npu_opts *o = ci->opts;
 
-	return xp_npu_live_open(&ci->k, a->f, a->share, !a->aggregate, o->lat, why, len);
+	return xp_npu_live_open(&ci->k, a->f, a->share, !a->aggregate, a->metrics_only, o->lat, why, len);
 }
 
 static void npu_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
@@ -302,6 +303,26 @@ static int npu_drain(struct xp_cap_inst *ci, bool tick)
 	return xp_npu_live_counts(ci->k, count_one, ci);
 }
 
+static int npu_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
+{
+	struct xp_npu_metrics *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	ci->mst = s;
+	return xp_npu_metrics_init(s, mi);
+}
+
+static int npu_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	return xp_npu_metrics_feed(ci->mst, h);
+}
+
+static void npu_metrics_free(struct xp_cap_inst *ci)
+{
+	xp_npu_metrics_free(ci->mst);
+}
+
 static void npu_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	struct npu_st *st = ci->st;
@@ -360,4 +381,6 @@ const struct xp_cap xp_cap_npu = {
 	.available = npu_available, .open = npu_open, .describe = npu_describe,
 	.init = npu_init, .free = npu_free, .feed = npu_feed, .drain = npu_drain,
 	.stream_header = xp_npu_stream_header, .report = npu_report, .reset = npu_reset,
+	.metrics_init = npu_metrics_init, .metrics_feed = npu_metrics_feed, .metrics_free = npu_metrics_free,
+	.metrics_tp = { XP_NPU_TP_GROUP, "job" },
 };

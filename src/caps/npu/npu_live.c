@@ -207,6 +207,7 @@ struct npu_open {
 	struct xp_feature at[XP_AT_MAX];
 	const char *root;		/* tracefs */
 	bool intel_mod, xdna_mod, per_call;
+	bool jobs_only;			/* intel_vpu's job tracepoint alone (serve's metrics) */
 	struct xp_npu_live *l;
 };
 
@@ -228,9 +229,19 @@ static int configure(struct xp_kside *k, void *ctx, char *why, size_t whylen)
 		xp_kmulti_prepare(&l->km, s->progs.npu_entry, o->at[XP_AT_KPROBE_MULTI].ok);
 		xp_kmulti_prepare(&l->km, s->progs.npu_return, o->at[XP_AT_KPROBE_MULTI].ok);
 	}
-	if (o->xdna_mod)
+	if (o->jobs_only) {
+		/* serve counts intel_vpu's jobs: no function, message or PM event is probed */
+		if (o->intel_mod)
+			tracepoints(l, o->root);
+		l->tp_jsm = l->tp_pm = false;
+		if (!l->tp_job) {
+			snprintf(why, whylen, "%s", o->intel_mod ? l->tp_why : "intel_vpu is not loaded");
+			return -ENOENT;
+		}
+	} else if (o->xdna_mod) {
 		xdna_tracepoints(l, o->root);
-	if (!l->intel && !l->xdna) {
+	}
+	if (!l->intel && !l->xdna && !o->jobs_only) {
 		snprintf(why, whylen, "%s%s%s", o->intel_mod ? "intel_vpu: " : "", o->intel_mod ? l->intel_why : "",
 			 o->intel_mod ? "; " : "");
 		snprintf(why + strlen(why), whylen - strlen(why), "amdxdna: %s", l->xdna_why);
@@ -316,7 +327,7 @@ static int check(struct npu_open *o, char *why, size_t whylen)
 			 XP_NPU_MODULE, XP_XDNA_MODULE);
 		return -ENOENT;
 	}
-	if (o->intel_mod && !kp && !o->xdna_mod) {
+	if (o->intel_mod && !kp && !o->xdna_mod && !o->jobs_only) {
 		snprintf(why, whylen, "kprobes are not available on this kernel (%s); intel_vpu's "
 				      "functions cannot be traced here", at[XP_AT_KPROBE].why);
 		return -EOPNOTSUPP;
@@ -352,10 +363,10 @@ static int intel_side(struct npu_open *o, const char *const *lat, char *why, siz
 }
 
 int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
-		     const struct xp_live_share *share, bool per_call, const char *const *lat,
+		     const struct xp_live_share *share, bool per_call, bool jobs_only, const char *const *lat,
 		     char *why, size_t whylen)
 {
-	struct npu_open o = { .per_call = per_call };
+	struct npu_open o = { .per_call = per_call, .jobs_only = jobs_only };
 	struct xp_skel_steps s = { .f = f, .share = share, .priv_free = live_free, .configure = configure,
 				   .attach = attach, .ctx = &o };
 	int err = check(&o, why, whylen);
@@ -364,7 +375,7 @@ int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
 		return err;
 	if (!(o.l = calloc(1, sizeof(*o.l))))
 		return -ENOMEM;
-	if ((err = intel_side(&o, lat, why, whylen))) {
+	if (!jobs_only && (err = intel_side(&o, lat, why, whylen))) {
 		free(o.l->km.fn);
 		free(o.l);
 		return err;

@@ -35,12 +35,13 @@ struct xp_npu_live {
  * (its job event, tracepoints only). `lat` names the functions to time
  * (NULL-ended; ivpu_bo_create_ioctl is timed anyway where the module has
  * it); `per_call` writes a record per call instead of counting in the
- * kernel. -ENOENT: neither driver loaded (or nothing of it traceable);
- * -EOPNOTSUPP: intel_vpu alone, on a kernel without kprobes; else `why`
- * says what failed.
+ * kernel; `jobs_only` opens intel_vpu's vpu:job tracepoint alone (serve's
+ * NPU jobs), and nothing else of either driver. -ENOENT: neither driver
+ * loaded (or nothing of it traceable; jobs_only: no vpu:job); -EOPNOTSUPP:
+ * intel_vpu alone, on a kernel without kprobes; else `why` says what failed.
  */
 int xp_npu_live_open(struct xp_kside **out, const struct xp_filters *f,
-		     const struct xp_live_share *share, bool per_call, const char *const *lat,
+		     const struct xp_live_share *share, bool per_call, bool jobs_only, const char *const *lat,
 		     char *why, size_t whylen);
 
 /*

@@ -210,6 +210,15 @@ static bool has(const char *s, const char *w)
 	return strstr(s, w) != NULL;
 }
 
+int xp_npu_job_event(const char *event)
+{
+	if (has(event, "submit"))
+		return XP_NPU_JOB_SUBMIT;
+	if (has(event, "done") || has(event, "signal") || has(event, "complete"))
+		return XP_NPU_JOB_DONE;
+	return 0;
+}
+
 static void add_job(struct xp_npu_state *s, const struct xp_npu_rec *r)
 {
 	uint32_t k[3] = { r->a, r->b, r->c };
@@ -229,10 +238,10 @@ static void add_job(struct xp_npu_state *s, const struct xp_npu_rec *r)
 		s->overflow++;
 		return;
 	}
-	if (has(r->name, "submit")) {
+	if (xp_npu_job_event(r->name) == XP_NPU_JOB_SUBMIT) {
 		q->submitted++;
 		pend_new(s->jobs_open, k, r->h.ts_ns);
-	} else if (has(r->name, "done") || has(r->name, "signal") || has(r->name, "complete")) {
+	} else if (xp_npu_job_event(r->name) == XP_NPU_JOB_DONE) {
 		q->done++;
 		if ((p = pend_find(s->jobs_open, k))) {
 			if (r->h.ts_ns >= p->ts)

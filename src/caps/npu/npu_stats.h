@@ -41,6 +41,9 @@ const char *xp_npu_cat_key(enum xp_npu_cat c);	/* "memory": JSON keys */
 /* The category of a driver function, by the rules table (first match wins). */
 enum xp_npu_cat xp_npu_category(const char *fn);
 enum xp_npu_role xp_npu_role(const char *fn);
+/* What a vpu:job event says by its string: a submit, a job done (or signaled, completed), or 0. */
+enum { XP_NPU_JOB_SUBMIT = 1, XP_NPU_JOB_DONE = 2 };
+int xp_npu_job_event(const char *event);
 /* An interrupt handler by its name: its calls are per device, never per process. */
 bool xp_npu_irq_name(const char *fn);
 
