@@ -54,6 +54,7 @@ struct serve_run {
 	pthread_mutex_t lock;		/* the metrics and the cgroup cache */
 	struct xp_metrics m;
 	struct xp_cgroup_cache *cg;
+	struct xp_pid_cgroups pids;	/* the rows' pid -> cgroup id (the tracing thread's) */
 	struct xp_http_server *http;
 	struct xp_series **events;	/* per capability, NULL where not served */
 	struct xp_series *drops[XP_DROP_ALL], *series, *folded;
@@ -354,7 +355,7 @@ static int open_caps(struct serve_run *r)
 	struct xp_open_args oa = { .f = &r->o.f, .devs = &r->devs, .aggregate = false, .share = &share,
 				   .metrics_only = true };
 	struct xp_metrics_in mi = { .m = &r->m, .per_process = r->per_process,
-				    .cgroup_labels = cgroup_labels, .ctx = r };
+				    .cgroup_labels = cgroup_labels, .ctx = r, .pids = &r->pids };
 	struct xp_multi_caps mc = { .ci = r->ci, .nci = r->nci, .want = r->want };
 	int err, status;
 
@@ -474,6 +475,7 @@ static int run_verb(const char *verb, int argc, char **argv)
 	r->top = !strcmp(verb, "top");
 	r->tty = r->top && isatty(STDOUT_FILENO);
 	pthread_mutex_init(&r->lock, NULL);
+	xp_pid_cgroups_init(&r->pids);
 	r->env = (struct xp_cap_env){ .live = true, .out = XP_OUT_SUMMARY, .f = stdout };
 	status = serve(r, argc, argv);
 	/* the server first: no scrape reads what is freed below */
@@ -484,6 +486,7 @@ static int run_verb(const char *verb, int argc, char **argv)
 		xp_cap_inst_free(&r->ci[i]);
 	}
 	xp_cgroup_cache_free(r->cg);
+	xp_pid_cgroups_free(&r->pids);
 	xp_metrics_free(&r->m);
 	free(r->ci);
 	free(r->want);

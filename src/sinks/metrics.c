@@ -445,6 +445,11 @@ bool xp_metrics_wants_openmetrics(const char *accept)
 	return om_q > 0 && om_q >= other_q;
 }
 
+uint64_t xp_metrics_pid_cgroup(const struct xp_metrics_in *in, uint32_t pid, uint64_t known)
+{
+	return in->pids ? xp_pid_cgroup(in->pids, pid, known) : known;
+}
+
 void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, uint32_t pid,
 			    const char *comm, char *buf, size_t len)
 {

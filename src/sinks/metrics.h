@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "core/cgroups.h"
 #include <stdio.h>
 
 enum xp_metric_type { XP_METRIC_COUNTER, XP_METRIC_GAUGE, XP_METRIC_HISTOGRAM };
@@ -113,7 +115,12 @@ struct xp_metrics_in {
 	/* appends the labels of a cgroup id (cgroup, container_id, pod_uid, systemd_unit) */
 	void (*cgroup_labels)(void *ctx, uint64_t cgroup_id, char *buf, size_t len);
 	void *ctx;
+	/* processes to cgroup ids, one table for every row (NULL: only the ids records carry) */
+	struct xp_pid_cgroups *pids;
 };
+
+/* A task's cgroup id for its series: `known` where its record carried one, else by pid (in->pids). */
+uint64_t xp_metrics_pid_cgroup(const struct xp_metrics_in *in, uint32_t pid, uint64_t known);
 
 /*
  * Appends the labels of a task's series: its cgroup's (in->cgroup_labels),

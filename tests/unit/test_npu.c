@@ -518,9 +518,9 @@ static void mjob(struct xp_npu_metrics *nm, uint64_t ts, const char *ev, uint32_
 static void test_metrics(void)
 {
 	struct xp_metrics m;
-	struct xp_metrics_in in = { .m = &m, .cgroup_labels = cg_labels, .per_process = true };
-	struct xp_npu_metrics *nm = calloc(1, sizeof(*nm));
 	struct xp_pid_cgroups pc;
+	struct xp_metrics_in in = { .m = &m, .cgroup_labels = cg_labels, .per_process = true, .pids = &pc };
+	struct xp_npu_metrics *nm = calloc(1, sizeof(*nm));
 	struct xp_npu_rec call = rec(XP_NPU_CALL, 1, "ivpu_submit_ioctl");
 	uint32_t me = (uint32_t)getpid(), gone = 0x7ffffff0;
 	uint64_t cg;
@@ -529,7 +529,6 @@ static void test_metrics(void)
 
 	xp_pid_cgroups_init(&pc);
 	cg = xp_pid_cgroup(&pc, me, 0);	/* this process's cgroup, as the metrics find it */
-	xp_pid_cgroups_free(&pc);
 	xp_metrics_init(&m, 0);
 	CHECK(nm && xp_npu_metrics_init(nm, &in) == 0);
 	/* this process: 3 jobs on engine 0 (done after 1, 2 and 30 ms), 1 on engine 1 never done */
@@ -569,7 +568,7 @@ static void test_metrics(void)
 	if (unit_failed_checks != before)
 		fputs(out, stderr);	/* what was served, to compare */
 	free(out);
-	xp_npu_metrics_free(nm);
+	xp_pid_cgroups_free(&pc);
 	free(nm);
 	xp_metrics_free(&m);
 }

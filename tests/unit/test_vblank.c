@@ -1072,7 +1072,6 @@ static void test_metrics(void)
 	if (unit_failed_checks != before)
 		fputs(out, stderr);	/* what was served, to compare */
 	free(out);
-	xp_vblank_metrics_free(VM);
 	free(VM);
 	VM = NULL;
 	xp_metrics_free(&m);

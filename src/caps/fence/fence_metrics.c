@@ -19,7 +19,6 @@ int xp_fence_metrics_init(struct xp_fence_metrics *s, const struct xp_metrics_in
 	s->in = *in;
 	if ((err = xp_fence_init(&s->s)))
 		return err;
-	xp_pid_cgroups_init(&s->pc);
 	s->created = xp_metrics_family(m, "xputrace_fences_created", "dma_fences created, by the cgroup "
 				       "of the task that made them (a submitting ioctl, or a driver's "
 				       "worker), driver and timeline", NULL, XP_METRIC_COUNTER, 1, true);
@@ -39,7 +38,6 @@ int xp_fence_metrics_init(struct xp_fence_metrics *s, const struct xp_metrics_in
 void xp_fence_metrics_free(struct xp_fence_metrics *s)
 {
 	xp_fence_free(&s->s);
-	xp_pid_cgroups_free(&s->pc);
 }
 
 struct label_ctx {
@@ -94,7 +92,7 @@ int xp_fence_metrics_feed(struct xp_fence_metrics *s, const struct xp_rawtp_layo
 		return 0;
 	}
 	/* init and the waits fire in the task: its cgroup as the kernel side saw it */
-	uint64_t cg = xp_pid_cgroup(&s->pc, r->hdr.pid, xp_rawtp_cgroup(r));
+	uint64_t cg = xp_metrics_pid_cgroup(&s->in, r->hdr.pid, xp_rawtp_cgroup(r));
 	uint64_t pid = s->in.per_process ? r->hdr.pid : 0;
 	struct label_ctx c = { s, r, tl, cg, true };
 	struct xp_metric_key k = { { cg, pid, tk, 0 } };

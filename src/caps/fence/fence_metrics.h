@@ -13,7 +13,6 @@
 struct xp_fence_metrics {
 	struct xp_metrics_in in;
 	struct xp_fence_state s;	/* its own pairing of the events */
-	struct xp_pid_cgroups pc;	/* where a record carries no cgroup id */
 	int created, waits, wait_secs, signal_secs;	/* the families */
 };
 

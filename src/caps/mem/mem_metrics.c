@@ -13,7 +13,6 @@ int xp_mem_metrics_init(struct xp_mem_metrics *s, const struct xp_metrics_in *in
 	s->in = *in;
 	if ((err = xp_mem_init(&s->s, page_size)))
 		return err;
-	xp_pid_cgroups_init(&s->pc);
 	s->bos = xp_metrics_family(m, "xputrace_gpu_buffers_created", "GPU buffer objects created, by "
 				   "the cgroup of the process that created them and driver", NULL,
 				   XP_METRIC_COUNTER, 1, true);
@@ -30,7 +29,6 @@ int xp_mem_metrics_init(struct xp_mem_metrics *s, const struct xp_metrics_in *in
 void xp_mem_metrics_free(struct xp_mem_metrics *s)
 {
 	xp_mem_free(&s->s);
-	xp_pid_cgroups_free(&s->pc);
 }
 
 static const char *driver_of(unsigned int ev)
@@ -78,7 +76,7 @@ int xp_mem_metrics_feed(struct xp_mem_metrics *s, const struct xp_rawtp_layout *
 	if (st->nprocs >= XP_MEM_MAX_PROCS - 1)
 		xp_mem_reset(st);
 	if (bos) {
-		uint64_t cg = xp_pid_cgroup(&s->pc, r->hdr.pid, xp_rawtp_cgroup(r));
+		uint64_t cg = xp_metrics_pid_cgroup(&s->in, r->hdr.pid, xp_rawtp_cgroup(r));
 		uint64_t pid = s->in.per_process ? r->hdr.pid : 0;
 		struct label_ctx c = { s, r, cg, true };
 		struct xp_metric_key k = { { cg, pid, (uint64_t)driver_of(r->ev)[0], 0 } };

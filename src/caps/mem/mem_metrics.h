@@ -15,7 +15,6 @@
 struct xp_mem_metrics {
 	struct xp_metrics_in in;
 	struct xp_mem_state s;		/* its own decoding of the events */
-	struct xp_pid_cgroups pc;	/* where a record carries no cgroup id */
 	int bos, bytes, moved;		/* the families */
 };
 

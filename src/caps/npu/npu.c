@@ -318,11 +318,6 @@ static int npu_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return xp_npu_metrics_feed(ci->mst, h);
 }
 
-static void npu_metrics_free(struct xp_cap_inst *ci)
-{
-	xp_npu_metrics_free(ci->mst);
-}
-
 static void npu_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	struct npu_st *st = ci->st;
@@ -381,6 +376,6 @@ const struct xp_cap xp_cap_npu = {
 	.available = npu_available, .open = npu_open, .describe = npu_describe,
 	.init = npu_init, .free = npu_free, .feed = npu_feed, .drain = npu_drain,
 	.stream_header = xp_npu_stream_header, .report = npu_report, .reset = npu_reset,
-	.metrics_init = npu_metrics_init, .metrics_feed = npu_metrics_feed, .metrics_free = npu_metrics_free,
+	.metrics_init = npu_metrics_init, .metrics_feed = npu_metrics_feed,
 	.metrics_tp = { XP_NPU_TP_GROUP, "job" },
 };

@@ -17,7 +17,6 @@ int xp_npu_metrics_init(struct xp_npu_metrics *s, const struct xp_metrics_in *in
 	struct xp_metrics *m = in->m;
 
 	s->in = *in;
-	xp_pid_cgroups_init(&s->pc);
 	s->jobs = xp_metrics_family(m, "xputrace_npu_jobs", "NPU jobs submitted (intel_vpu's vpu:job), by "
 				    "the cgroup of the task that submitted them, driver and engine", NULL,
 				    XP_METRIC_COUNTER, 1, true);
@@ -25,11 +24,6 @@ int xp_npu_metrics_init(struct xp_npu_metrics *s, const struct xp_metrics_in *in
 				       "by the submitter's cgroup, driver and engine", "seconds", le, NLE,
 				       1e-9, true);
 	return s->jobs < 0 || s->secs < 0 ? -ENOMEM : 0;
-}
-
-void xp_npu_metrics_free(struct xp_npu_metrics *s)
-{
-	xp_pid_cgroups_free(&s->pc);
 }
 
 struct label_ctx {
@@ -88,7 +82,7 @@ int xp_npu_metrics_feed(struct xp_npu_metrics *s, const struct xp_rec_hdr *h)
 	ev = xp_npu_job_event(name);
 	if (ev == XP_NPU_JOB_SUBMIT) {
 		/* submitted in the task's ioctl: its cgroup */
-		uint64_t cg = xp_pid_cgroup(&s->pc, h->pid, 0);
+		uint64_t cg = xp_metrics_pid_cgroup(&s->in, h->pid, 0);
 		struct label_ctx c = { s, cg, h->pid, r->b, r->comm };
 		struct xp_metric_key k = { { cg, s->in.per_process ? h->pid : 0, r->b, 0 } };
 

@@ -23,14 +23,12 @@ struct xp_npu_mjob {
 
 struct xp_npu_metrics {
 	struct xp_metrics_in in;
-	struct xp_pid_cgroups pc;	/* the submitter's cgroup (the record carries none) */
 	struct xp_npu_mjob open[XP_NPU_METRICS_OPEN];	/* by (ctx, engine, job) */
 	int jobs, secs;			/* the families */
 };
 
 /* Declares the families into in->m. 0 or -ENOMEM. */
 int xp_npu_metrics_init(struct xp_npu_metrics *s, const struct xp_metrics_in *in);
-void xp_npu_metrics_free(struct xp_npu_metrics *s);
 /* One npu record (vpu:job counts; other kinds pass). 0, 1 when it cannot be decoded, or -ENOMEM. */
 int xp_npu_metrics_feed(struct xp_npu_metrics *s, const struct xp_rec_hdr *h);
 

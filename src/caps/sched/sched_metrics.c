@@ -65,7 +65,7 @@ static void on_job(void *ctx, const struct xp_sched_job_info *j)
 	struct xp_sched_metrics *s = ctx;
 	struct xp_metrics *m = s->in.m;
 	const char *ring = j->ring ? j->ring : "";
-	uint64_t rk = ring_key(ring), cg = xp_pid_cgroup(&s->pc, j->pid, 0), *last;
+	uint64_t rk = ring_key(ring), cg = xp_metrics_pid_cgroup(&s->in, j->pid, 0), *last;
 	uint64_t pid = s->in.per_process ? j->pid : 0;
 	struct xp_metric_key kc = { { cg, pid, rk, 0 } }, kr = { { rk, 0, 0, 0 } };
 	struct label_ctx lc = { s, j, cg, true }, lr = { s, j, 0, false };
@@ -118,7 +118,6 @@ int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in
 	int err;
 
 	s->in = *in;
-	xp_pid_cgroups_init(&s->pc);
 	if ((err = xp_sched_init(&s->s, 0, 0)))
 		return err;
 	s->s.on_job = on_job;
@@ -148,7 +147,6 @@ int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in
 void xp_sched_metrics_free(struct xp_sched_metrics *s)
 {
 	xp_sched_free(&s->s);
-	xp_pid_cgroups_free(&s->pc);
 }
 
 int xp_sched_metrics_feed(struct xp_sched_metrics *s, const struct xp_rawtp_layout *l,
@@ -162,7 +160,7 @@ int xp_sched_metrics_feed(struct xp_sched_metrics *s, const struct xp_rawtp_layo
 	 * ended meanwhile would have none.
 	 */
 	if (r->hdr.pid && r->ev < l->n && l->ev[r->ev].proc_ctx)
-		xp_pid_cgroup(&s->pc, r->hdr.pid, xp_rawtp_cgroup(r));
+		xp_metrics_pid_cgroup(&s->in, r->hdr.pid, xp_rawtp_cgroup(r));
 	err = xp_sched_feed(&s->s, l, r);
 
 	if (s->err)

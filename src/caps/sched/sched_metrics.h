@@ -14,7 +14,6 @@ struct xp_sched_metrics {
 	struct xp_metrics_in in;
 	struct xp_sched_state s;	/* its own join of the events into jobs */
 	int jobs, busy, ring_busy, queue, run, unseen;	/* the families */
-	struct xp_pid_cgroups pc;	/* submitters' cgroups */
 	struct { const char *ring; uint64_t end; } last[XP_SCHED_MAX_RINGS];	/* a ring's last done */
 	int nlast;
 	int err;			/* the first -ENOMEM of a callback */

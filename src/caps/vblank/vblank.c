@@ -178,11 +178,6 @@ static int vb_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	       xp_vblank_metrics_feed(ci->mst, ci->layout, (const struct xp_rawtp_rec *)h);
 }
 
-static void vb_metrics_free(struct xp_cap_inst *ci)
-{
-	xp_vblank_metrics_free(ci->mst);
-}
-
 const struct xp_cap xp_cap_vblank = {
 	.name = "vblank",
 	.summary = "frame timing per CRTC: refresh rate, missed vblanks, late events",
@@ -221,5 +216,5 @@ const struct xp_cap xp_cap_vblank = {
 	.available = vb_available, .open = vb_open_k, .no_events = vb_no_events, .describe = vb_describe,
 	.init = vb_init, .free = vb_free_st, .feed = vb_feed, .stream_header = xp_vbl_stream_header,
 	.report = vb_report, .reset = vb_reset, .file_hook = "tracepoint",
-	.metrics_init = vb_metrics_init, .metrics_feed = vb_metrics_feed, .metrics_free = vb_metrics_free,
+	.metrics_init = vb_metrics_init, .metrics_feed = vb_metrics_feed,
 };

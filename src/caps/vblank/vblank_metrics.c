@@ -51,7 +51,7 @@ static void on_frame(void *ctx, const struct xp_vbl_delivery *d)
 
 	if (d->before || !d->pid)	/* asked before tracing, or by no process seen */
 		return;
-	cg = xp_pid_cgroup(&s->pc, d->pid, 0);
+	cg = xp_metrics_pid_cgroup(&s->in, d->pid, 0);
 	pid = s->in.per_process ? d->pid : 0;
 
 	struct label_ctx c = { s, d->pid, d->comm, cg, d->dev, d->crtc, d->kind, true };
@@ -83,7 +83,6 @@ int xp_vblank_metrics_init(struct xp_vblank_metrics *s, const struct xp_metrics_
 	xp_vbl_init(&s->s, 0);
 	s->s.on_frame = on_frame;
 	s->s.cb_ctx = s;
-	xp_pid_cgroups_init(&s->pc);
 	s->frames = xp_metrics_family(m, "xputrace_frames", "Frames completed (page flips, atomic "
 				      "commits, CRTC sequences), by the cgroup of the process that asked "
 				      "for them, device and kind", NULL, XP_METRIC_COUNTER, 1, true);
@@ -96,11 +95,6 @@ int xp_vblank_metrics_init(struct xp_vblank_metrics *s, const struct xp_metrics_
 	s->vblanks = xp_metrics_family(m, "xputrace_vblanks", "Vblanks the kernel handled, by device "
 				       "and CRTC (pipe)", NULL, XP_METRIC_COUNTER, 1, true);
 	return s->frames < 0 || s->missed < 0 || s->scanout < 0 || s->vblanks < 0 ? -ENOMEM : 0;
-}
-
-void xp_vblank_metrics_free(struct xp_vblank_metrics *s)
-{
-	xp_pid_cgroups_free(&s->pc);
 }
 
 int xp_vblank_metrics_feed(struct xp_vblank_metrics *s, const struct xp_rawtp_layout *l,

@@ -14,14 +14,12 @@
 struct xp_vblank_metrics {
 	struct xp_metrics_in in;
 	struct xp_vbl_state s;		/* its own pairing of frames and vblanks */
-	struct xp_pid_cgroups pc;	/* the frames' records carry no cgroup id: read from /proc */
 	int frames, missed, scanout, vblanks;	/* the families */
 	int err;			/* the first -ENOMEM of the frame callback */
 };
 
 /* Declares the families into in->m and starts the pairing. 0 or -errno. */
 int xp_vblank_metrics_init(struct xp_vblank_metrics *s, const struct xp_metrics_in *in);
-void xp_vblank_metrics_free(struct xp_vblank_metrics *s);
 /* One vblank record. 0, 1 when it cannot be decoded, or -ENOMEM. */
 int xp_vblank_metrics_feed(struct xp_vblank_metrics *s, const struct xp_rawtp_layout *l,
 			   const struct xp_rawtp_rec *r);
