@@ -32,6 +32,8 @@
 #include "sinks/top.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9464"
+/* where a Kubernetes node's kubelet keeps containers/ and pods/ (core/cgroups.h's xp_k8s_names) */
+#define KUBELET_LOGS "/var/log"
 
 struct serve_run {
 	const char *verb;		/* "serve" or "top" */
@@ -121,7 +123,9 @@ static const char serve_about[] =
 "Prometheus text format 0.0.4, or OpenMetrics 1.0.0 when the Accept header asks\n"
 "for application/openmetrics-text. Counters per cgroup v2 path, with the\n"
 "container id (docker, containerd, cri-o, podman), the Kubernetes pod UID and\n"
-"the systemd unit the path names; with --per-process per pid and comm too.\n"
+"the systemd unit the path names, and on a Kubernetes node the namespace, pod\n"
+"and container names from the kubelet's /var/log/containers and /var/log/pods;\n"
+"with --per-process per pid and comm too.\n"
 "Capabilities: unless named, every one with metrics (%s) whose\n"
 "events this kernel has. xputrace's own drops and events are metrics too.\n"
 "It listens on loopback unless --listen names another address: whoever\n"
@@ -198,7 +202,7 @@ static void cgroup_labels(void *ctx, uint64_t id, char *buf, size_t len)
 	const char *path = r->cg ? xp_cgroup_cache_path(r->cg, id) : NULL;
 
 	/* a cgroup gone before it was first seen: one series for all such */
-	xp_cgroup_labels(path ? path : "(unknown)", buf, len);
+	xp_cgroup_labels(path ? path : "(unknown)", KUBELET_LOGS, buf, len);
 }
 
 static void no_labels(void *ctx, char *buf, size_t len)

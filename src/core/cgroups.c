@@ -116,9 +116,88 @@ void xp_cgroup_parse(const char *path, struct xp_cgroup_info *out)
 	}
 }
 
-void xp_cgroup_labels(const char *path, char *buf, size_t len)
+/* s[0..n) copied into out (of outlen) if it fits and has no '/'; false otherwise. */
+static bool name_part(const char *s, size_t n, char *out, size_t outlen)
+{
+	if (!n || n >= outlen || memchr(s, '/', n))
+		return false;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return true;
+}
+
+/*
+ * containers/<pod>_<namespace>_<container>-<id>.log: none of the three
+ * names may hold '_' (DNS names), so the first two '_' split them.
+ */
+static bool by_container(const char *dir, const char *id, struct xp_k8s_names *out)
+{
+	char tail[80];
+	struct dirent *e;
+	bool found = false;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return false;
+	snprintf(tail, sizeof(tail), "-%s.log", id);
+	while (!found && (e = readdir(d))) {
+		const char *n = e->d_name, *a = strchr(n, '_'), *b = a ? strchr(a + 1, '_') : NULL;
+		size_t len = strlen(n);
+
+		if (!b || !ends_with(n, len, tail))
+			continue;
+		found = name_part(n, (size_t)(a - n), out->pod, sizeof(out->pod)) &&
+			name_part(a + 1, (size_t)(b - a - 1), out->ns, sizeof(out->ns)) &&
+			name_part(b + 1, (size_t)(n + len - strlen(tail) - b - 1), out->container,
+				  sizeof(out->container));
+	}
+	closedir(d);
+	return found;
+}
+
+/* pods/<namespace>_<pod>_<uid> */
+static bool by_pod(const char *dir, const char *uid, struct xp_k8s_names *out)
+{
+	char tail[40];
+	struct dirent *e;
+	bool found = false;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return false;
+	snprintf(tail, sizeof(tail), "_%s", uid);
+	while (!found && (e = readdir(d))) {
+		const char *n = e->d_name, *a = strchr(n, '_');
+		size_t len = strlen(n);
+
+		if (!a || !ends_with(n, len, tail) || a >= n + len - strlen(tail))
+			continue;
+		found = name_part(n, (size_t)(a - n), out->ns, sizeof(out->ns)) &&
+			name_part(a + 1, (size_t)(n + len - strlen(tail) - a - 1), out->pod, sizeof(out->pod));
+	}
+	closedir(d);
+	return found;
+}
+
+bool xp_k8s_names(const char *logs, const struct xp_cgroup_info *ci, struct xp_k8s_names *out)
+{
+	char dir[1024];
+
+	memset(out, 0, sizeof(*out));
+	if (!logs)
+		return false;
+	snprintf(dir, sizeof(dir), "%s/containers", logs);
+	if (ci->container_id[0] && by_container(dir, ci->container_id, out))
+		return true;
+	memset(out, 0, sizeof(*out));
+	snprintf(dir, sizeof(dir), "%s/pods", logs);
+	return ci->pod_uid[0] && by_pod(dir, ci->pod_uid, out);
+}
+
+void xp_cgroup_labels(const char *path, const char *logs, char *buf, size_t len)
 {
 	struct xp_cgroup_info ci;
+	struct xp_k8s_names k;
 
 	xp_cgroup_parse(path, &ci);
 	xp_labels_add(buf, len, "cgroup", path);
@@ -128,6 +207,13 @@ void xp_cgroup_labels(const char *path, char *buf, size_t len)
 		xp_labels_add(buf, len, "pod_uid", ci.pod_uid);
 	if (ci.unit[0])
 		xp_labels_add(buf, len, "systemd_unit", ci.unit);
+	/* a path that names a container or a pod: its names, where the kubelet logs them */
+	if ((ci.container_id[0] || ci.pod_uid[0]) && xp_k8s_names(logs, &ci, &k)) {
+		xp_labels_add(buf, len, "namespace", k.ns);
+		xp_labels_add(buf, len, "pod", k.pod);
+		if (k.container[0])
+			xp_labels_add(buf, len, "container", k.container);
+	}
 }
 
 /* ---- the id cache ---- */

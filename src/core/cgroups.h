@@ -6,6 +6,7 @@
 #ifndef XP_CORE_CGROUPS_H
 #define XP_CORE_CGROUPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,11 +21,27 @@ struct xp_cgroup_info {
 void xp_cgroup_parse(const char *path, struct xp_cgroup_info *out);
 
 /*
+ * Kubernetes names of a cgroup's container or pod, from the files the
+ * kubelet keeps for a node's log collectors under `logs` (/var/log): a link
+ * containers/<pod>_<namespace>_<container>-<container id>.log for each
+ * container, a directory pods/<namespace>_<pod>_<pod UID> for each pod.
+ * Fills what it finds (by the container id, else by the pod UID) and
+ * returns whether it found the pod.
+ */
+struct xp_k8s_names {
+	char ns[64];		/* a DNS label: at most 63 */
+	char pod[254];		/* a DNS subdomain: at most 253 */
+	char container[64];	/* "" where only the pod is known */
+};
+bool xp_k8s_names(const char *logs, const struct xp_cgroup_info *ci, struct xp_k8s_names *out);
+
+/*
  * The labels of a cgroup path, appended to buf (sinks/metrics.h's
  * xp_labels_add): cgroup, and container_id, pod_uid, systemd_unit where
- * the path names them.
+ * the path names them; namespace, pod and container where the kubelet's
+ * logs under `logs` name them (NULL: not looked for).
  */
-void xp_cgroup_labels(const char *path, char *buf, size_t len);
+void xp_cgroup_labels(const char *path, const char *logs, char *buf, size_t len);
 
 /*
  * Ids to paths, cached: an id not yet known walks the cgroup2 tree (a

@@ -18,7 +18,7 @@ else
 	skip "serve bad input: $XP is not built"
 fi
 
-cases="counts per-process openmetrics promtool http max-series prometheus sigterm"
+cases="counts per-process openmetrics promtool http max-series prometheus sigterm kubernetes"
 why=$(bpf_unavailable)
 [ -x "$DRV" ] || why=${why:-"$DRV is not built"}
 command -v curl > /dev/null || why=${why:-"curl is missing (scripts/deps.sh installs it)"}
@@ -35,7 +35,8 @@ if [ -n "$why" ]; then
 	for t in $cases; do skip "serve $t: $why"; done
 	exit 0
 fi
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rmdir "$A" "$B" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm_k8s; rmdir "$A" "$B" 2>/dev/null; rm -rf "$WORK"' EXIT
+rm_k8s() { [ -z "${K:-}" ] || rmdir "$K" "${K%/*}" "${K%/*/*}" "${K%/*/*/*}" 2>/dev/null; }
 CG_A=/${A#"$cg2"/} CG_B=/${B#"$cg2"/}
 
 addr_of() { # NAME: the address serve printed
@@ -144,4 +145,41 @@ if start_tracer fold serve --listen 127.0.0.1:0 --device /dev/null --max-series 
 	stop_tracer TERM > /dev/null
 else
 	fail "serve max-series: did not start"
+fi
+
+# 5. on a Kubernetes node: the namespace, pod and container names of the
+# kubelet's logs (containers/<pod>_<namespace>_<container>-<id>.log,
+# pods/<namespace>_<pod>_<uid>), here on a tmpfs over /var/log in serve's own
+# mount namespace, for ioctls from a cgroup laid out as the kubelet's cgroupfs
+# driver lays out a container's
+UID_=4f2c1b7e-9a3d-4e5f-8a1b-2c3d4e5f6a7b CID=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+K=$A/kubepods/burstable/pod$UID_/$CID
+if ! command -v unshare > /dev/null; then
+	skip "serve kubernetes: unshare is missing (util-linux)"
+elif ! mkdir -p "$K" 2> /dev/null; then
+	skip "serve kubernetes: cannot make the cgroups under $A"
+else
+	unshare -m sh -c 'mount -t tmpfs xpt /var/log && mkdir -p /var/log/containers "/var/log/pods/ml-jobs_trainer-7d9f_$0" &&
+		: > "/var/log/containers/trainer-7d9f_ml-jobs_worker-$1.log" && shift && exec "$@"' "$UID_" "$CID" \
+		"$XP" serve --listen 127.0.0.1:0 --device /dev/null > "$WORK/k8s.out" 2> "$WORK/k8s.err" &
+	TRACER=$!
+	for _ in $(seq 1 200); do grep -q '^Tracing' "$WORK/k8s.err" 2> /dev/null && break; kill -0 $TRACER 2> /dev/null || break; sleep 0.05; done
+	if grep -q '^Tracing' "$WORK/k8s.err"; then
+		in_cgroup "$K" "$DRV" 1 > "$WORK/k8s.pids" || fail "serve: ioctl_driver failed"
+		sleep 0.7	# serve's 0.5 s tick
+		curl -s -o "$WORK/k8s.txt" "http://$(addr_of k8s)/metrics"
+		want='namespace="ml-jobs",pod="trainer-7d9f",container="worker"'
+		n=$(grep "^xputrace_ioctls_total{cgroup=\"${K#"$cg2"}\",container_id=\"$CID\",pod_uid=\"$UID_\",$want," "$WORK/k8s.txt" |
+			awk '{ s += $NF } END { print s + 0 }')
+		if [ "$n" = 207 ]; then
+			pass "serve labels a container's series with the namespace, pod and container the kubelet's logs name (207 ioctls)"
+		else
+			fail "serve kubernetes: ioctls with $want: $n, want 207: $(grep -m2 '^xputrace_ioctls_total' "$WORK/k8s.txt")"
+		fi
+		stop_tracer TERM > /dev/null
+	else
+		fail "serve kubernetes: did not start: $(head -c 300 "$WORK/k8s.err")"
+		kill $TRACER 2> /dev/null; wait $TRACER 2> /dev/null
+	fi
+	rm_k8s
 fi

@@ -56,12 +56,74 @@ static void test_labels(void)
 {
 	char buf[512] = "";
 
-	xp_cgroup_labels("/kubepods/burstable/pod" UID "/" ID, buf, sizeof(buf));
+	xp_cgroup_labels("/kubepods/burstable/pod" UID "/" ID, NULL, buf, sizeof(buf));
 	CHECK_STR(buf, "cgroup=\"/kubepods/burstable/pod" UID "/" ID "\",container_id=\"" ID
 		       "\",pod_uid=\"" UID "\"");
 	buf[0] = '\0';
-	xp_cgroup_labels("/system.slice/a\"b.service", buf, sizeof(buf));
+	xp_cgroup_labels("/system.slice/a\"b.service", NULL, buf, sizeof(buf));
 	CHECK_STR(buf, "cgroup=\"/system.slice/a\\\"b.service\",systemd_unit=\"a\\\"b.service\"");
+}
+
+/* A file (or link) made empty at root/rel */
+static void touch(const char *root, const char *rel)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	if ((f = fopen(p, "w")))
+		fclose(f);
+	else
+		mkdir(p, 0755);	/* a name ending in / is a directory */
+}
+
+/* Names from the kubelet's log layout: by container id, else by pod UID; look-alikes not taken. */
+static void test_k8s_names(void)
+{
+	char root[] = "/tmp/xp-k8s-XXXXXX", buf[1024] = "", p[600];
+	struct xp_cgroup_info ci;
+	struct xp_k8s_names k;
+
+	CHECK(mkdtemp(root) != NULL);
+	touch(root, "containers/");
+	touch(root, "pods/");
+	/* another container of the same pod, one whose id only ends the same, a name with '_' too many */
+	touch(root, "containers/trainer-7d9f_ml-jobs_sidecar-" "1123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.log");
+	touch(root, "containers/trainer-7d9f_ml-jobs_worker-" ID ".log");
+	touch(root, "containers/x_y_z_w-" ID "0.log");
+	touch(root, "pods/ml-jobs_trainer-7d9f_" UID "/");
+	touch(root, "pods/other_pod-1_" "00000000-0000-0000-0000-000000000000/");
+
+	xp_cgroup_parse("/kubepods/burstable/pod" UID "/" ID, &ci);
+	CHECK(xp_k8s_names(root, &ci, &k));
+	CHECK_STR(k.ns, "ml-jobs");
+	CHECK_STR(k.pod, "trainer-7d9f");
+	CHECK_STR(k.container, "worker");
+	/* the pod's own cgroup: its names without a container */
+	xp_cgroup_parse("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_ ".slice", &ci);
+	CHECK(xp_k8s_names(root, &ci, &k));
+	CHECK_STR(k.ns, "ml-jobs");
+	CHECK_STR(k.pod, "trainer-7d9f");
+	CHECK_STR(k.container, "");
+	/* a container the kubelet has not logged (yet): its pod's names */
+	xp_cgroup_parse("/kubepods/burstable/pod" UID "/fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210", &ci);
+	CHECK(xp_k8s_names(root, &ci, &k));
+	CHECK_STR(k.pod, "trainer-7d9f");
+	CHECK_STR(k.container, "");
+	/* a container of no pod known, no logs at all */
+	xp_cgroup_parse("/system.slice/docker-" ID ".scope", &ci);
+	snprintf(p, sizeof(p), "%s/containers/trainer-7d9f_ml-jobs_worker-" ID ".log", root);
+	unlink(p);
+	CHECK(!xp_k8s_names(root, &ci, &k));
+	CHECK(!xp_k8s_names("/nonexistent", &ci, &k));
+	CHECK(!xp_k8s_names(NULL, &ci, &k));
+	/* the labels, with the names */
+	touch(root, "containers/trainer-7d9f_ml-jobs_worker-" ID ".log");
+	xp_cgroup_labels("/kubepods/burstable/pod" UID "/" ID, root, buf, sizeof(buf));
+	CHECK_STR(buf, "cgroup=\"/kubepods/burstable/pod" UID "/" ID "\",container_id=\"" ID
+		       "\",pod_uid=\"" UID "\",namespace=\"ml-jobs\",pod=\"trainer-7d9f\",container=\"worker\"");
+	snprintf(p, sizeof(p), "rm -rf '%s'", root);
+	CHECK(system(p) == 0);
 }
 
 /* The cache on a plain directory tree: inode numbers as ids, one walk for many lookups. */
@@ -100,6 +162,7 @@ static void test_cache(void)
 
 int main(void)
 {
+	RUN(test_k8s_names);
 	RUN(test_runtimes);
 	RUN(test_kubernetes);
 	RUN(test_labels);
