@@ -99,7 +99,8 @@ njobs=${XPUTRACE_LAB_JOBS:-$(nproc)}
 # it counts as hung.
 timeout=$((180 + 120 * (njobs - 1)))
 # A scenario with a "# lab-alone" line (a display client held to its frame
-# rate, compared frame by frame) runs with no other guest beside it.
+# rate, compared frame by frame) runs with no other guest beside it, after
+# the others.
 QUEUE="$CACHE/results/queue"
 for j in "${jobs_list[@]}"; do
 	set -- $j
@@ -176,10 +177,13 @@ worker() {
 		flock "$QUEUE.lock" sh -c 'cat "$1"; grep -E "^(PASS|FAIL|SKIP|lab: )" "$1" >>"$2"' sh "$JOBOUT" "$SUMMARY"
 	done
 }
-worker 0 alone
+# the display scenarios that take no guest beside them run last: by then
+# `make test`'s unit and e2e layers, which run beside the lab, are done too
+# (beside them a loaded host could not hold a display client at 60 Hz)
 wpids=()
 for w in $(seq 1 "$njobs"); do worker "$w" par & wpids+=($!); done
 wait "${wpids[@]}"
+worker 0 alone
 # this run's times replace those of the same runs before
 { cat "$TIMES" 2>/dev/null || :; cat "$CACHE/results/times.new"; } | awk '/^#/ { next } { t[$2] = $1 } END { for (n in t) print t[n], n }' >"$TIMES.tmp" &&
 	mv "$TIMES.tmp" "$TIMES"

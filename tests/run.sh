@@ -6,9 +6,9 @@
 #   lab   lab/test.sh                 real Debian kernels under QEMU
 # Set XP_LAYERS="unit e2e" to run a subset.
 # The lab's guests run beside the unit and e2e layers (its results are counted
-# after them): its first runs, the display scenarios that take no other guest
-# beside them, leave a host core free for about as long as the host's layers
-# take, so the suite takes about as long as the lab alone.
+# after them), which take a third of the lab's time: the suite takes about as
+# long as the lab alone. The lab's display scenarios, which a loaded host
+# cannot hold at their frame rate, run at its end, after these layers.
 set -u
 cd "$(dirname "$0")/.."
 layers=${XP_LAYERS:-unit e2e lab}
