@@ -542,6 +542,14 @@ static void test_metrics(void)
 	mjob(nm, 4000000, "submit", gone, 6, 0, 1);
 	mjob(nm, 9000000, "done", 0, 6, 0, 1);
 	mjob(nm, 9500000, "done", 0, 6, 0, 77);
+	/* a job whose record carries its cgroup (the kernel side read it): that cgroup, not /proc's */
+	{
+		struct xp_npu_rec r = rec(XP_NPU_JOB, 10000000, "submit");
+
+		r.h.pid = r.h.tid = me;
+		r.a = 8, r.b = 2, r.c = 1, r.cgroup = 77;
+		CHECK(xp_npu_metrics_feed(nm, &r.h) == 0);
+	}
 	/* other records pass, short ones are undecodable */
 	CHECK(xp_npu_metrics_feed(nm, &call.h) == 0);
 	call.h.size = 8;
@@ -565,6 +573,9 @@ static void test_metrics(void)
 	snprintf(want, sizeof(want), "pid=\"%u\",comm=\"app\",driver=\"intel_vpu\",engine=\"0\"} 0.005\n", gone);
 	CHECK(strstr(out, want) != NULL);
 	CHECK(count_of(out, "xputrace_npu_job_seconds_count{") == 2);
+	snprintf(want, sizeof(want), "xputrace_npu_jobs_total{cgroup=\"/cg77\",pid=\"%u\",comm=\"app\","
+		 "driver=\"intel_vpu\",engine=\"2\"} 1\n", me);
+	CHECK(strstr(out, want) != NULL);
 	if (unit_failed_checks != before)
 		fputs(out, stderr);	/* what was served, to compare */
 	free(out);

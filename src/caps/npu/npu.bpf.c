@@ -213,6 +213,8 @@ int npu_job(void *ctx)
 	r->a = read_u32(ctx, job_ctx_off);
 	r->b = read_u32(ctx, job_engine_off);
 	r->c = read_u32(ctx, job_id_off);
+	/* a submit fires in the submitting task: serve's metrics count it by this cgroup */
+	r->cgroup = bpf_get_current_cgroup_id();
 	xp_submit(r);
 	return 0;
 }

@@ -45,7 +45,11 @@ struct xp_npu_rec {
 	char name[XP_NPU_NAME];	/* CALL/RET: the function; JOB/JSM/PM: the event string */
 	char type[XP_NPU_STR];	/* JSM: the message type; XDNA: the hw context; SQUEUE: the scheduler */
 	/* since amdxdna: older files' records end before these (XP_NPU_REC_V1_SIZE) */
-	__u64 fctx, fseq;	/* XDNA, SQUEUE, SDONE: the job's finished fence (context, seqno) */
+	union {
+		__u64 fctx;	/* XDNA, SQUEUE, SDONE: the job's finished fence context */
+		__u64 cgroup;	/* JOB: the cgroup id of the task it fired in (0: not recorded) */
+	};
+	__u64 fseq;		/* XDNA, SQUEUE, SDONE: the finished fence's seqno */
 	__u64 seq;		/* XDNA: the driver's job sequence number in its hw context */
 };
 

@@ -81,8 +81,8 @@ int xp_npu_metrics_feed(struct xp_npu_metrics *s, const struct xp_rec_hdr *h)
 	snprintf(name, sizeof(name), "%.*s", (int)sizeof(r->name), r->name);
 	ev = xp_npu_job_event(name);
 	if (ev == XP_NPU_JOB_SUBMIT) {
-		/* submitted in the task's ioctl: its cgroup */
-		uint64_t cg = xp_metrics_pid_cgroup(&s->in, h->pid, 0);
+		/* submitted in the task's ioctl: its cgroup, as the kernel side read it */
+		uint64_t cg = xp_metrics_pid_cgroup(&s->in, h->pid, h->size >= sizeof(*r) ? r->cgroup : 0);
 		struct label_ctx c = { s, cg, h->pid, r->b, r->comm };
 		struct xp_metric_key k = { { cg, s->in.per_process ? h->pid : 0, r->b, 0 } };
 
