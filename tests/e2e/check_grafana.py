@@ -147,7 +147,7 @@ def shape(d):
 
 def declared(paths):
     """{series name: family} of the families the C files declare, with the suffix rules."""
-    fam = re.compile(r'xp_metrics_(family|histogram)\(\s*\w+\s*,\s*"(\w+)"(.*?)\);', re.S)
+    fam = re.compile(r'xp_metrics_(family|histogram)\(\s*[^,"]+,\s*"(\w+)"(.*?)\);', re.S)
     out = {}
     for path in paths:
         with open(path) as f:
@@ -288,7 +288,7 @@ def main(argv):
         bad, used, from_src = names(d, live, srcs)
         if live:
             what = "a running serve's scrape" + (" (%s only in the source: %s)" % (
-                "sched's, vblank's and fence's families are declared only where their events exist;",
+                "the families of capabilities whose events this kernel lacks are not served here;",
                 ", ".join(sorted(from_src))) if from_src else "")
         else:
             what = "the families declared in %d C files" % len(srcs)

@@ -11,7 +11,8 @@ DASH=${DASH:-docs/grafana/xputrace.json}
 CHECK="python3 tests/e2e/check_grafana.py"
 # the C files that declare metric families (serve's own, each capability's)
 mapfile -t SRCS < <(grep -rlE 'xp_metrics_(family|histogram)\(' src --include='*.c' | sort)
-EVENT_SRCS="src/caps/sched/sched_metrics.c src/caps/vblank/vblank_metrics.c src/caps/fence/fence_metrics.c"
+EVENT_SRCS="src/caps/sched/sched_metrics.c src/caps/vblank/vblank_metrics.c src/caps/fence/fence_metrics.c
+	src/caps/mem/mem_metrics.c src/caps/npu/npu_metrics.c src/caps/nvidia/nvidia_metrics.c"
 
 if [ ! -f "$DASH" ]; then
 	fail "grafana: $DASH is not there"
@@ -51,7 +52,7 @@ for _ in range(5):
 		sleep 0.1
 	done
 	stop_tracer TERM > /dev/null
-	# sched's, vblank's and fence's families are declared only where the
+	# the families of sched, vblank, fence, mem, npu and nvidia are declared only where the
 	# kernel has their events: for those a scrape here may lack, their
 	# source is the witness
 	$CHECK names "$DASH" --live "$WORK/scrape.txt" --src $EVENT_SRCS
@@ -113,7 +114,7 @@ if [ -s "$WORK/scrape.txt" ]; then
 	must_fail "a misspelled name, against the scrape" "xputrace_ioctls_total{" "xputrace_ioctl_total{" names_live
 	must_fail "a misspelled sched name, against the scrape" "xputrace_gpu_jobs_total{" "xputrace_gpu_job_total{" names_live
 fi
-must_fail "a misspelled label matcher" 'container_id=~\"$container\"' 'container=~\"$container\"' labels_of
+must_fail "a misspelled label matcher" 'container_id=~\"$container\"' 'containr_id=~\"$container\"' labels_of
 must_fail "a misspelled label grouped by" 'sum by (name, cgroup)' 'sum by (name, cgroups)' labels_of
 must_fail "a misspelled label in a legend" '{{errno}}' '{{erno}}' labels_of
 must_fail "no datasource variable" '"type": "datasource"' '"type": "custom"' shape_of
