@@ -116,10 +116,10 @@ void xp_cgroup_parse(const char *path, struct xp_cgroup_info *out)
 	}
 }
 
-/* s[0..n) copied into out (of outlen) if it fits and has no '/'; false otherwise. */
+/* s[0..n) copied into out (of outlen) if it fits and is a DNS name's (no '/', no '_'); else false. */
 static bool name_part(const char *s, size_t n, char *out, size_t outlen)
 {
-	if (!n || n >= outlen || memchr(s, '/', n))
+	if (!n || n >= outlen || memchr(s, '/', n) || memchr(s, '_', n))
 		return false;
 	memcpy(out, s, n);
 	out[n] = '\0';
@@ -127,53 +127,42 @@ static bool name_part(const char *s, size_t n, char *out, size_t outlen)
 }
 
 /*
- * containers/<pod>_<namespace>_<container>-<id>.log: none of the three
- * names may hold '_' (DNS names), so the first two '_' split them.
+ * containers/<pod>_<namespace>_<container>: none of the three names may
+ * hold '_' (DNS names), so the first two '_' split them.
  */
-static bool by_container(const char *dir, const char *id, struct xp_k8s_names *out)
+static bool container_names(const char *n, size_t len, struct xp_k8s_names *out)
 {
-	char tail[80];
-	struct dirent *e;
-	bool found = false;
-	DIR *d = opendir(dir);
+	const char *a = memchr(n, '_', len), *b = a ? memchr(a + 1, '_', len - (size_t)(a + 1 - n)) : NULL;
 
-	if (!d)
-		return false;
-	snprintf(tail, sizeof(tail), "-%s.log", id);
-	while (!found && (e = readdir(d))) {
-		const char *n = e->d_name, *a = strchr(n, '_'), *b = a ? strchr(a + 1, '_') : NULL;
-		size_t len = strlen(n);
-
-		if (!b || !ends_with(n, len, tail))
-			continue;
-		found = name_part(n, (size_t)(a - n), out->pod, sizeof(out->pod)) &&
-			name_part(a + 1, (size_t)(b - a - 1), out->ns, sizeof(out->ns)) &&
-			name_part(b + 1, (size_t)(n + len - strlen(tail) - b - 1), out->container,
-				  sizeof(out->container));
-	}
-	closedir(d);
-	return found;
+	return b && name_part(n, (size_t)(a - n), out->pod, sizeof(out->pod)) &&
+	       name_part(a + 1, (size_t)(b - a - 1), out->ns, sizeof(out->ns)) &&
+	       name_part(b + 1, (size_t)(n + len - b - 1), out->container, sizeof(out->container));
 }
 
-/* pods/<namespace>_<pod>_<uid> */
-static bool by_pod(const char *dir, const char *uid, struct xp_k8s_names *out)
+/* pods/<namespace>_<pod> */
+static bool pod_names(const char *n, size_t len, struct xp_k8s_names *out)
 {
-	char tail[40];
+	const char *a = memchr(n, '_', len);
+
+	return a && name_part(n, (size_t)(a - n), out->ns, sizeof(out->ns)) &&
+	       name_part(a + 1, (size_t)(n + len - a - 1), out->pod, sizeof(out->pod));
+}
+
+/* The first entry of dir whose name ends in tail and whose stem before it `names` reads. */
+static bool by_tail(const char *dir, const char *tail, bool (*names)(const char *, size_t, struct xp_k8s_names *),
+		    struct xp_k8s_names *out)
+{
+	size_t k = strlen(tail);
 	struct dirent *e;
 	bool found = false;
 	DIR *d = opendir(dir);
 
 	if (!d)
 		return false;
-	snprintf(tail, sizeof(tail), "_%s", uid);
 	while (!found && (e = readdir(d))) {
-		const char *n = e->d_name, *a = strchr(n, '_');
-		size_t len = strlen(n);
+		size_t len = strlen(e->d_name);
 
-		if (!a || !ends_with(n, len, tail) || a >= n + len - strlen(tail))
-			continue;
-		found = name_part(n, (size_t)(a - n), out->ns, sizeof(out->ns)) &&
-			name_part(a + 1, (size_t)(n + len - strlen(tail) - a - 1), out->pod, sizeof(out->pod));
+		found = ends_with(e->d_name, len, tail) && names(e->d_name, len - k, out);
 	}
 	closedir(d);
 	return found;
@@ -181,17 +170,19 @@ static bool by_pod(const char *dir, const char *uid, struct xp_k8s_names *out)
 
 bool xp_k8s_names(const char *logs, const struct xp_cgroup_info *ci, struct xp_k8s_names *out)
 {
-	char dir[1024];
+	char dir[1024], tail[80];
 
 	memset(out, 0, sizeof(*out));
 	if (!logs)
 		return false;
 	snprintf(dir, sizeof(dir), "%s/containers", logs);
-	if (ci->container_id[0] && by_container(dir, ci->container_id, out))
+	snprintf(tail, sizeof(tail), "-%s.log", ci->container_id);
+	if (ci->container_id[0] && by_tail(dir, tail, container_names, out))
 		return true;
 	memset(out, 0, sizeof(*out));
 	snprintf(dir, sizeof(dir), "%s/pods", logs);
-	return ci->pod_uid[0] && by_pod(dir, ci->pod_uid, out);
+	snprintf(tail, sizeof(tail), "_%s", ci->pod_uid);
+	return ci->pod_uid[0] && by_tail(dir, tail, pod_names, out);
 }
 
 void xp_cgroup_labels(const char *path, const char *logs, char *buf, size_t len)

@@ -91,6 +91,7 @@ static void test_k8s_names(void)
 	touch(root, "containers/trainer-7d9f_ml-jobs_sidecar-" "1123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.log");
 	touch(root, "containers/trainer-7d9f_ml-jobs_worker-" ID ".log");
 	touch(root, "containers/x_y_z_w-" ID "0.log");
+	touch(root, "containers/a_b_c_d-" ID ".log");	/* a '_' in a name: not the kubelet's */
 	touch(root, "pods/ml-jobs_trainer-7d9f_" UID "/");
 	touch(root, "pods/other_pod-1_" "00000000-0000-0000-0000-000000000000/");
 
