@@ -128,9 +128,8 @@ within_module() {
 # medians (median_vs_module), labelled with the hook. The hooks' own cost is
 # measured first, in the same run: the same calls with the double's delays
 # left out (its parameter nodelay), where the tracer's median beyond the
-# module's is what its hooks add. Under emulation that cost is some 40 us a
-# call on an idle host and 0.4 to 1.2 ms with a busy loop on every host core
-# (runs of the suite under load), more than any fixed share of a 2 ms delay.
+# module's is what its hooks add: 3-50 us a call under emulation, idle or
+# with a busy loop on every host core (the suite's runs under load).
 nv_timing() {
 	local hk=$1 j=$2 f p imp lb x m what
 	nv_calls "$hk" $j.base 1 || return
