@@ -96,7 +96,7 @@ print("\nWhere an ioctl's bytes go (the protobuf's layout, not measured): two pa
       " timestamp delta (1-3 B each) and on the begin the category and name iids (2 B each); the track"
       " is the sequence's default. Under 20 B would take one packet an ioctl, which Perfetto's"
       " TrackEvent has no way to say with a nanosecond duration; `--compress` deflates each 1 MiB"
-      " batch of packets (zlib, level 1) into a compressed_packets packet, which trace_processor"
+      " batch of packets (a zlib stream by libdeflate, level 1) into a compressed_packets packet, which trace_processor"
       " inflates as it reads.")
 zc, zb = rows[2][2], rows[2][3]
 for what, cpu, size in [("proto", pc, pb), ("proto --compress", zc, zb)]:
