@@ -224,6 +224,7 @@ static void add_job(struct xp_npu_state *s, const struct xp_npu_rec *r)
 	uint32_t k[3] = { r->a, r->b, r->c };
 	struct xp_npu_jobq *q = NULL;
 	struct xp_npu_pend *p;
+	int ev;
 
 	for (int i = 0; i < s->njobq && !q; i++)
 		if (s->jobq[i].ctx == r->a && s->jobq[i].engine == r->b)
@@ -238,10 +239,11 @@ static void add_job(struct xp_npu_state *s, const struct xp_npu_rec *r)
 		s->overflow++;
 		return;
 	}
-	if (xp_npu_job_event(r->name) == XP_NPU_JOB_SUBMIT) {
+	ev = xp_npu_job_event(r->name);
+	if (ev == XP_NPU_JOB_SUBMIT) {
 		q->submitted++;
 		pend_new(s->jobs_open, k, r->h.ts_ns);
-	} else if (xp_npu_job_event(r->name) == XP_NPU_JOB_DONE) {
+	} else if (ev == XP_NPU_JOB_DONE) {
 		q->done++;
 		if ((p = pend_find(s->jobs_open, k))) {
 			if (r->h.ts_ns >= p->ts)
