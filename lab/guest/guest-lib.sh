@@ -79,6 +79,8 @@ card_of() {
 # what a test module counted, from its "NAME calls ns" lines: cnt FILE NAME, ns FILE NAME
 cnt() { awk -v f=$2 '$1 == f { print $2 }' $1; }
 ns() { awk -v f=$2 '$1 == f { print $3 }' $1; }
+# median: the median of the numbers on stdin, one a line (nothing for none)
+median() { sort -n | awk 'NF { v[++k] = $1 } END { if (k) print v[int((k + 1) / 2)] }'; }
 # median_vs_module NAME XP_P50 XP_N IMPOSED_NS MODULE_VALUES...: the tracer's
 # median of at least 9 calls (its summary's p50) within tolerance of the
 # median of the same calls by the test module's own clock, and that median at
@@ -86,9 +88,7 @@ ns() { awk -v f=$2 '$1 == f { print $3 }' $1; }
 # calls a host stall lengthened, however long the stall. The tolerance: 10 %
 # for the probes' own cost under emulation, plus 1/16 because the summary's
 # p50 is interpolated in log-linear buckets 1/8 of an octave wide. With
-# XP_COST=NS, the hooks' own cost measured in the same run (what they add to
-# the same calls without the delay) is taken off the tracer's median first.
-# With XP_OUTER="VALUES", the same calls timed by their caller: the module's
+# XP_OUTER="VALUES", the same calls timed by their caller: the module's
 # clock inside the function misses what runs after its last read and before
 # the return (on a loaded host, the interrupts a stalled vCPU handles when it
 # runs again), so the tracer's entry -> return may be up to that median.
@@ -96,14 +96,13 @@ median_vs_module() {
 	local name=$1 x=$2 xn=$3 imp=$4 m n o
 	shift 4
 	n=$#
-	m=$(printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
-	o=$(printf '%s\n' ${XP_OUTER:-} | sort -n | awk 'NF { v[++k] = $1 } END { print k ? v[int((k + 1) / 2)] : 0 }')
+	m=$(printf '%s\n' "$@" | median)
+	o=$(printf '%s\n' ${XP_OUTER:-} | median)
 	if [ "${xn:-0}" -lt 9 ] || [ "$n" -lt 9 ]; then bad "$name: too few calls for a median (tracer ${xn:-0}, module $n)"; return; fi
-	awk -v x=$x -v m=$m -v o=$o -v imp=$imp -v xn=$xn -v n=$n -v c=${XP_COST:-0} 'BEGIN {
-		tol = 0.10 + 0.0625; hi = o > m ? o : m; y = x - c
-		d = y < m ? (m - y) / m : y > hi ? (y - hi) / hi : 0
-		if (c) printf "%.0f less the hooks %.0f, ", x, c
-		printf "%.0f %.0f %.3f (tolerance %.3f, medians of %d and %d calls", y, m, d, tol, xn, n
+	awk -v x=$x -v m=$m -v o=${o:-0} -v imp=$imp -v xn=$xn -v n=$n 'BEGIN {
+		tol = 0.10 + 0.0625; hi = o > m ? o : m
+		d = x < m ? (m - x) / m : x > hi ? (x - hi) / hi : 0
+		printf "%.0f %.0f %.3f (tolerance %.3f, medians of %d and %d calls", x, m, d, tol, xn, n
 		if (o) printf "; by the caller %.0f", o
 		printf ")\n"
 		exit !(d <= tol && m >= 0.95 * imp) }' >$S/w.txt
@@ -133,23 +132,17 @@ within_module() {
 # nv_timing HOOK JSON (nvidia_double loaded; HOOK "" for the one xputrace
 # picks): the delays the double imposes, 11 calls of each, timed by
 # `xputrace nvidia` and by the module per call (debugfs each), compared on
-# medians (median_vs_module), labelled with the hook. The hooks' own cost is
-# measured first, in the same run: the same calls with the double's delays
-# left out (its parameter nodelay), where the tracer's median beyond the
-# module's is what its hooks add: 3-50 us a call under emulation, idle or
-# with a busy loop on every host core (the suite's runs under load).
+# medians (median_vs_module), labelled with the hook, and the double's
+# callers' clocks (its debugfs outer) as the upper end. (The hooks' own cost,
+# measured once by timing the same calls without the delays, was 3-50 us a
+# call under emulation, idle or with a busy loop on every host core.)
 nv_timing() {
-	local hk=$1 j=$2 f p imp lb x m what
-	nv_calls "$hk" $j.base 1 || return
-	nv_calls "$hk" $j 0 || return
+	local hk=$1 j=$2 f p imp lb what
+	nv_calls "$hk" $j || return
 	lb="$(jget $j hook)"
 	while read -r f p imp; do
-		x=$(jget $j.base $p.p50)
-		m=$(nv_each $f $j.base | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
-		say "$lb: $f without the delay: tracer median ${x:-none}, module median ${m:-none} of $(jget $j.base $p.count) calls"
-		x=$(awk -v x=${x:-0} -v m=${m:-0} 'BEGIN { c = x - m; print (c > 0 ? int(c) : 0) }')
 		case $f in nvidia_isr_msix) what="its nvidia_isr's 2 ms" ;; *) what="$((imp / 1000000)) ms imposed" ;; esac
-		XP_COST=$x XP_OUTER="$(nv_each $f $j outer)" \
+		XP_OUTER="$(nv_each $f $j outer)" \
 			median_vs_module "$lb: $f ($what)" "$(jget $j $p.p50)" "$(jget $j $p.count)" $imp $(nv_each $f $j)
 	done <<-EOF
 	NV_ESC_RM_CONTROL ioctls[name=NV_ESC_RM_CONTROL].latency_ns 2000000
@@ -160,15 +153,14 @@ nv_timing() {
 	nvidia_resume resume_ns 3000000
 	EOF
 }
-# nv_calls HOOK JSON NODELAY: one tracer of HOOK (to JSON) over 11 calls of
-# each timed function, the double's delays left out if NODELAY is 1; the
-# double's call counts before and after them in JSON.before and .after, for nv_each
+# nv_calls HOOK JSON: one tracer of HOOK (to JSON) over 11 calls of each timed
+# function; the double's call counts before and after them in JSON.before and
+# .after, for nv_each
 nv_calls() {
-	local hk=$1 j=$2 E=/sys/kernel/debug/nvidia_double/each k rc rx
+	local hk=$1 j=$2 k rc rx
 	nv_counts >$j.before
-	echo $3 >/sys/module/nvidia/parameters/nodelay || { bad "the double's parameter nodelay cannot be set"; return 1; }
-	if [ -n "$hk" ]; then XPUTRACE_NVIDIA_HOOK=$hk start_xp $j nvidia --json
-	else start_xp $j nvidia --json; fi || { echo 0 >/sys/module/nvidia/parameters/nodelay; return 1; }
+	if [ -n "$hk" ]; then XPUTRACE_NVIDIA_HOOK=$hk start_xp $j nvidia --json || return
+	else start_xp $j nvidia --json || return; fi
 	nvclient alloc=0 control=11 pages=0 >/dev/null; rc=$?
 	nv_bh_done
 	# one interrupt at a time: in a burst the next interrupt's 2 ms handler
@@ -179,9 +171,8 @@ nv_calls() {
 	for k in 1 2 3 4 5 6 7 8 9 10 11; do echo suspend >/sys/kernel/debug/nvidia_double/trigger; done
 	sleep 0.3
 	stop_xp; rx=$?
-	echo 0 >/sys/module/nvidia/parameters/nodelay
 	nv_counts >$j.after
-	expect_eq "$(jget $j hook): timing$([ $3 = 1 ] && echo " without the delays"): client and tracer status" "0 0" "$rc $rx"
+	expect_eq "$(jget $j hook): timing: client and tracer status" "0 0" "$rc $rx"
 	say "$(jget $j hook): timing: drops $(jget $j drops.total)"
 }
 # the double's calls so far per function, by its clock ("NAME N") and by their callers' ("outer:NAME N")

@@ -31,9 +31,7 @@
  *   with what a tracer counted and timed;
  * - known delays (busy waits) for latency tests: NV_ESC_RM_CONTROL 2 ms,
  *   nvidia_isr 2 ms, nvidia_isr_kthread_bh 2 ms, nvidia_suspend 5 ms,
- *   nvidia_resume 3 ms; all left out while the parameter nodelay is 1
- *   (/sys/module/nvidia/parameters/nodelay), so that a test can time
- *   the same calls without them and learn what its tracer's hooks add.
+ *   nvidia_resume 3 ms.
  * The kernel paths (syscalls, VFS, page faults, hardirq, kthread, kprobes)
  * are real; everything behind them is a stand-in.
  */
@@ -89,15 +87,11 @@ static char xid_armed_msg[64];
  * order; NV_ESC_RM_CONTROL as index C_N).
  */
 #define EACH_MAX 1024
-static u64 each_ns[C_N + 1][EACH_MAX];
-static atomic64_t each_n[C_N + 1];
-static void each_add(int c, u64 ns)
-{
-	s64 i = atomic64_inc_return(&each_n[c]) - 1;
-
-	if (i < EACH_MAX)
-		WRITE_ONCE(each_ns[c][i], ns);
-}
+struct per_call {
+	u64 ns[C_N + 1][EACH_MAX];
+	atomic64_t n[C_N + 1];
+};
+static struct per_call each;
 /*
  * The same calls timed by their caller (debugfs outer, "name ns"): what the
  * function took from call to return, which takes in what ran after the
@@ -106,15 +100,16 @@ static void each_add(int c, u64 ns)
  * return lies between the two. Not for NV_ESC_RM_CONTROL (its caller is the
  * VFS).
  */
-static u64 outer_ns[C_N][EACH_MAX];
-static atomic64_t outer_n[C_N];
-static void outer_add(int c, u64 t0)
+static struct per_call outer;
+static void per_call_add(struct per_call *p, int c, u64 ns)
 {
-	s64 i = atomic64_inc_return(&outer_n[c]) - 1;
+	s64 i = atomic64_inc_return(&p->n[c]) - 1;
 
 	if (i < EACH_MAX)
-		WRITE_ONCE(outer_ns[c][i], ktime_get_ns() - t0);
+		WRITE_ONCE(p->ns[c][i], ns);
 }
+#define each_add(c, ns) per_call_add(&each, c, ns)
+#define outer_add(c, t0) per_call_add(&outer, c, ktime_get_ns() - (t0))
 static void spent(int c, u64 t0)
 {
 	u64 ns = ktime_get_ns() - t0;
@@ -128,11 +123,6 @@ static void spent(int c, u64 t0)
 #define DELAY_BH_US 2000
 #define DELAY_SUSPEND_US 5000
 #define DELAY_RESUME_US 3000
-static bool nodelay;
-module_param(nodelay, bool, 0644);
-MODULE_PARM_DESC(nodelay, "leave the delays out (the calls' own time, for a tracer's cost)");
-#define BUSY_US(us) do { if (!READ_ONCE(nodelay)) udelay(us); } while (0)
-#define BUSY_MS(ms) do { if (!READ_ONCE(nodelay)) mdelay(ms); } while (0)
 
 /* Stand-in for nv_linux_state_t: what the ISR and bottom half get. */
 typedef struct nv_linux_state_s {
@@ -176,7 +166,7 @@ noinline irqreturn_t nvidia_isr(int irq, void *arg)
 	irqreturn_t ret;
 
 	COUNT(C_ISR);
-	BUSY_US(DELAY_ISR_US);
+	udelay(DELAY_ISR_US);
 	ret = atomic_read(&nvl->pending) ? IRQ_WAKE_THREAD : IRQ_NONE;
 	SPENT(C_ISR, t0);
 	return ret;
@@ -206,7 +196,7 @@ noinline irqreturn_t nvidia_isr_kthread_bh(int irq, void *data)
 	u64 t0 = ktime_get_ns();
 
 	COUNT(C_ISR_BH);
-	BUSY_US(DELAY_BH_US);
+	udelay(DELAY_BH_US);
 	atomic_dec_if_positive(&nvl->pending);
 	SPENT(C_ISR_BH, t0);
 	return IRQ_HANDLED;
@@ -286,7 +276,7 @@ noinline int nvidia_ioctl(struct inode *inode, struct file *file, unsigned int c
 		return -ENOTTY;
 	switch (nr) {
 	case NV_ESC_RM_CONTROL:
-		BUSY_US(DELAY_RM_CONTROL_US);
+		udelay(DELAY_RM_CONTROL_US);
 		if (atomic_xchg(&xid_armed, 0))
 			trace_nvidia_dev_xid(NV_PCI_NAME, xid_armed_code, xid_armed_msg);
 		fallthrough;
@@ -385,7 +375,7 @@ noinline int nvidia_suspend(struct device *dev, nv_pm_action_t pm_action, bool i
 	u64 t0 = ktime_get_ns();
 
 	COUNT(C_SUSPEND);
-	BUSY_MS(DELAY_SUSPEND_US / 1000);
+	mdelay(DELAY_SUSPEND_US / 1000);
 	SPENT(C_SUSPEND, t0);
 	return 0;
 }
@@ -395,7 +385,7 @@ noinline int nvidia_resume(struct device *dev, nv_pm_action_t pm_action)
 	u64 t0 = ktime_get_ns();
 
 	COUNT(C_RESUME);
-	BUSY_MS(DELAY_RESUME_US / 1000);
+	mdelay(DELAY_RESUME_US / 1000);
 	SPENT(C_RESUME, t0);
 	return 0;
 }
@@ -470,34 +460,22 @@ static int counts_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(counts);
 
-static int each_show(struct seq_file *m, void *v)
+/* debugfs each and outer: a struct per_call's calls, "name ns" in order */
+static int per_call_show(struct seq_file *m, void *v)
 {
+	const struct per_call *p = m->private;
 	int i;
 	s64 k, n;
 
 	for (i = 0; i <= C_N; i++) {
-		n = min_t(s64, atomic64_read(&each_n[i]), EACH_MAX);
+		n = min_t(s64, atomic64_read(&p->n[i]), EACH_MAX);
 		for (k = 0; k < n; k++)
 			seq_printf(m, "%s %llu\n", i < C_N ? cname[i] : "NV_ESC_RM_CONTROL",
-				   READ_ONCE(each_ns[i][k]));
+				   READ_ONCE(p->ns[i][k]));
 	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(each);
-
-static int outer_show(struct seq_file *m, void *v)
-{
-	int i;
-	s64 k, n;
-
-	for (i = 0; i < C_N; i++) {
-		n = min_t(s64, atomic64_read(&outer_n[i]), EACH_MAX);
-		for (k = 0; k < n; k++)
-			seq_printf(m, "%s %llu\n", cname[i], READ_ONCE(outer_ns[i][k]));
-	}
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(outer);
+DEFINE_SHOW_ATTRIBUTE(per_call);
 
 static int __init nv_init(void)
 {
@@ -528,8 +506,8 @@ static int __init nv_init(void)
 	dbg = debugfs_create_dir("nvidia_double", NULL);
 	debugfs_create_file("trigger", 0200, dbg, NULL, &trigger_fops);
 	debugfs_create_file("counts", 0444, dbg, NULL, &counts_fops);
-	debugfs_create_file("each", 0444, dbg, NULL, &each_fops);
-	debugfs_create_file("outer", 0444, dbg, NULL, &outer_fops);
+	debugfs_create_file("each", 0444, dbg, &each, &per_call_fops);
+	debugfs_create_file("outer", 0444, dbg, &outer, &per_call_fops);
 	proc_nv = proc_mkdir("driver/nvidia", NULL);
 	if (proc_nv) {
 		struct proc_dir_entry *gpus = proc_mkdir("gpus", proc_nv);
