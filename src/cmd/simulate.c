@@ -231,7 +231,7 @@ static const struct xp_cap_opt sim_own[] = {
 	[O_PREDICT] = { "predict", 0, "HOW", "cost prediction: history (default), mean or last", false, NULL },
 	[O_DEADLINE] = { "deadline", 0, "TASK=MS", "count the task's jobs answered later (repeatable)", false, NULL },
 	[O_DEPTH] = { "depth", 0, "N", "jobs a ring holds at once under fifo and rr\n(default: the most the recording shows)", false, NULL },
-	[O_OVERHEAD] = { "overhead", 0, "US", "the scheduler's reaction to a completion\n(default: the recording's median)", false, NULL },
+	[O_OVERHEAD] = { "overhead", 0, "US", "the scheduler's reaction to a completion\n(default: the recording's, in order)", false, NULL },
 	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the schedules as a Perfetto trace to OUT\n('-': instead of the summary)", false, NULL },
 	[O_FORMAT] = { "format", 0, "FORMAT", "--perfetto's format: json (the default) or proto\n(Perfetto's own protobuf)", false, NULL },
 	[O_BY] = { "by", 0, "WHAT", "a task is a process (default) or a DRM client (6.17+)", false, NULL },
@@ -349,8 +349,9 @@ static void sim_help(const void *ctx)
 "        highest-priority waiter goes (predictable response times)\n"
 "  ht    a job goes at once if the ring is idle, or runs only its own task's\n"
 "        jobs and nothing of higher priority waits (high throughput)\n"
-"A job that waited starts --overhead after the ring frees (the completion\n"
-"interrupt and the scheduler's reaction). Reservations give a task C ms of\n"
+"A job that waited starts no sooner than the scheduler's reaction after the\n"
+"completion that made room for it: the recording's reactions in the order\n"
+"they happened, or --overhead. Reservations give a task C ms of\n"
 "GPU time every P ms: pe charges a job's cost after it ran (a task can\n"
 "overrun), ae lets a job go only if its predicted cost fits what is left.\n"
 "Per task: response time (done - queued) p50/p99/max, deadline misses, jobs\n"
@@ -416,8 +417,11 @@ int cmd_simulate(int argc, char **argv)
 	for (uint16_t i = 0; i < l.in.nrings; i++)
 		if (!l.in.depth[i])
 			l.in.depth[i] = 1;
-	if (o.has_overhead)
+	if (o.has_overhead) {
 		l.in.overhead = o.overhead;
+		free(l.in.react);	/* one constant instead of the recording's */
+		l.in.react = NULL;
+	}
 	rep = (struct xp_sim_report){ .path = path, .in = &l.in, .params = o.p,
 				      .overhead_measured = !o.has_overhead,
 				      .left_out = l.no_queue + l.no_run };

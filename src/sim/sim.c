@@ -36,6 +36,7 @@ struct ring {
 	uint64_t tail_end;	/* when the last one handed ends */
 	struct wq *q;		/* per task: ready, not handed */
 	uint32_t last_task;	/* RR: the task served last */
+	uint32_t nreact;	/* reactions used */
 };
 
 struct eng {
@@ -149,6 +150,15 @@ static int64_t pick(struct eng *e, uint16_t ri)
 	}
 }
 
+static uint64_t reaction(const struct xp_sim_input *in, uint16_t ri, uint32_t k)
+{
+	uint32_t n;
+
+	if (!in->react || !(n = in->react_off[ri + 1] - in->react_off[ri]))
+		return in->overhead;
+	return in->react[in->react_off[ri] + k % n];
+}
+
 static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
 {
 	struct ring *r = &e->rings[ri];
@@ -159,10 +169,13 @@ static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
 	r->q[jb->task].head++;	/* the job picked is its task's head */
 	e->twait[jb->task]--;
 	o->handed = now;
-	if (on_gpu(r))
-		o->start = r->tail_end;
-	else
-		o->start = now + (o->ready < now ? e->in->overhead : 0);
+	o->start = on_gpu(r) ? r->tail_end : now;
+	if (o->ready < now) {	/* it waited: the scheduler reacts to the completion */
+		uint64_t at = now + reaction(e->in, ri, r->nreact++);
+
+		if (at > o->start)
+			o->start = at;
+	}
 	o->end = o->start + jb->cost;
 	o->has_pred = pred_get(&e->pred[jb->task], e->p->predict, &o->predicted);
 	r->gpu[r->tail++] = j;

@@ -11,10 +11,14 @@
  *   - a job arrives at its recorded queue time and is ready once the jobs it
  *     depends on have completed in the simulation; its cost is what it took
  *     on the ring in the recording;
- *   - handing a job that waited to an idle ring costs `overhead` (the
- *     completion interrupt and the scheduler's reaction); a job handed to a
- *     busy ring starts when the one before it ends, with no gap; a job
- *     handed over the moment it is ready does not wait for the scheduler;
+ *   - a job that waited is handed over when a completion frees room for it,
+ *     and starts no sooner than the scheduler's reaction after that (the
+ *     completion interrupt, the scheduler's work) nor before the job ahead
+ *     of it on the ring ends; the reactions are the recording's, per ring in
+ *     the order they happened, reused from the first when the schedule
+ *     needs more (a loaded host's few long stalls stay in the replay, which
+ *     a mean would smooth away), or one constant `overhead`; a job handed
+ *     over the moment it is ready does not wait for the scheduler;
  *   - policies: FIFO and RR keep up to `depth` jobs on a ring (drm_sched's
  *     credits), FIFO in ready order, RR one job per task in turn; PRT hands
  *     a job over only when the ring is empty, the highest priority first;
@@ -79,7 +83,9 @@ struct xp_sim_input {
 	char (*rings)[XP_SIM_NAME];
 	uint16_t nrings;
 	uint32_t *depth;		/* per ring: jobs FIFO and RR keep on it */
-	uint64_t overhead;		/* ns, see above */
+	uint64_t overhead;		/* ns, see above: the reactions' mean */
+	uint64_t *react;		/* the recorded reactions, ring by ring, or NULL */
+	uint32_t *react_off;		/* ring i's: react[react_off[i] .. react_off[i + 1]) */
 };
 
 struct xp_sim_params {

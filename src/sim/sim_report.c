@@ -57,8 +57,11 @@ void xp_sim_report_text(FILE *f, const struct xp_sim_report *r)
 	fprintf(f, "\nmodel:    one engine per ring, non-preemptive; depth");
 	for (uint16_t i = 0; i < in->nrings; i++)
 		fprintf(f, "%s%s=%u", i ? ", " : " ", in->rings[i], in->depth[i]);
-	fprintf(f, "; overhead %.3f ms%s\n", ms(in->overhead),
-		r->overhead_measured ? " (the recording's mean)" : "");
+	if (in->react)
+		fprintf(f, "; reaction %.3f ms (the mean of the recording's %u, replayed in order)\n",
+			ms(in->overhead), in->react_off[in->nrings]);
+	else
+		fprintf(f, "; overhead %.3f ms\n", ms(in->overhead));
 	fprintf(f, "tasks:   ");
 	for (uint32_t t = 0; t < in->ntasks; t++) {
 		const struct xp_sim_task *k = &in->tasks[t];
@@ -121,6 +124,7 @@ void xp_sim_report_json(FILE *f, const struct xp_sim_report *r)
 	xp_json_ku64(&j, "left_out", r->left_out);
 	xp_json_ku64(&j, "overhead_ns", in->overhead);
 	xp_json_kbool(&j, "overhead_measured", r->overhead_measured);
+	xp_json_ku64(&j, "reactions", in->react ? in->react_off[in->nrings] : 0);
 	xp_json_kstr(&j, "enforce", xp_sim_enforce_name(r->params.enforce));
 	xp_json_kstr(&j, "predict", xp_sim_predict_name(r->params.predict));
 	xp_json_key(&j, "rings");

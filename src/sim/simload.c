@@ -152,6 +152,58 @@ static void ring_done_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k
 	*k2 = r->done;
 }
 
+/* by ring, then run */
+static void ring_run_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
+{
+	const struct xp_sim_raw *r = &((const struct xp_sim_raw *)ctx)[i];
+
+	*k1 = r->ring;
+	*k2 = r->run;
+}
+
+/*
+ * The scheduler's reactions, per ring in run order: a job that was ready
+ * before room freed for it on the ring (the completion of the job `depth`
+ * runs before it) waited for the scheduler from that completion to its run.
+ * Jobs ready with room to spare are left out, as the engine hands them over
+ * at once. The overhead is their mean.
+ */
+static int reactions(struct xp_sim_load *l, const uint32_t *byrun)
+{
+	struct xp_sim_input *in = &l->in;
+	uint32_t n = l->nraw, first = 0, nv = 0;
+	uint64_t sum = 0;
+
+	in->react = malloc(((size_t)n + 1) * sizeof(*in->react));
+	in->react_off = calloc((size_t)in->nrings + 1, sizeof(*in->react_off));
+	if (!in->react || !in->react_off)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct xp_sim_raw *r = &l->raw[byrun[k]];
+		uint32_t d = in->depth[r->ring] ? in->depth[r->ring] : 1;
+		uint64_t ready = r->q, room;
+
+		if (k && l->raw[byrun[k - 1]].ring != r->ring)
+			first = k;
+		if (k - first < d)
+			continue;	/* there was room from the start */
+		room = l->raw[byrun[k - d]].done;
+		for (int i = 0; i < r->ndep; i++)
+			if (r->dep[i].ts > ready)
+				ready = r->dep[i].ts;
+		if (ready >= room)
+			continue;
+		in->react[nv] = r->run > room ? r->run - room : 0;
+		sum += in->react[nv++];
+		in->react_off[r->ring + 1] = nv;
+	}
+	for (uint16_t i = 1; i <= in->nrings; i++)
+		if (in->react_off[i] < in->react_off[i - 1])
+			in->react_off[i] = in->react_off[i - 1];	/* a ring without any */
+	in->overhead = nv ? sum / nv : 0;
+	return 0;
+}
+
 static void task_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2)
 {
 	const struct xp_sim_load *l = ctx;
@@ -210,8 +262,7 @@ int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns)
 {
 	struct xp_sim_input *in = &l->in;
 	uint32_t n, *order = NULL, *byring = NULL, *task_of = NULL, *pos = NULL;
-	uint64_t *gaps = NULL, *cost = NULL;
-	uint32_t ngaps = 0;
+	uint64_t *cost = NULL;
 	int err = -ENOMEM;
 
 	if (l->have_st)
@@ -223,21 +274,18 @@ int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns)
 	byring = malloc(((size_t)n + 1) * sizeof(*byring));
 	task_of = malloc(((size_t)n + 1) * sizeof(*task_of));
 	pos = malloc(((size_t)n + 1) * sizeof(*pos));
-	gaps = malloc(((size_t)n + 1) * sizeof(*gaps));
 	cost = malloc(((size_t)n + 1) * sizeof(*cost));
 	in->jobs = calloc((size_t)n + 1, sizeof(*in->jobs));
 	in->depth = calloc((size_t)in->nrings + 1, sizeof(*in->depth));
-	if (!order || !byring || !task_of || !pos || !gaps || !cost || !in->jobs || !in->depth)
+	if (!order || !byring || !task_of || !pos || !cost || !in->jobs || !in->depth)
 		goto out;
 	if ((err = build_tasks(l, task_of)))
 		goto out;
 	if ((err = xp_sim_order(order, n, q_key, l->raw)) || (err = xp_sim_order(byring, n, ring_done_key, l->raw)))
 		goto out;
-	for (uint32_t k = 0; k < n; k++)
-		pos[order[k]] = k;
 	/*
-	 * Per ring in done order: each job's exclusive time on the ring, the
-	 * depth (jobs run and not done when one runs), and the reaction gaps.
+	 * Per ring in done order: each job's exclusive time on the ring and the
+	 * depth (jobs run and not done when one runs).
 	 */
 	for (uint32_t k = 0; k < n; k++) {
 		const struct xp_sim_raw *r = &l->raw[byring[k]];
@@ -248,8 +296,6 @@ int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns)
 			prev = l->raw[byring[k - 1]].done;
 		begin = r->run > prev ? r->run : prev;
 		cost[byring[k]] = r->done > begin ? r->done - begin : 0;
-		if (prev && r->q < prev && r->run >= prev)
-			gaps[ngaps++] = r->run - prev;	/* it waited for the ring to free */
 		for (uint32_t b = k; b-- > 0 && l->raw[byring[b]].ring == r->ring &&
 				     l->raw[byring[b]].done > r->run;)
 			if (l->raw[byring[b]].run <= r->run)
@@ -257,18 +303,10 @@ int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns)
 		if (inflight > in->depth[r->ring])
 			in->depth[r->ring] = inflight;
 	}
-	/*
-	 * The mean, not the median: a waiting job's delay is the sum of the
-	 * reactions before it, and on a loaded host their times are skewed (a
-	 * few long stalls), which a median leaves out of that sum.
-	 */
-	{
-		uint64_t sum = 0;
-
-		for (uint32_t g = 0; g < ngaps; g++)
-			sum += gaps[g];
-		in->overhead = ngaps ? sum / ngaps : 0;
-	}
+	if ((err = xp_sim_order(pos, n, ring_run_key, l->raw)) || (err = reactions(l, pos)))
+		goto out;
+	for (uint32_t k = 0; k < n; k++)
+		pos[order[k]] = k;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct xp_sim_raw *r = &l->raw[order[k]];
 		struct xp_sim_job *j = &in->jobs[k];
@@ -306,7 +344,6 @@ out:
 	free(byring);
 	free(task_of);
 	free(pos);
-	free(gaps);
 	free(cost);
 	return err;
 }
@@ -321,6 +358,8 @@ void xp_sim_load_free(struct xp_sim_load *l)
 	free(l->in.tasks);
 	free(l->in.rings);
 	free(l->in.depth);
+	free(l->in.react);
+	free(l->in.react_off);
 	memset(&l->in, 0, sizeof(l->in));
 	l->raw = NULL;
 }

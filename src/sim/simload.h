@@ -12,8 +12,10 @@
  *   - a dependency is another job of the file when the scheduler's events
  *     name it (its ring and the moment it signalled);
  *   - a ring's depth is the most jobs between run and done at once;
- *   - the overhead is the mean time from a job's end to the run of the
- *     next on its ring, over the jobs that were already waiting then.
+ *   - the reactions: for each job that was ready before room freed for it
+ *     on its ring (when the job `depth` runs before it was done), the time
+ *     from then to its run, per ring in run order; the overhead is their
+ *     mean.
  *
  * i915's requests (recorded by mem) are not taken: their events say when a
  * request was added and when it was retired, which is when the driver reaped

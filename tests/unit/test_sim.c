@@ -197,6 +197,36 @@ static void test_depth(void)
 }
 
 /*
+ * The recording's reactions, replayed in order: depth 2, A B C D of 2 each
+ * at 0, reactions 5 then 0 on the ring. A 0-2, B 2-4 (handed at once); C
+ * waited, handed at 2 when A ends: a stall of 5 leaves the ring idle after
+ * B, C 7-9; D handed at 4, reacts at once but queues behind C: 9-11. With
+ * a constant overhead of 1 instead, C's reaction ends while B still runs:
+ * C 4-6, D 6-8, no gap.
+ */
+static void test_reactions(void)
+{
+	static uint64_t react[2] = { 5, 0 };
+	static uint32_t off[2] = { 0, 2 };
+
+	setup(1, 1, 2, 1);
+	for (int k = 0; k < 4; k++)
+		job(0, 0, 2);
+	in.react = react;
+	in.react_off = off;
+	CHECK(run(XP_SIM_FIFO, XP_SIM_PE, XP_SIM_PRED_HISTORY) == 0);
+	SPAN(0, 0, 2);
+	SPAN(1, 2, 4);
+	CHECK_U64(res.job[2].handed, 2);
+	SPAN(2, 7, 9);
+	SPAN(3, 9, 11);
+	in.react = NULL;
+	CHECK(run(XP_SIM_FIFO, XP_SIM_PE, XP_SIM_PRED_HISTORY) == 0);
+	SPAN(2, 4, 6);
+	SPAN(3, 6, 8);
+}
+
+/*
  * Dependencies across rings: X on comp (0, cost 5); Y on gfx (1, cost 1)
  * waits for X; Z on gfx (2, cost 1).
  *   X 0-5 (comp); Z 2-3 (gfx); Y ready at 5, 5-6
@@ -402,10 +432,12 @@ static void test_analyze(void)
  * engine's input.
  *   J1 a/10 gfx  queued 0,   ran 0-100
  *   J4 b/20 comp queued 5,   ran 5-50
- *   J2 b/20 gfx  queued 10,  ran 150-200: it waited for J1; the ring was
- *                free at 100, so the scheduler took 50 (the overhead)
- *   J3 a/10 gfx  queued 120, ran 190-260: handed while J2 ran (depth 2);
- *                its cost is from J2's end: 60
+ *   J2 b/20 gfx  queued 10,  ran 150-200: the ring had room (depth 2):
+ *                no reaction of the scheduler's
+ *   J3 a/10 gfx  queued 60,  ran 190-260: handed while J2 ran (depth 2);
+ *                it waited for room, made at J1's end (100): a reaction
+ *                of 90 (the only one: the overhead); its cost is from
+ *                J2's end: 60
  *   J5 a/10 gfx  queued 300, ran 300-310, waited for J4 (signalled at 50)
  *   and a job never seen queued, one never seen run: left out.
  * By arrival: J1 J4 J2 J3 J5; tasks by pid: a/10, b/20.
@@ -417,7 +449,7 @@ static void test_load(void)
 		{ .ring = "gfx", .pid = 10, .comm = "a", .has_queue = true, .has_run = true, .q_ts = 0, .run_ts = 0, .done_ts = 100 },
 		{ .ring = "comp", .pid = 20, .comm = "b", .has_queue = true, .has_run = true, .q_ts = 5, .run_ts = 5, .done_ts = 50 },
 		{ .ring = "gfx", .pid = 20, .comm = "b", .has_queue = true, .has_run = true, .q_ts = 10, .run_ts = 150, .done_ts = 200 },
-		{ .ring = "gfx", .pid = 10, .comm = "a", .has_queue = true, .has_run = true, .q_ts = 120, .run_ts = 190, .done_ts = 260 },
+		{ .ring = "gfx", .pid = 10, .comm = "a", .has_queue = true, .has_run = true, .q_ts = 60, .run_ts = 190, .done_ts = 260 },
 		{ .ring = "gfx", .pid = 10, .comm = "a", .has_queue = true, .has_run = true, .q_ts = 300, .run_ts = 300, .done_ts = 310,
 		  .ndep = 1, .dep = { { .known = true, .ring = "comp", .pid = 20, .signaled = true, .signal_ts = 50 } } },
 		{ .ring = "gfx", .pid = 10, .comm = "a", .has_queue = false, .has_run = true, .run_ts = 320, .done_ts = 330 },
@@ -439,7 +471,11 @@ static void test_load(void)
 	CHECK_STR(l.in.rings[0], "gfx");
 	CHECK_U64(l.in.depth[0], 2);
 	CHECK_U64(l.in.depth[1], 1);
-	CHECK_U64(l.in.overhead, 50);
+	CHECK_U64(l.in.overhead, 90);
+	CHECK_U64(l.in.react_off[0], 0);
+	CHECK_U64(l.in.react_off[1], 1);	/* gfx: J3's */
+	CHECK_U64(l.in.react_off[2], 1);	/* comp: none */
+	CHECK_U64(l.in.react[0], 90);
 	for (int k = 0; k < 5; k++)
 		CHECK_U64(l.in.jobs[k].cost, cost[k]);
 	CHECK_U64(l.in.jobs[1].ring, 1);
@@ -450,14 +486,14 @@ static void test_load(void)
 	CHECK(xp_sim_task_match(&l.in.tasks[0], "a") && xp_sim_task_match(&l.in.tasks[1], "20"));
 	CHECK(!xp_sim_task_match(&l.in.tasks[0], "ab") && !xp_sim_task_match(&l.in.tasks[0], "1"));
 	/*
-	 * FIFO at depth 1 with the measured overhead: J1 0-100; J2 waited, so
-	 * 150-200 as recorded; J3 waited for J2: 250-310 (the recording ran
-	 * it early, at depth 2); J4 5-50 on comp; J5 (J4 long done) queued at
-	 * 300 behind J3: 360-370.
+	 * FIFO at depth 1 with the recorded reaction, reused: J1 0-100; J2
+	 * waited, handed at 100: 190-240; J3 handed at 240: 330-390; J4 5-50
+	 * on comp; J5 (J4 long done) ready at 300 behind J3, handed at 390:
+	 * 480-490.
 	 */
 	{
 		struct xp_sim_params p = { .policy = XP_SIM_FIFO };
-		static const uint64_t end[5] = { 100, 50, 200, 310, 370 };
+		static const uint64_t end[5] = { 100, 50, 240, 390, 490 };
 
 		l.in.depth[0] = 1;
 		xp_sim_result_free(&res);
@@ -513,6 +549,7 @@ int main(void)
 	RUN(test_prt);
 	RUN(test_ht);
 	RUN(test_overhead);
+	RUN(test_reactions);
 	RUN(test_ht_higher_waits);
 	RUN(test_rr);
 	RUN(test_depth);
