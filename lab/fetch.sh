@@ -306,9 +306,23 @@ main() {
 	mkdir -p "$CACHE"
 	host_tools
 	local gens=("$@"); [ ${#gens[@]} -gt 0 ] || gens=(old new)
-	local g
-	for g in "${gens[@]}"; do setup_generation "$g"; done
-	fetch_busybox
+	# The generations at once (each its own apt state and kernel tree; the
+	# downloads are quick, the unpacking and tool builds take a core each),
+	# busybox after the old one, whose index it reads. The first failure in
+	# this order decides the status.
+	local g pids=() rc=0 r
+	for g in "${gens[@]}"; do
+		if [ "$g" = old ]; then
+			(setup_generation "$g"; fetch_busybox) & pids+=($!)
+		else
+			(setup_generation "$g") & pids+=($!)
+		fi
+	done
+	case " ${gens[*]} " in *" old "*) ;; *) (fetch_busybox) & pids+=($!) ;; esac
+	for r in "${pids[@]}"; do
+		wait "$r" || { r=$?; [ $rc -ne 0 ] || rc=$r; }
+	done
+	[ $rc -eq 0 ] || exit $rc
 	for g in "${gens[@]}"; do
 		load_kernel "$g"; echo "kernel $g: $K_RELEASE (linux-image-amd64 $K_PKGVER, $K_SUITE)"
 	done

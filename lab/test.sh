@@ -44,20 +44,23 @@ skip_all() {
 	for k in "${kernels[@]}"; do for s in "${scenarios[@]}"; do report "SKIP lab/$k/$s: $1"; done; done
 }
 
-# Set-up: host tools, kernels (downloads only on a cold cache).
+# Set-up: host tools, kernels (downloads only on a cold cache), and beside
+# them xputrace itself, fully static, for the guests.
 if [ "$(id -u)" -ne 0 ]; then skip_all "the lab needs root (apt-get, QEMU set-up)"; exit 0; fi
+make -s -C "$REPO_DIR" static >"$CACHE/results/make-static.log" 2>&1 & static_pid=$!
 rc=0; setup_log=$("$LAB_DIR/fetch.sh" "${kernels[@]}" 2>&1) || rc=$?
 echo "$setup_log" | grep -E '^kernel ' | tee -a "$SUMMARY"
 if [ $rc -eq $EX_SKIP ]; then
+	wait $static_pid
 	skip_all "$(echo "$setup_log" | sed -n 's/^lab: skip: //p' | tail -1)"; exit 0
 elif [ $rc -ne 0 ]; then
+	wait $static_pid
 	echo "$setup_log" | tail -20 >&2
 	report "FAIL lab/setup: lab/fetch.sh failed (status $rc)"; exit 1
 fi
 
-# xputrace itself, fully static, for the guests.
 xp_note=""
-if ! make -s -C "$REPO_DIR" static >"$CACHE/results/make-static.log" 2>&1; then
+if ! wait $static_pid; then
 	xp_note="make static failed (see $CACHE/results/make-static.log)"
 	export XPUTRACE_BIN=/nonexistent
 	tail -5 "$CACHE/results/make-static.log" >&2
@@ -70,11 +73,16 @@ else
 		cp "$REPO_DIR/build/bench/floor-static" "$CACHE/results/floor-static"
 fi
 
-# Each kernel's test modules (one at a time: the guest programs they share
-# are built by the first).
+# The guest programs the kernels share, then each kernel's test modules, the
+# kernels at once.
 jobs_list=()
+"$LAB_DIR/build.sh" guest >"$CACHE/results/build-guest.log" 2>&1 || tail -20 "$CACHE/results/build-guest.log" >&2
+declare -A build_pid=()
 for k in "${kernels[@]}"; do
-	if ! "$LAB_DIR/build.sh" "$k" >"$CACHE/results/build-$k.log" 2>&1; then
+	"$LAB_DIR/build.sh" "$k" >"$CACHE/results/build-$k.log" 2>&1 & build_pid[$k]=$!
+done
+for k in "${kernels[@]}"; do
+	if ! wait "${build_pid[$k]}"; then
 		tail -20 "$CACHE/results/build-$k.log" >&2
 		report "FAIL lab/$k/build: lab/build.sh $k failed"
 		continue
