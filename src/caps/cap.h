@@ -202,9 +202,11 @@ struct xp_cap {
 	 * `xputrace serve` (src/cmd/serve.c): rows with these feed metrics and
 	 * are opened there with aggregate off, so each record reaches
 	 * metrics_feed. metrics_init declares the row's families into mi->m
-	 * and keeps its state in ci->mst (freed with free(), after metrics_free);
-	 * ci->env and ci->opts are set.
+	 * and keeps its state in ci->mst: metrics_size zeroed bytes, allocated
+	 * before and freed with free() after metrics_free; ci->env and
+	 * ci->opts are set.
 	 */
+	size_t metrics_size;
 	int (*metrics_init)(struct xp_cap_inst *ci, const struct xp_metrics_in *mi);
 	/* One record of cap->rec->type counted: 0, 1 when it cannot be decoded (serve counts it), or -errno. */
 	int (*metrics_feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);

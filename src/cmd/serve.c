@@ -368,6 +368,8 @@ static int open_caps(struct serve_run *r)
 			continue;
 		if ((status = xp_open_shared(r->verb, &mc, i, &oa, &share, &r->sess, &r->owner)))
 			return status < 0 ? 0 : status;
+		if (!(r->ci[i].mst = calloc(1, r->ci[i].cap->metrics_size)))
+			return xp_fail(1, "%s: %s", r->verb, strerror(ENOMEM));
 		if ((err = r->ci[i].cap->metrics_init(&r->ci[i], &mi)))
 			return xp_fail(1, "%s: %s", r->verb, strerror(-err));
 	}

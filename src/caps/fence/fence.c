@@ -92,12 +92,7 @@ static void fc_reset(struct xp_cap_inst *ci, uint64_t now)
 
 static int fc_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
 {
-	struct xp_fence_metrics *s = calloc(1, sizeof(*s));	/* large */
-
-	if (!s)
-		return -ENOMEM;
-	ci->mst = s;
-	return xp_fence_metrics_init(s, mi);
+	return xp_fence_metrics_init(ci->mst, mi);
 }
 
 static int fc_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
@@ -139,5 +134,6 @@ const struct xp_cap xp_cap_fence = {
 	.available = fc_available, .open = fc_open, .no_events = fc_no_events, .describe = fc_describe,
 	.init = fc_init, .free = fc_free, .feed = fc_feed, .stream_header = xp_fence_stream_header,
 	.report = fc_report, .reset = fc_reset, .file_hook = "tracepoint",
+	.metrics_size = sizeof(struct xp_fence_metrics),
 	.metrics_init = fc_metrics_init, .metrics_feed = fc_metrics_feed, .metrics_free = fc_metrics_free,
 };

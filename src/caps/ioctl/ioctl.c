@@ -160,12 +160,7 @@ static void io_reset(struct xp_cap_inst *ci, uint64_t now)
 
 static int io_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
 {
-	struct xp_ioctl_metrics *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	ci->mst = s;
-	return xp_ioctl_metrics_init(s, mi, ci->env->devs);
+	return xp_ioctl_metrics_init(ci->mst, mi, ci->env->devs);
 }
 
 static int io_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
@@ -195,5 +190,6 @@ const struct xp_cap xp_cap_ioctl = {
 	.available = io_available, .open = io_open_k, .describe = io_describe, .say_unseen = io_say_unseen,
 	.init = io_init, .free = io_free_st, .feed = io_feed, .drain = io_drain, .stream_header = xp_ioctl_stream_header,
 	.report = io_report, .reset = io_reset,
+	.metrics_size = sizeof(struct xp_ioctl_metrics),
 	.metrics_init = io_metrics_init, .metrics_feed = io_metrics_feed,
 };

@@ -150,12 +150,7 @@ static void mm_reset(struct xp_cap_inst *ci, uint64_t now)
 
 static int mm_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
 {
-	struct xp_mem_metrics *s = calloc(1, sizeof(*s));	/* large */
-
-	if (!s)
-		return -ENOMEM;
-	ci->mst = s;
-	return xp_mem_metrics_init(s, mi, ci->env->page_size);
+	return xp_mem_metrics_init(ci->mst, mi, ci->env->page_size);
 }
 
 static int mm_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
@@ -201,5 +196,6 @@ const struct xp_cap xp_cap_mem = {
 	.available = mm_available, .open = mm_open_k, .no_events = mm_no_events, .describe = mm_describe,
 	.init = mm_init, .free = mm_free_st, .feed = mm_feed, .stream_header = xp_mem_stream_header,
 	.report = mm_report, .reset = mm_reset, .file_hook = "tracepoint",
+	.metrics_size = sizeof(struct xp_mem_metrics),
 	.metrics_init = mm_metrics_init, .metrics_feed = mm_metrics_feed, .metrics_free = mm_metrics_free,
 };

@@ -305,12 +305,7 @@ static int npu_drain(struct xp_cap_inst *ci, bool tick)
 
 static int npu_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
 {
-	struct xp_npu_metrics *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	ci->mst = s;
-	return xp_npu_metrics_init(s, mi);
+	return xp_npu_metrics_init(ci->mst, mi);
 }
 
 static int npu_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
@@ -376,6 +371,7 @@ const struct xp_cap xp_cap_npu = {
 	.available = npu_available, .open = npu_open, .describe = npu_describe,
 	.init = npu_init, .free = npu_free, .feed = npu_feed, .drain = npu_drain,
 	.stream_header = xp_npu_stream_header, .report = npu_report, .reset = npu_reset,
+	.metrics_size = sizeof(struct xp_npu_metrics),
 	.metrics_init = npu_metrics_init, .metrics_feed = npu_metrics_feed,
 	.metrics_tp = { XP_NPU_TP_GROUP, "job" },
 };

@@ -530,12 +530,7 @@ static void nv_reset(struct xp_cap_inst *ci, uint64_t now)
 
 static int nv_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
 {
-	struct xp_nv_metrics *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	ci->mst = s;
-	return xp_nv_metrics_init(s, mi);
+	return xp_nv_metrics_init(ci->mst, mi);
 }
 
 static int nv_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
@@ -577,6 +572,7 @@ const struct xp_cap xp_cap_nvidia = {
 	.available = nv_available, .open = nv_open_k, .snapshot = nv_snapshot, .describe = nv_describe,
 	.init = nv_init, .free = nv_free_st, .feed = nv_feed, .stream_header = xp_nv_stream_header,
 	.report = nv_report, .reset = nv_reset,
+	.metrics_size = sizeof(struct xp_nv_metrics),
 	.metrics_init = nv_metrics_init, .metrics_feed = nv_metrics_feed,
 	.metrics_tp = { XP_NV_XID_GROUP, XP_NV_XID_EVENT },
 };

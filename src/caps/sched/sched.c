@@ -150,12 +150,7 @@ static void sc_reset(struct xp_cap_inst *ci, uint64_t now)
 
 static int sc_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
 {
-	struct xp_sched_metrics *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	ci->mst = s;
-	return xp_sched_metrics_init(s, mi);
+	return xp_sched_metrics_init(ci->mst, mi);
 }
 
 static int sc_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
@@ -193,5 +188,6 @@ const struct xp_cap xp_cap_sched = {
 	.available = sc_available, .open = sc_open_k, .no_events = sc_no_events, .describe = sc_describe,
 	.init = sc_init, .free = sc_free_st, .feed = sc_feed, .stream_header = xp_sched_stream_header,
 	.report = sc_report, .reset = sc_reset, .file_hook = "tracepoint",
+	.metrics_size = sizeof(struct xp_sched_metrics),
 	.metrics_init = sc_metrics_init, .metrics_feed = sc_metrics_feed, .metrics_free = sc_metrics_free,
 };

@@ -164,12 +164,7 @@ static void vb_reset(struct xp_cap_inst *ci, uint64_t now)
 
 static int vb_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
 {
-	struct xp_vblank_metrics *s = calloc(1, sizeof(*s));	/* large */
-
-	if (!s)
-		return -ENOMEM;
-	ci->mst = s;
-	return xp_vblank_metrics_init(s, mi);
+	return xp_vblank_metrics_init(ci->mst, mi);
 }
 
 static int vb_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
@@ -216,5 +211,6 @@ const struct xp_cap xp_cap_vblank = {
 	.available = vb_available, .open = vb_open_k, .no_events = vb_no_events, .describe = vb_describe,
 	.init = vb_init, .free = vb_free_st, .feed = vb_feed, .stream_header = xp_vbl_stream_header,
 	.report = vb_report, .reset = vb_reset, .file_hook = "tracepoint",
+	.metrics_size = sizeof(struct xp_vblank_metrics),
 	.metrics_init = vb_metrics_init, .metrics_feed = vb_metrics_feed,
 };
