@@ -190,12 +190,15 @@ $(BUILD)/bench/floor-static: bench/floor.c $(BUILD)/skel/floor.skel.h
 unit: $(UNIT_BINS)
 helpers: $(HELPER_BINS)
 
+# the README's two commands build on every core
+XP_MAKE_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 test: deps
-	$(MAKE) xputrace unit helpers
+	$(MAKE) -j$(XP_MAKE_JOBS) xputrace unit helpers
 	bash tests/run.sh
 
 run: deps
-	$(MAKE) xputrace
+	$(MAKE) -j$(XP_MAKE_JOBS) xputrace
 	bash scripts/run.sh
 
 bench: deps
