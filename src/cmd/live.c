@@ -435,8 +435,7 @@ static int finish(struct live_run *r, int err)
 
 	/* nothing new from here on; what is queued is read within XP_STOP_NS */
 	stopped = r->sess.t_stop_ns = xp_now_ns();
-	xp_kside_detach(r->ci.k);
-	xp_kside_detach(r->jci.k);
+	xp_kside_detach_all(verb, (struct xp_kside *[]){ r->ci.k, r->jci.k }, 2);
 	if (!err && r->sess.rb)
 		err = xp_session_drain(&r->sess, xp_drain_budget(stopped));
 	xp_say_unread(cap->name, &r->sess);
@@ -547,8 +546,7 @@ static int run(struct live_run *r, int argc, char **argv)
 		return xp_open_failed(verb, &r->ci, err, why);
 	open_joined(r, &oa);
 	if (xp_stop) {
-		xp_kside_detach(r->ci.k);
-		xp_kside_detach(r->jci.k);
+		xp_kside_detach_all(verb, (struct xp_kside *[]){ r->ci.k, r->jci.k }, 2);
 	} else if (cap->flags & XP_CAP_DEVICES) {
 		xp_warn_no_devices(verb, &r->devs);
 	}

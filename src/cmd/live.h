@@ -110,6 +110,8 @@ int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, cons
  * is queued read within XP_STOP_NS of `stopped`, then what was unread,
  * skipped or unseen said. Returns `err`, or the drain's when err is 0.
  */
+/* The rows' kernel sides detached (live/kside.h's xp_kside_detach_all). */
+void xp_caps_detach(const char *verb, struct xp_cap_inst *ci, int n);
 int xp_multi_finish(const char *verb, const struct xp_multi_caps *mc, struct xp_session *s,
 		    uint64_t stopped, int err);
 /*

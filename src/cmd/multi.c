@@ -221,11 +221,25 @@ int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, cons
 	return 0;
 }
 
+void xp_caps_detach(const char *verb, struct xp_cap_inst *ci, int n)
+{
+	struct xp_kside **ks = calloc(n > 0 ? (size_t)n : 1, sizeof(*ks));
+
+	for (int i = 0; i < n; i++) {
+		if (ks)
+			ks[i] = ci[i].k;
+		else
+			xp_kside_detach(ci[i].k);	/* out of memory: one by one, unsaid */
+	}
+	if (ks)
+		xp_kside_detach_all(verb, ks, n);
+	free(ks);
+}
+
 int xp_multi_finish(const char *verb, const struct xp_multi_caps *mc, struct xp_session *s,
 		    uint64_t stopped, int err)
 {
-	for (int i = 0; i < mc->nci; i++)
-		xp_kside_detach(mc->ci[i].k);
+	xp_caps_detach(verb, mc->ci, mc->nci);
 	if (!err && s->rb)
 		err = xp_session_drain(s, xp_drain_budget(stopped));
 	xp_say_unread(verb, s);

@@ -339,8 +339,7 @@ static int record(struct record_run *r, int argc, char **argv)
 		goto out;
 	if (xp_stop) {
 		/* stopped during start-up: what was attached stops, tracing never begins */
-		for (int i = 0; i < r->nci; i++)
-			xp_kside_detach(r->ci[i].k);
+		xp_caps_detach("record", r->ci, r->nci);
 		if (!r->owner) {
 			xp_fail(0, "record: stopped during start-up, before anything was attached; "
 				   "%s not written", r->out);

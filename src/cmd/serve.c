@@ -426,8 +426,7 @@ static int serve(struct serve_run *r, int argc, char **argv)
 		return xp_fail(2, "top: --sort wants a column (see the heads: ioctls, ...), pid, comm or "
 				  "cgroup, not '%s'", r->sort);
 	if (!r->owner) {	/* a signal during start-up */
-		for (int i = 0; i < r->nci; i++)
-			xp_kside_detach(r->ci[i].k);
+		xp_caps_detach(r->verb, r->ci, r->nci);
 		return 0;
 	}
 	r->sess.duration_s = r->o.duration_s;

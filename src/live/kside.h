@@ -59,6 +59,8 @@ int xp_live_share_maps(const struct xp_live_share *s, struct bpf_map *events,
 struct xp_kside *xp_kside_new(void *skel, void (*destroy)(void *skel));
 /* Stops the programs writing (links gone); the maps stay readable. */
 void xp_kside_detach(struct xp_kside *k);
+/* The same for n kernel sides (NULLs skipped); a detach of a second or more said as `verb`'s. */
+void xp_kside_detach_all(const char *verb, struct xp_kside *const *ks, int n);
 void xp_kside_close(struct xp_kside *k);
 
 /*
