@@ -1,6 +1,7 @@
 /* The generic kernel side: links, sharing a ring buffer, the raw-tracepoint
  * steps, and the tracepoint capabilities' generic program family. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,29 @@ void xp_kside_detach_all(const char *verb, struct xp_kside *const *ks, int n)
 	if (verb && took >= 1000000000ull)
 		fprintf(stderr, "%s: the kernel took %.1f s to detach %d programs (a grace period for each "
 			"one on a tracepoint or kprobe, one after the other)\n", verb, took / 1e9, links);
+}
+
+void xp_map_calls_begin(struct xp_map_calls *c)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	c->raised = false;
+	if ((c->policy = sched_getscheduler(0)) < 0 || sched_getparam(0, &sp) < 0)
+		return;
+	c->prio = sp.sched_priority;
+	if (c->policy == SCHED_FIFO || c->policy == SCHED_RR)
+		return;	/* already real-time: as the user set it */
+	sp.sched_priority = 1;
+	c->raised = !sched_setscheduler(0, SCHED_FIFO, &sp);
+}
+
+void xp_map_calls_end(struct xp_map_calls *c)
+{
+	struct sched_param sp = { .sched_priority = c->prio };
+
+	if (c->raised)
+		(void)sched_setscheduler(0, c->policy, &sp);
+	c->raised = false;
 }
 
 void xp_kside_detach(struct xp_kside *k)

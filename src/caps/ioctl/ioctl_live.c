@@ -304,6 +304,7 @@ int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_i
 	struct xp_ioctl_val *v = malloc(sizeof(*v));
 	struct xp_ioctl_err_key ek, enext;
 	struct xp_ioctl_key k, next;
+	struct xp_map_calls mc;
 	uint32_t cur;
 	uint64_t n;
 	int err = 0, more;
@@ -311,6 +312,7 @@ int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_i
 	if (!v)
 		return -ENOMEM;
 	cur = ++skel->bss->drain_gen;
+	xp_map_calls_begin(&mc);
 	if ((err = keep_other_row(skel)))
 		goto out;
 	if (how == XP_IOCTL_DRAIN_REPORT)
@@ -338,6 +340,7 @@ int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_i
 		}
 	}
 out:
+	xp_map_calls_end(&mc);
 	free(v);
 	return err;
 }

@@ -400,10 +400,12 @@ int xp_npu_live_counts(struct xp_kside *k,
 	uint32_t n = 0, max = bpf_map__max_entries(s->maps.npu_calls);
 	struct xp_npu_key key, next;
 	struct xp_npu_val v;
+	struct xp_map_calls mc;
 	void *prev = NULL;
 
 	if (!l->forget && !(l->forget = calloc(max, sizeof(*l->forget))))
 		return -ENOMEM;
+	xp_map_calls_begin(&mc);
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		/* whether it ended is asked first: the count read after is its last */
 		bool gone = next.tgid && !alive(next.tgid);
@@ -421,5 +423,6 @@ int xp_npu_live_counts(struct xp_kside *k,
 	/* after the walk: deleting during it would restart it */
 	for (uint32_t i = 0; i < n; i++)
 		bpf_map_delete_elem(fd, &l->forget[i]);
+	xp_map_calls_end(&mc);
 	return 0;
 }
