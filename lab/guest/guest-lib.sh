@@ -80,7 +80,8 @@ card_of() {
 cnt() { awk -v f=$2 '$1 == f { print $2 }' $1; }
 ns() { awk -v f=$2 '$1 == f { print $3 }' $1; }
 # median: the median of the numbers on stdin, one a line (nothing for none)
-median() { sort -n | awk 'NF { v[++k] = $1 } END { if (k) print v[int((k + 1) / 2)] }'; }
+# median [EMPTY]: of the numbers on stdin, one a line; EMPTY (or nothing) when none
+median() { sort -n | awk -v e="${1-}" 'NF { v[++k] = $1 } END { if (k) print v[int((k + 1) / 2)]; else if (e != "") print e }'; }
 # median_vs_module NAME XP_P50 XP_N IMPOSED_NS MODULE_VALUES...: the tracer's
 # median of at least 9 calls (its summary's p50) within tolerance of the
 # median of the same calls by the test module's own clock, and that median at

@@ -9,8 +9,7 @@ J=/sys/kernel/debug/mockgpu/jobs
 R0=mock-ring0 R1=mock-ring1
 
 # median of column COL of the module's job log for ring RING
-mod_median() { awk -v r=$1 -v c=$2 '!/^#/ && $2==r { print $c }' $J | sort -n |
-	awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+mod_median() { awk -v r=$1 -v c=$2 '!/^#/ && $2==r { print $c }' $J | median 0; }
 within() { # A B PCT: |A-B| <= PCT% of B
 	awk -v a=$1 -v b=$2 -v p=$3 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d * 100 <= p * b) }'
 }

@@ -9,8 +9,7 @@ J=/sys/kernel/debug/mockgpu/jobs
 R0=mock-ring0 R1=mock-ring1
 
 # median of column COL of the module's job log for ring RING
-mod_median() { awk -v r=$1 -v c=$2 '!/^#/ && $2==r { print $c }' $J | sort -n |
-	awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+mod_median() { awk -v r=$1 -v c=$2 '!/^#/ && $2==r { print $c }' $J | median 0; }
 within() { # A B PCT: |A-B| <= PCT% of B
 	awk -v a=$1 -v b=$2 -v p=$3 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d * 100 <= p * b) }'
 }
@@ -37,8 +36,7 @@ grep -v '"event":"job"' /tmp/a.json >/tmp/a.sum
 a() { jget /tmp/a.sum "$1"; }
 # median of the per-job execution times xputrace streamed for RING
 xp_median() { grep '"event":"job"' /tmp/a.json | grep "\"ring\":\"$1\"" |
-	sed -n 's/.*"exec_ns":\([0-9]*\),.*/\1/p' | sort -n |
-	awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print 0 }'; }
+	sed -n 's/.*"exec_ns":\([0-9]*\),.*/\1/p' | median 0; }
 expect_eq "generation" "$([ -d $T/events/gpu_scheduler/drm_sched_job_queue ] && echo 6.17+ || echo 6.16-)" "$(a generation)"
 expect_eq "jobs" 120 "$(a jobs)"
 expect_eq "incomplete" 0 "$(a incomplete)"

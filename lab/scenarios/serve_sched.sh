@@ -69,7 +69,7 @@ expect_eq "jobs of cgroup gb" $((6 * ROUNDS)) "$(m $last 'xputrace_gpu_jobs_tota
 expect_eq "run-time histogram: every job" $((14 * ROUNDS)) "$(m $last 'xputrace_gpu_job_run_seconds_count{ring="mock-ring0"}')"
 for w in ga gb ring; do
 	n=$(wc -l <$S/rel_$w)
-	med=$(sort -n $S/rel_$w | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	med=$(median <$S/rel_$w)
 	if [ "$n" -lt 3 ]; then
 		say "$w: $n rounds without lost done events: too few to compare"
 	else

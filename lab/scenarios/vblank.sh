@@ -16,7 +16,7 @@ check "drm_vblank_event fired for every waited frame ($n >= 50)" [ "$n" -ge 50 ]
 # vkms runs at 60 Hz: the vblank timestamps advance by 16.67 ms (under
 # emulation a late timer skips a vblank now and then: the median is checked)
 grep ' drm_vblank_event: ' $S/trace.txt | sed -n 's/.*time=\([0-9]*\).*/\1/p' >$S/vbt.txt
-per=$(awk 'NR > 1 { print $1 - p } { p = $1 }' $S/vbt.txt | sort -n | awk '{ v[NR] = $1 } END { print int(v[int((NR + 1) / 2)] / 1000) }')
+per=$(($(awk 'NR > 1 { print $1 - p } { p = $1 }' $S/vbt.txt | median 0) / 1000))
 check "median vblank period ${per} us is 16667 us +-1%" [ "${per:-0}" -ge 16500 -a "${per:-0}" -le 16834 ]
 grep -e ' drm_vblank_event_delivered: ' -e ' drm_vblank_event_queued: ' $S/trace.txt | head -12
 awk 'NR > 1 { print $1 - p } { p = $1 }' $S/vbt.txt | sort -n | uniq -c | sort -rn | head -5
