@@ -315,12 +315,15 @@ static void kernel_drops(const struct xp_kside *k, uint64_t d[XP_DROP_ALL])
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *v = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*v)) : NULL;
 	struct bpf_program *p;
+	struct xp_map_calls mc;
 
 	memset(d, 0, sizeof(uint64_t) * XP_DROP_ALL);
+	xp_map_calls_begin(&mc);	/* (live/kside.h) */
 	for (uint32_t r = 0; v && r < XP_DROP_REASON_MAX; r++)
 		if (!bpf_map__lookup_elem(k->drops, &r, sizeof(r), v, sizeof(*v) * (size_t)ncpu, 0))
 			for (int c = 0; c < ncpu; c++)
 				d[r] += v[c];
+	xp_map_calls_end(&mc);
 	free(v);
 	d[XP_DROP_KERNEL_MISSED] = xp_kretprobes_missed();
 	bpf_object__for_each_program(p, k->obj) {
@@ -483,11 +486,13 @@ static void read_seen(struct xp_cap_inst *ci)
 	struct nv_st *st = ci->st;
 	struct bpf_map *m = ci->k ? bpf_object__find_map_by_name(ci->k->obj, XP_NV_SEEN_MAP) : NULL;
 	uint32_t key, next, *prev = NULL;
+	struct xp_map_calls mc;
 	uint64_t n;
 
 	if (!m || !st->s->sample)
 		return;
 	st->nseen_next = 0;
+	xp_map_calls_begin(&mc);
 	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
 		key = next;
 		prev = &key;
@@ -500,6 +505,7 @@ static void read_seen(struct xp_cap_inst *ci)
 				n -= st->seen_base[i].n;
 		xp_nv_set_seen(st->s, key, n);
 	}
+	xp_map_calls_end(&mc);
 }
 
 static void nv_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
