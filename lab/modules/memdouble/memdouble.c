@@ -56,6 +56,8 @@
 #include <linux/mutex.h>
 #include <linux/list.h>
 #include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 
 #define CREATE_TRACE_POINTS
 #include "xpmem_amdgpu_trace.h"
@@ -261,9 +263,20 @@ static int fire(struct cmd *c)
 	}
 	if (!strcmp(c->name, "rq_wait")) {
 		for (i = 0; i < c->n; i++) {
+			u64 end;
+
 			trace_i915_request_wait_begin(0, c->ctx, (u16)c->class, (u16)c->instance,
 						      (u32)(c->seqno + i), 0);
-			fsleep(c->us);
+			/*
+			 * Until the tracer's clock has moved on by us: a sleep of
+			 * jiffies (fsleep of 20 ms is msleep) can end early by
+			 * it when an emulated CPU, stalled by its host, catches
+			 * up the ticks it missed (the lab under load: 3 waits
+			 * of 20 ms took 58.5 ms in all).
+			 */
+			end = ktime_get_ns() + (u64)c->us * NSEC_PER_USEC;
+			for (u64 now = ktime_get_ns(); now < end; now = ktime_get_ns())
+				fsleep((unsigned long)div_u64(end - now, NSEC_PER_USEC) + 1);
 			trace_i915_request_wait_end(0, c->ctx, (u16)c->class, (u16)c->instance,
 						    (u32)(c->seqno + i));
 		}
