@@ -170,7 +170,7 @@ static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
 	e->twait[jb->task]--;
 	o->handed = now;
 	o->start = on_gpu(r) ? r->tail_end : now;
-	if (o->ready < now) {	/* it waited: the scheduler reacts to the completion */
+	if (e->in->react || o->ready < now) {	/* the scheduler's reaction */
 		uint64_t at = now + reaction(e->in, ri, r->nreact++);
 
 		if (at > o->start)

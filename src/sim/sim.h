@@ -11,14 +11,15 @@
  *   - a job arrives at its recorded queue time and is ready once the jobs it
  *     depends on have completed in the simulation; its cost is what it took
  *     on the ring in the recording;
- *   - a job that waited is handed over when a completion frees room for it,
- *     and starts no sooner than the scheduler's reaction after that (the
- *     completion interrupt, the scheduler's work) nor before the job ahead
- *     of it on the ring ends; the reactions are the recording's, per ring in
- *     the order they happened, reused from the first when the schedule
- *     needs more (a loaded host's few long stalls stay in the replay, which
- *     a mean would smooth away), or one constant `overhead`; a job handed
- *     over the moment it is ready does not wait for the scheduler;
+ *   - a job is handed over once it is ready and its ring has room (a
+ *     completion may make it), and starts no sooner than the scheduler's
+ *     reaction after that (the completion interrupt, the scheduler's work)
+ *     nor before the job ahead of it on the ring ends; the reactions are the
+ *     recording's, per ring in the order they happened, the k-th hand-over
+ *     taking the k-th (from the first again when the schedule needs more: a
+ *     loaded host's few long stalls stay in the replay, which a mean would
+ *     smooth away); or, given one constant `overhead`, only a job that
+ *     waited pays it;
  *   - policies: FIFO and RR keep up to `depth` jobs on a ring (drm_sched's
  *     credits), FIFO in ready order, RR one job per task in turn; PRT hands
  *     a job over only when the ring is empty, the highest priority first;

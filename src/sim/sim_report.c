@@ -60,8 +60,6 @@ void xp_sim_report_text(FILE *f, const struct xp_sim_report *r)
 	if (in->react && in->react_off[in->nrings])
 		fprintf(f, "; reaction %.3f ms (the mean of the recording's %u, replayed in order)\n",
 			ms(in->overhead), in->react_off[in->nrings]);
-	else if (in->react)
-		fprintf(f, "; reaction 0 (no job waited for room in the recording)\n");
 	else
 		fprintf(f, "; overhead %.3f ms\n", ms(in->overhead));
 	fprintf(f, "tasks:   ");

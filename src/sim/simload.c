@@ -162,16 +162,16 @@ static void ring_run_key(const void *ctx, uint32_t i, uint64_t *k1, uint64_t *k2
 }
 
 /*
- * The scheduler's reactions, per ring in run order: a job that was ready
- * before room freed for it on the ring (the completion of the job `depth`
- * runs before it) waited for the scheduler from that completion to its run.
- * Jobs ready with room to spare are left out, as the engine hands them over
- * at once. The overhead is their mean.
+ * The scheduler's reactions, per ring in run order: each job's time from the
+ * moment it could have been handed over (ready, with room on its ring: the
+ * job `depth` runs before it done) to its run. The engine hands the k-th job
+ * on a ring over the k-th reaction late, so a loaded host's stalls stay
+ * where they were, a late first run included. The overhead is their mean.
  */
 static int reactions(struct xp_sim_load *l, const uint32_t *byrun)
 {
 	struct xp_sim_input *in = &l->in;
-	uint32_t n = l->nraw, first = 0, nv = 0;
+	uint32_t n = l->nraw, first = 0;
 	uint64_t sum = 0;
 
 	in->react = malloc(((size_t)n + 1) * sizeof(*in->react));
@@ -181,26 +181,23 @@ static int reactions(struct xp_sim_load *l, const uint32_t *byrun)
 	for (uint32_t k = 0; k < n; k++) {
 		const struct xp_sim_raw *r = &l->raw[byrun[k]];
 		uint32_t d = in->depth[r->ring] ? in->depth[r->ring] : 1;
-		uint64_t ready = r->q, room;
+		uint64_t from = r->q;
 
 		if (k && l->raw[byrun[k - 1]].ring != r->ring)
 			first = k;
-		if (k - first < d)
-			continue;	/* there was room from the start */
-		room = l->raw[byrun[k - d]].done;
+		if (k - first >= d && l->raw[byrun[k - d]].done > from)
+			from = l->raw[byrun[k - d]].done;	/* it waited for room */
 		for (int i = 0; i < r->ndep; i++)
-			if (r->dep[i].ts > ready)
-				ready = r->dep[i].ts;
-		if (ready >= room)
-			continue;
-		in->react[nv] = r->run > room ? r->run - room : 0;
-		sum += in->react[nv++];
-		in->react_off[r->ring + 1] = nv;
+			if (r->dep[i].ts > from)
+				from = r->dep[i].ts;
+		in->react[k] = r->run > from ? r->run - from : 0;
+		sum += in->react[k];
+		in->react_off[r->ring + 1] = k + 1;
 	}
 	for (uint16_t i = 1; i <= in->nrings; i++)
 		if (in->react_off[i] < in->react_off[i - 1])
 			in->react_off[i] = in->react_off[i - 1];	/* a ring without any */
-	in->overhead = nv ? sum / nv : 0;
+	in->overhead = n ? sum / n : 0;
 	return 0;
 }
 

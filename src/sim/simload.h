@@ -12,9 +12,9 @@
  *   - a dependency is another job of the file when the scheduler's events
  *     name it (its ring and the moment it signalled);
  *   - a ring's depth is the most jobs between run and done at once;
- *   - the reactions: for each job that was ready before room freed for it
- *     on its ring (when the job `depth` runs before it was done), the time
- *     from then to its run, per ring in run order; the overhead is their
+ *   - the reactions: each job's time from the moment it could have been
+ *     handed over (ready, and room on its ring: the job `depth` runs before
+ *     it done) to its run, per ring in run order; the overhead is their
  *     mean.
  *
  * i915's requests (recorded by mem) are not taken: their events say when a

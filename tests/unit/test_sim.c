@@ -198,16 +198,17 @@ static void test_depth(void)
 
 /*
  * The recording's reactions, replayed in order: depth 2, A B C D of 2 each
- * at 0, reactions 5 then 0 on the ring. A 0-2, B 2-4 (handed at once); C
+ * at 0, reactions 0 0 5 0 on the ring. A 0-2, B 2-4 (handed at once); C
  * waited, handed at 2 when A ends: a stall of 5 leaves the ring idle after
  * B, C 7-9; D handed at 4, reacts at once but queues behind C: 9-11. With
  * a constant overhead of 1 instead, C's reaction ends while B still runs:
- * C 4-6, D 6-8, no gap.
+ * C 4-6, D 6-8, no gap. Reactions 3 0 0 0: the first run comes late and
+ * everything after it with it, A 3-5, B 5-7, C 7-9, D 9-11.
  */
 static void test_reactions(void)
 {
-	static uint64_t react[2] = { 5, 0 };
-	static uint32_t off[2] = { 0, 2 };
+	static uint64_t react[4] = { 0, 0, 5, 0 };
+	static uint32_t off[2] = { 0, 4 };
 
 	setup(1, 1, 2, 1);
 	for (int k = 0; k < 4; k++)
@@ -218,6 +219,13 @@ static void test_reactions(void)
 	SPAN(0, 0, 2);
 	SPAN(1, 2, 4);
 	CHECK_U64(res.job[2].handed, 2);
+	SPAN(2, 7, 9);
+	SPAN(3, 9, 11);
+	react[0] = 3;
+	react[2] = 0;
+	CHECK(run(XP_SIM_FIFO, XP_SIM_PE, XP_SIM_PRED_HISTORY) == 0);
+	SPAN(0, 3, 5);
+	SPAN(1, 5, 7);
 	SPAN(2, 7, 9);
 	SPAN(3, 9, 11);
 	in.react = NULL;
@@ -432,12 +440,12 @@ static void test_analyze(void)
  * engine's input.
  *   J1 a/10 gfx  queued 0,   ran 0-100
  *   J4 b/20 comp queued 5,   ran 5-50
- *   J2 b/20 gfx  queued 10,  ran 150-200: the ring had room (depth 2):
- *                no reaction of the scheduler's
+ *   J2 b/20 gfx  queued 10,  ran 150-200: the ring had room (depth 2): the
+ *                scheduler's reaction 140
  *   J3 a/10 gfx  queued 60,  ran 190-260: handed while J2 ran (depth 2);
  *                it waited for room, made at J1's end (100): a reaction
- *                of 90 (the only one: the overhead); its cost is from
- *                J2's end: 60
+ *                of 90; its cost is from J2's end: 60
+ * Reactions: gfx 0 140 90 0 (J1 J2 J3 J5), comp 0; their mean 46.
  *   J5 a/10 gfx  queued 300, ran 300-310, waited for J4 (signalled at 50)
  *   and a job never seen queued, one never seen run: left out.
  * By arrival: J1 J4 J2 J3 J5; tasks by pid: a/10, b/20.
@@ -471,11 +479,13 @@ static void test_load(void)
 	CHECK_STR(l.in.rings[0], "gfx");
 	CHECK_U64(l.in.depth[0], 2);
 	CHECK_U64(l.in.depth[1], 1);
-	CHECK_U64(l.in.overhead, 90);
+	CHECK_U64(l.in.overhead, 46);
 	CHECK_U64(l.in.react_off[0], 0);
-	CHECK_U64(l.in.react_off[1], 1);	/* gfx: J3's */
-	CHECK_U64(l.in.react_off[2], 1);	/* comp: none */
-	CHECK_U64(l.in.react[0], 90);
+	CHECK_U64(l.in.react_off[1], 4);	/* gfx */
+	CHECK_U64(l.in.react_off[2], 5);	/* comp */
+	CHECK_U64(l.in.react[1], 140);
+	CHECK_U64(l.in.react[2], 90);
+	CHECK_U64(l.in.react[4], 0);
 	for (int k = 0; k < 5; k++)
 		CHECK_U64(l.in.jobs[k].cost, cost[k]);
 	CHECK_U64(l.in.jobs[1].ring, 1);
@@ -486,14 +496,14 @@ static void test_load(void)
 	CHECK(xp_sim_task_match(&l.in.tasks[0], "a") && xp_sim_task_match(&l.in.tasks[1], "20"));
 	CHECK(!xp_sim_task_match(&l.in.tasks[0], "ab") && !xp_sim_task_match(&l.in.tasks[0], "1"));
 	/*
-	 * FIFO at depth 1 with the recorded reaction, reused: J1 0-100; J2
-	 * waited, handed at 100: 190-240; J3 handed at 240: 330-390; J4 5-50
-	 * on comp; J5 (J4 long done) ready at 300 behind J3, handed at 390:
-	 * 480-490.
+	 * FIFO at depth 1 with the recorded reactions in order: J1 0-100 (0);
+	 * J4 5-50 on comp (0); J2 waited, handed at 100, 140 late: 240-290; J3
+	 * handed at 290, 90 late: 380-440; J5 (J4 long done) ready at 300
+	 * behind J3, handed at 440 (0): 440-450.
 	 */
 	{
 		struct xp_sim_params p = { .policy = XP_SIM_FIFO };
-		static const uint64_t end[5] = { 100, 50, 240, 390, 490 };
+		static const uint64_t end[5] = { 100, 50, 290, 440, 450 };
 
 		l.in.depth[0] = 1;
 		xp_sim_result_free(&res);
