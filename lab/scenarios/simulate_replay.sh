@@ -3,8 +3,9 @@
 # under the policy the kernel's scheduler ran (gpu_sched's sched_policy: rr
 # or fifo) with the queue depth and reaction time the recording shows, must
 # give the recorded response times (done - queued): medians within 10 %
-# (the replay reuses the recording's reactions in order: under a CPU hog
-# a mean reaction came out 13 % short; the recorded ones land within 4 %).
+# (the replay reuses the recording's reactions in order, so under the
+# kernel's own policy it gives the recorded times exactly, a CPU hog's
+# stalls included; a mean reaction came out 13 % short under one).
 need_xputrace
 load mockgpu || finish
 F=/tmp/replay.xpt
