@@ -162,7 +162,7 @@ nv_calls() {
 	nv_counts >$j.before
 	if [ -n "$hk" ]; then XPUTRACE_NVIDIA_HOOK=$hk start_xp $j nvidia --json || return
 	else start_xp $j nvidia --json || return; fi
-	nvclient alloc=0 control=11 pages=0 >/dev/null; rc=$?
+	nvclient alloc=0 control=11 pages=0 >$j.client; rc=$?
 	nv_bh_done
 	# one interrupt at a time: in a burst the next interrupt's 2 ms handler
 	# preempts a bottom half, and its time would be the burst's
@@ -181,9 +181,13 @@ nv_counts() {
 	awk '{ n[$1]++ } END { for (f in n) print f, n[f] }' /sys/kernel/debug/nvidia_double/each
 	awk '{ n["outer:" $1]++ } END { for (f in n) print f, n[f] }' /sys/kernel/debug/nvidia_double/outer
 }
-# nv_each FUNC JSON [outer]: the double's times per call of FUNC during nv_calls' JSON (outer: by its caller)
+# nv_each FUNC JSON [outer]: the double's times per call of FUNC during nv_calls' JSON (outer: by its
+# caller; NV_ESC_RM_CONTROL's caller is nvclient, which times each ioctl)
 nv_each() {
 	local b a k=$1 file=/sys/kernel/debug/nvidia_double/each
+	if [ "$1 ${3:-}" = "NV_ESC_RM_CONTROL outer" ]; then
+		awk '$1 == "control_ns" { print $2 }' $2.client; return
+	fi
 	[ "${3:-}" != outer ] || k=outer:$1 file=/sys/kernel/debug/nvidia_double/outer
 	b=$(awk -v k=$k '$1 == k { print $2 }' $2.before)
 	a=$(awk -v k=$k '$1 == k { print $2 }' $2.after)
