@@ -223,17 +223,12 @@ int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, cons
 
 void xp_caps_detach(const char *verb, struct xp_cap_inst *ci, int n)
 {
-	struct xp_kside **ks = calloc(n > 0 ? (size_t)n : 1, sizeof(*ks));
+	uint64_t t0 = xp_now_ns();
+	int links = 0;
 
-	for (int i = 0; i < n; i++) {
-		if (ks)
-			ks[i] = ci[i].k;
-		else
-			xp_kside_detach(ci[i].k);	/* out of memory: one by one, unsaid */
-	}
-	if (ks)
-		xp_kside_detach_all(verb, ks, n);
-	free(ks);
+	for (int i = 0; i < n; i++)
+		links += xp_kside_detach(ci[i].k);
+	xp_kside_say_detach(verb, t0, links);
 }
 
 int xp_multi_finish(const char *verb, const struct xp_multi_caps *mc, struct xp_session *s,

@@ -32,29 +32,42 @@ struct xp_kside *xp_kside_new(void *skel, void (*destroy)(void *skel))
  * loaded one. A wait of a second or more is said, so a slow stop is not
  * taken for a hang.
  */
-void xp_kside_detach_all(const char *verb, struct xp_kside *const *ks, int n)
+int xp_kside_detach(struct xp_kside *k)
 {
-	uint64_t t0 = xp_now_ns(), took;
 	int links = 0;
 
-	for (int j = 0; j < n; j++) {
-		if (!ks[j])
+	if (!k)
+		return 0;
+	k->detached = true;
+	for (int i = 0; i < XP_KSIDE_LINKS; i++) {
+		if (!k->links[i])
 			continue;
-		ks[j]->detached = true;
-		for (int i = 0; i < XP_KSIDE_LINKS; i++) {
-			if (!ks[j]->links[i])
-				continue;
-			bpf_link__destroy(ks[j]->links[i]);
-			ks[j]->links[i] = NULL;
-			links++;
-		}
-		if (ks[j]->on_detach)
-			ks[j]->on_detach(ks[j]);
+		bpf_link__destroy(k->links[i]);
+		k->links[i] = NULL;
+		links++;
 	}
-	took = xp_now_ns() - t0;
+	if (k->on_detach)
+		k->on_detach(k);
+	return links;
+}
+
+void xp_kside_say_detach(const char *verb, uint64_t since_ns, int links)
+{
+	uint64_t took = xp_now_ns() - since_ns;
+
 	if (verb && took >= 1000000000ull)
 		fprintf(stderr, "%s: the kernel took %.1f s to detach %d programs (a grace period for each "
 			"one on a tracepoint or kprobe, one after the other)\n", verb, took / 1e9, links);
+}
+
+void xp_kside_detach_all(const char *verb, struct xp_kside *const *ks, int n)
+{
+	uint64_t t0 = xp_now_ns();
+	int links = 0;
+
+	for (int j = 0; j < n; j++)
+		links += xp_kside_detach(ks[j]);
+	xp_kside_say_detach(verb, t0, links);
 }
 
 void xp_map_calls_begin(struct xp_map_calls *c)
@@ -78,11 +91,6 @@ void xp_map_calls_end(struct xp_map_calls *c)
 	if (c->raised)
 		(void)sched_setscheduler(0, c->policy, &sp);
 	c->raised = false;
-}
-
-void xp_kside_detach(struct xp_kside *k)
-{
-	xp_kside_detach_all(NULL, &k, 1);
 }
 
 void xp_kside_close(struct xp_kside *k)

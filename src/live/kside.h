@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <bpf/libbpf.h>
 #include "core/filters.h"
 #include "core/rawtp.h"
@@ -71,9 +72,11 @@ void xp_map_calls_end(struct xp_map_calls *c);
 
 /* A new, empty kernel side owning `skel` (opened by xp_skel_open, live/skel.h). NULL when out of memory. */
 struct xp_kside *xp_kside_new(void *skel, void (*destroy)(void *skel));
-/* Stops the programs writing (links gone); the maps stay readable. */
-void xp_kside_detach(struct xp_kside *k);
-/* The same for n kernel sides (NULLs skipped); a detach of a second or more said as `verb`'s. */
+/* Stops the programs writing (links gone; NULL: none); the maps stay readable. Returns the links destroyed. */
+int xp_kside_detach(struct xp_kside *k);
+/* Says, as `verb`'s, a detach of `links` begun at since_ns (xp_now_ns) that took a second or more. */
+void xp_kside_say_detach(const char *verb, uint64_t since_ns, int links);
+/* xp_kside_detach of n kernel sides (NULLs skipped), the time said as above. */
 void xp_kside_detach_all(const char *verb, struct xp_kside *const *ks, int n);
 void xp_kside_close(struct xp_kside *k);
 
