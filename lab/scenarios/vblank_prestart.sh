@@ -40,6 +40,16 @@ frames_of() {
 		-e '/missed_target/!s/.*"seq":\([0-9]*\),.*/\1 ?/p'
 }
 
+# until the stream $1 holds $2 flips (150: 2.5 s at 60 Hz, of which at least
+# 100 are checked), or 12 s: a loaded emulated machine may flip at 40 Hz
+wait_flips() { # STREAM FLIPS
+	local i=0
+	sleep 1
+	while [ "$(grep -c '"kind":"flip"' $1 2>/dev/null)" -lt $2 ] && [ $i -lt 110 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+}
+
 ROWS=""
 row() { ROWS="$ROWS
 $*"; }
@@ -81,7 +91,7 @@ flipper_case() { # WHEN LOAD
 		flipper_start $o 100000 $ld
 		sleep 1.5
 		start_xp $j vblank --stream --json || { kill $FP; load_off; return; }
-		sleep 2.5	# 150 frames at 60 Hz, at least 100 are checked
+		wait_flips $j 150
 		stop_xp
 		kill $FP; wait $FP
 	else
@@ -143,20 +153,24 @@ modetest_case() { # WHEN LOAD
 		[ "$ld" = load ] && load_on
 		sleep 0.5
 		start_xp $j vblank --stream --json || { echo >&3; exec 3>&-; load_off; return; }
-		sleep 2.5	# 150 frames at 60 Hz, at least 100 are checked
+		wait_flips $j 150
 		stop_xp
 		echo >&3; exec 3>&-
 		wait $MP
 	else
 		start_xp $j vblank --stream --json || { load_off; return; }
-		(sleep 3.5; echo) | modetest -M vkms -s "$C:1024x768" -v >$o 2>&1 & MP=$!
+		rm -f $S/mt.in; mkfifo $S/mt.in
+		modetest -M vkms -s "$C:1024x768" -v <$S/mt.in >$o 2>&1 & MP=$!
+		exec 3>$S/mt.in
 		sleep 1
 		[ "$ld" = load ] && load_on
+		wait_flips $j 210
+		echo >&3; exec 3>&-
 		wait $MP
 		stop_xp
 	fi
 	load_off
-	# modetest runs in the subshell's pipeline: its pid is the one the tracer names modetest
+	# the one modetest the tracer names
 	tail -n 1 $j >$j.sum
 	P=$(grep -o '"pid":[0-9]*,"comm":"modetest"' $j | head -1 | sed 's/"pid":\([0-9]*\),.*/\1/')
 	summary_checks $j.sum "$P" modetest "$when/$ld"
