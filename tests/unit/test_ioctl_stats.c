@@ -982,6 +982,75 @@ static void test_distinct_commands_stay_bounded(void)
 	xp_ioctl_table_free(&t);
 }
 
+/*
+ * Calls whose start no program saw (the kernel skipped the entry run): counted
+ * at their return, in calls and errors but not in the times, the same on the
+ * kernel's path (xp_ioctl_val.untimed) and the records' (lat_ns UNTIMED); the
+ * text says how many, the JSON row has them as "untimed".
+ */
+static void test_untimed(void)
+{
+	static struct xp_ioctl_val v;
+	static struct xp_devices d;
+	struct xp_run_info ri = { .command = "ioctl", .source = "live", .mode = "summary",
+				  .hook = "tracepoint", .duration_s = 1 };
+	struct xp_ioctl_table t, tr;
+	struct xp_ioctl_key k = { .pid = 9, .dev = DEV_CARD, .cmd = CMD_VERSION };
+	struct xp_ioctl_entry *e, *er;
+	FILE *f;
+
+	memset(&v, 0, sizeof(v));
+	v.calls = 5;		/* 3 timed: 100, 100, 200 ns; 2 untimed, one failed */
+	v.untimed = 2;
+	v.errors = 1;
+	v.sum_ns = 400;
+	v.max_ns = 200;
+	v.hist[xp_hist_bucket(100)] = 2;
+	v.hist[xp_hist_bucket(200)] += 1;
+	v.err1 = ENOTTY;
+	v.err1_calls = 1;
+	memcpy(v.comm, "vkcube", 6);
+	xp_ioctl_table_init(&t);
+	CHECK(xp_ioctl_table_add_val(&t, &k, &v) == 0);
+	xp_ioctl_table_init(&tr);
+	add(&tr, 9, DEV_CARD, CMD_VERSION, 100, 0, "vkcube");
+	add(&tr, 9, DEV_CARD, CMD_VERSION, XP_IOCTL_UNTIMED, -ENOTTY, "vkcube");
+	add(&tr, 9, DEV_CARD, CMD_VERSION, 100, 0, "vkcube");
+	add(&tr, 9, DEV_CARD, CMD_VERSION, XP_IOCTL_UNTIMED, 0, "vkcube");
+	add(&tr, 9, DEV_CARD, CMD_VERSION, 200, 0, "vkcube");
+	e = find(&t, 9, DEV_CARD, CMD_VERSION);
+	er = find(&tr, 9, DEV_CARD, CMD_VERSION);
+	CHECK(e != NULL && er != NULL);
+	if (e && er) {
+		for (int i = 0; i < 2; i++) {
+			const struct xp_ioctl_entry *x = i ? er : e;
+
+			CHECK_U64(x->calls, 5);
+			CHECK_U64(x->untimed, 2);
+			CHECK_U64(x->errors, 1);
+			CHECK_U64(errno_count(x, ENOTTY), 1);
+			CHECK_U64(x->lat.count, 3);
+			CHECK_U64(x->lat.sum, 400);
+			CHECK_U64(x->lat.max, 200);
+			CHECK(xp_hist_percentile(&x->lat, 50) < 150);	/* the 100 ns bucket: untimed calls add no zeros */
+		}
+	}
+	make_devices(&d);
+	f = mem_open();
+	xp_ioctl_report_text(f, &t, &d, &ri, false);
+	fclose(f);
+	CHECK(strstr(memout, "ioctl: 1.0 s, 1 process, 5 calls, 1 error, ") == memout);
+	CHECK(strstr(memout, "\nnote: 2 calls counted at their return only, the kernel having skipped the "
+			     "program at their start: in CALLS, not in the times\n") != NULL);
+	f = mem_open();
+	xp_ioctl_report_json(f, &tr, &d, &ri);
+	fclose(f);
+	CHECK(strstr(memout, "\"calls\":5,\"errors\":1,\"untimed\":2,\"errnos\":{\"ENOTTY\":1},"
+			     "\"latency_ns\":{\"count\":3,\"sum\":400,") != NULL);
+	xp_ioctl_table_free(&t);
+	xp_ioctl_table_free(&tr);
+}
+
 int main(void)
 {
 	RUN(test_max_keys_folds_into_other);
@@ -997,6 +1066,7 @@ int main(void)
 	RUN(test_report_json);
 	RUN(test_report_text);
 	RUN(test_text_helpers);
+	RUN(test_untimed);
 	free(memout);
 	UNIT_EXIT();
 }

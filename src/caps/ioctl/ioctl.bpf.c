@@ -8,8 +8,9 @@
  *   __ia32_compat_sys_ioctl) with a kretprobe on each: they run for ioctl()
  *   only, so other syscalls pay nothing, and their handlers run with
  *   preemption off, so no run is skipped when several tasks call at once
- *   (on 7.x kernels programs on the syscall tracepoints run preemptible, and
- *   the kernel skips a run that would nest on the same CPU).
+ *   (on 7.x kernels programs on the syscall-entry tracepoints run
+ *   preemptible, and the kernel skips a run that would nest on the same CPU:
+ *   with the hooks below, such a call is counted at its return, untimed).
  * - the classic syscalls:sys_enter_ioctl/sys_exit_ioctl events: other
  *   syscalls pay a bitmap test only, but 32-bit calls are not among them
  *   (user space passes this hook over while a 32-bit program runs, and a
@@ -136,6 +137,7 @@ static __always_inline int on_enter(struct pt_regs *regs, long id, int mode)
 	return 0;
 }
 
+/* lat: the call's time; XP_IOCTL_UNTIMED where its start was not seen (finish_untimed). */
 static __always_inline void count(const struct ioctl_start *s, __u32 tgid, __u64 lat, long ret)
 {
 	struct xp_ioctl_key key = { .pid = tgid, .dev = s->dev, .cmd = s->cmd, .gen = drain_gen };
@@ -171,13 +173,17 @@ static __always_inline void count(const struct ioctl_start *s, __u32 tgid, __u64
 		}
 	}
 	__sync_fetch_and_add(&v->calls, 1);
-	__sync_fetch_and_add(&v->sum_ns, lat);
-	if (lat > v->max_ns)
-		v->max_ns = lat; /* a lost race only loses a near-equal maximum */
-	b = xp_hist_bucket(lat);
-	barrier_var(b); /* keep the bound check on the register that indexes */
-	if (b < XP_HIST_BUCKETS)
-		__sync_fetch_and_add(&v->hist[b], 1);
+	if (lat == XP_IOCTL_UNTIMED) {
+		__sync_fetch_and_add(&v->untimed, 1);
+	} else {
+		__sync_fetch_and_add(&v->sum_ns, lat);
+		if (lat > v->max_ns)
+			v->max_ns = lat; /* a lost race only loses a near-equal maximum */
+		b = xp_hist_bucket(lat);
+		barrier_var(b); /* keep the bound check on the register that indexes */
+		if (b < XP_HIST_BUCKETS)
+			__sync_fetch_and_add(&v->hist[b], 1);
+	}
 	if (ret < 0) {
 		struct xp_ioctl_err_key ek = { .k = key, .err = (__u32)-ret };
 		__u64 *n;
@@ -217,8 +223,51 @@ static __always_inline void emit(const struct ioctl_start *s, __u64 pid_tgid, __
 	xp_submit(r);
 }
 
-/* The end of a call on the current thread: count or emit it, free its start. */
-static __always_inline int finish(long ret, int mode)
+/* The arguments of the task's ioctl from its user registers (compat: the 32-bit call's). */
+static __always_inline void args_of(struct ioctl_start *s, struct pt_regs *regs, bool btf, bool compat)
+{
+	s->fd = (int)(compat ? XP_READ(btf, regs, bx) : XP_READ(btf, regs, di));
+	s->cmd = (__u32)(compat ? XP_READ(btf, regs, cx) : XP_READ(btf, regs, si));
+	s->arg = compat ? (__u32)XP_READ(btf, regs, dx) : XP_READ(btf, regs, dx);
+}
+
+/*
+ * The return of a call whose start no program of ours saw: on 7.x kernels the
+ * programs on the syscall-entry tracepoints run preemptible, and while a task
+ * is switched out in the middle of one, the kernel skips that program for
+ * every other task on its CPU (the recursion guard; counted as a missed run).
+ * The exit tracepoints' programs run with preemption off and are not skipped
+ * so. The task's user registers still hold the call's arguments (`compat`:
+ * the 32-bit ones): the call is counted here, untimed, as its start is not
+ * known. So is a call made before tracing began and returning after it.
+ */
+static __always_inline int finish_untimed(struct pt_regs *regs, bool btf, long ret, bool compat,
+					  int mode)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct ioctl_start s = {};
+
+	if (xp_filtered(pid_tgid >> 32))
+		return 0;
+	args_of(&s, regs, btf, compat);
+	s.dev = fd_to_traced_chrdev(s.fd, TASK_BTF(mode));
+	if (!s.dev)
+		return 0;
+	s.ts = bpf_ktime_get_ns();	/* its return: the only time known */
+	if (aggregate)
+		count(&s, pid_tgid >> 32, XP_IOCTL_UNTIMED, ret);
+	else
+		emit(&s, pid_tgid, XP_IOCTL_UNTIMED, ret);
+	return 0;
+}
+
+/*
+ * The end of a call on the current thread: count or emit it, free its start.
+ * `regs` (the user registers; btf: loads, else helper reads) where a call
+ * whose start was not seen is still counted (the syscall tracepoints' hooks);
+ * NULL for the kretprobe, whose kprobe is never skipped.
+ */
+static __always_inline int finish(long ret, int mode, struct pt_regs *regs, bool btf_regs, bool compat)
 {
 	bool btf = TASK_BTF(mode);
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), lat;
@@ -229,8 +278,25 @@ static __always_inline int finish(long ret, int mode)
 		s = bpf_task_storage_get(&task_start, bpf_get_current_task_btf(), 0, 0);
 	else
 		s = bpf_map_lookup_elem(&inflight, &tid);
+	if (s && s->ts && regs) {
+		/*
+		 * A start left by an earlier call whose return the kernel skipped
+		 * (its program preempted, as above) is not this call's: told by
+		 * the arguments, it is dropped and this call counted untimed.
+		 */
+		struct ioctl_start now = {};
+
+		args_of(&now, regs, btf_regs, compat);
+		if (now.fd != s->fd || now.cmd != s->cmd || now.arg != s->arg) {
+			if (btf)
+				s->ts = 0;
+			else
+				bpf_map_delete_elem(&inflight, &tid);
+			return finish_untimed(regs, btf_regs, ret, compat, mode);
+		}
+	}
 	if (!s || !s->ts)
-		return 0;
+		return regs ? finish_untimed(regs, btf_regs, ret, compat, mode) : 0;
 	lat = bpf_ktime_get_ns() - s->ts;
 	if (aggregate)
 		count(s, pid_tgid >> 32, lat, ret);
@@ -250,7 +316,7 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret, int mode)
 
 	if (nr != NR_ioctl && (nr != NR_ia32_ioctl || XP_READ(btf, regs, cs) != USER32_CS))
 		return 0;
-	return finish(ret, mode);
+	return finish(ret, mode, regs, btf, nr != NR_ioctl);
 }
 
 SEC("tp_btf/sys_enter")
@@ -275,7 +341,9 @@ int ioctl_enter_tp(struct tp_enter_ioctl *ctx)
 SEC("tracepoint/syscalls/sys_exit_ioctl")
 int ioctl_exit_tp(struct tp_exit *ctx)
 {
-	return finish(ctx->ret, M_KP);
+	/* native calls only: the task's user registers hold their arguments */
+	return finish(ctx->ret, M_KP, (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()),
+		      true, false);
 }
 
 /*
@@ -361,5 +429,5 @@ int ioctl_enter_kp32(struct pt_regs *ctx)
 SEC("kretprobe")
 int ioctl_exit_kp(struct pt_regs *ctx)
 {
-	return finish((long)ctx->ax, M_KP);
+	return finish((long)ctx->ax, M_KP, NULL, false, false);
 }

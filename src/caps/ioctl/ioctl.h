@@ -15,7 +15,7 @@
 
 struct xp_ioctl_rec {
 	struct xp_rec_hdr hdr;	/* ts_ns: entry into ioctl() */
-	__u64 lat_ns;		/* entry to return */
+	__u64 lat_ns;		/* entry to return; XP_IOCTL_UNTIMED: entry unseen, ts_ns the return */
 	__u64 arg;
 	__u64 cgroup_id;
 	__u32 cmd;
@@ -24,6 +24,9 @@ struct xp_ioctl_rec {
 	__s32 ret;		/* return value; negative errno on failure */
 	char comm[XP_COMM_LEN];
 };
+
+/* lat_ns of a call whose start no program saw (a run the kernel skipped): counted, not timed. */
+#define XP_IOCTL_UNTIMED (~0ull)
 
 /* The pid of the (other) rows: calls of processes past the rows kept (no real pid). */
 #define XP_IOCTL_PID_OTHER 0xffffffffu
@@ -54,7 +57,8 @@ struct xp_ioctl_val {
 	 * the errno map's lookup; other errnos go to that map.
 	 */
 	__u32 err1;
-	__u32 pad;
+	/* calls counted at their return only (their start unseen), in calls but not in the times */
+	__u32 untimed;
 	__u64 err1_calls;
 };
 

@@ -66,7 +66,8 @@ int xp_ioctl_metrics_add(struct xp_ioctl_metrics *s, const struct xp_ioctl_rec *
 	if (!calls || !secs)
 		return -ENOMEM;
 	calls->value++;
-	xp_series_observe(m, secs, r->lat_ns);
+	if (r->lat_ns != XP_IOCTL_UNTIMED)	/* its start unseen: counted, not timed */
+		xp_series_observe(m, secs, r->lat_ns);
 	if (r->ret < 0) {
 		struct xp_series *e;
 

@@ -19,7 +19,7 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 			  const struct xp_run_info *ri, bool hist)
 {
 	struct xp_ioctl_entry **v = xp_ioctl_table_sorted(t);
-	uint64_t calls = 0, errors = 0;
+	uint64_t calls = 0, errors = 0, untimed = 0;
 	size_t nproc = 0;
 	char b1[16], b2[16], b3[16], name[96], en[32];
 
@@ -28,6 +28,7 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 	for (size_t i = 0; i < t->n; i++) {
 		calls += v[i]->calls;
 		errors += v[i]->errors;
+		untimed += v[i]->untimed;
 		if ((i == 0 || v[i]->key.pid != v[i - 1]->key.pid) && v[i]->key.pid != XP_IOCTL_PID_OTHER)
 			nproc++;
 	}
@@ -37,6 +38,10 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 		ri->duration_s, nproc, nproc == 1 ? "" : "es", (unsigned long long)calls,
 		calls == 1 ? "" : "s", (unsigned long long)errors, errors == 1 ? "" : "s");
 	xp_print_drops(f, ri);
+	if (untimed)
+		fprintf(f, "note: %llu call%s counted at %s return only, the kernel having skipped the program "
+			   "at %s start: in CALLS, not in the times\n", (unsigned long long)untimed,
+			untimed == 1 ? "" : "s", untimed == 1 ? "its" : "their", untimed == 1 ? "its" : "their");
 	if (t->folded_calls)
 		fprintf(f, "note: more than %zu process rows: %llu calls of the later ones are added up in the "
 			   "(other) rows (--max-keys)\n", t->max_keys, (unsigned long long)t->folded_calls);
@@ -130,6 +135,8 @@ void xp_ioctl_report_json(FILE *f, const struct xp_ioctl_table *t, const struct 
 		xp_json_kstr(&j, "name", name);
 		xp_json_ku64(&j, "calls", e->calls);
 		xp_json_ku64(&j, "errors", e->errors);
+		if (e->untimed)	/* counted at their return: in calls, not in latency_ns */
+			xp_json_ku64(&j, "untimed", e->untimed);
 		xp_json_key(&j, "errnos");
 		xp_json_begin_obj(&j);
 		for (int k = 0; k < e->nerrnos; k++)
@@ -231,7 +238,7 @@ void xp_ioctl_stream_text(FILE *f, const struct xp_ioctl_rec *r, const struct xp
 	p = put_col(p, r->comm, XP_COMM_LEN, 16);
 	memcpy(p, names->cols, names->len);
 	p += names->len;
-	p = put_rcol(p, xp_fmt_ns(r->lat_ns, tmp, sizeof(tmp)), 10);
+	p = put_rcol(p, r->lat_ns == XP_IOCTL_UNTIMED ? "-" : xp_fmt_ns(r->lat_ns, tmp, sizeof(tmp)), 10);
 	if (r->ret < 0) {
 		xp_errno_name(0u - (uint32_t)r->ret, tmp, sizeof(tmp));
 		p = put_col(p, tmp, sizeof(tmp), 0);
@@ -264,7 +271,12 @@ void xp_ioctl_stream_json(struct xp_json *j, const struct xp_ioctl_rec *r,
 	xp_json_kstr(j, "name", name);
 	xp_json_ki64(j, "fd", r->fd);
 	xp_json_ki64(j, "ret", r->ret);
-	xp_json_ku64(j, "latency_ns", r->lat_ns);
+	if (r->lat_ns == XP_IOCTL_UNTIMED) {	/* its start unseen: ts_ns is its return */
+		xp_json_key(j, "latency_ns");
+		xp_json_null(j);
+	} else {
+		xp_json_ku64(j, "latency_ns", r->lat_ns);
+	}
 	xp_json_end_obj(j);
 	xp_json_finish(j);
 }
@@ -306,7 +318,9 @@ void xp_perfetto_ioctl(struct xp_perfetto *p, const struct xp_ioctl_rec *r,
 	memcpy(comm, r->comm, sizeof(comm));
 	comm[XP_COMM_LEN - 1] = '\0';
 	xp_perfetto_name(p, r->hdr.pid, r->hdr.tid, comm);
-	xp_perfetto_slice_begin(p, r->hdr.pid, r->hdr.tid, "ioctl", nc->name, r->hdr.ts_ns, r->lat_ns);
+	/* a call whose start went unseen: an empty slice at its return */
+	xp_perfetto_slice_begin(p, r->hdr.pid, r->hdr.tid, "ioctl", nc->name, r->hdr.ts_ns,
+				r->lat_ns == XP_IOCTL_UNTIMED ? 0 : r->lat_ns);
 	if (!xp_perfetto_args(p)) {	/* the protobuf format keeps no args: no need to format them */
 		xp_perfetto_slice_end(p);
 		return;

@@ -196,7 +196,10 @@ int xp_ioctl_table_add_rec(struct xp_ioctl_table *t, const struct xp_ioctl_rec *
 		memcpy(e->comm, r->comm, sizeof(e->comm));
 	e->comm[XP_COMM_LEN - 1] = '\0';
 	e->calls++;
-	xp_hist_add(&e->lat, r->lat_ns);
+	if (r->lat_ns == XP_IOCTL_UNTIMED)
+		e->untimed++;
+	else
+		xp_hist_add(&e->lat, r->lat_ns);
 	if (r->ret < 0) {
 		e->errors++;
 		add_errno(e, 0u - (uint32_t)r->ret, 1);	/* INT_MIN too */
@@ -219,7 +222,8 @@ int xp_ioctl_table_add_val(struct xp_ioctl_table *t, const struct xp_ioctl_key *
 	e->comm[XP_COMM_LEN - 1] = '\0';
 	e->calls += v->calls;
 	e->errors += v->errors;
-	e->lat.count += v->calls;
+	e->untimed += v->untimed;
+	e->lat.count += v->calls - (v->untimed < v->calls ? v->untimed : v->calls);
 	e->lat.sum += v->sum_ns;
 	if (v->max_ns > e->lat.max)
 		e->lat.max = v->max_ns;

@@ -15,6 +15,7 @@ struct xp_ioctl_entry {
 	char comm[XP_COMM_LEN];
 	uint64_t calls;
 	uint64_t errors;
+	uint64_t untimed;	/* calls whose start went unseen: in calls, not in lat */
 	struct xp_hist lat;
 	/* failures by errno; err 0 collects errnos beyond the first few */
 	struct {
