@@ -183,8 +183,10 @@ b=${IO[none]}
 	echo
 	if [ -n "$lab" ]; then
 		echo "4 processes x 3,000 DRM_IOCTL_VERSION on vkms plus one 32-bit process x 1,000, at once;"
-		echo "per kernel and vCPU count, what each hook counted (the test asserts the kprobe line;"
-		echo "the tracepoint hook cannot see the 32-bit client's calls, and names it instead):"
+		echo "per kernel and vCPU count, what each hook counted (the test asserts the kprobe line"
+		echo "exact, and of the others that every call not counted is among the runs the kernel"
+		echo "skipped; \"untimed\": calls whose start was skipped, counted at their return). The"
+		echo "tracepoint hook cannot see the 32-bit client's calls, and names it instead:"
 		echo
 		echo "$lab" | sed 's/^/- /'
 	else
