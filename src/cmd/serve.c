@@ -195,12 +195,21 @@ static int parse(int argc, char **argv, struct serve_run *r)
 				   &r->o, &own, &mc, help, r);
 }
 
-/* The labels of a cgroup id: its path and what the path names. Under r->lock. */
+/*
+ * The labels of a cgroup id, first in a series' labels: its path and what the
+ * path names, kept per id by the cache. Under r->lock.
+ */
 static void cgroup_labels(void *ctx, uint64_t id, char *buf, size_t len)
 {
 	struct serve_run *r = ctx;
-	const char *path = r->cg ? xp_cgroup_cache_path(r->cg, id) : NULL;
+	const char *l = r->cg && !buf[0] ? xp_cgroup_cache_labels(r->cg, id, KUBELET_LOGS, xp_now_ns()) : NULL;
+	const char *path;
 
+	if (l && strlen(l) < len) {
+		memcpy(buf, l, strlen(l) + 1);
+		return;
+	}
+	path = r->cg ? xp_cgroup_cache_path(r->cg, id) : NULL;
 	/* a cgroup gone before it was first seen: one series for all such */
 	xp_cgroup_labels(path ? path : "(unknown)", KUBELET_LOGS, buf, len);
 }

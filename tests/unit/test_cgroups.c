@@ -161,6 +161,60 @@ static void test_cache(void)
 	rmdir(root);
 }
 
+/*
+ * A cgroup's labels rendered once and kept: a second series of it reads no
+ * directory (the names stay when the log is gone); names the kubelet had not
+ * logged yet are looked for again only once the retry time has passed.
+ */
+static void test_cache_labels(void)
+{
+	char root[] = "/tmp/xp-cgl-XXXXXX", logs[] = "/tmp/xp-cgl-logs-XXXXXX", p[400], cid[80];
+	const char *l;
+	struct xp_cgroup_cache *c;
+	struct stat st, st2;
+	uint64_t t = 1000;
+
+	CHECK(mkdtemp(root) != NULL && mkdtemp(logs) != NULL);
+	snprintf(p, sizeof(p), "%s/kubepods", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/kubepods/pod" UID, root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/kubepods/pod" UID "/" ID, root);
+	mkdir(p, 0755);
+	stat(p, &st);
+	snprintf(cid, sizeof(cid), "%.63s1", ID);	/* a second container, logged later */
+	snprintf(p, sizeof(p), "%s/kubepods/pod" UID "/%s", root, cid);
+	mkdir(p, 0755);
+	stat(p, &st2);
+	touch(logs, "containers/");
+	touch(logs, "pods/");
+	touch(logs, "containers/trainer-7d9f_ml-jobs_worker-" ID ".log");
+	touch(logs, "pods/ml-jobs_trainer-7d9f_" UID "/");
+	c = xp_cgroup_cache_new(root);
+	CHECK(xp_cgroup_cache_labels(c, 0, logs, t) == NULL);
+	l = xp_cgroup_cache_labels(c, st.st_ino, logs, t);
+	CHECK(l && strstr(l, ",container=\"worker\"") != NULL);
+	snprintf(p, sizeof(p), "%s/containers/trainer-7d9f_ml-jobs_worker-" ID ".log", logs);
+	unlink(p);
+	l = xp_cgroup_cache_labels(c, st.st_ino, logs, t + 100 * XP_CGROUP_NAMES_RETRY_NS);
+	CHECK(l && strstr(l, ",container=\"worker\"") != NULL);	/* kept, not read again */
+	/* its pod is logged, the container not yet: looked for again after the retry time */
+	l = xp_cgroup_cache_labels(c, st2.st_ino, logs, t);
+	CHECK(l && strstr(l, ",pod=\"trainer-7d9f\"") != NULL && !strstr(l, "container="));
+	snprintf(p, sizeof(p), "containers/trainer-7d9f_ml-jobs_loader-%s.log", cid);
+	touch(logs, p);
+	l = xp_cgroup_cache_labels(c, st2.st_ino, logs, t + XP_CGROUP_NAMES_RETRY_NS - 1);
+	CHECK(l && !strstr(l, "container="));
+	l = xp_cgroup_cache_labels(c, st2.st_ino, logs, t + XP_CGROUP_NAMES_RETRY_NS);
+	CHECK(l && strstr(l, ",container=\"loader\"") != NULL);
+	/* an id of no cgroup: the one "(unknown)" series */
+	l = xp_cgroup_cache_labels(c, 1, logs, t);
+	CHECK(l && !strcmp(l, "cgroup=\"(unknown)\""));
+	xp_cgroup_cache_free(c);
+	snprintf(p, sizeof(p), "rm -rf '%s' '%s'", root, logs);
+	CHECK(system(p) == 0);
+}
+
 int main(void)
 {
 	RUN(test_k8s_names);
@@ -168,5 +222,6 @@ int main(void)
 	RUN(test_kubernetes);
 	RUN(test_labels);
 	RUN(test_cache);
+	RUN(test_cache_labels);
 	UNIT_EXIT();
 }
