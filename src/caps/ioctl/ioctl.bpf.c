@@ -8,9 +8,10 @@
  *   __ia32_compat_sys_ioctl) with a kretprobe on each: they run for ioctl()
  *   only, so other syscalls pay nothing, and their handlers run with
  *   preemption off, so no run is skipped when several tasks call at once
- *   (on 7.x kernels programs on the syscall-entry tracepoints run
- *   preemptible, and the kernel skips a run that would nest on the same CPU:
- *   with the hooks below, such a call is counted at its return, untimed).
+ *   (on 7.x kernels programs on the syscall tracepoints run preemptible,
+ *   and the kernel skips a run that would nest on the same CPU: with the
+ *   hooks below, a call whose start was skipped is counted at its return,
+ *   untimed; one whose return was skipped is lost, counted as a missed run).
  * - the classic syscalls:sys_enter_ioctl/sys_exit_ioctl events: other
  *   syscalls pay a bitmap test only, but 32-bit calls are not among them
  *   (user space passes this hook over while a 32-bit program runs, and a
@@ -233,13 +234,13 @@ static __always_inline void args_of(struct ioctl_start *s, struct pt_regs *regs,
 
 /*
  * The return of a call whose start no program of ours saw: on 7.x kernels the
- * programs on the syscall-entry tracepoints run preemptible, and while a task
- * is switched out in the middle of one, the kernel skips that program for
- * every other task on its CPU (the recursion guard; counted as a missed run).
- * The exit tracepoints' programs run with preemption off and are not skipped
- * so. The task's user registers still hold the call's arguments (`compat`:
- * the 32-bit ones): the call is counted here, untimed, as its start is not
- * known. So is a call made before tracing began and returning after it.
+ * programs on the syscall tracepoints run preemptible, and while a task is
+ * switched out in the middle of one, the kernel skips that program for every
+ * other task on its CPU (the recursion guard; counted as a missed run). The
+ * task's user registers still hold the call's arguments (`compat`: the
+ * 32-bit ones): the call is counted here, untimed, as its start is not known.
+ * So is a call made before tracing began and returning after it. (A skipped
+ * return cannot be made up for: that call is lost, its missed run counted.)
  */
 static __always_inline int finish_untimed(struct pt_regs *regs, bool btf, long ret, bool compat,
 					  int mode)
