@@ -39,9 +39,9 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 		calls == 1 ? "" : "s", (unsigned long long)errors, errors == 1 ? "" : "s");
 	xp_print_drops(f, ri);
 	if (untimed)
-		fprintf(f, "note: %llu call%s counted at %s return only, the kernel having skipped the program "
-			   "at %s start: in CALLS, not in the times\n", (unsigned long long)untimed,
-			untimed == 1 ? "" : "s", untimed == 1 ? "its" : "their", untimed == 1 ? "its" : "their");
+		fprintf(f, "note: %llu call%s counted at %s return only (start unseen: begun before tracing, "
+			   "or a run the kernel skipped): in CALLS, not in the times\n", (unsigned long long)untimed,
+			untimed == 1 ? "" : "s", untimed == 1 ? "its" : "their");
 	if (t->folded_calls)
 		fprintf(f, "note: more than %zu process rows: %llu calls of the later ones are added up in the "
 			   "(other) rows (--max-keys)\n", t->max_keys, (unsigned long long)t->folded_calls);
