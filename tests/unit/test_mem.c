@@ -9,6 +9,7 @@
 #include "caps/mem/mem_metrics.h"
 #include "metrics_util.h"
 #include "caps/mem/mem_stats.h"
+#include "caps/mem/mem_int.h"
 
 static struct xp_rawtp_layout L;
 static struct xp_mem_state *S;
@@ -384,6 +385,59 @@ static void test_metrics(void)
 	xp_metrics_free(&m);
 }
 
+/* Every pending entry counted in its hash bucket, no more. */
+static bool pend_hash_consistent(void)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < XP_MEM_PEND_HASH; i++)
+		sum += S->pend_hash[i];
+	return sum == (uint64_t)S->npending;
+}
+
+/*
+ * The starts waiting for their end, with thousands left unmatched before the
+ * ones that end (their ends lost): the oldest of equal keys first, the process
+ * when asked, the oldest dropped and counted when full, kept by a reset.
+ */
+static void test_pending(void)
+{
+	struct xp_mem_pending q;
+
+	setup();
+	for (uint64_t i = 1; i <= 3000; i++)
+		xp_mem_pending_push(S, XP_PEND_I915_RQ, 1, i, i, 0, 0);
+	xp_mem_pending_push(S, XP_PEND_I915_RQ, 9, 5, 100000, 2, 0);
+	xp_mem_pending_push(S, XP_PEND_I915_RQ, 9, 5, 200000, 3, 0);
+	xp_mem_pending_push(S, XP_PEND_I915_WAIT, 7, 7, 300000, -1, 3);
+	CHECK(!xp_mem_pending_take(S, XP_PEND_I915_RQ, 9, 6, -1, &q));	/* never started */
+	CHECK(!xp_mem_pending_take(S, XP_PEND_I915_WAIT, 9, 5, -1, &q));	/* another kind */
+	CHECK(xp_mem_pending_take(S, XP_PEND_I915_RQ, 9, 5, -1, &q));
+	CHECK_U64(q.ts, 100000);
+	CHECK_U64(q.ring, 2);
+	CHECK(xp_mem_pending_take(S, XP_PEND_I915_RQ, 9, 5, -1, &q));
+	CHECK_U64(q.ts, 200000);
+	CHECK(!xp_mem_pending_take(S, XP_PEND_I915_RQ, 9, 5, -1, &q));
+	CHECK(!xp_mem_pending_take(S, XP_PEND_I915_WAIT, 7, 7, 4, &q));	/* another process's wait */
+	CHECK(xp_mem_pending_take(S, XP_PEND_I915_WAIT, 7, 7, 3, &q));
+	CHECK_U64(q.ts, 300000);
+	CHECK_U64(S->npending, 3000);
+	CHECK(pend_hash_consistent());
+	/* full: the oldest go, counted */
+	for (uint64_t i = 3001; i <= XP_MEM_MAX_PENDING + 10; i++)
+		xp_mem_pending_push(S, XP_PEND_I915_RQ, 1, i, i, 0, 0);
+	CHECK_U64(S->npending, XP_MEM_MAX_PENDING);
+	CHECK_U64(S->overflow, 10);
+	CHECK(!xp_mem_pending_take(S, XP_PEND_I915_RQ, 1, 10, -1, &q));
+	CHECK(xp_mem_pending_take(S, XP_PEND_I915_RQ, 1, 11, -1, &q));
+	CHECK_U64(q.ts, 11);
+	xp_mem_reset(S);
+	CHECK(xp_mem_pending_take(S, XP_PEND_I915_RQ, 1, XP_MEM_MAX_PENDING + 10, -1, &q));
+	CHECK(xp_mem_pending_take(S, XP_PEND_I915_RQ, 1, 12, -1, &q));
+	CHECK_U64(S->npending, XP_MEM_MAX_PENDING - 3);
+	CHECK(pend_hash_consistent());
+}
+
 int main(void)
 {
 	RUN(test_amdgpu);
@@ -391,6 +445,7 @@ int main(void)
 	RUN(test_i915_requests);
 	RUN(test_xe);
 	RUN(test_metrics);
+	RUN(test_pending);
 	xp_mem_free(S);
 	free(S);
 	UNIT_EXIT();

@@ -125,18 +125,39 @@ int xp_mem_ring_of(struct xp_mem_state *s, const struct xp_rawtp_rec *r)
 	return s->nrings++;
 }
 
+static uint16_t *pend_bucket(struct xp_mem_state *s, unsigned kind, uint64_t ctx, uint64_t seqno)
+{
+	uint64_t h = (ctx * 0x9e3779b97f4a7c15ull) ^ (seqno * 0xc2b2ae3d27d4eb4full) ^ kind;
+
+	return &s->pend_hash[(h ^ (h >> 29)) & (XP_MEM_PEND_HASH - 1)];
+}
+
+static void pending_remove(struct xp_mem_state *s, int i)
+{
+	struct xp_mem_pending *q = &s->pending[i];
+
+	--*pend_bucket(s, q->kind, q->ctx, q->seqno);
+	memmove(q, q + 1, sizeof(*q) * (size_t)(s->npending - i - 1));
+	s->npending--;
+}
+
 /* A start event waiting for its end; the oldest is dropped (and counted) when full. */
 void xp_mem_pending_push(struct xp_mem_state *s, enum xp_mem_pend kind, uint64_t ctx, uint64_t seqno,
 			 uint64_t ts, int ring, int proc)
 {
 	if (s->npending == XP_MEM_MAX_PENDING) {
-		memmove(&s->pending[0], &s->pending[1], sizeof(s->pending[0]) * (XP_MEM_MAX_PENDING - 1));
-		s->npending--;
+		pending_remove(s, 0);
 		s->overflow++;
 	}
+	++*pend_bucket(s, kind, ctx, seqno);
 	s->pending[s->npending++] = (struct xp_mem_pending){ .ctx = ctx, .seqno = seqno, .ts = ts,
 							     .ring = (int16_t)ring, .kind = (uint8_t)kind,
 							     .proc = proc };
+}
+
+static bool pending_is(const struct xp_mem_pending *q, unsigned kind, uint64_t ctx, uint64_t seqno, int proc)
+{
+	return q->kind == kind && q->ctx == ctx && q->seqno == seqno && (proc < 0 || q->proc == proc);
 }
 
 /* Takes the oldest pending start of this kind for ctx/seqno (and process, when
@@ -144,17 +165,25 @@ void xp_mem_pending_push(struct xp_mem_state *s, enum xp_mem_pend kind, uint64_t
 bool xp_mem_pending_take(struct xp_mem_state *s, enum xp_mem_pend kind, uint64_t ctx, uint64_t seqno,
 			 int proc, struct xp_mem_pending *out)
 {
-	for (int i = 0; i < s->npending; i++) {
-		struct xp_mem_pending *q = &s->pending[i];
+	uint16_t n = *pend_bucket(s, kind, ctx, seqno);
+	int i;
 
-		if (q->kind != kind || q->ctx != ctx || q->seqno != seqno || (proc >= 0 && q->proc != proc))
-			continue;
-		*out = *q;
-		memmove(q, q + 1, sizeof(*q) * (size_t)(s->npending - i - 1));
-		s->npending--;
-		return true;
+	if (!n)
+		return false;
+	if (n == 1) {	/* the one entry of its bucket: the only candidate, oldest or not */
+		for (i = s->npending - 1; i >= 0 && !pending_is(&s->pending[i], kind, ctx, seqno, -1); i--)
+			;
+		if (i < 0 || !pending_is(&s->pending[i], kind, ctx, seqno, proc))
+			return false;
+	} else {
+		for (i = 0; i < s->npending && !pending_is(&s->pending[i], kind, ctx, seqno, proc); i++)
+			;
+		if (i == s->npending)
+			return false;
 	}
-	return false;
+	*out = s->pending[i];
+	pending_remove(s, i);
+	return true;
 }
 
 uint64_t xp_mem_pending_count(const struct xp_mem_state *s, enum xp_mem_pend kind, int ring)
@@ -221,6 +250,7 @@ void xp_mem_reset(struct xp_mem_state *s)
 	s->nobjs = keep.nobjs;
 	memcpy(s->pending, keep.pending, sizeof(s->pending));
 	s->npending = keep.npending;
+	memcpy(s->pend_hash, keep.pend_hash, sizeof(s->pend_hash));
 	for (int i = 0; i < keep.nrings; i++)
 		memcpy(s->rings[i].name, keep.rings[i].name, sizeof(s->rings[i].name));
 	s->nrings = keep.nrings;

@@ -117,6 +117,7 @@ struct xp_mem_iv {
 #define XP_MEM_MAX_XE_MOVES 16
 #define XP_MEM_MAX_ENGINES 32
 #define XP_MEM_MAX_PENDING 4096
+#define XP_MEM_PEND_HASH 8192		/* buckets of pend_hash: twice the entries */
 #define XP_MEM_OBJ_BITS 16		/* i915 objects tracked: 2^16 */
 
 struct xp_mem_obj {		/* a live i915 object created while tracing */
@@ -153,6 +154,13 @@ struct xp_mem_state {
 	int nrings;
 	struct xp_mem_pending pending[XP_MEM_MAX_PENDING];
 	int npending;
+	/*
+	 * Pending entries per hash of (kind, ctx, seqno): an end with none
+	 * is told at once, one with a single entry is found from the newest
+	 * end, where a start waits when older ones were left unmatched (their
+	 * end lost), so an end does not walk them all.
+	 */
+	uint16_t pend_hash[XP_MEM_PEND_HASH];
 	uint64_t amd_iv;
 	struct xp_mem_iv iv[XP_MEM_MAX_IV];
 	int niv;
