@@ -13,7 +13,8 @@ set -u
 cd "$(dirname "$0")/.."
 layers=${XP_LAYERS:-unit e2e lab}
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+# (in this shell only: a subshell killed just after its fork can run it too)
+trap '[ "$BASHPID" = "$$" ] || exit; rm -rf "$out"' EXIT
 pass=0 fail=0 skip=0
 # How long each test program took ("MILLISECONDS NAME" lines; the lab adds
 # its scenarios'), for the list of the slowest at the end.
@@ -41,7 +42,7 @@ case " $layers " in
 		lab/test.sh > "$out/lab" 2>&1 &
 		lab_pid=$!
 		set +m
-		trap '[ -z "$lab_pid" ] || kill -TERM -- -$lab_pid 2>/dev/null; rm -rf "$out"' EXIT
+		trap '[ "$BASHPID" = "$$" ] || exit; [ -z "$lab_pid" ] || kill -TERM -- -$lab_pid 2>/dev/null; rm -rf "$out"' EXIT
 		trap 'exit 130' INT
 		trap 'exit 143' TERM
 	fi ;;

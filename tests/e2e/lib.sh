@@ -2,7 +2,12 @@
 XP=${XP:-./xputrace}
 E2E_BIN=${E2E_BIN:-build/tests/e2e}
 WORK=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
+# Every EXIT trap of these tests starts with $MAIN_ONLY: a background
+# subshell killed just after its fork (a timeout guard, when the command it
+# guards ends at once) can run the script's EXIT trap itself, which would
+# remove $WORK under the running test (seen: test_stop's early signals).
+MAIN_ONLY='[ "$BASHPID" = "$$" ] || exit;'
+trap "$MAIN_ONLY"' kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
 
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; }

@@ -35,7 +35,7 @@ if [ -n "$why" ]; then
 	for t in $cases; do skip "serve $t: $why"; done
 	exit 0
 fi
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm_k8s; rmdir "$A" "$B" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap "$MAIN_ONLY"' kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm_k8s; rmdir "$A" "$B" 2>/dev/null; rm -rf "$WORK"' EXIT
 rm_k8s() { [ -z "${K:-}" ] || rmdir "$K" "${K%/*}" "${K%/*/*}" "${K%/*/*/*}" 2>/dev/null; }
 CG_A=/${A#"$cg2"/} CG_B=/${B#"$cg2"/}
 

@@ -29,7 +29,7 @@ flood_on() {
 }
 flood_off() { kill "${FLOOD[@]}" 2>/dev/null; pkill -f "$DRV --self" 2>/dev/null; wait "${FLOOD[@]}" 2>/dev/null; }
 ms() { date +%s%3N; }
-trap 'flood_off; kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
+trap "$MAIN_ONLY"' flood_off; kill $(jobs -p) 2>/dev/null; rm -rf "$WORK"' EXIT
 TIMED="python3 tests/e2e/timed_run.py"
 LIB=$E2E_BIN/libapiwork.so
 # arithmetic in awk: a python start costs 0.1-0.5 s on a loaded machine

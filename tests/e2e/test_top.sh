@@ -28,7 +28,7 @@ if [ -n "$why" ]; then
 	for t in $cases; do skip "top $t: $why"; done
 	exit 0
 fi
-trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rmdir "$B" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap "$MAIN_ONLY"' kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rmdir "$B" 2>/dev/null; rm -rf "$WORK"' EXIT
 CG=/${B#"$cg2"/}
 
 # a --sort that names no column: one line, status 2, once the columns are known
