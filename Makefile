@@ -27,6 +27,11 @@ SAN      ?=
 CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Isrc -I$(BUILD)/skel $(SAN)
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc -Wall -Werror \
 	      -I/usr/include/$(shell $(CC) -dumpmachine)
+# Each compile writes the headers it read into a .d file beside its output
+# (-MP: a header that goes away does not break the next build); the rules
+# below name only their source, and the .d files included at the end add
+# the headers, so an edit rebuilds only what includes it.
+DEPFLAGS  = -MMD -MP -MF $@.d
 LIBS     := -lbpf -lelf -lz -ldeflate
 # zstd for `record --compress`: on when libzstd's header is there (ZSTD=n turns
 # it off); a build without it reads and writes every file but zstd-compressed ones.
@@ -45,7 +50,6 @@ endif
 BPF_SRCS  := $(wildcard src/bpf/*.bpf.c) $(wildcard src/caps/*/*.bpf.c)
 BPF_OBJS  := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRCS)))
 SKELS     := $(patsubst %.bpf.c,$(BUILD)/skel/%.skel.h,$(notdir $(BPF_SRCS)))
-BPF_HDRS  := $(wildcard src/bpf/*.h) $(wildcard src/shared/*.h) $(wildcard src/caps/*/*.h)
 vpath %.bpf.c src/bpf $(sort $(dir $(wildcard src/caps/*/*.bpf.c)))
 
 # The split of a capability folder, by file name: its row (NAME/NAME.c) and
@@ -117,70 +121,78 @@ xputrace-static: $(APP_OBJS) $(BUILD)/libxpcore.a
 $(BUILD)/libxpcore.a: $(CORE_OBJS)
 	ar rcs $@ $^
 
-$(BUILD)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS)
+$(BUILD)/bpf/%.bpf.o: %.bpf.c
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
-# Objects that include skeletons wait for all of them (cheap, and simple).
-$(APP_OBJS): $(SKELS)
+# Skeletons are generated headers: before any .d file exists (a clean tree)
+# nothing says which object includes which, so every object that may include
+# one waits for all of them to be written (order-only: a skeleton rewritten
+# later rebuilds only the objects whose .d file names it).
+$(APP_OBJS): | $(SKELS)
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*/*.h) $(wildcard src/caps/*/*.h)
+$(BUILD)/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libxpcore.a
+# A unit test is compiled apart from its link: a rebuilt library relinks
+# every test but recompiles only those that include the edited header.
+$(BUILD)/tests/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests/unit -c $< -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libxpcore.a
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
 
 $(BUILD)/tests/e2e/%: tests/e2e/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $<
 
 $(BUILD)/tests/e2e/liblatwork.so: tests/e2e/lib/latwork.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -O1 -fPIC -shared -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -O1 -fPIC -shared -o $@ $<
 
 $(BUILD)/tests/e2e/libapiwork.so: tests/e2e/lib/apiwork.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -O1 -fPIC -shared -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -O1 -fPIC -shared -o $@ $<
 
 $(BUILD)/tests/e2e/api_driver: tests/e2e/api_driver.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< -ldl -lpthread
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< -ldl -lpthread
 
 $(BUILD)/tests/e2e/lat_driver: tests/e2e/lat_driver.c $(BUILD)/tests/e2e/liblatwork.so
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< -L$(BUILD)/tests/e2e -llatwork -Wl,-rpath,'$$ORIGIN' -lpthread
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< -L$(BUILD)/tests/e2e -llatwork -Wl,-rpath,'$$ORIGIN' -lpthread
 
-$(BUILD)/tests/golden/mkfixtures: tests/golden/mkfixtures.c $(wildcard tests/unit/*.h) $(BUILD)/libxpcore.a
+$(BUILD)/tests/golden/mkfixtures: tests/golden/mkfixtures.c $(BUILD)/libxpcore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
 
 $(BUILD)/tests/e2e/ioctl_driver32: tests/e2e/ioctl_driver.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -m32 -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -m32 -o $@ $<
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $<
 
 # The trace file benchmark's generator: the core library and the fixtures' kinds.
-$(BUILD)/bench/filegen: bench/filegen.c tests/unit/kinds.h $(BUILD)/libxpcore.a
+$(BUILD)/bench/filegen: bench/filegen.c $(BUILD)/libxpcore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
 
 # The benchmark's count-only floor: a BPF program of its own, not the tool's.
-$(BUILD)/bpf/floor.bpf.o: bench/bpf/floor.bpf.c src/bpf/kernel_types.h
+$(BUILD)/bpf/floor.bpf.o: bench/bpf/floor.bpf.c
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/bench/floor: bench/floor.c $(BUILD)/skel/floor.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
 
 # the same, static, for the lab's guests (lab/test.sh builds it)
 $(BUILD)/bench/floor-static: bench/floor.c $(BUILD)/skel/floor.skel.h
@@ -238,3 +250,13 @@ install: xputrace $(DOCS)
 
 clean:
 	rm -rf $(BUILD) xputrace xputrace-static
+
+# The headers each output was built from (written by the compiles above).
+# An output that has no .d file yet (built before the Makefile wrote them)
+# is built again once, so that its headers are known from then on.
+DEP_OUTS := $(APP_OBJS) $(CORE_OBJS) $(BPF_OBJS) $(UNIT_BINS:=.o) $(HELPER_BINS) $(BUILD)/bpf/floor.bpf.o
+DEP_FILES := $(wildcard $(addsuffix .d,$(DEP_OUTS)))
+$(filter-out $(DEP_FILES:.d=),$(DEP_OUTS)): FORCE
+.PHONY: FORCE
+FORCE:
+-include $(DEP_FILES)
