@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* `xputrace ioctl`: records and kernel-side aggregates. Fixed-width types only. */
-#ifndef XP_SHARED_IOCTL_H
-#define XP_SHARED_IOCTL_H
+#ifndef XP_CAPS_IOCTL_H
+#define XP_CAPS_IOCTL_H
 
 #include "shared/record.h"
 #include "shared/hist.h"

@@ -1,6 +1,6 @@
 /* Naming ioctl commands: DRM core, the DRM/accel drivers, NVIDIA escapes. */
-#ifndef XP_CORE_IOCTL_NAMES_H
-#define XP_CORE_IOCTL_NAMES_H
+#ifndef XP_CAPS_IOCTL_NAMES_H
+#define XP_CAPS_IOCTL_NAMES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* `ioctl` output: the summary as text or JSON, and the per-call stream. */
-#ifndef XP_SINKS_IOCTL_REPORT_H
-#define XP_SINKS_IOCTL_REPORT_H
+#ifndef XP_CAPS_IOCTL_REPORT_H
+#define XP_CAPS_IOCTL_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>

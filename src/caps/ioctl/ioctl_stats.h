@@ -1,6 +1,6 @@
 /* `ioctl` analysis: per process, device and command, from records or kernel maps. */
-#ifndef XP_CORE_IOCTL_STATS_H
-#define XP_CORE_IOCTL_STATS_H
+#ifndef XP_CAPS_IOCTL_STATS_H
+#define XP_CAPS_IOCTL_STATS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,11 +1,11 @@
 /*
  * `latency`'s keys: the names the user gave (--key) turned into where the
- * kernel reads each field on one side (shared/latency.h), checked against
+ * kernel reads each field on one side (caps/latency/latency.h), checked against
  * the probe: tracepoints have the fields of their tracefs format, function
  * probes have arg0..arg5 (not at a return), every probe has tid and pid.
  */
-#ifndef XP_CORE_LAT_KEYS_H
-#define XP_CORE_LAT_KEYS_H
+#ifndef XP_CAPS_LATENCY_LAT_KEYS_H
+#define XP_CAPS_LATENCY_LAT_KEYS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* `latency`'s output: the summary in text and JSON, and one line per pair. */
-#ifndef XP_SINKS_LAT_REPORT_H
-#define XP_SINKS_LAT_REPORT_H
+#ifndef XP_CAPS_LATENCY_LAT_REPORT_H
+#define XP_CAPS_LATENCY_LAT_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>

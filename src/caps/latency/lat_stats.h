@@ -3,8 +3,8 @@
  * with count, mean, standard deviation, min, exact percentiles, max and a
  * histogram per key. No libbpf: live runs and trace files feed the same.
  */
-#ifndef XP_CORE_LAT_STATS_H
-#define XP_CORE_LAT_STATS_H
+#ifndef XP_CAPS_LATENCY_LAT_STATS_H
+#define XP_CAPS_LATENCY_LAT_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>

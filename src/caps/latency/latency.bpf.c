@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * `xputrace latency`: the time from a "from" probe to a "to" probe, paired
- * in the kernel by a key (shared/latency.h).
+ * in the kernel by a key (caps/latency/latency.h).
  *
  * Programs per probe family: classic tracepoints (ctx is the raw record,
  * key fields at offsets from its tracefs format), the pt_regs family
@@ -12,7 +12,7 @@
  * nothing here names an event or a function.
  *
  * Pairing: each open start holds one slot of "inflight", an array shared
- * with user space (shared/latency.h), within XP_LAT_WINDOW slots of its
+ * with user space (caps/latency/latency.h), within XP_LAT_WINDOW slots of its
  * key's hash. A slot changes state only by compare-and-swap: a start claims
  * a free slot, fills it and opens it; an end takes the newest open slot
  * of its key begun before it (nested starts of one key end innermost

@@ -5,8 +5,8 @@
  * (src/caps/latency/latency.bpf.c) and user space: the key layout, the per-side
  * configuration set before load, and the record of one completed pair.
  */
-#ifndef XP_SHARED_LATENCY_H
-#define XP_SHARED_LATENCY_H
+#ifndef XP_CAPS_LATENCY_H
+#define XP_CAPS_LATENCY_H
 
 #include <linux/types.h>
 #include "shared/record.h"

@@ -1,6 +1,6 @@
 /* `latency`'s kernel side (src/caps/latency/latency.bpf.c). */
-#ifndef XP_LIVE_LATENCY_LIVE_H
-#define XP_LIVE_LATENCY_LIVE_H
+#ifndef XP_CAPS_LATENCY_LIVE_H
+#define XP_CAPS_LATENCY_LIVE_H
 
 #include <stdint.h>
 #include "core/probespec.h"

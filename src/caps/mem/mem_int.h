@@ -1,7 +1,7 @@
 /* What mem's per-driver decoders (mem_amdgpu.c, mem_i915.c, mem_xe.c) share
  * with the common state in mem_stats.c; not part of the API (mem_stats.h is). */
-#ifndef XP_CORE_MEM_INT_H
-#define XP_CORE_MEM_INT_H
+#ifndef XP_CAPS_MEM_INT_H
+#define XP_CAPS_MEM_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * (mem_report_amdgpu.c, mem_report_i915.c, mem_report_xe.c) share; not part of
  * the API (mem_report.h is). The helpers are static inline so that each file
  * keeps calling them by their short names. */
-#ifndef XP_SINKS_MEM_REPORT_INT_H
-#define XP_SINKS_MEM_REPORT_INT_H
+#ifndef XP_CAPS_MEM_REPORT_INT_H
+#define XP_CAPS_MEM_REPORT_INT_H
 
 #include <inttypes.h>
 #include <string.h>

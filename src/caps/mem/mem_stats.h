@@ -18,8 +18,8 @@
  * completed requests are reaped, so add -> retire is per engine; a request's
  * wait_begin/wait_end run in the process that waits on it.
  */
-#ifndef XP_CORE_MEM_STATS_H
-#define XP_CORE_MEM_STATS_H
+#ifndef XP_CAPS_MEM_STATS_H
+#define XP_CAPS_MEM_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>

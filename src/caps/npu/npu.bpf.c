@@ -2,7 +2,7 @@
 /*
  * The npu capability's kernel side. One kprobe program attached to every
  * attachable function of the NPU driver at once (kprobe.multi, else one
- * kprobe each), the function told by its attach cookie (shared/npu.h):
+ * kprobe each), the function told by its attach cookie (caps/npu/npu.h):
  * in summary mode it counts calls per process and function in a hash map,
  * in stream and record mode it writes one record per call. Timed functions
  * keep their entry time until the return program writes the duration. The

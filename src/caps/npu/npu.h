@@ -6,8 +6,8 @@
  * (vpu:job, vpu:jsm, vpu:pm); AMD's amdxdna job events joined with the
  * gpu_scheduler's. Shared by kernel and user side.
  */
-#ifndef XP_SHARED_NPU_H
-#define XP_SHARED_NPU_H
+#ifndef XP_CAPS_NPU_H
+#define XP_CAPS_NPU_H
 
 #include "shared/record.h"
 

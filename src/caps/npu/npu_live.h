@@ -1,6 +1,6 @@
 /* The npu capability's kernel side: every ivpu_* function of intel_vpu, and its tracepoints. */
-#ifndef XP_LIVE_NPU_LIVE_H
-#define XP_LIVE_NPU_LIVE_H
+#ifndef XP_CAPS_NPU_LIVE_H
+#define XP_CAPS_NPU_LIVE_H
 
 #include <stdbool.h>
 #include "live/kmulti.h"

@@ -1,6 +1,6 @@
 /* The npu capability's summary (text and JSON) and stream lines. */
-#ifndef XP_SINKS_NPU_REPORT_H
-#define XP_SINKS_NPU_REPORT_H
+#ifndef XP_CAPS_NPU_REPORT_H
+#define XP_CAPS_NPU_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>

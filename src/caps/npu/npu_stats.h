@@ -6,8 +6,8 @@
  * status with request->response time, PM transitions with durations); the
  * ratios a run is compared on (--baseline). No libbpf here.
  */
-#ifndef XP_CORE_NPU_STATS_H
-#define XP_CORE_NPU_STATS_H
+#ifndef XP_CAPS_NPU_STATS_H
+#define XP_CAPS_NPU_STATS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The nvidia capability's kernel side: the probed nvidia.ko functions
- * (shared/nvidia.h), on entry and, for those that are timed, on return,
+ * (caps/nvidia/nvidia.h), on entry and, for those that are timed, on return,
  * through one of three hooks user space picks, cheapest first: fentry/fexit
  * (BTF trampolines, where the module has BTF), kprobe.multi (one link for
  * every function), one kprobe per function.

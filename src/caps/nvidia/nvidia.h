@@ -5,8 +5,8 @@
  * Shared by kernel and user side: fixed-width types only. The function
  * names and their argument shapes are in src/caps/nvidia/nvidia_facts.h.
  */
-#ifndef XP_SHARED_NVIDIA_H
-#define XP_SHARED_NVIDIA_H
+#ifndef XP_CAPS_NVIDIA_H
+#define XP_CAPS_NVIDIA_H
 
 #include "shared/record.h"
 

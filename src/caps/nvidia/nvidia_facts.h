@@ -19,8 +19,8 @@
  * u32 error_code, __string msg; a 580.159.04 module on 6.18 showed them in
  * tracefs at offsets 8, 12 and 16, with all the functions above in kallsyms.
  */
-#ifndef XP_CORE_NVIDIA_FACTS_H
-#define XP_CORE_NVIDIA_FACTS_H
+#ifndef XP_CAPS_NVIDIA_FACTS_H
+#define XP_CAPS_NVIDIA_FACTS_H
 
 #include "caps/nvidia/nvidia.h"
 

@@ -2,8 +2,8 @@
  * The nvidia capability's flight recorder (--on-xid): the last seconds of
  * records kept in memory, and written as a trace file when an Xid comes.
  */
-#ifndef XP_CORE_NVIDIA_FLIGHT_H
-#define XP_CORE_NVIDIA_FLIGHT_H
+#ifndef XP_CAPS_NVIDIA_FLIGHT_H
+#define XP_CAPS_NVIDIA_FLIGHT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* The nvidia capability's kernel side: the functions of the loaded nvidia.ko, and its Xid tracepoint. */
-#ifndef XP_LIVE_NVIDIA_LIVE_H
-#define XP_LIVE_NVIDIA_LIVE_H
+#ifndef XP_CAPS_NVIDIA_LIVE_H
+#define XP_CAPS_NVIDIA_LIVE_H
 
 #include <stdbool.h>
 #include "live/kside.h"
@@ -18,7 +18,7 @@ struct xp_nv_open_info {
 };
 
 /*
- * Finds which of the probed functions (core/nvidia_facts.h) the loaded
+ * Finds which of the probed functions (caps/nvidia/nvidia_facts.h) the loaded
  * nvidia module has (/proc/kallsyms) and attaches to each, on entry and, for
  * the timed ones, on return, by the cheapest hook that works: fentry/fexit
  * where the module has BTF (/sys/kernel/btf/nvidia), else kprobe.multi (one

@@ -1,6 +1,6 @@
 /* `xputrace nvidia` output: the summary in text and JSON, and --stream lines. */
-#ifndef XP_SINKS_NVIDIA_REPORT_H
-#define XP_SINKS_NVIDIA_REPORT_H
+#ifndef XP_CAPS_NVIDIA_REPORT_H
+#define XP_CAPS_NVIDIA_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* The nvidia capability's analysis: calls into nvidia.ko per process, per
  * escape, per interrupt line, and who holds the device files. */
-#ifndef XP_CORE_NVIDIA_STATS_H
-#define XP_CORE_NVIDIA_STATS_H
+#ifndef XP_CAPS_NVIDIA_STATS_H
+#define XP_CAPS_NVIDIA_STATS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -103,7 +103,7 @@ struct xp_nv_state {
 void xp_nv_init(struct xp_nv_state *s);
 /* Whether a record of XP_REC_NVIDIA is one this build reads (a known fn, the size it needs). */
 bool xp_nv_rec_ok(const struct xp_rec_hdr *h);
-/* A record of what was so before tracing began (shared/nvidia.h): XP_NV_HOLDER. */
+/* A record of what was so before tracing began (caps/nvidia/nvidia.h): XP_NV_HOLDER. */
 void xp_nv_snapshot_rec(struct xp_nv_rec *r, uint8_t fn, uint64_t ts, uint32_t pid, const char *comm,
 			uint32_t minor, uint64_t file);
 /* XP_NV_GPU: a GPU's PCI name and device minor. */

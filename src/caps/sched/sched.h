@@ -10,8 +10,8 @@
  * (xp_sched_done_cfg_fill, src/caps/sched/sched_stats.h): the same record the
  * classic program would have copied. Fixed-width types only.
  */
-#ifndef XP_SHARED_SCHED_H
-#define XP_SHARED_SCHED_H
+#ifndef XP_CAPS_SCHED_H
+#define XP_CAPS_SCHED_H
 
 #include <linux/types.h>
 

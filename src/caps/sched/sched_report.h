@@ -1,6 +1,6 @@
 /* The sched summary (text, JSON) and its per-job stream lines. */
-#ifndef XP_SINKS_SCHED_REPORT_H
-#define XP_SINKS_SCHED_REPORT_H
+#ifndef XP_CAPS_SCHED_REPORT_H
+#define XP_CAPS_SCHED_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>

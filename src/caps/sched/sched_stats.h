@@ -25,8 +25,8 @@
  * unschedulable from 6.17) to its run, which includes the scheduler's own
  * reaction time.
  */
-#ifndef XP_CORE_SCHED_STATS_H
-#define XP_CORE_SCHED_STATS_H
+#ifndef XP_CAPS_SCHED_STATS_H
+#define XP_CAPS_SCHED_STATS_H
 
 #include <stdbool.h>
 #include <stdint.h>

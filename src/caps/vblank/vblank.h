@@ -18,8 +18,8 @@
  *  - pipe: which pipe a CRTC object id is (struct xp_vbl_pipe_raw).
  * Fixed-width types only: shared by kernel and user side.
  */
-#ifndef XP_SHARED_VBLANK_H
-#define XP_SHARED_VBLANK_H
+#ifndef XP_CAPS_VBLANK_H
+#define XP_CAPS_VBLANK_H
 
 #include <linux/types.h>
 

@@ -1,6 +1,6 @@
 /* The vblank capability's kernel side (src/caps/vblank/vblank.bpf.c). */
-#ifndef XP_LIVE_VBLANK_LIVE_H
-#define XP_LIVE_VBLANK_LIVE_H
+#ifndef XP_CAPS_VBLANK_LIVE_H
+#define XP_CAPS_VBLANK_LIVE_H
 
 #include <stdbool.h>
 #include <stddef.h>

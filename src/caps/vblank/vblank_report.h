@@ -1,6 +1,6 @@
 /* `xputrace vblank` output: the summary in text and JSON, and --stream lines. */
-#ifndef XP_SINKS_VBLANK_REPORT_H
-#define XP_SINKS_VBLANK_REPORT_H
+#ifndef XP_CAPS_VBLANK_REPORT_H
+#define XP_CAPS_VBLANK_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -42,8 +42,8 @@
  * paired one yet, else one whose submit was not seen; neither takes a
  * neighbour's frame, so pairing stays right from the next frame on.
  */
-#ifndef XP_CORE_VBLANK_STATS_H
-#define XP_CORE_VBLANK_STATS_H
+#ifndef XP_CAPS_VBLANK_STATS_H
+#define XP_CAPS_VBLANK_STATS_H
 
 #include <stdbool.h>
 #include <stdint.h>
