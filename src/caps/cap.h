@@ -233,7 +233,8 @@ static inline bool xp_cap_runs(const struct xp_cap *c) { return c->open != NULL;
  */
 int xp_caps_use_records(void);
 /*
- * doctor's check for a capability on classic tracepoints of one event group:
+ * doctor's check for a capability on classic tracepoints of one event group
+ * (cmd/doctor.c, which makes the xp_doctor_env):
  * true when they attach here and `group` has events; `why` says so, or that
  * tracepoints do not attach, or `missing` ("no dma_fence events: ...").
  */
@@ -241,12 +242,5 @@ bool xp_cap_tp_group_available(const struct xp_doctor_env *d, const char *group,
 			       char *why, size_t len);
 /* "ioctl, sched, vblank, mem": the capabilities this build runs. */
 const char *xp_cap_names(char *buf, size_t len);
-
-/*
- * An instance ready to be fed: layout (tracepoint capabilities), options
- * (defaults), nothing opened or initialized. Free with xp_cap_inst_free.
- */
-int xp_cap_inst_new(struct xp_cap_inst *ci, const struct xp_cap *cap, const struct xp_cap_env *env);
-void xp_cap_inst_free(struct xp_cap_inst *ci);
 
 #endif

@@ -337,3 +337,16 @@ int cmd_doctor(int argc, char **argv)
 		print_text(&d);
 	return xp_finish_stdout(0);
 }
+
+/* A row's check for classic tracepoints of one event group (caps/cap.h). */
+bool xp_cap_tp_group_available(const struct xp_doctor_env *d, const char *group, const char *missing,
+			       char *why, size_t len)
+{
+	bool tp = d->at[XP_AT_TRACEPOINT].ok, ok = tp && d->group_events(group) > 0;
+
+	if (ok)
+		snprintf(why, len, "%s events present", group);
+	else
+		snprintf(why, len, "%s", !tp ? "classic tracepoints do not attach here" : missing);
+	return ok;
+}

@@ -144,4 +144,11 @@ void xp_say_skipped(const char *verb, uint64_t unclaimed, uint64_t malformed);
 /* `xputrace CAP`: the live runner, the same for every capability. */
 int xp_cmd_live(const struct xp_cap *cap, int argc, char **argv);
 
+/*
+ * An instance ready to be fed: layout (tracepoint capabilities), options
+ * (defaults), nothing opened or initialized. Free with xp_cap_inst_free.
+ */
+int xp_cap_inst_new(struct xp_cap_inst *ci, const struct xp_cap *cap, const struct xp_cap_env *env);
+void xp_cap_inst_free(struct xp_cap_inst *ci);
+
 #endif

@@ -23,6 +23,7 @@
 #include "cmd/cmds.h"
 #include "cmd/live.h"
 #include "core/cgroups.h"
+#include "sinks/cgroup_labels.h"
 #include "core/parse.h"
 #include "live/kside.h"
 #include "live/session.h"

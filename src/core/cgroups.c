@@ -10,7 +10,6 @@
 
 #include "core/cgroups.h"
 #include "core/devices.h"
-#include "sinks/metrics.h"
 
 /* Whether s[0..n) is all lower-case hex. */
 static bool all_hex(const char *s, size_t n)
@@ -185,41 +184,13 @@ bool xp_k8s_names(const char *logs, const struct xp_cgroup_info *ci, struct xp_k
 	return ci->pod_uid[0] && by_tail(dir, tail, pod_names, out);
 }
 
-bool xp_cgroup_labels(const char *path, const char *logs, char *buf, size_t len)
-{
-	struct xp_cgroup_info ci;
-	struct xp_k8s_names k;
-	bool names;
-
-	xp_cgroup_parse(path, &ci);
-	xp_labels_add(buf, len, "cgroup", path);
-	if (ci.container_id[0])
-		xp_labels_add(buf, len, "container_id", ci.container_id);
-	if (ci.pod_uid[0])
-		xp_labels_add(buf, len, "pod_uid", ci.pod_uid);
-	if (ci.unit[0])
-		xp_labels_add(buf, len, "systemd_unit", ci.unit);
-	/* a path that names a container or a pod: its names, where the kubelet logs them */
-	if (!ci.container_id[0] && !ci.pod_uid[0])
-		return true;
-	names = xp_k8s_names(logs, &ci, &k);
-	if (names) {
-		xp_labels_add(buf, len, "namespace", k.ns);
-		xp_labels_add(buf, len, "pod", k.pod);
-		if (k.container[0])
-			xp_labels_add(buf, len, "container", k.container);
-	}
-	/* a container known by its pod only may be logged later */
-	return !logs || (names && (k.container[0] || !ci.container_id[0]));
-}
-
 /* ---- the id cache ---- */
 
 struct cg_entry {
 	uint64_t id;		/* 0: free slot */
 	char *path;		/* NULL: looked for and not found */
-	char *labels;		/* NULL: not rendered yet */
-	uint64_t retry_ns;	/* 0: labels complete; else when to look for the names again */
+	char *text;		/* NULL: not rendered yet */
+	uint64_t retry_ns;	/* 0: text complete; else when to render it again */
 };
 
 struct xp_cgroup_cache {
@@ -233,7 +204,7 @@ static void cache_clear(struct xp_cgroup_cache *c)
 {
 	for (size_t i = 0; i < c->cap; i++) {
 		free(c->slots[i].path);
-		free(c->slots[i].labels);
+		free(c->slots[i].text);
 		c->slots[i] = (struct cg_entry){ 0 };
 	}
 	c->n = 0;
@@ -406,8 +377,8 @@ uint64_t xp_pid_cgroup(struct xp_pid_cgroups *c, uint32_t pid, uint64_t known)
 	return id;
 }
 
-const char *xp_cgroup_cache_labels(struct xp_cgroup_cache *c, uint64_t id, const char *logs,
-				   uint64_t now_ns)
+const char *xp_cgroup_cache_text(struct xp_cgroup_cache *c, uint64_t id, uint64_t now_ns,
+				 xp_cgroup_render_fn render, void *ctx)
 {
 	const char *path;
 	struct cg_entry *e;
@@ -420,12 +391,12 @@ const char *xp_cgroup_cache_labels(struct xp_cgroup_cache *c, uint64_t id, const
 	e = cache_slot(c, id);
 	if (e->id != id)
 		return NULL;
-	if (e->labels && (!e->retry_ns || now_ns < e->retry_ns))
-		return e->labels;
-	/* a cgroup gone before it was first seen: one series for all such */
-	complete = xp_cgroup_labels(path ? path : "(unknown)", logs, buf, sizeof(buf));
-	free(e->labels);
-	e->labels = strdup(buf);
+	if (e->text && (!e->retry_ns || now_ns < e->retry_ns))
+		return e->text;
+	/* a cgroup gone before it was first seen: one text for all such */
+	complete = render(path ? path : "(unknown)", ctx, buf, sizeof(buf));
+	free(e->text);
+	e->text = strdup(buf);
 	e->retry_ns = complete ? 0 : now_ns + XP_CGROUP_NAMES_RETRY_NS;
-	return e->labels;
+	return e->text;
 }

@@ -36,16 +36,6 @@ struct xp_k8s_names {
 bool xp_k8s_names(const char *logs, const struct xp_cgroup_info *ci, struct xp_k8s_names *out);
 
 /*
- * The labels of a cgroup path, appended to buf (sinks/metrics.h's
- * xp_labels_add): cgroup, and container_id, pod_uid, systemd_unit where
- * the path names them; namespace, pod and container where the kubelet's
- * logs under `logs` name them (NULL: not looked for). False where the path
- * names a container or pod whose names were looked for and not found (the
- * kubelet may not have logged it yet).
- */
-bool xp_cgroup_labels(const char *path, const char *logs, char *buf, size_t len);
-
-/*
  * Ids to paths, cached: an id not yet known walks the cgroup2 tree (a
  * directory's inode number is its cgroup id) and keeps every directory
  * found, so a walk happens only when a cgroup made since the last one is
@@ -64,15 +54,18 @@ const char *xp_cgroup_cache_path(struct xp_cgroup_cache *c, uint64_t id);
 /* Walks done so far (tests see the cache at work). */
 uint64_t xp_cgroup_cache_walks(const struct xp_cgroup_cache *c);
 /*
- * The labels of an id (xp_cgroup_labels of its path, "(unknown)" where it has
- * none), rendered once and kept with its path, so that a new series of a
- * known cgroup reads no directory: names not found are looked for again
- * once XP_CGROUP_NAMES_RETRY_NS has passed (now_ns: CLOCK_MONOTONIC).
- * NULL for id 0 or when out of memory; valid until the next call.
+ * A text made of an id's path ("(unknown)" where it has none) by
+ * render(path, ctx, buf, len), rendered once and kept with the path, so
+ * that what the caller makes of a known cgroup (the metrics sink's labels:
+ * sinks/cgroup_labels.h) reads no directory again. A render that returns
+ * false (names not found yet) is tried again once XP_CGROUP_NAMES_RETRY_NS
+ * has passed (now_ns: CLOCK_MONOTONIC). NULL for id 0 or when out of
+ * memory; valid until the next call.
  */
 #define XP_CGROUP_NAMES_RETRY_NS (10ull * 1000000000ull)
-const char *xp_cgroup_cache_labels(struct xp_cgroup_cache *c, uint64_t id, const char *logs,
-				   uint64_t now_ns);
+typedef bool (*xp_cgroup_render_fn)(const char *path, void *ctx, char *buf, size_t len);
+const char *xp_cgroup_cache_text(struct xp_cgroup_cache *c, uint64_t id, uint64_t now_ns,
+				 xp_cgroup_render_fn render, void *ctx);
 void xp_cgroup_cache_free(struct xp_cgroup_cache *c);
 
 /*

@@ -24,10 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "core/devices.h"
-#include "caps/sched/sched_stats.h"
 #include "core/tracefile.h"
-#include "caps/vblank/vblank_stats.h"
-#include "caps/ioctl/ioctl.h"
 #include "sinks/json.h"
 
 /* Synthetic pids start above Linux's PID_MAX_LIMIT (2^22). */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "core/cgroups.h"
+#include "sinks/cgroup_labels.h"
 #include "unit.h"
 
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
