@@ -85,7 +85,7 @@ struct xp_cap_report {
 	uint64_t now;		/* the records' clock at this report */
 };
 
-/* An option a capability adds to the common ones (see src/cmd/live.c). */
+/* An option a capability adds to the common ones (see src/cmd/options.c). */
 struct xp_cap_opt {
 	const char *name;	/* long name */
 	int short_name;		/* 0: none */

@@ -17,7 +17,7 @@ static inline uint64_t xp_pf_rel(const struct xp_perfetto *p, uint64_t ts_ns)
 /* The track of a thread or of a named track, described on first use. */
 uint64_t xp_perfetto_uuid(struct xp_perfetto *p, uint32_t pid, uint32_t tid);
 
-/* The protobuf format (perfetto_pb.c). */
+/* The protobuf format (perfetto_pb.c, perfetto_pb_intern.c, perfetto_pb_async.c). */
 int xp_pfpb_new(struct xp_perfetto *p);
 /* A thread or named track (its name may have changed), a group of tracks, a process. */
 void xp_pfpb_describe(struct xp_perfetto *p, const struct xp_perfetto_thread *t);

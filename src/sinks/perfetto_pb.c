@@ -34,6 +34,7 @@
 
 #include "sinks/pbwire.h"
 #include "sinks/perfetto_int.h"
+#include "sinks/perfetto_pb_int.h"
 
 /* Field numbers (Perfetto's protos/perfetto/trace). */
 enum {
@@ -56,13 +57,8 @@ enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3 };
 enum { CLOCK_BOOTTIME = 6, CLOCK_DELTA = 64 };
 
 #define SEQ_ID 1
-#define WINDOW 32		/* slices held back for the flows that bind to them */
 #define FLUSH_AT (1u << 20)	/* bytes gathered before a write */
-#define ASYNC_LANES 16
-#define NO_END UINT64_MAX	/* an async span never ended */
-#define INTERN_RECENT 8		/* a power of two */
 #define TRACK_RUN 4		/* events in a row on a track that make it the default */
-#define ENDS 64			/* slice ends held back to be written in time order */
 /*
  * The largest track event packet: sequence, flags, a time on BOOTTIME, and a
  * TrackEvent of type, track, category, name and 4 flow ids. Under 128 bytes.
@@ -70,127 +66,6 @@ enum { CLOCK_BOOTTIME = 6, CLOCK_DELTA = 64 };
 #define TE_MAX (2 + 11 + 6 + 6 + 4 * 10)
 #define PACKET_MAX (2 + 2 + 3 + 11 + 2 + TE_MAX)
 _Static_assert(PACKET_MAX < 128, "a track event packet's length is one byte");
-
-/* Interned strings: a hash of their text, and by iid (from 1) for writing. */
-struct intern {
-	struct { uint32_t hash, iid; } *slot;
-	size_t cap, n;
-	char **by_iid;		/* by_iid[iid - 1] */
-	uint32_t written;	/* iids up to this one have been written */
-	/* the last strings looked up, by address: callers pass the same few names again */
-	struct { const char *s; uint32_t iid; } recent[INTERN_RECENT];
-};
-
-struct pending {
-	uint64_t uuid, start, end;
-	uint32_t name, cat;	/* iids */
-	bool instant;
-	uint8_t nflow, nterm;
-	uint64_t flow[2], term[2];
-};
-
-struct async_begin {
-	uint64_t id, owner, ts;	/* owner: the track of the thread it began on; 0: a free slot */
-	uint32_t name, cat;
-};
-
-struct lanes {
-	uint64_t owner;
-	uint32_t name;
-	int n;
-	uint64_t uuid[ASYNC_LANES], end[ASYNC_LANES];
-};
-
-struct xp_pfpb {
-	struct xp_pb out;
-	uint64_t clock;		/* CLOCK_DELTA's time: the last packet's on it */
-	uint64_t track;		/* the default track of events (TrackEventDefaults); 0: none */
-	uint64_t run_track;	/* the last event's track, and how many in a row were on it */
-	unsigned run;
-	struct intern names, cats;
-	struct pending win[WINDOW];
-	unsigned head, count;
-	struct { uint64_t ts, uuid; } ends[ENDS];	/* by time, the latest first */
-	unsigned nends;
-	struct async_begin *ab;	/* open addressing on (id, name, cat) */
-	size_t abcap, abn;
-	struct lanes *lanes;
-	size_t nlanes, lanecap;
-	struct libdeflate_compressor *z;	/* compressing batches; NULL: not */
-	uint8_t *zbuf;		/* a batch's packet: its head, then the deflated batch */
-	size_t zcap;
-};
-
-static uint32_t str_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h ? h : 1;
-}
-
-static bool intern_grow(struct intern *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 256;
-	void *slot = calloc(cap, sizeof(*t->slot));
-	char **by = realloc(t->by_iid, cap / 2 * sizeof(*by));
-
-	if (by)
-		t->by_iid = by;
-	if (!slot || !by) {
-		free(slot);
-		return false;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->cap = cap;
-	for (size_t k = 0; k < t->n; k++) {	/* re-place every string by its iid */
-		uint32_t h = str_hash(t->by_iid[k]);
-		size_t i = h & (cap - 1);
-
-		while (t->slot[i].iid)
-			i = (i + 1) & (cap - 1);
-		t->slot[i].hash = h;
-		t->slot[i].iid = (uint32_t)k + 1;
-	}
-	return true;
-}
-
-/* The iid of s, a new one the first time; 0 when out of memory. */
-static uint32_t intern(struct intern *t, const char *s)
-{
-	/* an address seen lately: its text is compared, a buffer may have been reused */
-	size_t r = ((uintptr_t)s >> 3) & (INTERN_RECENT - 1);
-	uint32_t h;
-	size_t i;
-
-	if (t->recent[r].s == s && !strcmp(t->by_iid[t->recent[r].iid - 1], s))
-		return t->recent[r].iid;
-	h = str_hash(s);
-	if ((t->n + 1) * 2 > t->cap && !intern_grow(t))
-		return 0;
-	for (i = h & (t->cap - 1); t->slot[i].iid; i = (i + 1) & (t->cap - 1))
-		if (t->slot[i].hash == h && !strcmp(t->by_iid[t->slot[i].iid - 1], s))
-			break;
-	if (!t->slot[i].iid) {
-		if (!(t->by_iid[t->n] = strdup(s)))
-			return 0;
-		t->slot[i].hash = h;
-		t->slot[i].iid = (uint32_t)++t->n;
-	}
-	t->recent[r].s = s;
-	t->recent[r].iid = t->slot[i].iid;
-	return t->slot[i].iid;
-}
-
-static void intern_free(struct intern *t)
-{
-	for (size_t k = 0; k < t->n; k++)
-		free(t->by_iid[k]);
-	free(t->by_iid);
-	free(t->slot);
-}
 
 /* Head room in zbuf: the packet's tag and length, compressed_packets' tag and length. */
 #define ZHEAD (1 + 10 + 2 + 10)
@@ -357,8 +232,8 @@ int xp_pfpb_new(struct xp_perfetto *p)
 }
 
 /* TrackDescriptor{uuid, parent_uuid, name | thread} */
-static void descriptor(struct xp_perfetto *p, uint64_t uuid, uint64_t parent, const char *name,
-		       const struct xp_perfetto_thread *thread)
+void xp_pfpb_descriptor(struct xp_perfetto *p, uint64_t uuid, uint64_t parent, const char *name,
+			const struct xp_perfetto_thread *thread)
 {
 	struct xp_pb *o = &p->pb->out;
 	size_t m = packet_begin(p->pb, 0), td = xp_pb_begin(o, PKT_TRACK_DESCRIPTOR), th;
@@ -382,7 +257,7 @@ static void descriptor(struct xp_perfetto *p, uint64_t uuid, uint64_t parent, co
 
 void xp_pfpb_group(struct xp_perfetto *p, int g)
 {
-	descriptor(p, p->group_uuid[g], 0, p->groups[g], NULL);
+	xp_pfpb_descriptor(p, p->group_uuid[g], 0, p->groups[g], NULL);
 }
 
 void xp_pfpb_describe(struct xp_perfetto *p, const struct xp_perfetto_thread *t)
@@ -390,9 +265,9 @@ void xp_pfpb_describe(struct xp_perfetto *p, const struct xp_perfetto_thread *t)
 	uint32_t g = t->pid - XP_PERFETTO_TRACK_PID0;
 
 	if (t->pid >= XP_PERFETTO_TRACK_PID0)	/* a named track in its group */
-		descriptor(p, t->uuid, g < 8 ? p->group_uuid[g] : 0, t->name, NULL);
+		xp_pfpb_descriptor(p, t->uuid, g < 8 ? p->group_uuid[g] : 0, t->name, NULL);
 	else
-		descriptor(p, t->uuid, 0, NULL, t);
+		xp_pfpb_descriptor(p, t->uuid, 0, NULL, t);
 }
 
 void xp_pfpb_process(struct xp_perfetto *p, uint32_t pid, const char *name)
@@ -549,8 +424,8 @@ static struct pending *window_push(struct xp_perfetto *p)
 	return e;
 }
 
-static void push(struct xp_perfetto *p, uint64_t uuid, uint32_t cat, uint32_t name,
-		 uint64_t start, uint64_t end, bool instant)
+void xp_pfpb_push(struct xp_perfetto *p, uint64_t uuid, uint32_t cat, uint32_t name,
+		  uint64_t start, uint64_t end, bool instant)
 {
 	struct pending *e;
 
@@ -570,7 +445,7 @@ static void push(struct xp_perfetto *p, uint64_t uuid, uint32_t cat, uint32_t na
 void xp_pfpb_slice(struct xp_perfetto *p, uint32_t pid, uint32_t tid, const char *cat,
 		   const char *name, uint64_t rel_start, uint64_t rel_end, bool instant)
 {
-	push(p, xp_perfetto_uuid(p, pid, tid), intern(&p->pb->cats, cat), intern(&p->pb->names, name),
+	xp_pfpb_push(p, xp_perfetto_uuid(p, pid, tid), xp_pfpb_intern(&p->pb->cats, cat), xp_pfpb_intern(&p->pb->names, name),
 	     rel_start, rel_end, instant);
 }
 
@@ -591,7 +466,7 @@ void xp_pfpb_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t pid, 
 	}
 	if (!best || (start ? best->nflow : best->nterm) == 2) {
 		/* nothing to bind to any more: an instant carries the arrow's end */
-		push(p, uuid, intern(&s->cats, "flow"), intern(&s->names, start ? "flow start" : "flow end"),
+		xp_pfpb_push(p, uuid, xp_pfpb_intern(&s->cats, "flow"), xp_pfpb_intern(&s->names, start ? "flow start" : "flow end"),
 		     rel_ts, rel_ts, true);
 		best = s->count ? &s->win[(s->head + s->count - 1) % WINDOW] : NULL;
 		if (!best)
@@ -603,139 +478,6 @@ void xp_pfpb_flow(struct xp_perfetto *p, uint64_t id, bool start, uint32_t pid, 
 		best->term[best->nterm++] = id;
 }
 
-/* The open span keyed (id, name, cat), or the free slot where it would go. */
-static struct async_begin *async_slot(struct xp_pfpb *s, uint64_t id, uint32_t name, uint32_t cat)
-{
-	size_t i = (id * 0x9e3779b97f4a7c15ull ^ name * 0x85ebca6bu ^ cat) & (s->abcap - 1);
-
-	while (s->ab[i].owner && (s->ab[i].id != id || s->ab[i].name != name || s->ab[i].cat != cat))
-		i = (i + 1) & (s->abcap - 1);
-	return &s->ab[i];
-}
-
-static bool async_grow(struct xp_pfpb *s)
-{
-	struct async_begin *old = s->ab;
-	size_t oldcap = s->abcap;
-
-	s->abcap = oldcap ? oldcap * 2 : 64;
-	if (!(s->ab = calloc(s->abcap, sizeof(*s->ab)))) {
-		s->ab = old;
-		s->abcap = oldcap;
-		return false;
-	}
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].owner)
-			*async_slot(s, old[i].id, old[i].name, old[i].cat) = old[i];
-	free(old);
-	return true;
-}
-
-/* Linear probing without tombstones: the run after a removed slot moves up. */
-static void async_remove(struct xp_pfpb *s, struct async_begin *a)
-{
-	size_t j = (size_t)(a - s->ab);
-
-	a->owner = 0;
-	s->abn--;
-	for (;;) {
-		struct async_begin moved;
-
-		j = (j + 1) & (s->abcap - 1);
-		if (!s->ab[j].owner)
-			return;
-		moved = s->ab[j];
-		s->ab[j].owner = 0;
-		*async_slot(s, moved.id, moved.name, moved.cat) = moved;
-	}
-}
-
-/* The track of the span's lane: the first under `owner` named `name` free at `start`. */
-static uint64_t async_lane(struct xp_perfetto *p, uint64_t owner, uint32_t name, uint64_t start,
-			   uint64_t end)
-{
-	struct xp_pfpb *s = p->pb;
-	struct lanes *l = NULL;
-	char track[XP_PERFETTO_LANE_NAME + 16];
-	int k, oldest = 0;
-
-	for (size_t i = s->nlanes; i-- > 0;)
-		if (s->lanes[i].owner == owner && s->lanes[i].name == name) {
-			l = &s->lanes[i];
-			break;
-		}
-	if (!l) {
-		if (s->nlanes == s->lanecap) {
-			size_t cap = s->lanecap ? s->lanecap * 2 : 16;
-			struct lanes *v = realloc(s->lanes, cap * sizeof(*v));
-
-			if (!v)
-				return 0;
-			s->lanes = v;
-			s->lanecap = cap;
-		}
-		l = &s->lanes[s->nlanes++];
-		memset(l, 0, sizeof(*l));
-		l->owner = owner;
-		l->name = name;
-	}
-	for (k = 0; k < l->n; k++) {
-		if (l->end[k] <= start)
-			break;
-		if (l->end[k] < l->end[oldest])
-			oldest = k;
-	}
-	if (k == l->n && l->n == ASYNC_LANES)
-		k = oldest;	/* more spans at once than lanes: they overlap on one */
-	else if (k == l->n) {
-		const char *nm = s->names.by_iid[name - 1];
-
-		if (k)
-			snprintf(track, sizeof(track), "%.*s (%d)", XP_PERFETTO_LANE_NAME, nm, k + 1);
-		else
-			snprintf(track, sizeof(track), "%.*s", XP_PERFETTO_LANE_NAME, nm);
-		l->uuid[k] = ++p->next_uuid;
-		l->n++;
-		descriptor(p, l->uuid[k], owner, track, NULL);
-	}
-	l->end[k] = end;
-	return l->uuid[k];
-}
-
-void xp_pfpb_async(struct xp_perfetto *p, bool begin, uint32_t pid, uint32_t tid,
-		   const char *cat, const char *name, uint64_t id, uint64_t rel_ts)
-{
-	struct xp_pfpb *s = p->pb;
-	uint32_t c = intern(&s->cats, cat), n = intern(&s->names, name);
-	struct async_begin *a;
-
-	if (!c || !n || ((s->abn + 1) * 2 > s->abcap && !async_grow(s))) {
-		p->oom = true;
-		return;
-	}
-	a = async_slot(s, id, n, c);
-	if (begin) {
-		uint64_t owner = xp_perfetto_uuid(p, pid, tid);
-
-		if (!owner) {
-			p->oom = true;
-			return;
-		}
-		s->abn += !a->owner;
-		*a = (struct async_begin){ id, owner, rel_ts, n, c };	/* a second begin replaces the first */
-		return;
-	}
-	if (!a->owner)
-		return;	/* an end without its begin: the JSON's lone "e" */
-	{
-		struct async_begin b = *a;
-		uint64_t end = rel_ts > b.ts ? rel_ts : b.ts;
-
-		async_remove(s, a);
-		push(p, async_lane(p, b.owner, b.name, b.ts, end), b.cat, b.name, b.ts, end, false);
-	}
-}
-
 void xp_pfpb_finish(struct xp_perfetto *p)
 {
 	struct xp_pfpb *s = p->pb;
@@ -743,7 +485,7 @@ void xp_pfpb_finish(struct xp_perfetto *p)
 	/* spans still open: begun, never ended */
 	for (size_t i = 0; i < s->abcap; i++)
 		if (s->ab[i].owner)
-			push(p, async_lane(p, s->ab[i].owner, s->ab[i].name, s->ab[i].ts, NO_END),
+			xp_pfpb_push(p, xp_pfpb_async_lane(p, s->ab[i].owner, s->ab[i].name, s->ab[i].ts, NO_END),
 			     s->ab[i].cat, s->ab[i].name, s->ab[i].ts, NO_END, false);
 	for (; s->count; s->count--, s->head = (s->head + 1) % WINDOW)
 		write_pending(p, &s->win[s->head]);
@@ -755,8 +497,8 @@ void xp_pfpb_finish(struct xp_perfetto *p)
 		libdeflate_free_compressor(s->z);
 	free(s->zbuf);
 	xp_pb_free(&s->out);
-	intern_free(&s->names);
-	intern_free(&s->cats);
+	xp_pfpb_intern_free(&s->names);
+	xp_pfpb_intern_free(&s->cats);
 	free(s->ab);
 	free(s->lanes);
 	free(s);

@@ -122,6 +122,42 @@ static int by_sort(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* The table: a head, then at most o->max_rows rows; the rows shown. */
+static int print_rows(FILE *f, const struct xp_metrics *m, const int *cols, int ncol,
+		      const struct row *rows, int nrows, const struct xp_top_opts *o)
+{
+	char pid[32], comm[64], cg[256];
+	int shown = 0;
+	/* a column is as wide as its head, at least 14 */
+	int w[XP_TOP_MAX_COLS], used = 8 + 1 + 16 + 2;
+
+	fprintf(f, "%-8s %-16s", "PID", "COMM");
+	for (int c = 0; c < ncol; c++) {
+		const struct xp_metric_fam *fam = &m->fams[cols[c]];
+		char head[64];
+		bool secs = fam->unit && !strcmp(fam->unit, "seconds");
+
+		snprintf(head, sizeof(head), "%s%s", short_name(fam->name), secs ? "%" : "/s");
+		w[c] = strlen(head) > 14 ? (int)strlen(head) : 14;
+		used += w[c] + 1;
+		fprintf(f, " %*s", w[c], head);
+	}
+	fprintf(f, "  CGROUP\n");
+	for (int i = 0; i < nrows && (!o->max_rows || shown < o->max_rows); i++, shown++) {
+		int room = o->width ? o->width - used : 0;
+
+		fprintf(f, "%-8s %-16s", field(rows[i].key, 0, pid, sizeof(pid)), field(rows[i].key, 1, comm, sizeof(comm)));
+		for (int c = 0; c < ncol; c++)
+			fprintf(f, " %*.1f", w[c], rows[i].v[c]);
+		field(rows[i].key, 2, cg, sizeof(cg));
+		if (o->width && room > 4 && (int)strlen(cg) > room)	/* the end of a path says most */
+			fprintf(f, "  ...%s\n", cg + strlen(cg) - (size_t)(room - 3));
+		else
+			fprintf(f, "  %s\n", cg);
+	}
+	return shown;
+}
+
 int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_opts *o)
 {
 	int cols[XP_TOP_MAX_COLS], ncol = columns(m, cols, true), nrows = 0, shown = 0;
@@ -198,33 +234,7 @@ int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_o
 	}
 	qsort(rows, (size_t)nrows, sizeof(*rows), by_sort);
 
-	/* a column is as wide as its head, at least 14 */
-	int w[XP_TOP_MAX_COLS], used = 8 + 1 + 16 + 2;
-
-	fprintf(f, "%-8s %-16s", "PID", "COMM");
-	for (int c = 0; c < ncol; c++) {
-		const struct xp_metric_fam *fam = &m->fams[cols[c]];
-		char head[64];
-		bool secs = fam->unit && !strcmp(fam->unit, "seconds");
-
-		snprintf(head, sizeof(head), "%s%s", short_name(fam->name), secs ? "%" : "/s");
-		w[c] = strlen(head) > 14 ? (int)strlen(head) : 14;
-		used += w[c] + 1;
-		fprintf(f, " %*s", w[c], head);
-	}
-	fprintf(f, "  CGROUP\n");
-	for (int i = 0; i < nrows && (!o->max_rows || shown < o->max_rows); i++, shown++) {
-		int room = o->width ? o->width - used : 0;
-
-		fprintf(f, "%-8s %-16s", field(rows[i].key, 0, pid, sizeof(pid)), field(rows[i].key, 1, comm, sizeof(comm)));
-		for (int c = 0; c < ncol; c++)
-			fprintf(f, " %*.1f", w[c], rows[i].v[c]);
-		field(rows[i].key, 2, cg, sizeof(cg));
-		if (o->width && room > 4 && (int)strlen(cg) > room)	/* the end of a path says most */
-			fprintf(f, "  ...%s\n", cg + strlen(cg) - (size_t)(room - 3));
-		else
-			fprintf(f, "  %s\n", cg);
-	}
+	shown = print_rows(f, m, cols, ncol, rows, nrows, o);
 	free(rows);
 	free(cells);
 	return shown;
