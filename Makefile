@@ -118,7 +118,10 @@ static: xputrace-static
 xputrace-static: $(APP_OBJS) $(BUILD)/libxpcore.a
 	$(CC) $(CFLAGS) -static -o $@ $(APP_OBJS) $(BUILD)/libxpcore.a $(LIBS)
 
+# made anew: `ar r` into an old archive would keep the objects of sources
+# since renamed or removed, whose symbols then clash with their new homes
 $(BUILD)/libxpcore.a: $(CORE_OBJS)
+	rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/bpf/%.bpf.o: %.bpf.c
