@@ -36,7 +36,7 @@ LIBS     := -lbpf -lelf -lz -ldeflate
 # zstd for `record --compress`: on when libzstd's header is there (ZSTD=n turns
 # it off); a build without it reads and writes every file but zstd-compressed ones.
 ZSTD     ?= $(shell echo '\#include <zstd.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo y)
-CORE_LIBS := -lm -ldeflate	# libdeflate: export --compress (src/sinks/perfetto_pb.c)
+CORE_LIBS := -lm -ldeflate	# libdeflate: export --compress (src/sinks/perfetto_proto.c)
 ifeq ($(ZSTD),y)
 CFLAGS   += -DXP_HAVE_ZSTD
 LIBS     += -lzstd

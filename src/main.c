@@ -6,7 +6,7 @@
 
 #include "caps/cap.h"
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "live/session.h"
 
 /* The verbs that are not capabilities; every runnable capability is a verb too. */

@@ -13,7 +13,7 @@
 #define XP_BPF_RAWTP_H
 
 #include "bpf/common.bpf.h"
-#include "shared/rawtp.h"
+#include "shared/rawtp_rec.h"
 
 const volatile struct xp_rawtp_cfg xp_rawtp_cfg[XP_RAWTP_MAX_EV] = {};
 

@@ -21,14 +21,14 @@
 
 #include "core/devices.h"
 #include "core/filters.h"
-#include "core/rawtp.h"
-#include "core/reckind.h"
+#include "core/rawtp_layout.h"
+#include "core/record_kind.h"
 #include "shared/record.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
-struct xp_kside;		/* a kernel side, src/live/kside.h */
-struct xp_live_share;		/* a ring buffer to write into, src/live/kside.h */
+struct xp_kside;		/* a kernel side, src/live/kernel_side.h */
+struct xp_live_share;		/* a ring buffer to write into, src/live/kernel_side.h */
 struct xp_perfetto;		/* src/sinks/perfetto.h */
 struct xp_trace_meta;		/* src/core/tracefile.h */
 struct xp_feature;		/* src/live/features.h */
@@ -129,7 +129,7 @@ struct xp_cap {
 	bool (*available)(const struct xp_doctor_env *d, char *why, size_t len);
 
 	/* Rows without `open` are planned: doctor lists them, nothing runs them. */
-	const struct xp_rec_kind *rec;		/* the records it writes: type, size (core/reckind.h) */
+	const struct xp_rec_kind *rec;		/* the records it writes: type, size (core/record_kind.h) */
 	const struct xp_rawtp_event *events;	/* tracepoint layouts it needs; NULL: none */
 	int nev;
 
@@ -228,7 +228,7 @@ extern const size_t xp_ncaps;
 const struct xp_cap *xp_cap_find(const char *name);
 static inline bool xp_cap_runs(const struct xp_cap *c) { return c->open != NULL; }
 /*
- * Hands the rows' record kinds to the decoder and trace files (core/reckind.h),
+ * Hands the rows' record kinds to the decoder and trace files (core/record_kind.h),
  * once at start-up: -EEXIST when two rows claim one record type.
  */
 int xp_caps_use_records(void);

@@ -1,13 +1,13 @@
-/* xputrace analyze: the recorded schedule of a trace file's GPU jobs (src/sim/analyze.h). */
+/* xputrace analyze: the recorded schedule of a trace file's GPU jobs (src/sim/analysis.h). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "core/parse.h"
-#include "sim/analyze.h"
+#include "sim/analysis.h"
 #include "sim/sim_perfetto.h"
 #include "sim/simload.h"
 

@@ -20,7 +20,7 @@ int cmd_analyze(int argc, char **argv);
 
 /* A verb's options: its parser and the generated completion and man page read them. */
 struct xp_verb_opts {
-	unsigned int common;		/* the common options it takes (XP_O_*, cmd/live.h) */
+	unsigned int common;		/* the common options it takes (XP_O_*, cmd/runner.h) */
 	const struct xp_cap_opt *opts;	/* its own, ending with { NULL }; NULL: none */
 };
 extern const struct xp_verb_opts xp_doctor_opts, xp_record_opts, xp_report_opts, xp_export_opts;

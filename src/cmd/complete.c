@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "core/msg.h"
 
 #define MAX_OPTS 64

@@ -9,7 +9,7 @@
 
 #include "caps/cap.h"
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "core/devices.h"
 #include "live/features.h"
 #include "live/session.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include <sys/stat.h>
 
 #include "core/outfile.h"

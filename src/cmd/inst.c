@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "caps/cap.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 
 int xp_cap_inst_new(struct xp_cap_inst *ci, const struct xp_cap *cap, const struct xp_cap_env *env)
 {

@@ -1,16 +1,16 @@
 /*
  * What the verbs that open several capabilities into one ring buffer share
  * (record, serve, top): their options and CAPABILITY operands, the shared
- * opening, and the end of the run (cmd/live.h).
+ * opening, and the end of the run (cmd/runner.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <getopt.h>
 
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "core/msg.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "live/session.h"
 
 static bool multi_takes(const struct xp_multi_caps *mc, const struct xp_cap *c)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "core/msg.h"
 #include "core/parse.h"
 

@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "core/outfile.h"
 #include "core/tracefile.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "live/session.h"
 
 struct record_run {

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "core/tracefile.h"
 
 int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader *r,

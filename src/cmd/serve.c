@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "core/cgroups.h"
 #include "sinks/cgroup_labels.h"
 #include "core/parse.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "live/session.h"
 #include "sinks/http.h"
 #include "sinks/metrics.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
-#include "cmd/live.h"
+#include "cmd/runner.h"
 #include "core/outfile.h"
 #include "core/parse.h"
 #include "sim/sim_perfetto.h"

@@ -1,6 +1,6 @@
 #include <errno.h>
 #include "core/decode.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 
 size_t xp_rec_min_size(unsigned int type)
 {

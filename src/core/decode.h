@@ -9,7 +9,7 @@
 /*
  * Returns the record at `data` if it is whole and well-formed for its type,
  * NULL otherwise (and *err says why: -EBADMSG for a malformed record,
- * -ENOENT for a type no kind in use claims (core/reckind.h), which readers
+ * -ENOENT for a type no kind in use claims (core/record_kind.h), which readers
  * skip and count).
  */
 const struct xp_rec_hdr *xp_decode(const void *data, size_t len, int *err);

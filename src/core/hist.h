@@ -1,10 +1,10 @@
 /* Latency histograms in user space: the same buckets as the kernel side
- * (src/shared/hist.h), with percentiles and the log2 view. */
+ * (src/shared/hist_buckets.h), with percentiles and the log2 view. */
 #ifndef XP_CORE_HIST_H
 #define XP_CORE_HIST_H
 
 #include <stdint.h>
-#include "shared/hist.h"
+#include "shared/hist_buckets.h"
 
 struct xp_hist {
 	uint64_t count;

@@ -1,7 +1,7 @@
 /*
  * The packed records of trace file format 2 (tracefile.h): each record of a
  * block coded field by field as its kind describes (enum xp_pack_code in
- * core/reckind.h), so that an ioctl takes about 16 bytes instead of 80, and
+ * core/record_kind.h), so that an ioctl takes about 16 bytes instead of 80, and
  * unpacked back into exactly the bytes that were packed. Blocks are coded
  * alone: a block's state (the previous time, the interned values) starts
  * empty, so a file cut short still reads up to its last whole block.
@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "core/reckind.h"
+#include "core/record_kind.h"
 #include "core/varint.h"
 #include "shared/record.h"
 

@@ -81,7 +81,7 @@
 #include <stdio.h>
 #include "core/devices.h"
 #include "core/pack.h"
-#include "core/rawtp.h"
+#include "core/rawtp_layout.h"
 #include "shared/record.h"
 
 #define XP_TF_MAGIC "XPUTRACE"

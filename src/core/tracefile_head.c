@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/pack.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
 

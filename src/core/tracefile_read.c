@@ -14,7 +14,7 @@
 #include "core/decode.h"
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 #include "core/zstd.h"
 
 /* ---- reader ----------------------------------------------------------- */

@@ -14,7 +14,7 @@
 #include "core/decode.h"
 #include "core/tracefile.h"
 #include "core/tracefile_int.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 #include "core/zstd.h"
 
 /* ---- a growing byte buffer (metadata and layout blocks only) ---------- */
@@ -179,7 +179,7 @@ static uint32_t encode_layouts(struct bytes *b, const struct xp_trace_meta *m)
 	for (int i = 0; i < m->ntpf && i < XP_TF_MAX_TPF; i++)
 		n += encode_tpf(b, &m->tpf[i]);
 
-	/* the fixed layouts of the kinds in use (core/reckind.h) */
+	/* the fixed layouts of the kinds in use (core/record_kind.h) */
 	for (size_t i = 0; i < xp_rec_kinds_count(); i++) {
 		const struct xp_rec_kind *l = xp_rec_kind_at(i);
 		size_t nl;

@@ -13,7 +13,7 @@
 
 #include "core/decode.h"
 #include "core/privs.h"
-#include "live/kmulti.h"
+#include "live/kprobe_multi.h"
 #include "live/kprobe.h"
 #include "live/session.h"
 

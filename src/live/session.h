@@ -53,7 +53,7 @@ struct xp_session {
 	uint64_t t_interval_ns;
 	uint64_t t_stop_ns;		/* when tracing was told to stop: the summary's end (0: running) */
 	uint64_t records, bad_records;	/* bad: malformed or unclaimed */
-	uint64_t unclaimed;		/* of a type no capability claims (core/reckind.h) */
+	uint64_t unclaimed;		/* of a type no capability claims (core/record_kind.h) */
 	uint64_t unread;		/* left in the ring when the drain's time ran out */
 	uint64_t deadline_ns;		/* -d: the end, 0 none */
 	struct bpf_object *obj;		/* set by the command: its programs' misses count as drops */

@@ -1,7 +1,7 @@
 /*
  * A skeleton's open -> configure -> load -> attach, once for every kernel
  * side (src/caps/NAME/NAME_live.c, the generic tracepoint family in
- * kside.c): the steps every one takes in the same order, with the
+ * kernel_side.c): the steps every one takes in the same order, with the
  * capability's own work as callbacks between them.
  *
  *   open       NAME_bpf__open(); a new struct xp_kside owning it (k->obj,
@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
-#include "live/kside.h"
+#include "live/kernel_side.h"
 
 /* A skeleton's generated functions behind void *: XP_SKEL_OPS(name) writes them. */
 struct xp_skel_ops {

@@ -24,7 +24,7 @@
 /*
  * The ids of the capabilities of format 1, kept so files written already read
  * the same. What a type is (its size, its fields) is its capability's record
- * kind (src/core/reckind.h), named by its row; a new capability defines its
+ * kind (src/core/record_kind.h), named by its row; a new capability defines its
  * own id in its folder, and start-up refuses two rows with one id.
  */
 enum xp_rec_type {

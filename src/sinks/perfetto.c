@@ -53,7 +53,7 @@ static struct xp_perfetto_thread *entry(struct xp_perfetto *p, uint32_t pid, uin
 			p->n++;
 			if (p->pb) {
 				t->uuid = ++p->next_uuid;
-				xp_pfpb_describe(p, t);
+				xp_perfetto_proto_describe(p, t);
 			}
 			return t;
 		}
@@ -61,7 +61,7 @@ static struct xp_perfetto_thread *entry(struct xp_perfetto *p, uint32_t pid, uin
 	/* a track first met unnamed in an event takes the name given next */
 	if (p->pb && !t->name[0] && name[0]) {
 		snprintf(t->name, sizeof(t->name), "%s", name);
-		xp_pfpb_describe(p, t);
+		xp_perfetto_proto_describe(p, t);
 	}
 	return t;
 }
@@ -102,7 +102,7 @@ int xp_perfetto_begin_proto(struct xp_perfetto *p, FILE *f, uint64_t t0_ns)
 	p->t0 = t0_ns;
 	p->f = f;
 	xp_json_init(&p->j, NULL, false);	/* args are not written in this format */
-	return xp_pfpb_new(p);
+	return xp_perfetto_proto_new(p);
 }
 
 static void ts_key(struct xp_perfetto *p, const char *key, uint64_t ts_ns)
@@ -135,7 +135,7 @@ void xp_perfetto_track(struct xp_perfetto *p, const char *group, uint32_t id, co
 		p->ngroups++;
 		if (p->pb) {
 			p->group_uuid[g] = ++p->next_uuid;
-			xp_pfpb_group(p, g);
+			xp_perfetto_proto_group(p, g);
 		}
 	}
 	*pid = XP_PERFETTO_TRACK_PID0 + (uint32_t)g;
@@ -155,7 +155,7 @@ void xp_perfetto_slice_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid, 
 		dur_ns = ts_ns + dur_ns - start;
 	if (p->pb) {
 		p->events++;
-		xp_pfpb_slice(p, pid, tid, cat, name, start - p->t0, start - p->t0 + dur_ns, false);
+		xp_perfetto_proto_slice(p, pid, tid, cat, name, start - p->t0, start - p->t0 + dur_ns, false);
 		return;
 	}
 	event_head(p, "X", pid, tid, start);
@@ -185,7 +185,7 @@ void xp_perfetto_flow_named(struct xp_perfetto *p, const char *name, uint64_t id
 			    uint32_t pid, uint32_t tid, uint64_t ts_ns)
 {
 	if (p->pb) {
-		xp_pfpb_flow(p, id, start, pid, tid, xp_pf_rel(p, ts_ns));
+		xp_perfetto_proto_flow(p, id, start, pid, tid, xp_pf_rel(p, ts_ns));
 		return;
 	}
 	event_head(p, start ? "s" : "f", pid, tid, ts_ns);
@@ -202,7 +202,7 @@ void xp_perfetto_instant_begin(struct xp_perfetto *p, uint32_t pid, uint32_t tid
 {
 	if (p->pb) {
 		p->events++;
-		xp_pfpb_slice(p, pid, tid, cat, name, xp_pf_rel(p, ts_ns), xp_pf_rel(p, ts_ns), true);
+		xp_perfetto_proto_slice(p, pid, tid, cat, name, xp_pf_rel(p, ts_ns), xp_pf_rel(p, ts_ns), true);
 		return;
 	}
 	event_head(p, "i", pid, tid, ts_ns);
@@ -218,7 +218,7 @@ void xp_perfetto_async(struct xp_perfetto *p, bool begin, uint32_t pid, uint32_t
 {
 	if (p->pb) {
 		p->events++;
-		xp_pfpb_async(p, begin, pid, tid, cat, name, id, xp_pf_rel(p, ts_ns));
+		xp_perfetto_proto_async(p, begin, pid, tid, cat, name, id, xp_pf_rel(p, ts_ns));
 		return;
 	}
 	event_head(p, begin ? "b" : "e", pid, tid, ts_ns);
@@ -323,9 +323,9 @@ static void end_proto(struct xp_perfetto *p)
 
 	for (size_t i = 0; v && i < n; i++)
 		if (v[i].pid < XP_PERFETTO_TRACK_PID0 && (i == 0 || v[i].pid != v[i - 1].pid))
-			xp_pfpb_process(p, v[i].pid, process_name(p, v, i, n));
+			xp_perfetto_proto_process(p, v[i].pid, process_name(p, v, i, n));
 	free(v);
-	xp_pfpb_finish(p);
+	xp_perfetto_proto_finish(p);
 }
 
 void xp_perfetto_end(struct xp_perfetto *p, const struct xp_trace_meta *m)

@@ -1,7 +1,7 @@
 /*
  * The Perfetto writer every capability calls. It writes one of two formats:
  *
- * Perfetto's native protobuf trace (xp_perfetto_begin_proto, perfetto_pb.c):
+ * Perfetto's native protobuf trace (xp_perfetto_begin_proto, perfetto_proto.c):
  * the same tracks, slices, flows and spans as below, as TrackDescriptor and
  * TrackEvent packets with interned names. What callers write into p->j
  * (a slice's args) is dropped there.
@@ -36,7 +36,7 @@ struct xp_perfetto_thread {
 	char name[64];
 };
 
-struct xp_pfpb;
+struct xp_perfetto_proto;
 
 #define XP_PERFETTO_LANES 8	/* tracks per named track for slices that overlap on it */
 #define XP_PERFETTO_LANED_MAX 64	/* named tracks with lanes kept apart */
@@ -62,7 +62,7 @@ struct xp_perfetto {
 	int nlaned;
 	uint64_t next_id;		/* flow and async ids */
 	FILE *f;			/* where it writes */
-	struct xp_pfpb *pb;		/* the protobuf format's state; NULL: JSON */
+	struct xp_perfetto_proto *pb;		/* the protobuf format's state; NULL: JSON */
 	int werr;			/* errno of its first failed write (protobuf format) */
 	uint64_t next_uuid;		/* the protobuf format's track ids */
 	uint64_t group_uuid[8];

@@ -1,6 +1,6 @@
 #include <inttypes.h>
 #include <string.h>
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 #include "sinks/text.h"
 
 /* snprintf(buf, len, "%s", s) without printf's cost */

@@ -8,13 +8,13 @@
 
 #include "caps/fence/fence_stats.h"
 #include "caps/ioctl/ioctl_stats.h"
-#include "caps/latency/lat_stats.h"
+#include "caps/latency/latency_stats.h"
 #include "caps/mem/mem_stats.h"
 #include "caps/npu/npu_stats.h"
 #include "caps/nvidia/nvidia_stats.h"
 #include "caps/sched/sched_stats.h"
 #include "caps/vblank/vblank_stats.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 
 static inline void use_record_kinds(void)
 {

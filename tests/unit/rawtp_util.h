@@ -4,7 +4,7 @@
 #define XP_TESTS_RAWTP_UTIL_H
 
 #include <string.h>
-#include "core/rawtp.h"
+#include "core/rawtp_layout.h"
 
 #define FMT_COMMON                                                                         \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"              \

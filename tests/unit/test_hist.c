@@ -1,10 +1,10 @@
 /*
- * Tests for src/shared/hist.h and src/core/hist.c: the log-linear bucket
+ * Tests for src/shared/hist_buckets.h and src/core/hist.c: the log-linear bucket
  * function shared with the kernel, bucket bounds, percentiles, the log2
  * view, merging and kernel-aggregated bucket counts.
  *
  * Expected bucket numbers are written out by hand from the layout described
- * in src/shared/hist.h (8 exact buckets for 0..7, then 8 sub-buckets per
+ * in src/shared/hist_buckets.h (8 exact buckets for 0..7, then 8 sub-buckets per
  * power of two from 2^3 to 2^36, then one overflow bucket), so that a wrong
  * formula shows up here instead of being computed the same wrong way twice.
  */

@@ -1,6 +1,6 @@
 /*
  * Tests for src/sinks/json.c, the one JSON writer, and for the run-info
- * members of src/sinks/report.c that every summary starts with.
+ * members of src/sinks/run_info.c that every summary starts with.
  *
  * Compact documents are compared byte for byte with hand-written JSON;
  * pretty ones are compared for one small case and otherwise checked by
@@ -12,7 +12,7 @@
 
 #include "caps/ioctl/ioctl_report.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
 #include "unit.h"
 

@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "caps/latency/lat_keys.h"
-#include "caps/latency/lat_stats.h"
+#include "caps/latency/latency_keys.h"
+#include "caps/latency/latency_stats.h"
 #include "core/probespec.h"
-#include "caps/latency/lat_report.h"
+#include "caps/latency/latency_report.h"
 #include "unit.h"
 
 /* An smmu fault event as tracefs shows one: a __string and an int. */

@@ -7,7 +7,7 @@
 
 #include "caps/npu/npu_metrics.h"
 #include "caps/npu/npu_stats.h"
-#include "core/split_refused.h"
+#include "core/find_refused.h"
 #include "caps/npu/npu_report.h"
 #include "sinks/perfetto.h"
 #include "unit.h"
@@ -416,7 +416,7 @@ static int fake_try(void *p, const int *idx, int n)
 	return 0;
 }
 
-static void test_split_refused(void)
+static void test_find_refused(void)
 {
 	int refuse[300] = { 0 }, err[300], idx[300], n;
 	struct fake f = { refuse, 0 };
@@ -425,12 +425,12 @@ static void test_split_refused(void)
 		idx[i] = i;
 	/* none refused: one try */
 	memset(err, 0, sizeof(err));
-	CHECK_U64(xp_split_refused(idx, 300, fake_try, &f, err), 0);
+	CHECK_U64(xp_find_refused(idx, 300, fake_try, &f, err), 0);
 	CHECK_U64(f.tries, 1);
 	/* three refused, with their own reasons, the first and last included */
 	refuse[0] = -EINVAL, refuse[137] = -ESRCH, refuse[299] = -EBUSY;
 	f.tries = 0;
-	n = xp_split_refused(idx, 300, fake_try, &f, err);
+	n = xp_find_refused(idx, 300, fake_try, &f, err);
 	CHECK_U64(n, 3);
 	CHECK(err[0] == -EINVAL && err[137] == -ESRCH && err[299] == -EBUSY);
 	for (int i = 1; i < 299; i++)
@@ -441,14 +441,14 @@ static void test_split_refused(void)
 	CHECK(f.tries <= 2 * 3 * 9 + 1);	/* about 2 x refused x log2(300) */
 	/* a subset: only its items are tried */
 	memset(err, 0, sizeof(err));
-	CHECK_U64(xp_split_refused(idx + 100, 100, fake_try, &f, err), 1);
+	CHECK_U64(xp_find_refused(idx + 100, 100, fake_try, &f, err), 1);
 	CHECK(err[137] == -ESRCH && !err[0] && !err[299]);
 	/* every item refused */
 	for (int i = 0; i < 8; i++)
 		refuse[i] = -EPERM;
 	memset(err, 0, sizeof(err));
-	CHECK_U64(xp_split_refused(idx, 8, fake_try, &f, err), 8);
-	CHECK_U64(xp_split_refused(idx, 0, fake_try, &f, err), 0);
+	CHECK_U64(xp_find_refused(idx, 8, fake_try, &f, err), 8);
+	CHECK_U64(xp_find_refused(idx, 0, fake_try, &f, err), 0);
 }
 
 static int count_of(const char *hay, const char *needle)
@@ -588,7 +588,7 @@ int main(void)
 {
 	RUN(test_metrics);
 	RUN(test_perfetto);
-	RUN(test_split_refused);
+	RUN(test_find_refused);
 	RUN(test_categories);
 	RUN(test_calls);
 	RUN(test_events);

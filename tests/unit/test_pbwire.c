@@ -1,7 +1,7 @@
 /*
  * Tests for src/sinks/pbwire.c, the protobuf wire writer, and for the
  * packets the Perfetto writer's protobuf format makes of a few events
- * (src/sinks/perfetto_pb.c), read back by a small reader of the wire format.
+ * (src/sinks/perfetto_proto.c), read back by a small reader of the wire format.
  * The end-to-end check against protoc and the JSON export is
  * tests/e2e/check_perfetto_pb.py.
  */

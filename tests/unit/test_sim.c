@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sim/analyze.h"
+#include "sim/analysis.h"
 #include "sim/sim.h"
 #include "sim/simload.h"
 #include "unit.h"

@@ -12,7 +12,7 @@
 #include "live/probe_attach.h"
 #include "live/skel.h"
 #include "live/tracefs.h"
-#include "live/umulti.h"
+#include "live/uprobe_multi.h"
 #include "api.skel.h"
 
 struct api_k {

@@ -7,7 +7,7 @@
 #include "caps/api/api_funcs.h"
 #include "core/devices.h"
 #include "core/filters.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 
 /*
  * Loads the programs, fills the function table and the device maps,

@@ -8,7 +8,7 @@
 #include "caps/api/api_stats.h"
 #include "core/devices.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
 struct xp_api_report {
 	struct xp_api_state *st;		/* rows sorted by the report */

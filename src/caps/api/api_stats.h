@@ -25,7 +25,7 @@
 #include "caps/api/api.h"
 #include "caps/sched/sched_stats.h"
 #include "core/hist.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 
 extern const struct xp_rec_kind xp_api_rec_kind;
 

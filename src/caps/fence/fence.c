@@ -7,7 +7,7 @@
 #include "caps/fence/fence_metrics.h"
 #include "caps/fence/fence_report.h"
 #include "caps/fence/fence_stats.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "sinks/perfetto.h"
 
 static bool fc_available(const struct xp_doctor_env *d, char *why, size_t len)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "caps/fence/fence_stats.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
 struct xp_fence_report {
 	const struct xp_fence_state *st;

@@ -30,8 +30,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "core/hist.h"
-#include "core/rawtp.h"
-#include "core/reckind.h"
+#include "core/rawtp_layout.h"
+#include "core/record_kind.h"
 
 /* Its record type: the next free id after enum xp_rec_type's (shared/record.h). */
 #define XP_REC_FENCE 8

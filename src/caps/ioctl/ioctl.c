@@ -9,7 +9,7 @@
 #include "core/parse.h"
 #include "live/features.h"
 #include "caps/ioctl/ioctl_live.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "caps/ioctl/ioctl_report.h"
 #include "caps/ioctl/ioctl_metrics.h"
 #include "sinks/perfetto.h"

@@ -4,7 +4,7 @@
 #define XP_CAPS_IOCTL_H
 
 #include "shared/record.h"
-#include "shared/hist.h"
+#include "shared/hist_buckets.h"
 
 /* --device nodes the kernel side compares one by one; more go to a hash map */
 #define XP_IOCTL_DEV_LIST 8

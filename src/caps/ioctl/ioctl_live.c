@@ -12,7 +12,7 @@
 #include "live/features.h"
 #include "live/kprobe.h"
 #include "caps/ioctl/ioctl_live.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "live/skel.h"
 #include "live/procs.h"
 #include "live/session.h"

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include "core/devices.h"
 #include "core/filters.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 
 /*
  * The ioctl capability's kernel side (src/caps/ioctl/ioctl.bpf.c), on `hook` or, when

@@ -7,7 +7,7 @@
 #include "core/devices.h"
 #include "caps/ioctl/ioctl_stats.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
 void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct xp_devices *d,
 			  const struct xp_run_info *ri, bool hist);

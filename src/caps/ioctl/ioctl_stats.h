@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "core/hist.h"
 #include "caps/ioctl/ioctl.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 
 #define XP_IOCTL_MAX_ERRNOS 8
 

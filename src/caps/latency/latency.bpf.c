@@ -331,7 +331,7 @@ static __always_inline void end_key(struct scan *c, __u64 now, __u64 pid_tgid, b
 }
 
 /* Recovering what the kernel skipped: the handover, learning, keys from arguments. */
-#include "caps/latency/lat_recover.bpf.h"
+#include "caps/latency/latency_recover.bpf.h"
 
 /* The classic programs, all kinds. */
 static __always_inline int on_from(void *ctx, int mode)

@@ -5,15 +5,15 @@
 #include <string.h>
 
 #include "caps/cap.h"
-#include "caps/latency/lat_stats.h"
+#include "caps/latency/latency_stats.h"
 #include "core/msg.h"
 #include "core/parse.h"
 #include "core/probespec.h"
 #include "live/features.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "caps/latency/latency_live.h"
 #include "live/tracefs.h"
-#include "caps/latency/lat_report.h"
+#include "caps/latency/latency_report.h"
 
 struct lat_opts {
 	const char *from, *to, *key, *preset;

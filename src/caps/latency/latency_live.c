@@ -10,7 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
-#include "caps/latency/lat_keys.h"
+#include "caps/latency/latency_keys.h"
 #include "caps/latency/latency_live.h"
 #include "live/features.h"
 #include "live/probe_attach.h"

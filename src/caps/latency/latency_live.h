@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 #include "core/probespec.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "caps/latency/latency.h"
 
 struct xp_lat_live_cfg {

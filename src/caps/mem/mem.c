@@ -9,7 +9,7 @@
 #include "caps/mem/mem_stats.h"
 #include "core/msg.h"
 #include "live/features.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "caps/mem/mem_report.h"
 #include "sinks/perfetto.h"
 

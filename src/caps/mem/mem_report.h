@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "caps/mem/mem_stats.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
 struct xp_mem_report {
 	const struct xp_mem_state *st;

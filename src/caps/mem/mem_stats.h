@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/hist.h"
-#include "core/rawtp.h"
-#include "core/reckind.h"
+#include "core/rawtp_layout.h"
+#include "core/record_kind.h"
 
 enum xp_mem_tp {
 	XP_MEM_AMD_BO_CREATE = 0,

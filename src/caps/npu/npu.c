@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "caps/cap.h"
-#include "core/lptable.h"
+#include "core/hash_table.h"
 #include "core/msg.h"
 #include "caps/npu/npu_stats.h"
 #include "core/parse.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/lptable.h"
+#include "core/hash_table.h"
 #include "caps/npu/npu_stats.h"
 #include "core/tracefile.h"
 

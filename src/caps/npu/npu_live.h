@@ -3,8 +3,8 @@
 #define XP_CAPS_NPU_LIVE_H
 
 #include <stdbool.h>
-#include "live/kmulti.h"
-#include "live/kside.h"
+#include "live/kprobe_multi.h"
+#include "live/kernel_side.h"
 #include "caps/npu/npu.h"
 
 #define XP_NPU_MODULE "intel_vpu"

@@ -7,7 +7,7 @@
 
 #include "caps/npu/npu_stats.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
 void xp_npu_report_text(FILE *f, const struct xp_npu_state *s, const struct xp_npu_info *in,
 			const struct xp_run_info *ri, bool hist);

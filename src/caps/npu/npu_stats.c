@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/lptable.h"
+#include "core/hash_table.h"
 #include "caps/npu/npu_stats.h"
 #include "core/tracefile.h"
 

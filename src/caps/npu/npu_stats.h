@@ -14,7 +14,7 @@
 
 #include "core/hist.h"
 #include "caps/npu/npu.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 
 enum xp_npu_cat {
 	XP_NPU_CAT_MEM,		/* memory / MMU page tables */

@@ -22,7 +22,7 @@
 #include "live/kprobe.h"
 #include "caps/nvidia/nvidia_stats.h"
 #include "live/features.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "caps/nvidia/nvidia_live.h"
 #include "live/procs.h"
 #include "caps/nvidia/nvidia_report.h"
@@ -318,7 +318,7 @@ static void kernel_drops(const struct xp_kside *k, uint64_t d[XP_DROP_ALL])
 	struct xp_map_calls mc;
 
 	memset(d, 0, sizeof(uint64_t) * XP_DROP_ALL);
-	xp_map_calls_begin(&mc);	/* (live/kside.h) */
+	xp_map_calls_begin(&mc);	/* (live/kernel_side.h) */
 	for (uint32_t r = 0; v && r < XP_DROP_REASON_MAX; r++)
 		if (!bpf_map__lookup_elem(k->drops, &r, sizeof(r), v, sizeof(*v) * (size_t)ncpu, 0))
 			for (int c = 0; c < ncpu; c++)

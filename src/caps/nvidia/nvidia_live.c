@@ -9,7 +9,7 @@
 
 #include "caps/nvidia/nvidia_facts.h"
 #include "live/features.h"
-#include "live/kmulti.h"
+#include "live/kprobe_multi.h"
 #include "live/kprobe.h"
 #include "caps/nvidia/nvidia_live.h"
 #include "caps/nvidia/nvidia_probes.h"

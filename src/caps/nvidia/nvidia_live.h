@@ -3,7 +3,7 @@
 #define XP_CAPS_NVIDIA_LIVE_H
 
 #include <stdbool.h>
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "caps/nvidia/nvidia.h"
 
 /* What the opener is asked for, and what it found. */

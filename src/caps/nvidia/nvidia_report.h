@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "caps/nvidia/nvidia_stats.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
 void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run_info *ri, bool hist);
 void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run_info *ri);

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include "core/hist.h"
 #include "caps/nvidia/nvidia.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 
 #define XP_NV_MAX_PROCS 256
 #define XP_NV_MAX_ESC 128

@@ -10,7 +10,7 @@
 #include "caps/sched/sched_stats.h"
 #include "live/features.h"
 #include "caps/sched/sched_live.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "sinks/perfetto.h"
 #include "caps/sched/sched_report.h"
 #include "caps/sched/sched_metrics.h"

@@ -1,4 +1,4 @@
-/* The sched capability's kernel side: the raw-tracepoint steps (kside.h) on
+/* The sched capability's kernel side: the raw-tracepoint steps (kernel_side.h) on
  * the sched skeleton, and the completion event as a raw tracepoint where it
  * loads (src/caps/sched/sched.h). */
 #include <errno.h>
@@ -9,7 +9,7 @@
 
 #include "caps/sched/sched_stats.h"
 #include "caps/sched/sched_live.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "live/skel.h"
 #include "sched.skel.h"
 

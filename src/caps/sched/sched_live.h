@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 #include "core/filters.h"
-#include "core/rawtp.h"
-#include "live/kside.h"
+#include "core/rawtp_layout.h"
+#include "live/kernel_side.h"
 
 /* The sched capability's kernel side (gpu_scheduler events, both generations). */
 int xp_sched_live_open(struct xp_kside **out, struct xp_rawtp_layout *l,

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "caps/sched/sched_report.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 #include "sinks/text.h"
 #include "sinks/perfetto.h"
 

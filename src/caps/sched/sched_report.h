@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "caps/sched/sched_stats.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
 struct xp_sched_report {
 	const struct xp_sched_state *st;

@@ -31,9 +31,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "core/hist.h"
-#include "core/rawtp.h"
+#include "core/rawtp_layout.h"
 #include "caps/sched/sched.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 
 /*
  * The capability's event table (group "gpu_scheduler"), records of type

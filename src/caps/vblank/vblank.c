@@ -8,7 +8,7 @@
 #include "core/parse.h"
 #include "caps/vblank/vblank_stats.h"
 #include "live/features.h"
-#include "live/kside.h"
+#include "live/kernel_side.h"
 #include "caps/vblank/vblank_live.h"
 #include "caps/vblank/vblank_metrics.h"
 #include "sinks/perfetto.h"

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "live/kside.h"
+#include "live/kernel_side.h"
 
 /*
  * Parses the drm vblank events' layouts into `l`, loads and attaches their

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "caps/vblank/vblank_stats.h"
 #include "sinks/json.h"
-#include "sinks/report.h"
+#include "sinks/run_info.h"
 
 struct xp_vbl_report {
 	const struct xp_vbl_state *st;

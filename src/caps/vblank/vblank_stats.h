@@ -48,9 +48,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "core/hist.h"
-#include "core/rawtp.h"
+#include "core/rawtp_layout.h"
 #include "caps/vblank/vblank.h"
-#include "core/reckind.h"
+#include "core/record_kind.h"
 
 enum xp_vbl_tp {
 	XP_VBL_EVENT = 0, XP_VBL_QUEUED, XP_VBL_DELIVERED,
