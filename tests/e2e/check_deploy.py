@@ -20,7 +20,6 @@ arguments are wrong.
 import copy
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -192,8 +191,8 @@ def prom(paddr, cg, want, node, timeout):
             pass
         time.sleep(0.5)
     say(got == [({"job": "xputrace", "node": node}, want)] and up is not None and len(up) == 1,
-        "image prometheus: a Prometheus with prometheus.yml's relabelling scrapes serve alone (%s targets), "
-        "%s ioctls of cgroup A labelled node=%s: %s" % (len(up or []), want, node, got))
+        "image prometheus: a Prometheus with prometheus.yml's relabelling scrapes serve alone (targets: %d), "
+        "%d ioctls of cgroup A labelled node=%s: %s" % (len(up or []), want, node, got))
 
 
 def main():

@@ -93,16 +93,9 @@ addr_of() { # NAME: the address serve printed
 serve_in() {
 	local name=$1
 	shift
-	podman run --rm --name "$NAME-$name" "${RUN[@]}" --pid=host --network=host \
+	XP=podman start_tracer "$name" run --rm --name "$NAME-$name" "${RUN[@]}" --pid=host --network=host \
 		-v "$cg2:$cg2:ro" -v "$tracefs:/sys/kernel/tracing" "$@" $IMG:latest \
-		--listen 127.0.0.1:0 --device /dev/null --per-process > "$WORK/$name.out" 2> "$WORK/$name.err" &
-	TRACER=$!
-	for _ in $(seq 1 600); do
-		grep -q '^Tracing' "$WORK/$name.err" 2> /dev/null && return 0
-		kill -0 $TRACER 2> /dev/null || break
-		sleep 0.05
-	done
-	return 1
+		--listen 127.0.0.1:0 --device /dev/null --per-process 2> /dev/null
 }
 # counted MODE: the ioctls of one run of the drivers in each cgroup, exactly,
 # from serve in the image (check_serve.py's checks, named after MODE)
