@@ -31,6 +31,10 @@ podman | buildah) command -v "$tool" > /dev/null || { echo "image: $tool is not 
 *) echo "image: XP_IMAGE_TOOL is podman or buildah, not '$tool'" >&2; exit 2 ;;
 esac
 
+image_id() { # of $name:$version (podman images and buildah images alike)
+	$tool images --noheading --no-trunc --format '{{.ID}}' "$name:$version" | sed -n 1p
+}
+
 build() {
 	local ctx=build/image cuda=build/libxputrace-cuda.so what="xputrace $version"
 	[ -x xputrace-static ] || { echo "image: ./xputrace-static is not built (make static)" >&2; exit 1; }
@@ -45,11 +49,11 @@ build() {
 	# podman build and buildah build take the same arguments. Dated by the
 	# binary, the same build gives the same image; one it replaces is removed
 	# (where nothing else uses it) rather than left behind untagged.
-	old=$($tool inspect --type image --format '{{.Id}}' "$name:$version" 2> /dev/null || true)
+	old=$(image_id 2> /dev/null || true)
 	$tool build --quiet --layers=false --timestamp "$(stat -c %Y xputrace-static)" \
 		--build-arg "VERSION=$version" -f deploy/Containerfile \
 		-t "$name:$version" -t "$name:latest" "$ctx" > /dev/null
-	new=$($tool inspect --type image --format '{{.Id}}' "$name:$version")
+	new=$(image_id)
 	[ -z "$old" ] || [ "$old" = "$new" ] || $tool rmi "$old" > /dev/null 2>&1 || true
 	echo "image: $name:$version and $name:latest ($what, $tool)"
 }
