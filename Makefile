@@ -2,6 +2,7 @@
 #
 #   make            build ./xputrace (libbpf linked dynamically)
 #   make static     build ./xputrace-static (one file to copy onto a GPU node or into a lab guest)
+#   make image      the OCI image xputrace:VERSION, FROM scratch, running `serve` (docs/deploy.md)
 #   make test       install what is missing, build, run every test layer (tests/run.sh)
 #   make run        install what is missing, build, run the default job (scripts/run.sh)
 #   make bench      run the benchmarks in bench/ and write their figures there
@@ -92,7 +93,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 
 .SECONDARY:
-.PHONY: all static test unit run bench deps clean install fuzz check-asan
+.PHONY: all static test unit run bench deps clean install fuzz check-asan image image-save
 all: xputrace
 
 deps:
@@ -117,6 +118,18 @@ $(BUILD)/xputrace: $(APP_OBJS) $(BUILD)/libxpcore.a
 static: xputrace-static
 xputrace-static: $(APP_OBJS) $(BUILD)/libxpcore.a
 	$(CC) $(CFLAGS) -static -o $@ $(APP_OBJS) $(BUILD)/libxpcore.a $(LIBS)
+
+# The OCI image (deploy/Containerfile, docs/deploy.md): FROM scratch, the
+# static binary and, where built, the CUDA injection library; tagged
+# $(IMAGE):VERSION and $(IMAGE):latest by podman (or buildah). image-save
+# writes it as an OCI archive, build/xputrace-VERSION.oci.tar, for nodes
+# that cannot pull.
+IMAGE ?= xputrace
+image: xputrace-static
+	bash scripts/image.sh build $(IMAGE)
+
+image-save: image
+	bash scripts/image.sh save $(IMAGE)
 
 # made anew: `ar r` into an old archive would keep the objects of sources
 # since renamed or removed, whose symbols then clash with their new homes
