@@ -61,6 +61,7 @@ struct serve_run {
 	struct xp_http_server *http;
 	struct xp_series **events;	/* per capability, NULL where not served */
 	struct xp_series *drops[XP_DROP_ALL], *series, *folded;
+	struct xp_series *shed[XP_HTTP_SHED_N];	/* serve: HTTP connections shed, by reason */
 };
 
 static const struct xp_cap_opt serve_own[] = {
@@ -128,7 +129,8 @@ static const char serve_about[] =
 "and container names from the kubelet's /var/log/containers and /var/log/pods;\n"
 "with --per-process per pid and comm too.\n"
 "Capabilities: unless named, every one with metrics (%s) whose\n"
-"events this kernel has. xputrace's own drops and events are metrics too.\n"
+"events this kernel has. xputrace's own drops and events are metrics too, and\n"
+"the HTTP connections it shed (past 512, idle or slow, or not reading).\n"
 "It listens on loopback unless --listen names another address: whoever\n"
 "reaches it sees the cgroup paths, container ids and (with --per-process)\n"
 "the process names of GPU users on this machine.\n"
@@ -227,6 +229,26 @@ static void one_label(void *ctx, char *buf, size_t len)
 	xp_labels_add(buf, len, kv[0], kv[1]);
 }
 
+/* serve: the HTTP connections its server shed (sinks/http.h), by reason. */
+static int shed_metrics(struct serve_run *r)
+{
+	int sh = xp_metrics_family(&r->m, "xputrace_http_connections_shed", "HTTP connections closed "
+				   "by serve: for a newer one past 512 (idle, slow_head, unread), not reading "
+				   "while responses held passed their bound (unread), or past a timeout "
+				   "(head_timeout, write_timeout)", NULL, XP_METRIC_COUNTER, 1, false);
+
+	if (sh < 0)
+		return -ENOMEM;
+	for (int i = 0; i < XP_HTTP_SHED_N; i++) {
+		const char *kv[2] = { "reason", xp_http_shed_names[i] };
+
+		if (!(r->shed[i] = xp_metrics_series(&r->m, sh, &(struct xp_metric_key){ { (uint64_t)i } },
+						     one_label, kv)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* xputrace's own metrics: not bounded by --max-series, made once here. */
 static int self_metrics(struct serve_run *r)
 {
@@ -261,18 +283,20 @@ static int self_metrics(struct serve_run *r)
 	}
 	r->series = xp_metrics_series(m, se, &(struct xp_metric_key){ { 0 } }, no_labels, NULL);
 	r->folded = xp_metrics_series(m, fo, &(struct xp_metric_key){ { 0 } }, no_labels, NULL);
-	return r->series && r->folded ? 0 : -ENOMEM;
+	return r->series && r->folded ? (r->top ? 0 : shed_metrics(r)) : -ENOMEM;
 }
 
 /* The HTTP thread's scrape: the metrics as they are now. */
-static void render(void *ctx, FILE *f, bool openmetrics)
+static void render(void *ctx, FILE *f, bool openmetrics, const uint64_t *shed)
 {
 	struct serve_run *r = ctx;
 
 	pthread_mutex_lock(&r->lock);
-	if (r->series) {	/* else start-up has not made them yet */
+	if (r->shed[XP_HTTP_SHED_N - 1]) {	/* else start-up has not made them yet */
 		r->series->value = r->m.nbounded;
 		r->folded->value = r->m.folded;
+		for (int i = 0; i < XP_HTTP_SHED_N; i++)
+			r->shed[i]->value = shed[i];
 	}
 	xp_metrics_write(f, &r->m, openmetrics);
 	pthread_mutex_unlock(&r->lock);
@@ -479,9 +503,28 @@ static int serve(struct serve_run *r, int argc, char **argv)
 	return 0;
 }
 
+/* serve's last line on the connections its server shed, where it shed any. */
+static void say_shed(const uint64_t *shed)
+{
+	char what[256] = "";
+	uint64_t all = 0;
+	size_t k = 0;
+
+	for (int i = 0; i < XP_HTTP_SHED_N; i++)
+		if (shed[i] && k < sizeof(what)) {
+			all += shed[i];
+			k += (size_t)snprintf(what + k, sizeof(what) - k, "%s%llu %s", k ? ", " : "",
+					      (unsigned long long)shed[i], xp_http_shed_names[i]);
+		}
+	if (all)
+		fprintf(stderr, "xputrace: serve: shed %llu HTTP connection%s (%s)\n", (unsigned long long)all,
+			all == 1 ? "" : "s", what);
+}
+
 static int run_verb(const char *verb, int argc, char **argv)
 {
 	struct serve_run *r = calloc(1, sizeof(*r));
+	uint64_t shed[XP_HTTP_SHED_N] = { 0 };
 	int status;
 
 	if (!r)
@@ -494,7 +537,8 @@ static int run_verb(const char *verb, int argc, char **argv)
 	r->env = (struct xp_cap_env){ .live = true, .out = XP_OUT_SUMMARY, .f = stdout };
 	status = serve(r, argc, argv);
 	/* the server first: no scrape reads what is freed below */
-	xp_http_stop(r->http);
+	xp_http_stop(r->http, shed);
+	say_shed(shed);
 	xp_session_close(&r->sess);
 	for (int i = r->nci - 1; i >= 0; i--) {
 		xp_kside_close(r->ci[i].k);

@@ -9,7 +9,14 @@
  * thread takes it only while it renders one scrape into memory (bounded by
  * --max-series); every socket is non-blocking and served from that copy in
  * one poll loop, so a slow, stalled or hostile client costs this thread a
- * slot and a buffer, never the tracer a wait.
+ * slot and a share of a buffer, never the tracer a wait.
+ *
+ * What hostile clients can hold is bounded: slots (a new connection past
+ * XP_HTTP_MAX_CLIENTS sheds the least useful), time (a head must be whole
+ * within XP_HTTP_HEAD_TIMEOUT_S of connecting), and memory (scrapes within
+ * XP_HTTP_SHARE_MS share one rendered body, refcounted; past
+ * XP_HTTP_MAX_HELD bytes held, clients sitting on older bodies are shed,
+ * and while that frees nothing new scrapes get the newest body).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,168 +30,36 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sinks/http.h"
 #include "sinks/metrics.h"
 
-/* ---- requests ---- */
+/* ---- responses: bodies shared and counted ---- */
 
-static bool is_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-/* Whether the comma-separated header value has `token` (case-insensitive). */
-static bool has_token(const char *v, size_t n, const char *token)
-{
-	size_t tl = strlen(token);
-
-	while (n) {
-		size_t k = 0, s = 0;
-
-		while (k < n && v[k] != ',')
-			k++;
-		while (s < k && (v[s] == ' ' || v[s] == '\t'))
-			s++;
-		size_t e = k;
-		while (e > s && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-			e--;
-		if (e - s == tl && !strncasecmp(v + s, token, tl))
-			return true;
-		v += k < n ? k + 1 : k;
-		n -= k < n ? k + 1 : k;
-	}
-	return false;
-}
-
-/*
- * The request line, METHOD SP target SP HTTP/1.x, at buf[0..n) (its \n not
- * included): the target and method into r (405 for a method other than
- * GET and HEAD), *http11. False when it is malformed.
- */
-static bool request_line(const char *buf, size_t n, struct xp_http_req *r, bool *http11)
-{
-	size_t le = n && buf[n - 1] == '\r' ? n - 1 : n, sp1, sp2, pl, q;
-	const char *p;
-
-	for (sp1 = 0; sp1 < le && is_tchar(buf[sp1]); sp1++)
-		;
-	if (sp1 == 0 || sp1 >= le || buf[sp1] != ' ')
-		return false;
-	for (sp2 = sp1 + 1; sp2 < le && buf[sp2] > ' ' && buf[sp2] != 0x7f; sp2++)
-		;
-	if (sp2 == sp1 + 1 || sp2 >= le || buf[sp2] != ' ' || buf[sp1 + 1] != '/')
-		return false;
-	if (le - (sp2 + 1) != 8 || memcmp(buf + sp2 + 1, "HTTP/1.", 7) ||
-	    (buf[sp2 + 8] != '0' && buf[sp2 + 8] != '1'))
-		return false;
-	*http11 = buf[sp2 + 8] == '1';
-	/* the path, without its query */
-	p = buf + sp1 + 1;
-	pl = sp2 - (sp1 + 1);
-	for (q = 0; q < pl && p[q] != '?' && p[q] != '#'; q++)
-		;
-	if (q == 8 && !memcmp(p, "/metrics", 8))
-		r->target = XP_HTTP_METRICS;
-	else if (q == 1)
-		r->target = XP_HTTP_ROOT;
-	if (sp1 == 4 && !memcmp(buf, "HEAD", 4))
-		r->head = true;
-	else if (!(sp1 == 3 && !memcmp(buf, "GET", 3)))
-		r->status = 405;
-	return true;
-}
-
-long xp_http_parse(const char *buf, size_t n, struct xp_http_req *r)
-{
-	size_t i = 0, end, line_end;
-	bool http11, host = false, body = false, conn_close = false, conn_keep = false;
-	char accept[512] = "";
-
-	memset(r, 0, sizeof(*r));
-	/* empty lines before a request are allowed (RFC 9112 2.2) */
-	while (i < n && (buf[i] == '\r' || buf[i] == '\n'))
-		i++;
-	/* the end of the head: an empty line */
-	for (end = i; end < n; end++)
-		if (buf[end] == '\n' && ((end >= 1 && buf[end - 1] == '\n') ||
-					 (end >= 2 && buf[end - 1] == '\r' && buf[end - 2] == '\n')))
-			break;
-	if (end >= n)
-		return n >= XP_HTTP_MAX_HEAD ? -1 : 0;
-	end++;
-	if (end > XP_HTTP_MAX_HEAD)
-		return -1;
-
-	r->status = 400;
-	for (line_end = i; buf[line_end] != '\n'; line_end++)
-		;
-	if (!request_line(buf + i, line_end - i, r, &http11))
-		return (long)end;
-	/* header fields: NAME ":" OWS value OWS */
-	for (size_t l = line_end + 1; l < end;) {
-		size_t e = l, le, c, vs;
-
-		while (buf[e] != '\n')
-			e++;
-		le = e > l && buf[e - 1] == '\r' ? e - 1 : e;
-		if (le == l)
-			break;	/* the empty line */
-		for (c = l; c < le && is_tchar(buf[c]); c++)
-			;
-		/* no name, no colon, a space before it, or an obsolete folded line */
-		if (c == l || c >= le || buf[c] != ':') {
-			r->status = 400;
-			return (long)end;
-		}
-		for (vs = c + 1; vs < le && (buf[vs] == ' ' || buf[vs] == '\t'); vs++)
-			;
-		for (size_t k = vs; k < le; k++)
-			if ((unsigned char)buf[k] < 0x20 && buf[k] != '\t') {
-				r->status = 400;
-				return (long)end;
-			}
-#define NAME_IS(s) (c - l == sizeof(s) - 1 && !strncasecmp(buf + l, s, sizeof(s) - 1))
-		if (NAME_IS("Host"))
-			host = true;
-		else if (NAME_IS("Accept") && le - vs < sizeof(accept))
-			snprintf(accept, sizeof(accept), "%.*s", (int)(le - vs), buf + vs);
-		else if (NAME_IS("Connection")) {
-			conn_close |= has_token(buf + vs, le - vs, "close");
-			conn_keep |= has_token(buf + vs, le - vs, "keep-alive");
-		} else if (NAME_IS("Transfer-Encoding"))
-			body = true;
-		else if (NAME_IS("Content-Length"))
-			body |= !(le - vs == 1 && buf[vs] == '0');
-#undef NAME_IS
-		l = e + 1;
-	}
-	/* HTTP/1.1 requires Host (RFC 9112 3.2) */
-	if (http11 && !host) {
-		r->status = 400;
-		return (long)end;
-	}
-	if (r->status == 400)
-		r->status = 0;
-	r->openmetrics = xp_metrics_wants_openmetrics(accept);
-	r->keep_alive = !body && !conn_close && (http11 || conn_keep);
-	return (long)end;
-}
-
-/* ---- the server ---- */
+/* A response body, shared by the clients it is written to (and the server, while current). */
+struct body {
+	int refs;
+	uint64_t made_ns;
+	size_t len;
+	char *data;
+};
 
 struct client {
 	int fd;
 	char in[XP_HTTP_MAX_HEAD];
 	size_t nin;
-	char *out;		/* the response being written */
-	size_t nout, off;
+	bool out;		/* a response is being written: head, then body[0..nbody) */
+	char head[256];		/* its status line and headers */
+	size_t nhead, nbody, off;
+	struct body *body;	/* NULL where it has none */
 	bool close_after;	/* once the response is out */
 	bool draining;		/* response out, our side shut: what the client still sends is read and dropped */
-	uint64_t since_ns;	/* connected, last response done, or last write progress */
+	bool asked;		/* it has had a response: between requests the idle timeout applies */
+	int shed;		/* 1 + the enum xp_http_shed it is closed for, at the end of this round */
+	uint64_t since_ns;	/* connected, a head begun, last response done, or last write progress */
 };
 
 struct xp_http_server {
@@ -197,6 +72,13 @@ struct xp_http_server {
 	char addr[80];
 	struct client *cl[XP_HTTP_MAX_CLIENTS];
 	int ncl;
+	struct body *cur[2];	/* the last /metrics body rendered, Prometheus text and OpenMetrics */
+	size_t held;		/* bytes of every body alive */
+	uint64_t shed[XP_HTTP_SHED_N];
+};
+
+const char *const xp_http_shed_names[XP_HTTP_SHED_N] = {
+	"idle", "slow_head", "unread", "head_timeout", "write_timeout",
 };
 
 static uint64_t mono_ns(void)
@@ -205,6 +87,102 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void body_put(struct xp_http_server *s, struct body *b)
+{
+	if (b && !--b->refs) {
+		s->held -= b->len;
+		free(b->data);
+		free(b);
+	}
+}
+
+/* What was written into a memstream, as a body with one reference; NULL when out of memory. */
+static struct body *body_of(struct xp_http_server *s, char *data, size_t len)
+{
+	struct body *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		free(data);
+		return NULL;
+	}
+	*b = (struct body){ .refs = 1, .made_ns = mono_ns(), .len = len, .data = data };
+	s->held += len;
+	return b;
+}
+
+/*
+ * Marks a client to be closed at the end of this round (the poll loop's
+ * indices stay as they are), and lets go of its response now.
+ */
+static void shed(struct xp_http_server *s, struct client *c, enum xp_http_shed why)
+{
+	if (c->shed)
+		return;
+	c->shed = 1 + (int)why;
+	s->shed[why]++;
+	body_put(s, c->body);
+	c->body = NULL;
+	c->out = false;
+}
+
+/*
+ * Responses held past the bound: the clients on bodies older than the
+ * current ones that took nothing for a second are shed, the oldest body
+ * first, until `need` more bytes fit.
+ */
+static void shed_unread(struct xp_http_server *s, size_t need, size_t cap, uint64_t now)
+{
+	while (s->held + need > cap) {
+		struct client *worst = NULL;
+
+		for (int i = 0; i < s->ncl; i++) {
+			struct client *c = s->cl[i];
+
+			if (c->shed || !c->body || c->body == s->cur[0] || c->body == s->cur[1] ||
+			    now - c->since_ns < 1000000000ull)
+				continue;
+			if (!worst || c->body->made_ns < worst->body->made_ns)
+				worst = c;
+		}
+		if (!worst)
+			return;
+		shed(s, worst, XP_HTTP_SHED_UNREAD);
+	}
+}
+
+/*
+ * The /metrics body in one format: the current one if it is recent, or while
+ * the bytes held are past the bound and cannot be freed; else a new one.
+ */
+static struct body *metrics_body(struct xp_http_server *s, bool om)
+{
+	struct body *cur = s->cur[om], *b;
+	uint64_t now = mono_ns();
+	size_t est = cur ? cur->len : 0, cap = XP_HTTP_MAX_HELD > 4 * est ? XP_HTTP_MAX_HELD : 4 * est;
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!cur || now - cur->made_ns >= XP_HTTP_SHARE_MS * 1000000ull) {
+		shed_unread(s, est, cap, now);
+		if (!cur || s->held + est <= cap) {
+			if (!(f = open_memstream(&data, &len)))
+				return NULL;
+			s->render(s->ctx, f, om, s->shed);
+			if (fclose(f)) {
+				free(data);
+				return NULL;
+			}
+			if (!(b = body_of(s, data, len)))
+				return NULL;
+			body_put(s, cur);
+			s->cur[om] = cur = b;
+		}
+	}
+	cur->refs++;
+	return cur;
 }
 
 static const char *reason(int status)
@@ -220,64 +198,64 @@ static const char *reason(int status)
 	return "Error";
 }
 
-/* The whole response into c->out. */
+/* The response to r (NULL: a head too long) into c: its head, and its body shared or its own. */
 static void respond(struct xp_http_server *s, struct client *c, const struct xp_http_req *r, int status)
 {
-	char *body = NULL, *resp = NULL;
-	size_t nbody = 0, nresp = 0;
 	const char *ctype = "text/plain; charset=utf-8";
-	FILE *f = open_memstream(&body, &nbody);
+	struct body *b = NULL;
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f;
 
-	if (!f) {
-		c->close_after = true;
-		return;
-	}
 	if (!status && r->target == XP_HTTP_METRICS) {
-		s->render(s->ctx, f, r->openmetrics);
+		b = metrics_body(s, r->openmetrics);
 		ctype = r->openmetrics ? XP_METRICS_CT_OPENMETRICS : XP_METRICS_CT_PROMETHEUS;
-		status = 200;
-	} else if (!status && r->target == XP_HTTP_ROOT) {
-		fputs("xputrace: metrics of GPU/NPU driver activity at /metrics\n", f);
-		status = 200;
-	} else {
-		status = status ? status : 404;
-		fprintf(f, "%d %s\n", status, reason(status));
+		status = b ? 200 : 500;
 	}
-	if (fclose(f)) {
-		free(body);
-		c->close_after = true;
-		return;
+	if (!b) {
+		if (!(f = open_memstream(&data, &len))) {
+			c->close_after = true;
+			return;
+		}
+		if (!status && r->target == XP_HTTP_ROOT)
+			fputs("xputrace: metrics of GPU/NPU driver activity at /metrics\n", f);
+		else
+			fprintf(f, "%d %s\n", status ? status : 404, reason(status ? status : 404));
+		status = status ? status : r->target == XP_HTTP_ROOT ? 200 : 404;
+		if (fclose(f)) {
+			free(data);
+			c->close_after = true;
+			return;
+		}
+		if (!(b = body_of(s, data, len))) {
+			c->close_after = true;
+			return;
+		}
 	}
 	if (status != 200)
 		c->close_after |= status != 404;
 	c->close_after |= !r || !r->keep_alive;
-	f = open_memstream(&resp, &nresp);
-	if (!f) {
-		free(body);
-		c->close_after = true;
-		return;
+	c->nhead = (size_t)snprintf(c->head, sizeof(c->head),
+				    "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status,
+				    reason(status), ctype, b->len, status == 405 ? "Allow: GET, HEAD\r\n" : "",
+				    c->close_after ? "Connection: close\r\n" : "");
+	c->nbody = r && r->head ? 0 : b->len;
+	if (!c->nbody) {
+		body_put(s, b);
+		b = NULL;
 	}
-	fprintf(f, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status,
-		reason(status), ctype, nbody, status == 405 ? "Allow: GET, HEAD\r\n" : "",
-		c->close_after ? "Connection: close\r\n" : "");
-	if (!(r && r->head))
-		fwrite(body, 1, nbody, f);
-	free(body);
-	if (fclose(f)) {
-		free(resp);
-		c->close_after = true;
-		return;
-	}
-	c->out = resp;
-	c->nout = nresp;
+	c->body = b;
+	c->out = true;
 	c->off = 0;
 	c->since_ns = mono_ns();
 }
 
+/* ---- the server ---- */
+
 static void drop_client(struct xp_http_server *s, int i)
 {
 	close(s->cl[i]->fd);
-	free(s->cl[i]->out);
+	body_put(s, s->cl[i]->body);
 	free(s->cl[i]);
 	s->cl[i] = s->cl[--s->ncl];
 }
@@ -288,7 +266,7 @@ static void serve_next(struct xp_http_server *s, struct client *c)
 	struct xp_http_req r;
 	long used;
 
-	if (c->out || c->close_after)
+	if (c->out || c->close_after || c->shed)
 		return;
 	used = xp_http_parse(c->in, c->nin, &r);
 	if (used == 0)
@@ -326,8 +304,9 @@ static int on_readable(struct xp_http_server *s, struct client *c)
 		}
 		n = read(c->fd, c->in + c->nin, sizeof(c->in) - c->nin);
 		if (n > 0) {
-			if (!c->nin && !c->out)
-				c->since_ns = mono_ns();	/* a new request's head begins */
+			/* a kept-alive connection's next head begins: its time counts from here */
+			if (!c->nin && !c->out && c->asked)
+				c->since_ns = mono_ns();
 			c->nin += (size_t)n;
 			continue;
 		}
@@ -345,9 +324,20 @@ static int on_readable(struct xp_http_server *s, struct client *c)
 
 static int on_writable(struct xp_http_server *s, struct client *c)
 {
-	while (c->out && c->off < c->nout) {
-		ssize_t n = send(c->fd, c->out + c->off, c->nout - c->off, MSG_NOSIGNAL);
+	while (c->out && c->off < c->nhead + c->nbody) {
+		struct iovec iov[2];
+		struct msghdr mh = { .msg_iov = iov };
+		ssize_t n;
 
+		if (c->off < c->nhead) {
+			iov[mh.msg_iovlen++] = (struct iovec){ c->head + c->off, c->nhead - c->off };
+			if (c->nbody)
+				iov[mh.msg_iovlen++] = (struct iovec){ c->body->data, c->nbody };
+		} else {
+			iov[mh.msg_iovlen++] = (struct iovec){ c->body->data + (c->off - c->nhead),
+							       c->nhead + c->nbody - c->off };
+		}
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
 		if (n > 0) {
 			c->off += (size_t)n;
 			c->since_ns = mono_ns();
@@ -359,8 +349,11 @@ static int on_writable(struct xp_http_server *s, struct client *c)
 			return 0;
 		return -1;
 	}
-	free(c->out);
-	c->out = NULL;
+	body_put(s, c->body);
+	c->body = NULL;
+	c->out = false;
+	c->asked = true;
+	c->since_ns = mono_ns();
 	if (c->close_after) {
 		/*
 		 * Closing with unread input would reset the connection, and the
@@ -370,23 +363,56 @@ static int on_writable(struct xp_http_server *s, struct client *c)
 		 */
 		shutdown(c->fd, SHUT_WR);
 		c->draining = true;
-		c->since_ns = mono_ns();
 		return 0;
 	}
-	c->since_ns = mono_ns();
 	/* pipelined requests already read */
 	serve_next(s, c);
 	return 0;
 }
 
+/*
+ * For a new connection past XP_HTTP_MAX_CLIENTS: the least useful, closed at
+ * once (no round is under way). Of each kind the oldest: done with, idle (a
+ * second or more without a request), half a head, just connected, then not
+ * reading its response. A scrape just connected outlives slow heads.
+ */
+static void shed_one(struct xp_http_server *s)
+{
+	static const enum xp_http_shed why[] = { XP_HTTP_SHED_IDLE, XP_HTTP_SHED_IDLE, XP_HTTP_SHED_SLOW_HEAD,
+						  XP_HTTP_SHED_IDLE, XP_HTTP_SHED_UNREAD };
+	uint64_t now = mono_ns();
+	int worst = -1, wrank = 0;
+
+	for (int i = 0; i < s->ncl; i++) {
+		const struct client *c = s->cl[i];
+		int rank = c->draining ? 0 : c->out ? 4 : c->nin ? 2 : now - c->since_ns >= 1000000000ull ? 1 : 3;
+
+		if (worst < 0 || rank < wrank || (rank == wrank && c->since_ns < s->cl[worst]->since_ns)) {
+			worst = i;
+			wrank = rank;
+		}
+	}
+	if (worst >= 0) {
+		shed(s, s->cl[worst], why[wrank]);
+		drop_client(s, worst);
+	}
+}
+
+/* Takes every connection waiting; past XP_HTTP_MAX_CLIENTS each sheds an old one. */
 static void accept_all(struct xp_http_server *s)
 {
-	while (s->ncl < XP_HTTP_MAX_CLIENTS) {
+	for (int tries = 0; tries < 4 * XP_HTTP_MAX_CLIENTS; tries++) {
 		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct client *c;
 
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && s->ncl) {
+			shed_one(s);	/* out of descriptors: one is freed for it */
+			continue;
+		}
 		if (fd < 0)
 			return;	/* EAGAIN, or a connection gone before it was taken */
+		if (s->ncl == XP_HTTP_MAX_CLIENTS)
+			shed_one(s);
 		if (!(c = calloc(1, sizeof(*c)))) {
 			close(fd);
 			return;
@@ -398,17 +424,19 @@ static void accept_all(struct xp_http_server *s)
 }
 
 /* Whether a client is past its time: a head too slow, idle too long, a response not taken. */
-static bool timed_out(const struct client *c, uint64_t now)
+static bool timed_out(struct xp_http_server *s, struct client *c, uint64_t now)
 {
-	uint64_t age = now - c->since_ns, s = 1000000000ull;
+	uint64_t age = now - c->since_ns, sec = 1000000000ull;
 
+	if (c->shed)
+		return true;
 	if (c->draining)
-		return age > 2 * s;
-	if (c->out)
-		return age > XP_HTTP_WRITE_TIMEOUT_S * s;
-	if (c->nin)
-		return age > XP_HTTP_HEAD_TIMEOUT_S * s;
-	return age > XP_HTTP_IDLE_TIMEOUT_S * s;
+		return age > 2 * sec;
+	if (c->out && age > XP_HTTP_WRITE_TIMEOUT_S * sec)
+		shed(s, c, XP_HTTP_SHED_WRITE_TIMEOUT);
+	else if (!c->out && (c->nin || !c->asked) && age > XP_HTTP_HEAD_TIMEOUT_S * sec)
+		shed(s, c, XP_HTTP_SHED_HEAD_TIMEOUT);
+	return c->shed || (!c->out && age > XP_HTTP_IDLE_TIMEOUT_S * sec);
 }
 
 static void *server_main(void *arg)
@@ -421,7 +449,7 @@ static void *server_main(void *arg)
 		uint64_t now;
 
 		pfd[n++] = (struct pollfd){ .fd = s->wake[0], .events = POLLIN };
-		pfd[n++] = (struct pollfd){ .fd = s->ncl < XP_HTTP_MAX_CLIENTS ? s->lfd : -1, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
 		for (int i = 0; i < nc; i++)
 			pfd[n++] = (struct pollfd){ .fd = s->cl[i]->fd,
 						    .events = s->cl[i]->out ? POLLOUT : POLLIN };
@@ -429,14 +457,14 @@ static void *server_main(void *arg)
 			break;
 		if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
 			break;
-		if (pfd[1].revents & POLLIN)
-			accept_all(s);
 		/* from the last, so that dropping one (moving the last into its place) skips none */
 		for (int i = nc - 1; i >= 0; i--) {
 			struct client *c = s->cl[i];
 			short re = pfd[2 + i].revents;
 			int err = 0;
 
+			if (c->shed)
+				continue;	/* by another's response, this round: closed below */
 			if (re & (POLLERR | POLLNVAL))
 				err = -1;
 			else if ((re & POLLOUT) && c->out)
@@ -451,37 +479,13 @@ static void *server_main(void *arg)
 		}
 		now = mono_ns();
 		for (int i = s->ncl - 1; i >= 0; i--)
-			if (timed_out(s->cl[i], now))
+			if (timed_out(s, s->cl[i], now))
 				drop_client(s, i);
+		/* last: shedding for a new one moves clients in s->cl */
+		if (pfd[1].revents & POLLIN)
+			accept_all(s);
 	}
 	return NULL;
-}
-
-/* "ADDR:PORT", "[ADDR]:PORT", "PORT" into host and port. */
-static int split_listen(const char *listen, char *host, size_t hl, char *port, size_t pl)
-{
-	const char *colon;
-
-	if (!strchr(listen, ':')) {
-		snprintf(host, hl, "127.0.0.1");
-		snprintf(port, pl, "%s", listen);
-	} else if (listen[0] == '[') {
-		const char *rb = strchr(listen, ']');
-
-		if (!rb || rb[1] != ':' || (size_t)(rb - listen - 1) >= hl)
-			return -EINVAL;
-		snprintf(host, hl, "%.*s", (int)(rb - listen - 1), listen + 1);
-		snprintf(port, pl, "%s", rb + 2);
-	} else {
-		colon = strrchr(listen, ':');
-		if ((size_t)(colon - listen) >= hl || strchr(listen, ':') != colon)
-			return -EINVAL;
-		snprintf(host, hl, "%.*s", (int)(colon - listen), listen);
-		snprintf(port, pl, "%s", colon + 1);
-	}
-	if (!host[0] || !port[0] || strspn(port, "0123456789") != strlen(port) || atol(port) > 65535)
-		return -EINVAL;
-	return 0;
 }
 
 int xp_http_start(struct xp_http_server **out, const char *where, xp_http_render_fn render,
@@ -497,7 +501,7 @@ int xp_http_start(struct xp_http_server **out, const char *where, xp_http_render
 	sigset_t block, old;
 	int one = 1, err, gai;
 
-	if (split_listen(where, host, sizeof(host), port, sizeof(port))) {
+	if (xp_http_split_listen(where, host, sizeof(host), port, sizeof(port))) {
 		snprintf(why, len, "--listen wants ADDR:PORT, [ADDR]:PORT or PORT, not '%s'", where);
 		return -EINVAL;
 	}
@@ -514,7 +518,7 @@ int xp_http_start(struct xp_http_server **out, const char *where, xp_http_render
 	s->wake[0] = s->wake[1] = -1;
 	s->lfd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->lfd < 0 || setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(s->lfd, ai->ai_addr, ai->ai_addrlen) || listen(s->lfd, 128) ||
+	    bind(s->lfd, ai->ai_addr, ai->ai_addrlen) || listen(s->lfd, XP_HTTP_MAX_CLIENTS) ||
 	    getsockname(s->lfd, (struct sockaddr *)&sa, &salen) ||
 	    pipe2(s->wake, O_NONBLOCK | O_CLOEXEC)) {
 		err = -errno;
@@ -550,7 +554,7 @@ int xp_http_start(struct xp_http_server **out, const char *where, xp_http_render
 	return 0;
 fail:
 	freeaddrinfo(ai);
-	xp_http_stop(s);
+	xp_http_stop(s, NULL);
 	return err;
 }
 
@@ -559,7 +563,7 @@ const char *xp_http_addr(const struct xp_http_server *s)
 	return s->addr;
 }
 
-void xp_http_stop(struct xp_http_server *s)
+void xp_http_stop(struct xp_http_server *s, uint64_t *shed)
 {
 	if (!s)
 		return;
@@ -570,8 +574,12 @@ void xp_http_stop(struct xp_http_server *s)
 		}
 		pthread_join(s->thread, NULL);
 	}
+	if (shed)
+		memcpy(shed, s->shed, sizeof(s->shed));
 	while (s->ncl)
 		drop_client(s, s->ncl - 1);
+	body_put(s, s->cur[0]);
+	body_put(s, s->cur[1]);
 	if (s->lfd >= 0)
 		close(s->lfd);
 	if (s->wake[0] >= 0)

@@ -163,6 +163,11 @@ def http(addr):
     r = raw(addr, b"POST /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
     say(status(r) == 405 and b"Allow: GET, HEAD" in r, "serve answers POST with 405 and Allow: %r" % r[:40])
 
+    for line in (b"OPTIONS * HTTP/1.1", b"CONNECT example.com:443 HTTP/1.1"):
+        r = raw(addr, line + b"\r\nHost: x\r\n\r\n")
+        say(status(r) == 405 and b"Allow: GET, HEAD" in r, "serve answers %s with 405 and Allow: %r"
+            % (line.split()[0].decode(), r[:40]))
+
     big = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n"
     r = raw(addr, big)
     say(status(r) == 431, "serve answers a 100 KB header with 431: %r" % r[:50])
