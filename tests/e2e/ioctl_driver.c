@@ -6,6 +6,12 @@
  *   ioctl_driver --self N  issues N FIONBIO itself, prints {"self": PID}
  *   ioctl_driver --wait    prints {"wait": PID}, then waits for its standard
  *                          input to end (a process that runs, for the 32-bit check)
+ *   ioctl_driver --storm N P   N short-lived processes "xpt-storm", P at a
+ *                          time, each one FIONBIO; prints {"storm": N} (those
+ *                          that made their call)
+ *   ioctl_driver --cmds N  one process "xpt-storm" issues N distinct commands
+ *                          _IOC(_IOC_NONE, 'x', NR, SIZE) (ENOTTY; N up to
+ *                          65536), one call each; prints {"cmds": N}
  *
  * Process "xpt-drv-a": 100*S FIONBIO (ok), 20*S FIONBIO with a NULL argument
  * (EFAULT), 50*S _IOWR('x',1,8) (ENOTTY). Process "xpt-drv-b": 30*S
@@ -48,6 +54,50 @@ static pid_t child(const char *name, int scale, int which)
 	_exit(0);
 }
 
+/* N processes, at most P alive at once, each making one ioctl and exiting. */
+static int storm(int n, int p)
+{
+	int fd = open("/dev/null", O_RDWR), on = 0, alive = 0, ok = 0, st;
+
+	if (fd < 0 || n < 1 || p < 1)
+		return 1;
+	for (int i = 0; i < n || alive; ) {
+		if (i < n && alive < p) {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				prctl(PR_SET_NAME, "xpt-storm");
+				_exit(ioctl(fd, FIONBIO, &on) ? 1 : 0);
+			}
+			if (pid < 0)
+				return 1;
+			alive++;
+			i++;
+			continue;
+		}
+		if (wait(&st) < 0)
+			return 1;
+		alive--;
+		ok += WIFEXITED(st) && !WEXITSTATUS(st);
+	}
+	printf("{\"storm\": %d}\n", ok);
+	return ok == n ? 0 : 1;
+}
+
+/* N distinct commands of type 'x', which no generic ioctl of the VFS uses. */
+static int cmds(int n)
+{
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd < 0 || n < 1 || n > 65536)
+		return 1;
+	prctl(PR_SET_NAME, "xpt-storm");
+	for (int i = 0; i < n; i++)
+		ioctl(fd, _IOC(_IOC_NONE, 'x', i & 0xff, i >> 8), NULL);
+	printf("{\"cmds\": %d}\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int scale = argc > 1 ? atoi(argv[1]) : 1, st, ok = 1;
@@ -62,6 +112,10 @@ int main(int argc, char **argv)
 		printf("{\"self\": %d}\n", getpid());
 		return 0;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--cmds"))
+		return cmds(atoi(argv[2]));
+	if (argc > 3 && !strcmp(argv[1], "--storm"))
+		return storm(atoi(argv[2]), atoi(argv[3]));
 	if (argc > 1 && !strcmp(argv[1], "--wait")) {
 		char buf[64];
 
