@@ -2,13 +2,15 @@
  * Calls the api tests' stand-in runtime (tests/e2e/lib/apiwork.c) from
  * several threads, so the tests can assert exact calls and ioctls per call.
  *
- *   api_driver LIB THREADS N [--wait]
+ *   api_driver LIB THREADS N [--wait|--exit|--hang]
  *
  * dlopens LIB (any of its copies), prints {"pid": PID}, with --wait then
  * waits for a line on its standard input, and in each of THREADS threads
  * makes N rounds of: zeCommandQueueExecuteCommandLists(q, 3),
  * zeFenceHostSynchronize, zeMemFree(ctx, NULL), clFinish,
- * clEnqueueNDRangeKernel (each where LIB has it).
+ * clEnqueueNDRangeKernel (each where LIB has it). Then with --exit it
+ * ends inside xptExitInside(0); with --hang it prints {"hang": PID} and
+ * stays in xptHang(0) until its standard input ends.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -77,5 +79,17 @@ int main(int argc, char **argv)
 		pthread_create(&th[i], NULL, work, NULL);
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
+	if (argc > 4 && !strcmp(argv[4], "--exit")) {
+		int (*ex)(int) = (int (*)(int))dlsym(lib, "xptExitInside");
+
+		return ex ? ex(0) : 1;
+	}
+	if (argc > 4 && !strcmp(argv[4], "--hang")) {
+		int (*hang)(int) = (int (*)(int))dlsym(lib, "xptHang");
+
+		printf("{\"hang\": %d}\n", (int)getpid());
+		fflush(stdout);
+		return hang ? hang(0) : 1;
+	}
 	return 0;
 }

@@ -26,6 +26,33 @@ static double per_call(const struct xp_api_row *w)
 	return w->calls ? (double)w->ioctls / (double)w->calls : 0;
 }
 
+static uint64_t lost_total(const struct xp_api_report *r, const uint64_t *v)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; r->lost_known && i < r->nfn; i++)
+		n += v[i];
+	return n;
+}
+
+/* Calls that never returned, `what` happened to them, by function. */
+static void lost_note(FILE *f, const struct xp_api_report *r, const uint64_t *v, const char *what)
+{
+	uint64_t n = lost_total(r, v);
+	const char *sep = ": ";
+
+	if (!n)
+		return;
+	fprintf(f, "note: %" PRIu64 " call%s %s", n, n == 1 ? "" : "s", what);
+	for (int i = 0; i < r->nfn; i++) {
+		if (!v[i])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, r->fns[i].name, v[i]);
+		sep = ", ";
+	}
+	fputc('\n', f);
+}
+
 static void text_notes(FILE *f, const struct xp_api_report *r)
 {
 	const struct xp_api_state *s = r->st;
@@ -67,6 +94,9 @@ static void text_notes(FILE *f, const struct xp_api_report *r)
 	if (s->calls_open_at_end)
 		fprintf(f, "note: %" PRIu64 " calls still waiting for a job when tracing ended: counted as "
 			   "never done\n", s->calls_open_at_end);
+	lost_note(f, r, r->ended, "never returned: the thread ended inside (exit or exec), not counted");
+	lost_note(f, r, r->open, r->final ? "still in flight when tracing ended, not counted"
+					  : "in flight at the interval's end, not counted yet");
 	if (r->undecodable)
 		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", r->undecodable,
 			r->undecodable == 1 ? "" : "s");
@@ -194,6 +224,26 @@ static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct
 	xp_json_end_obj(j);
 }
 
+/* Calls that never returned: totals, and by function those that have any. */
+static void json_lost(struct xp_json *j, const struct xp_api_report *r)
+{
+	xp_json_ku64(j, "calls_thread_ended", lost_total(r, r->ended));
+	xp_json_ku64(j, "calls_in_flight", lost_total(r, r->open));
+	xp_json_key(j, "never_returned");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < r->nfn; i++) {
+		if (!r->ended[i] && !r->open[i])
+			continue;
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "function", r->fns[i].name);
+		xp_json_kstr(j, "lib", r->fns[i].lib);
+		xp_json_ku64(j, "thread_ended", r->ended[i]);
+		xp_json_ku64(j, "in_flight", r->open[i]);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+}
+
 void xp_api_report_json(FILE *f, const struct xp_api_report *r)
 {
 	struct xp_api_state *s = r->st;
@@ -217,6 +267,8 @@ void xp_api_report_json(FILE *f, const struct xp_api_report *r)
 		xp_json_ku64(&j, "calls_unfollowed", s->calls_unfollowed);
 		xp_json_ku64(&j, "calls_open_at_end", s->calls_open_at_end);
 	}
+	if (r->lost_known)
+		json_lost(&j, r);
 	xp_json_kbool(&j, "final", r->final);
 	xp_json_key(&j, "functions");
 	xp_json_begin_arr(&j);
