@@ -2,7 +2,7 @@
  * Calls the api tests' stand-in runtime (tests/e2e/lib/apiwork.c) from
  * several threads, so the tests can assert exact calls and ioctls per call.
  *
- *   api_driver LIB THREADS N [--wait|--exit|--hang]
+ *   api_driver LIB THREADS N [--wait|--exit|--hang|--storm]
  *
  * dlopens LIB (any of its copies), prints {"pid": PID}, with --wait then
  * waits for a line on its standard input, and in each of THREADS threads
@@ -10,7 +10,8 @@
  * zeFenceHostSynchronize, zeMemFree(ctx, NULL), clFinish,
  * clEnqueueNDRangeKernel (each where LIB has it). Then with --exit it
  * ends inside xptExitInside(0); with --hang it prints {"hang": PID} and
- * stays in xptHang(0) until its standard input ends.
+ * stays in xptHang(0) until its standard input ends. With --storm, N
+ * short-lived processes instead, THREADS at a time, each one zeMemFree.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int (*exec_lists)(void *, uint32_t, void **, void *);
@@ -45,6 +47,31 @@ static void *work(void *arg)
 			cl_ndrange(NULL, NULL, 1, NULL, NULL, NULL, 0, NULL, NULL);
 	}
 	return NULL;
+}
+
+/* n processes, at most p at once, each one zeMemFree: 0 when every one made it. */
+static int storm(int n, int p)
+{
+	int alive = 0, ok = 0, st;
+
+	for (int i = 0; i < n || alive;) {
+		if (i < n && alive < p) {
+			pid_t pid = fork();
+
+			if (pid == 0)
+				_exit(mem_free && mem_free(NULL, NULL) == 0x78000004 ? 0 : 1);
+			if (pid < 0)
+				return 1;
+			alive++;
+			i++;
+			continue;
+		}
+		if (wait(&st) < 0)
+			return 1;
+		alive--;
+		ok += WIFEXITED(st) && !WEXITSTATUS(st);
+	}
+	return ok == n ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -75,6 +102,8 @@ int main(int argc, char **argv)
 		if (!fgets(line, sizeof(line), stdin))
 			return 1;
 	}
+	if (argc > 4 && !strcmp(argv[4], "--storm"))
+		return storm(rounds, n);
 	for (int i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, work, NULL);
 	for (int i = 0; i < n; i++)

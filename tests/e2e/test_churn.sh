@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `xputrace ioctl` (counted in the kernel) under process churn: more new
-# (process, device, command) rows between two drains than the kernel's map of
-# 16,384 holds. The calls it has no room for are added up in an (other) row,
-# counted, and the run ends with its whole summary.
+# Summaries under process churn. `xputrace ioctl` (counted in the kernel):
+# more new (process, device, command) rows between two drains than the
+# kernel's map of 16,384 holds; the calls it has no room for are added up in
+# an (other) row, counted, and the run ends with its whole summary. `api`:
+# more processes than its table's rows, folded alike.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -64,4 +65,37 @@ if start_tracer storm ioctl --device /dev/null --no-hist -c xpt-storm &&
 	fi
 else
 	fail "ioctl churn storm: $(head -c 300 "$WORK/storm.err")"
+fi
+
+# 3. api under the same storm: 20,000 processes each making one traced call.
+# Its table folds the calls of processes past its rows into one (other) row
+# per function: every call counted, none "not counted".
+ADRV=$E2E_BIN/api_driver
+if [ -x "$ADRV" ] && [ -e "$E2E_BIN/libapiwork.so" ]; then
+	mkdir -p "$WORK/ze"
+	cp "$E2E_BIN/libapiwork.so" "$WORK/ze/libze_loader.so.1"
+	if start_tracer api api --lib "$WORK/ze/libze_loader.so.1" --device /dev/null -j; then
+		"$ADRV" "$WORK/ze/libze_loader.so.1" 8 $N --storm > "$WORK/api.drv"
+		drv=$?
+		stop_tracer INT
+		rc=$?
+		got=$(python3 - "$WORK/api.out" "$WORK/api.drv" <<'PY' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+pid = json.loads(open(sys.argv[2]).readline())["pid"]
+mine = [f for f in d["functions"] if f["function"] == "zeMemFree" and f["pid"] != pid]
+print(sum(f["calls"] for f in mine), d["calls_not_counted"], d.get("calls_folded", 0), d["drops"]["total"])
+PY
+)
+		read -r calls notc folded drops <<< "$got"
+		if [ $rc -eq 0 ] && [ $drv -eq 0 ] && [ "${calls:-}" = $N ] && [ "$notc" = 0 ] && [ "${folded:-0}" -gt 0 ]; then
+			pass "api churn storm: $N processes, 8 at a time: all $calls calls counted, $folded in (other) rows"
+		else
+			fail "api churn storm: exit $rc (driver $drv): calls, not counted, folded, drops: $got"
+		fi
+	else
+		fail "api churn storm: $(head -c 300 "$WORK/api.err")"
+	fi
+else
+	skip "api churn storm: $ADRV or libapiwork.so is not built"
 fi

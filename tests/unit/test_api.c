@@ -165,6 +165,45 @@ static void test_reset_and_bad(void)
 	CHECK(xp_api_add(&S, &r, &J) < 0);
 }
 
+/* Process churn: rows past the processes' room fold into one (other) row per function, all counted. */
+static void test_churn_folds(void)
+{
+	const int procs = XP_API_MAX_ROWS + 1000, kept = XP_API_MAX_ROWS - XP_API_MAX_FN;
+	const struct xp_api_row *o;
+	uint64_t in_rows = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct xp_devices devs = { 0 };
+	struct xp_run_info ri = { .command = "api", .source = "live", .mode = "summary" };
+	struct xp_api_report rep = { .st = &S, .devs = &devs, .ri = &ri };
+
+	setup();
+	for (int p = 1; p <= procs; p++) {
+		add(call_rec(p, p, 10, 20, "zeMemFree", 0, 0, 0));
+		add(call_rec(p, p, 30, 40, p % 2 ? "zeInit" : "zeMemFree", 0, 0, 0));
+	}
+	CHECK_U64(S.calls, 2 * procs);
+	CHECK_U64(S.rows_full, 0);
+	CHECK(S.nrows <= XP_API_MAX_ROWS);
+	o = row(XP_API_PID_OTHER, "zeMemFree");
+	CHECK(o && !strcmp(o->comm, "(other)"));
+	CHECK(row(XP_API_PID_OTHER, "zeInit") != NULL);
+	for (int i = 0; i < S.nrows; i++)
+		in_rows += S.rows[i].calls;
+	CHECK_U64(in_rows, 2 * procs);
+	CHECK(S.calls_folded > 2 * (uint64_t)(procs - kept) - 2 && S.calls_folded < 2 * (uint64_t)(procs - kept / 2));
+	f = open_memstream(&buf, &len);
+	xp_api_report_text(f, &rep);
+	xp_api_report_json(f, &rep);
+	fclose(f);
+	CHECK(strstr(buf, "calls of later processes are added up in the (other) rows") != NULL);
+	CHECK(strstr(buf, "\n-       (other)         libze_loader.so.1  zeMemFree") != NULL);
+	CHECK(strstr(buf, "{\"pid\":null,\"comm\":\"(other)\"") != NULL);
+	CHECK(!strstr(buf, "4294967295"));
+	free(buf);
+}
+
 static int fn_index(const struct xp_api_plan *p, const char *lib, const char *fn)
 {
 	for (int i = 0; i < p->nfn; i++)
@@ -358,6 +397,7 @@ int main(void)
 	RUN(test_no_ioctl);
 	RUN(test_rules);
 	RUN(test_reset_and_bad);
+	RUN(test_churn_folds);
 	RUN(test_specs);
 	RUN(test_find);
 	RUN(test_report_text);

@@ -62,11 +62,15 @@ static void text_notes(FILE *f, const struct xp_api_report *r)
 	for (int i = 0; i < s->nrows; i++) {
 		const struct xp_api_row *w = &s->rows[i];
 
-		if (w->calls && !w->ioctls)
+		if (w->calls && !w->ioctls && w->pid != XP_API_PID_OTHER)
 			fprintf(f, "note: %s (%s, pid %u): none of its %" PRIu64 " call%s issued an ioctl on a "
 				   "traced device: the runtime submitted without the kernel there\n",
 				w->name, w->lib, w->pid, w->calls, w->calls == 1 ? "" : "s");
 	}
+	if (s->calls_folded)
+		fprintf(f, "note: more than %d rows of functions and processes: %" PRIu64 " calls of later "
+			   "processes are added up in the (other) rows\n", XP_API_MAX_ROWS - XP_API_MAX_FN,
+			s->calls_folded);
 	if (r->too_deep)
 		fprintf(f, "note: %" PRIu64 " calls nested deeper than %d traced calls: not counted\n",
 			r->too_deep, XP_API_DEPTH);
@@ -169,10 +173,11 @@ void xp_api_report_text(FILE *f, const struct xp_api_report *r)
 		"FUNCTION", "CALLS", "ERRORS", "p50", "p99", "max", "IOC/CALL", "NO-IOCTL");
 	for (int i = 0; i < s->nrows; i++) {
 		const struct xp_api_row *w = &s->rows[i];
-		char p50[16], p99[16], mx[16];
+		char p50[16], p99[16], mx[16], pid[16];
 
-		fprintf(f, "%-7u %-15.15s %-18.18s %-34s %7" PRIu64 " %6" PRIu64 " %9s %9s %9s %8.2f %8" PRIu64 "\n",
-			w->pid, w->comm, w->lib, w->name, w->calls, w->errors,
+		snprintf(pid, sizeof(pid), w->pid == XP_API_PID_OTHER ? "-" : "%u", w->pid);
+		fprintf(f, "%-7s %-15.15s %-18.18s %-34s %7" PRIu64 " %6" PRIu64 " %9s %9s %9s %8.2f %8" PRIu64 "\n",
+			pid, w->comm, w->lib, w->name, w->calls, w->errors,
 			xp_fmt_ns(xp_hist_percentile(&w->lat, 50), p50, sizeof(p50)),
 			xp_fmt_ns(xp_hist_percentile(&w->lat, 99), p99, sizeof(p99)),
 			xp_fmt_ns(w->lat.max, mx, sizeof(mx)), per_call(w), w->no_ioctl);
@@ -187,7 +192,11 @@ static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct
 	char name[64], ret[32];
 
 	xp_json_begin_obj(j);
-	xp_json_ku64(j, "pid", w->pid);
+	xp_json_key(j, "pid");	/* null: the (other) row of many processes */
+	if (w->pid == XP_API_PID_OTHER)
+		xp_json_null(j);
+	else
+		xp_json_u64(j, w->pid);
 	xp_json_kstr(j, "comm", w->comm);
 	xp_json_kstr(j, "lib", w->lib);
 	xp_json_kstr(j, "function", w->name);
@@ -257,6 +266,8 @@ void xp_api_report_json(FILE *f, const struct xp_api_report *r)
 	xp_json_ku64(&j, "ioctls", s->ioctls);
 	xp_json_ku64(&j, "ioctls_lost", s->ioctls_lost);
 	xp_json_ku64(&j, "calls_not_counted", s->rows_full + r->too_deep + r->unmatched);
+	if (s->calls_folded)
+		xp_json_ku64(&j, "calls_folded", s->calls_folded);
 	xp_json_ku64(&j, "undecodable", r->undecodable);
 	xp_json_kbool(&j, "jobs_followed", s->jobs_on);
 	if (s->jobs_on) {
