@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
+#include "storm.h"
 
 static int (*exec_lists)(void *, uint32_t, void **, void *);
 static int (*fence_sync)(void *, uint64_t);
@@ -49,29 +49,11 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/* n processes, at most p at once, each one zeMemFree: 0 when every one made it. */
-static int storm(int n, int p)
+/* One process of the storm: one zeMemFree, which returns this code. */
+static int storm_child(void *ctx)
 {
-	int alive = 0, ok = 0, st;
-
-	for (int i = 0; i < n || alive;) {
-		if (i < n && alive < p) {
-			pid_t pid = fork();
-
-			if (pid == 0)
-				_exit(mem_free && mem_free(NULL, NULL) == 0x78000004 ? 0 : 1);
-			if (pid < 0)
-				return 1;
-			alive++;
-			i++;
-			continue;
-		}
-		if (wait(&st) < 0)
-			return 1;
-		alive--;
-		ok += WIFEXITED(st) && !WEXITSTATUS(st);
-	}
-	return ok == n ? 0 : 1;
+	(void)ctx;
+	return mem_free && mem_free(NULL, NULL) == 0x78000004 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -103,7 +85,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	if (argc > 4 && !strcmp(argv[4], "--storm"))
-		return storm(rounds, n);
+		return storm_run(rounds, n, storm_child, NULL) == rounds ? 0 : 1;
 	for (int i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, work, NULL);
 	for (int i = 0; i < n; i++)

@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "storm.h"
 
 static void repeat(int fd, unsigned long cmd, void *arg, int n)
 {
@@ -54,32 +55,22 @@ static pid_t child(const char *name, int scale, int which)
 	_exit(0);
 }
 
+/* One process of the storm: one FIONBIO on the fd in ctx. */
+static int storm_child(void *ctx)
+{
+	int on = 0;
+
+	prctl(PR_SET_NAME, "xpt-storm");
+	return ioctl(*(int *)ctx, FIONBIO, &on) ? 1 : 0;
+}
+
 /* N processes, at most P alive at once, each making one ioctl and exiting. */
 static int storm(int n, int p)
 {
-	int fd = open("/dev/null", O_RDWR), on = 0, alive = 0, ok = 0, st;
+	int fd = open("/dev/null", O_RDWR), ok;
 
-	if (fd < 0 || n < 1 || p < 1)
+	if (fd < 0 || n < 1 || p < 1 || (ok = storm_run(n, p, storm_child, &fd)) < 0)
 		return 1;
-	for (int i = 0; i < n || alive; ) {
-		if (i < n && alive < p) {
-			pid_t pid = fork();
-
-			if (pid == 0) {
-				prctl(PR_SET_NAME, "xpt-storm");
-				_exit(ioctl(fd, FIONBIO, &on) ? 1 : 0);
-			}
-			if (pid < 0)
-				return 1;
-			alive++;
-			i++;
-			continue;
-		}
-		if (wait(&st) < 0)
-			return 1;
-		alive--;
-		ok += WIFEXITED(st) && !WEXITSTATUS(st);
-	}
 	printf("{\"storm\": %d}\n", ok);
 	return ok == n ? 0 : 1;
 }
