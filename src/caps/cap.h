@@ -116,6 +116,7 @@ enum {
 	XP_CAP_KERNEL_AGG = 1 << 2,	/* aggregates in the kernel in summary mode */
 	XP_CAP_SAYS_UNDECODABLE = 1 << 3, /* its summary counts undecodable records itself */
 	XP_CAP_POSITIONAL_INTERVAL = 1 << 4, /* takes [INTERVAL [COUNT]] after the options, as bcc tools do */
+	XP_CAP_STREAM_TICK = 1 << 5,	/* its drain's tick runs with --stream too (api: libraries replaced) */
 };
 
 struct xp_cap {

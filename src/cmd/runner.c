@@ -127,8 +127,8 @@ static int live_report(struct live_run *r, uint64_t interval, bool final)
 	return ferror(stdout) ? -EIO : 0;
 }
 
-/* Summary mode: what the kernel counted moves to user space every second, so
- * its maps never fill with processes long gone (the table bounds memory). */
+/* Summary mode (and XP_CAP_STREAM_TICK): what the kernel counted moves to user space every
+ * second, so its maps never fill with processes long gone (the table bounds memory). */
 static int on_tick(void *ctx)
 {
 	struct live_run *r = ctx;
@@ -318,7 +318,7 @@ static int run(struct live_run *r, int argc, char **argv)
 	r->sess.on_record = on_record;
 	r->sess.on_interval = on_interval;
 	r->sess.on_idle = on_idle;
-	if (!r->o.stream && cap->drain) {
+	if (cap->drain && (!r->o.stream || (cap->flags & XP_CAP_STREAM_TICK))) {
 		r->sess.tick_s = 1.0;
 		r->sess.on_tick = on_tick;
 	}

@@ -2,13 +2,16 @@
  * Calls the api tests' stand-in runtime (tests/e2e/lib/apiwork.c) from
  * several threads, so the tests can assert exact calls and ioctls per call.
  *
- *   api_driver LIB THREADS N [--wait]
+ *   api_driver LIB THREADS N [--wait|--exit|--hang|--storm]
  *
  * dlopens LIB (any of its copies), prints {"pid": PID}, with --wait then
  * waits for a line on its standard input, and in each of THREADS threads
  * makes N rounds of: zeCommandQueueExecuteCommandLists(q, 3),
  * zeFenceHostSynchronize, zeMemFree(ctx, NULL), clFinish,
- * clEnqueueNDRangeKernel (each where LIB has it).
+ * clEnqueueNDRangeKernel (each where LIB has it). Then with --exit it
+ * ends inside xptExitInside(0); with --hang it prints {"hang": PID} and
+ * stays in xptHang(0) until its standard input ends. With --storm, N
+ * short-lived processes instead, THREADS at a time, each one zeMemFree.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -18,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+#include "storm.h"
 
 static int (*exec_lists)(void *, uint32_t, void **, void *);
 static int (*fence_sync)(void *, uint64_t);
@@ -43,6 +47,13 @@ static void *work(void *arg)
 			cl_ndrange(NULL, NULL, 1, NULL, NULL, NULL, 0, NULL, NULL);
 	}
 	return NULL;
+}
+
+/* One process of the storm: one zeMemFree, which returns this code. */
+static int storm_child(void *ctx)
+{
+	(void)ctx;
+	return mem_free && mem_free(NULL, NULL) == 0x78000004 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -73,9 +84,23 @@ int main(int argc, char **argv)
 		if (!fgets(line, sizeof(line), stdin))
 			return 1;
 	}
+	if (argc > 4 && !strcmp(argv[4], "--storm"))
+		return storm_run(rounds, n, storm_child, NULL) == rounds ? 0 : 1;
 	for (int i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, work, NULL);
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
+	if (argc > 4 && !strcmp(argv[4], "--exit")) {
+		int (*ex)(int) = (int (*)(int))dlsym(lib, "xptExitInside");
+
+		return ex ? ex(0) : 1;
+	}
+	if (argc > 4 && !strcmp(argv[4], "--hang")) {
+		int (*hang)(int) = (int (*)(int))dlsym(lib, "xptHang");
+
+		printf("{\"hang\": %d}\n", (int)getpid());
+		fflush(stdout);
+		return hang ? hang(0) : 1;
+	}
 	return 0;
 }

@@ -6,6 +6,12 @@
  *   ioctl_driver --self N  issues N FIONBIO itself, prints {"self": PID}
  *   ioctl_driver --wait    prints {"wait": PID}, then waits for its standard
  *                          input to end (a process that runs, for the 32-bit check)
+ *   ioctl_driver --storm N P   N short-lived processes "xpt-storm", P at a
+ *                          time, each one FIONBIO; prints {"storm": N} (those
+ *                          that made their call)
+ *   ioctl_driver --cmds N  one process "xpt-storm" issues N distinct commands
+ *                          _IOC(_IOC_NONE, 'x', NR, SIZE) (ENOTTY; N up to
+ *                          65536), one call each; prints {"cmds": N}
  *
  * Process "xpt-drv-a": 100*S FIONBIO (ok), 20*S FIONBIO with a NULL argument
  * (EFAULT), 50*S _IOWR('x',1,8) (ENOTTY). Process "xpt-drv-b": 30*S
@@ -19,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "storm.h"
 
 static void repeat(int fd, unsigned long cmd, void *arg, int n)
 {
@@ -48,6 +55,40 @@ static pid_t child(const char *name, int scale, int which)
 	_exit(0);
 }
 
+/* One process of the storm: one FIONBIO on the fd in ctx. */
+static int storm_child(void *ctx)
+{
+	int on = 0;
+
+	prctl(PR_SET_NAME, "xpt-storm");
+	return ioctl(*(int *)ctx, FIONBIO, &on) ? 1 : 0;
+}
+
+/* N processes, at most P alive at once, each making one ioctl and exiting. */
+static int storm(int n, int p)
+{
+	int fd = open("/dev/null", O_RDWR), ok;
+
+	if (fd < 0 || n < 1 || p < 1 || (ok = storm_run(n, p, storm_child, &fd)) < 0)
+		return 1;
+	printf("{\"storm\": %d}\n", ok);
+	return ok == n ? 0 : 1;
+}
+
+/* N distinct commands of type 'x', which no generic ioctl of the VFS uses. */
+static int cmds(int n)
+{
+	int fd = open("/dev/null", O_RDWR);
+
+	if (fd < 0 || n < 1 || n > 65536)
+		return 1;
+	prctl(PR_SET_NAME, "xpt-storm");
+	for (int i = 0; i < n; i++)
+		ioctl(fd, _IOC(_IOC_NONE, 'x', i & 0xff, i >> 8), NULL);
+	printf("{\"cmds\": %d}\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int scale = argc > 1 ? atoi(argv[1]) : 1, st, ok = 1;
@@ -62,6 +103,10 @@ int main(int argc, char **argv)
 		printf("{\"self\": %d}\n", getpid());
 		return 0;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--cmds"))
+		return cmds(atoi(argv[2]));
+	if (argc > 3 && !strcmp(argv[1], "--storm"))
+		return storm(atoi(argv[2]), atoi(argv[3]));
 	if (argc > 1 && !strcmp(argv[1], "--wait")) {
 		char buf[64];
 

@@ -27,7 +27,7 @@ for f in "$DRV" "$LIB" "$CLIENT"; do
 	[ -e "$f" ] || why=${why:-"$f is not built"}
 done
 if [ -n "$why" ]; then
-	for t in summary mapped-process notes stream record-report real-loaders; do
+	for t in summary mapped-process notes stream record-report misses real-loaders; do
 		skip "api $t: $why"
 	done
 	exit 0
@@ -205,7 +205,65 @@ PY
 ); then pass "api export: each call a slice on its thread with its ioctls inside it"
 else fail "api export: $(echo "$msg" | head -c 300) $(head -c 200 "$WORK/api.pf.err")"; fi
 
-# 4. Debian's loaders, no driver behind them: entry points traced, their codes counted
+# 4. What api would miss. The library replaced by rename while tracing (as a
+# package upgrade does): a process started after it is traced on the new
+# file, and a note says so. A call whose process ends inside it (_exit) and
+# one still in flight at the end: counted, by function, in the notes and JSON.
+mkdir -p "$WORK/up"
+cp "$LIB" "$WORK/up/libze_loader.so.1"
+if start_tracer miss api --lib "$WORK/up/libze_loader.so.1:xptExitInside,xptHang" --device /dev/null -j; then
+	"$DRV" "$WORK/up/libze_loader.so.1" 1 10 > "$WORK/m1.pid"
+	"$DRV" "$WORK/up/libze_loader.so.1" 1 5 --exit > "$WORK/m2.pid"
+	cp "$LIB" "$WORK/up/new.so" && mv "$WORK/up/new.so" "$WORK/up/libze_loader.so.1"
+	sleep 4	# the runner looks once a second
+	"$DRV" "$WORK/up/libze_loader.so.1" 1 100 > "$WORK/m3.pid"
+	mkfifo "$WORK/hang"
+	"$DRV" "$WORK/up/libze_loader.so.1" 1 1 --hang < "$WORK/hang" > "$WORK/m4.pid" &
+	HJOB=$!
+	exec 8> "$WORK/hang"
+	for _ in $(seq 1 100); do grep -q hang "$WORK/m4.pid" && break; sleep 0.05; done
+	sleep 0.5
+	stop_tracer INT
+	exec 8>&-
+	wait $HJOB
+else
+	fail "api misses: tracer did not start"
+fi
+if msg=$(python3 - "$WORK/miss.out" "$WORK"/m[1-4].pid 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = [json.loads(open(f).readline())["pid"] for f in sys.argv[2:]]
+bad = []
+def calls(pid):
+    return {f["function"]: f["calls"] for f in d["functions"] if f["pid"] == pid}
+ze = {"zeCommandQueueExecuteCommandLists": 200, "zeFenceHostSynchronize": 100, "zeMemFree": 100}
+if calls(p[2]) != ze:
+    bad.append(f"after the replacement: {calls(p[2])} != {ze}")
+if calls(p[0]).get("zeMemFree") != 10:
+    bad.append(f"before: {calls(p[0])}")
+n = " | ".join(d["notes"])
+if "libze_loader.so.1 was replaced while tracing: the new file is traced too" not in n:
+    bad.append("no note on the replaced library: " + n)
+lost = {(r["function"], r["thread_ended"], r["in_flight"]) for r in d.get("never_returned", [])}
+if lost != {("xptExitInside", 1, 0), ("xptHang", 0, 1)} or d.get("calls_thread_ended") != 1 \
+   or d.get("calls_in_flight") != 1:
+    bad.append(f"never returned: {d.get('never_returned')} ended {d.get('calls_thread_ended')} "
+               f"in flight {d.get('calls_in_flight')}")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+); then pass "api traces a library replaced while tracing, counts calls that never returned"
+else fail "api misses: $(echo "$msg" | head -c 600) $(head -c 200 "$WORK/miss.err")"; fi
+# the same in text: a note each
+if start_tracer misst api --lib "$WORK/up/libze_loader.so.1:xptExitInside" --device /dev/null; then
+	"$DRV" "$WORK/up/libze_loader.so.1" 1 1 --exit > /dev/null
+	stop_tracer INT
+fi
+if grep -q '^note: 1 call never returned: the thread ended inside (exit or exec), not counted: xptExitInside 1$' \
+	"$WORK/misst.out"; then pass "api text summary notes a call its process ended inside"
+else fail "api text: no note on the call that never returned: $(grep note "$WORK/misst.out" | head -c 400)"; fi
+
+# 5. Debian's loaders, no driver behind them: entry points traced, their codes counted
 "$CLIENT" 0 > /dev/null 2> "$WORK/client.err"
 if [ $? -eq 3 ]; then
 	skip "api real-loaders: ocl-icd-libopencl1 or libze1 not installed (scripts/deps.sh): $(head -c 200 "$WORK/client.err")"

@@ -165,6 +165,45 @@ static void test_reset_and_bad(void)
 	CHECK(xp_api_add(&S, &r, &J) < 0);
 }
 
+/* Process churn: rows past the processes' room fold into one (other) row per function, all counted. */
+static void test_churn_folds(void)
+{
+	const int procs = XP_API_MAX_ROWS + 1000, kept = XP_API_MAX_ROWS - XP_API_MAX_FN;
+	const struct xp_api_row *o;
+	uint64_t in_rows = 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct xp_devices devs = { 0 };
+	struct xp_run_info ri = { .command = "api", .source = "live", .mode = "summary" };
+	struct xp_api_report rep = { .st = &S, .devs = &devs, .ri = &ri };
+
+	setup();
+	for (int p = 1; p <= procs; p++) {
+		add(call_rec(p, p, 10, 20, "zeMemFree", 0, 0, 0));
+		add(call_rec(p, p, 30, 40, p % 2 ? "zeInit" : "zeMemFree", 0, 0, 0));
+	}
+	CHECK_U64(S.calls, 2 * procs);
+	CHECK_U64(S.rows_full, 0);
+	CHECK(S.nrows <= XP_API_MAX_ROWS);
+	o = row(XP_API_PID_OTHER, "zeMemFree");
+	CHECK(o && !strcmp(o->comm, "(other)"));
+	CHECK(row(XP_API_PID_OTHER, "zeInit") != NULL);
+	for (int i = 0; i < S.nrows; i++)
+		in_rows += S.rows[i].calls;
+	CHECK_U64(in_rows, 2 * procs);
+	CHECK(S.calls_folded > 2 * (uint64_t)(procs - kept) - 2 && S.calls_folded < 2 * (uint64_t)(procs - kept / 2));
+	f = open_memstream(&buf, &len);
+	xp_api_report_text(f, &rep);
+	xp_api_report_json(f, &rep);
+	fclose(f);
+	CHECK(strstr(buf, "calls of later processes are added up in the (other) rows") != NULL);
+	CHECK(strstr(buf, "\n-       (other)         libze_loader.so.1  zeMemFree") != NULL);
+	CHECK(strstr(buf, "{\"pid\":null,\"comm\":\"(other)\"") != NULL);
+	CHECK(!strstr(buf, "4294967295"));
+	free(buf);
+}
+
 static int fn_index(const struct xp_api_plan *p, const char *lib, const char *fn)
 {
 	for (int i = 0; i < p->nfn; i++)
@@ -223,6 +262,44 @@ static void put(const char *root, const char *path, const char *text)
 	}
 }
 
+static int seen_li, seen_fi, nseen;
+
+static void seen(void *ctx, int li, int fi)
+{
+	(void)ctx;
+	seen_li = li;
+	seen_fi = fi;
+	nseen++;
+}
+
+/*
+ * A library replaced by rename while tracing (a new file, a new inode) is
+ * found once, as a second file of its library; one that appears where the
+ * loader looks too; nothing more after.
+ */
+static void recheck_replaced(struct xp_api_plan *p, const char *root)
+{
+	char from[300], to[300];
+
+	CHECK_U64(xp_api_plan_recheck(p, root, seen, NULL), 0);
+	snprintf(from, sizeof(from), "%s/opt/ocl/new", root);
+	snprintf(to, sizeof(to), "%s/opt/ocl/libOpenCL.so.1", root);
+	put(root, "/opt/ocl/new", "elf 2");
+	CHECK(!rename(from, to));
+	nseen = 0;
+	CHECK_U64(xp_api_plan_recheck(p, root, seen, NULL), 1);
+	CHECK_U64(nseen, 1);
+	CHECK(!strcmp(p->lib[seen_li].soname, "libOpenCL.so.1"));
+	CHECK_U64(seen_fi, 1);
+	CHECK_U64(p->lib[seen_li].nfiles, 2);
+	CHECK(!strcmp(p->lib[seen_li].file[1], to));
+	CHECK_U64(xp_api_plan_recheck(p, root, seen, NULL), 0);
+	put(root, "/usr/lib/libvulkan.so.1", "elf");	/* installed while tracing */
+	nseen = 0;
+	CHECK_U64(xp_api_plan_recheck(p, root, seen, NULL), 1);
+	CHECK(nseen == 1 && !strcmp(p->lib[seen_li].soname, "libvulkan.so.1") && seen_fi == 0);
+}
+
 /* Finding files: a running process's mapping (through its root), ld.so.conf's include, a default dir. */
 static void test_find(void)
 {
@@ -258,6 +335,7 @@ static void test_find(void)
 	CHECK(strstr(p.note[0], "/nonexistent/libfoo.so: no such file") != NULL);
 	CHECK(strstr(p.note[1], "libcuda.so.1") && strstr(p.note[1], "libvulkan.so.1") &&
 	      !strstr(p.note[1], "libOpenCL"));
+	recheck_replaced(&p, root);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	CHECK(!system(cmd));
 }
@@ -281,6 +359,34 @@ static void test_report_text(void)
 	CHECK(strstr(buf, "2 calls, 1 ioctls inside them") != NULL);
 	CHECK(strstr(buf, "cuLaunchKernel (libze_loader.so.1, pid 5): none of its 1 call issued an ioctl") != NULL);
 	CHECK(strstr(buf, "zeFenceHostSynchronize") != NULL);
+	CHECK(!strstr(buf, "never returned") && !strstr(buf, "in flight"));
+	free(buf);
+}
+
+/* Calls that never returned: a note each, by function; JSON totals and rows. */
+static void test_report_lost(void)
+{
+	static struct xp_devices devs;
+	static const struct xp_api_fn fns[3] = { { "zeA", "libze_loader.so.1", 0, 0 }, { "zeB", "libze_loader.so.1", 0, 0 },
+						 { "zeC", "libze_loader.so.1", 0, 0 } };
+	static const uint64_t ended[3] = { 2, 0, 1 }, open[3] = { 0, 3, 0 };
+	struct xp_run_info ri = { .command = "api", .source = "live", .mode = "summary" };
+	struct xp_api_report rep = { .st = &S, .devs = &devs, .ri = &ri, .final = true, .lost_known = true,
+				     .fns = fns, .nfn = 3, .ended = ended, .open = open };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	setup();
+	xp_api_report_text(f, &rep);
+	xp_api_report_json(f, &rep);
+	fclose(f);
+	CHECK(strstr(buf, "note: 3 calls never returned") != NULL);
+	CHECK(strstr(buf, ": zeA 2, zeC 1\n") != NULL);
+	CHECK(strstr(buf, "note: 3 calls still in flight when tracing ended, not counted: zeB 3\n") != NULL);
+	CHECK(strstr(buf, "\"calls_thread_ended\":3,\"calls_in_flight\":3,") != NULL);
+	CHECK(strstr(buf, "{\"function\":\"zeB\",\"lib\":\"libze_loader.so.1\",\"thread_ended\":0,"
+			  "\"in_flight\":3}") != NULL);
 	free(buf);
 }
 
@@ -291,9 +397,11 @@ int main(void)
 	RUN(test_no_ioctl);
 	RUN(test_rules);
 	RUN(test_reset_and_bad);
+	RUN(test_churn_folds);
 	RUN(test_specs);
 	RUN(test_find);
 	RUN(test_report_text);
+	RUN(test_report_lost);
 	xp_api_free(&S);
 	UNIT_EXIT();
 }

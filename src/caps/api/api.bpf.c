@@ -21,34 +21,42 @@ struct {
 	__type(value, struct xp_api_fn);
 } fns SEC(".maps");
 
-/* A thread's open calls: depth may pass XP_API_DEPTH (those are not kept). */
-struct frame {
-	__u64 ts[XP_API_DEPTH];
-	__u32 fn[XP_API_DEPTH];
-	__u32 depth;
-	__u32 pad;
-};
-
-/* LRU: a thread that dies inside a call never returns from it. */
+/*
+ * LRU, for threads past its size; a thread's frame goes when the thread
+ * ends (thread_ends below), so it holds the live threads that made a call.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
-	__type(value, struct frame);
+	__type(value, struct xp_api_frame);
 } frames SEC(".maps");
+
+/*
+ * Calls that will never return, by function (the cookie): their thread ended
+ * inside them, by exit (the process called _exit in one, or was killed) or
+ * exec. User space reads it at each report; the calls still open at the end
+ * it finds in the frames.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_API_MAX_FN);
+	__type(key, __u32);
+	__type(value, __u64);
+} ended SEC(".maps");
 
 /* Counters user space reads from the mapped .bss. */
 __u64 api_too_deep;	/* calls nested past XP_API_DEPTH: not recorded */
 __u64 api_unmatched;	/* returns that did not match the open call (longjmp, exceptions) */
 
-static struct frame zero_frame;
+static struct xp_api_frame zero_frame;
 
 SEC("uprobe")
 int api_enter(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, d;
-	struct frame *f;
+	struct xp_api_frame *f;
 
 	if (xp_filtered(pid_tgid >> 32))
 		return 0;
@@ -76,7 +84,7 @@ int api_exit(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tid = (__u32)pid_tgid, fn = (__u32)bpf_get_attach_cookie(ctx), d;
-	struct frame *f = bpf_map_lookup_elem(&frames, &tid);
+	struct xp_api_frame *f = bpf_map_lookup_elem(&frames, &tid);
 	struct xp_api_fn *desc;
 	struct xp_api_rec *r;
 
@@ -113,7 +121,7 @@ SEC("tracepoint/syscalls/sys_enter_ioctl")
 int api_ioctl_enter(struct tp_enter_ioctl *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), dev;
-	struct frame *f = bpf_map_lookup_elem(&frames, &tid);
+	struct xp_api_frame *f = bpf_map_lookup_elem(&frames, &tid);
 	struct ioctl_start s = {};
 
 	if (!f || !f->depth)
@@ -159,4 +167,36 @@ int api_ioctl_exit(struct tp_exit *ctx)
 	}
 	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
+}
+
+/* The current thread ends (or execs): its open calls are counted in ended, its frame freed. */
+static __always_inline int thread_ends(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), d;
+	struct xp_api_frame *f = bpf_map_lookup_elem(&frames, &tid);
+
+	if (!f)
+		return 0;
+	d = f->depth < XP_API_DEPTH ? f->depth : XP_API_DEPTH;	/* deeper ones: api_too_deep */
+	for (__u32 i = 0; i < XP_API_DEPTH && i < d; i++) {
+		__u32 fn = f->fn[i];
+		__u64 *n = bpf_map_lookup_elem(&ended, &fn);
+
+		if (n)
+			__sync_fetch_and_add(n, 1);
+	}
+	bpf_map_delete_elem(&frames, &tid);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exit")
+int api_thread_exit(void *ctx)
+{
+	return thread_ends();
+}
+
+SEC("tracepoint/sched/sched_process_exec")
+int api_thread_exec(void *ctx)
+{
+	return thread_ends();
 }

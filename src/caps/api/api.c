@@ -71,7 +71,44 @@ static void api_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
 struct api_inst {
 	struct xp_api_state s;
 	uint64_t deep_base, unmatched_base;
+	uint64_t ended_base[XP_API_MAX_FN];
 };
+
+/* A library's file found while tracing (replaced, as a package upgrade does): traced too. */
+static void attach_new(void *ctx, int li, int fi)
+{
+	struct xp_cap_inst *ci = ctx;
+	struct xp_api_plan *p = &((struct api_opts *)ci->opts)->plan;
+	const struct xp_api_lib *l = &p->lib[li];
+	const char *how = "appeared";
+	int n = xp_api_live_attach_file(ci->k, p, li, fi);
+
+	for (int i = 0; i < fi; i++)
+		if (!strcmp(l->file[i], l->file[fi]))
+			how = "was replaced";
+	if (n > 0)
+		xp_api_plan_note(p, "%s %s while tracing: the new file is traced too (%d function%s)",
+				 l->file[fi], how, n, n == 1 ? "" : "s");
+	else
+		xp_api_plan_note(p, "%s %s while tracing: the new file is not traced (%s); processes that "
+				 "load it are not seen", l->file[fi], how, n ? strerror(-n) : "no function attached");
+}
+
+/* Once a second (and before a report): libraries replaced or added while tracing. */
+static int api_drain(struct xp_cap_inst *ci, bool tick)
+{
+	(void)tick;
+	if (ci->k && !ci->k->detached)
+		xp_api_plan_recheck(&((struct api_opts *)ci->opts)->plan, "", attach_new, ci);
+	return 0;
+}
+
+/* record: the same, once a second */
+static int api_upkeep(struct xp_cap_inst *ci, uint64_t *let_go)
+{
+	(void)let_go;
+	return api_drain(ci, true);
+}
 
 static void api_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 {
@@ -156,6 +193,7 @@ static int api_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 
 static void api_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
+	uint64_t ended[XP_API_MAX_FN], open[XP_API_MAX_FN];
 	struct api_inst *ai = ci->st;
 	const struct api_opts *o = ci->opts;
 	struct xp_api_report rep = {
@@ -173,6 +211,14 @@ static void api_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_repo
 		xp_api_live_counts(ci->k, &rep.too_deep, &rep.unmatched);
 		rep.too_deep -= ai->deep_base;
 		rep.unmatched -= ai->unmatched_base;
+		xp_api_live_lost(ci->k, ended, open);
+		for (int i = 0; i < XP_API_MAX_FN; i++)
+			ended[i] -= ai->ended_base[i];
+		rep.lost_known = true;
+		rep.fns = o->plan.fn;
+		rep.nfn = o->plan.nfn;
+		rep.ended = ended;
+		rep.open = open;
 	}
 	(r->json ? xp_api_report_json : xp_api_report_text)(f, &rep);
 }
@@ -182,8 +228,12 @@ static void api_reset(struct xp_cap_inst *ci, uint64_t now)
 	struct api_inst *ai = ci->st;
 
 	(void)now;
-	if (ci->k)
+	if (ci->k) {
+		uint64_t open[XP_API_MAX_FN];
+
 		xp_api_live_counts(ci->k, &ai->deep_base, &ai->unmatched_base);
+		xp_api_live_lost(ci->k, ai->ended_base, open);
+	}
 	xp_api_reset(&ai->s);
 }
 
@@ -199,7 +249,9 @@ const struct xp_cap xp_cap_api = {
 "are found in the mappings of running processes (containers' too, through\n"
 "/proc/PID/root) and on the loader's paths, so processes that start later are\n"
 "traced too; --lib adds any library and functions. A library or function not\n"
-"found is a note, not a failure.\n"
+"found is a note, not a failure. A library replaced while tracing (a package\n"
+"upgrade) is traced in its new file too, with a note. Calls that never return\n"
+"(their thread ended inside them, or still in flight at the end) are noted.\n"
 "  per function and process: calls, errors (a nonzero return for ze/cu/cl/vk,\n"
 "          a negative one for libdrm) by value, latency p50/p99/max, ioctls per\n"
 "          call and their names, calls that issued no ioctl (the runtime\n"
@@ -214,11 +266,12 @@ const struct xp_cap xp_cap_api = {
 "  xputrace api -d 10                   10 s of runtime calls and their ioctls\n"
 "  xputrace api --stream -c python3     one application's calls as they return\n"
 "  xputrace api --lib ./libfoo.so:foo_submit,foo_wait   any library's functions\n",
-	.flags = XP_CAP_DEVICES | XP_CAP_SAYS_UNDECODABLE,
+	.flags = XP_CAP_DEVICES | XP_CAP_SAYS_UNDECODABLE | XP_CAP_STREAM_TICK,
 	.rec = &xp_api_rec_kind,
 	.opts = opts, .opts_size = sizeof(struct api_opts), .opts_init = api_opts_init, .opt = api_opt,
 	.available = api_available, .open = api_open, .no_events = api_no_events, .describe = api_describe,
-	.init = api_init, .free = api_free, .feed = api_feed, .stream_header = xp_api_stream_header,
+	.init = api_init, .free = api_free, .feed = api_feed, .drain = api_drain, .upkeep = api_upkeep,
+	.stream_header = xp_api_stream_header,
 	.report = api_report, .reset = api_reset, .file_hook = "uprobe",
 	.joins = "sched", .link = api_link,
 };

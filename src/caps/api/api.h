@@ -32,6 +32,14 @@ struct xp_api_fn {
 	__u32 pad;
 };
 
+/* A thread's open calls (the frames map): depth may pass XP_API_DEPTH (those are not kept). */
+struct xp_api_frame {
+	__u64 ts[XP_API_DEPTH];
+	__u32 fn[XP_API_DEPTH];	/* the function's index */
+	__u32 depth;
+	__u32 pad;
+};
+
 enum xp_api_what {
 	XP_API_CALL = 1,	/* a call returned: ts_ns its entry, end_ns its return */
 	XP_API_IOCTL = 2,	/* an ioctl on a traced device, issued inside a call of its thread */

@@ -187,18 +187,32 @@ int xp_api_plan_add_spec(struct xp_api_plan *p, const char *spec, char *err, siz
 	return 0;
 }
 
-/* Adds `path` (under root already) to l's files unless that file is there: 1 added. */
-static int add_file(struct xp_api_lib *l, const char *path)
+/* The regular file `path` names, as device and inode; 0 for none. */
+static uint64_t file_id(const char *path)
 {
 	struct stat st;
-	uint64_t id;
 
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
 		return 0;
-	id = ((uint64_t)st.st_dev << 40) ^ (uint64_t)st.st_ino;
+	return ((uint64_t)st.st_dev << 40) ^ (uint64_t)st.st_ino;
+}
+
+/* Whether that file is one of l's already (or none at all). */
+static bool known_file(const struct xp_api_lib *l, uint64_t id)
+{
 	for (int i = 0; i < l->nfiles; i++)
 		if (l->file_id[i] == id)
-			return 0;
+			return true;
+	return !id;
+}
+
+/* Adds `path` (under root already) to l's files unless that file is there: 1 added. */
+static int add_file(struct xp_api_lib *l, const char *path)
+{
+	uint64_t id = file_id(path);
+
+	if (known_file(l, id))
+		return 0;
 	if (l->nfiles >= XP_API_LIB_FILES)
 		return 0;
 	l->file_id[l->nfiles] = id;
@@ -339,4 +353,49 @@ int xp_api_plan_find(struct xp_api_plan *p, const char *root)
 		xp_api_plan_note(p, "not found (no running process maps them, not on the loader's paths): %s",
 				 missing);
 	return total;
+}
+
+/* path, a file of library li, if it is none of the library's files yet: added and given to fn. */
+static int recheck_path(struct xp_api_plan *p, int li, const char *path,
+			void (*fn)(void *ctx, int li, int fi), void *ctx)
+{
+	struct xp_api_lib *l = &p->lib[li];
+
+	if (known_file(l, file_id(path)))
+		return 0;
+	if (l->nfiles >= XP_API_LIB_FILES) {
+		if (!l->full_noted)
+			xp_api_plan_note(p, "%s changed while tracing: the new file is not traced (more than %d "
+					 "files of %s); processes that load it are not seen", path,
+					 XP_API_LIB_FILES, l->soname);
+		l->full_noted = true;
+		return 0;
+	}
+	if (!add_file(l, path))
+		return 0;
+	fn(ctx, li, l->nfiles - 1);
+	return 1;
+}
+
+int xp_api_plan_recheck(struct xp_api_plan *p, const char *root, void (*fn)(void *ctx, int li, int fi),
+			void *ctx)
+{
+	char dirs[32][XP_API_PATH], path[XP_API_PATH];
+	int ndirs = loader_dirs(root, dirs, 32), n = 0;
+
+	for (int li = 0; li < p->nlib; li++) {
+		struct xp_api_lib *l = &p->lib[li];
+		int nfiles = l->nfiles;
+
+		if (l->given[0])
+			n += recheck_path(p, li, l->given, fn, ctx);
+		for (int i = 0; i < nfiles; i++) {
+			snprintf(path, sizeof(path), "%s", l->file[i]);
+			n += recheck_path(p, li, path, fn, ctx);
+		}
+		for (int d = 0; d < ndirs; d++)
+			if (snprintf(path, sizeof(path), "%s%s/%s", root, dirs[d], l->soname) < (int)sizeof(path))
+				n += recheck_path(p, li, path, fn, ctx);
+	}
+	return n;
 }

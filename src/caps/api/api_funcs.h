@@ -38,6 +38,7 @@ struct xp_api_lib {
 	char file[XP_API_LIB_FILES][XP_API_PATH];
 	uint64_t file_id[XP_API_LIB_FILES];	/* device and inode: one file found twice is one */
 	char given[XP_API_PATH];	/* --lib PATH: the path given ("" none) */
+	bool full_noted;		/* a file past XP_API_LIB_FILES was noted */
 };
 
 struct xp_api_plan {
@@ -65,6 +66,16 @@ int xp_api_plan_add_spec(struct xp_api_plan *p, const char *spec, char *err, siz
  * Notes what is missing. Returns the number of files found.
  */
 int xp_api_plan_find(struct xp_api_plan *p, const char *root);
+/*
+ * Files of the libraries that appeared after xp_api_plan_find: a path it
+ * looks at (a --lib path, the loader's copy, a file found) now names a file
+ * that none of the library's files is, as when a package upgrade replaced
+ * the library by rename. Each is added to its library and given to
+ * fn(ctx, library index, file index); one past XP_API_LIB_FILES is noted
+ * once. Returns how many were added.
+ */
+int xp_api_plan_recheck(struct xp_api_plan *p, const char *root, void (*fn)(void *ctx, int li, int fi),
+			void *ctx);
 /* Adds a one-line note (printf-style), kept for the summary. */
 void xp_api_plan_note(struct xp_api_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -22,6 +22,7 @@ struct api_k {
 	int *fds;		/* uprobe.multi links: (return, entry) per file */
 	int nfds;
 	int nfn, nfiles;
+	bool fn_on[XP_API_MAX_FN];	/* functions attached in some file */
 	bool ioctls;
 	bool multi;		/* uprobe.multi, not a uprobe perf event per function */
 };
@@ -195,6 +196,15 @@ static int attach_ioctls(struct xp_kside *k, struct api_k *ak, char *why, size_t
 	return 0;
 }
 
+/* Threads that end inside a call (exit or exec): their calls are counted, their frames freed. */
+static int attach_ends(struct xp_kside *k, struct api_k *ak)
+{
+	if (!(k->links[2] = bpf_program__attach(ak->skel->progs.api_thread_exit)) ||
+	    !(k->links[3] = bpf_program__attach(ak->skel->progs.api_thread_exec)))
+		return -errno;
+	return 0;
+}
+
 struct open_ctx {
 	struct xp_api_plan *plan;
 	const struct xp_devices *d;
@@ -220,7 +230,7 @@ static int configure(struct xp_kside *k, void *ctx, char *why, size_t len)
 
 static int attach(struct xp_kside *k, void *vctx, char *why, size_t len)
 {
-	static bool fn_on[XP_API_MAX_FN];
+	bool *fn_on = ((struct api_k *)k->priv)->fn_on;
 	const struct open_ctx *c = vctx;
 	struct xp_api_plan *plan = c->plan;
 	struct api_bpf *skel = k->skel;
@@ -241,7 +251,9 @@ static int attach(struct xp_kside *k, void *vctx, char *why, size_t len)
 	ak->ioctls = !attach_ioctls(k, ak, iwhy, sizeof(iwhy));
 	if (!ak->ioctls)
 		xp_api_plan_note(plan, "ioctls not joined: %s", iwhy);
-	memset(fn_on, 0, sizeof(fn_on));
+	if ((err = attach_ends(k, ak)))
+		xp_api_plan_note(plan, "calls whose thread ends inside them not counted: %s", strerror(-err));
+	memset(fn_on, 0, XP_API_MAX_FN * sizeof(*fn_on));
 	for (int li = 0; li < plan->nlib; li++)
 		for (int fi = 0; fi < plan->lib[li].nfiles; fi++) {
 			int n = ak->multi ? attach_file_multi(ak, plan, &plan->lib[li], fi, fn_on) :
@@ -295,4 +307,46 @@ void xp_api_live_counts(const struct xp_kside *k, uint64_t *too_deep, uint64_t *
 
 	*too_deep = __atomic_load_n(&ak->skel->bss->api_too_deep, __ATOMIC_RELAXED);
 	*unmatched = __atomic_load_n(&ak->skel->bss->api_unmatched, __ATOMIC_RELAXED);
+}
+
+int xp_api_live_attach_file(struct xp_kside *k, struct xp_api_plan *p, int li, int fi)
+{
+	struct api_k *ak = k->priv;
+	bool was[XP_API_MAX_FN];
+	int n;
+
+	if (k->detached)
+		return 0;
+	memcpy(was, ak->fn_on, sizeof(was));
+	n = ak->multi ? attach_file_multi(ak, p, &p->lib[li], fi, ak->fn_on) :
+			attach_file(ak, p, &p->lib[li], fi, ak->fn_on);
+	ak->nfiles += n > 0;
+	for (int i = 0; i < p->nfn; i++)
+		ak->nfn += ak->fn_on[i] && !was[i];
+	return n;
+}
+
+void xp_api_live_lost(const struct xp_kside *k, uint64_t ended[XP_API_MAX_FN], uint64_t open[XP_API_MAX_FN])
+{
+	const struct api_k *ak = k->priv;
+	int efd = bpf_map__fd(ak->skel->maps.ended), ffd = bpf_map__fd(ak->skel->maps.frames);
+	uint32_t tid, next, *prev = NULL;
+	struct xp_api_frame f;
+	struct xp_map_calls mc;
+
+	memset(open, 0, XP_API_MAX_FN * sizeof(*open));
+	xp_map_calls_begin(&mc);
+	for (uint32_t i = 0; i < XP_API_MAX_FN; i++)
+		if (bpf_map_lookup_elem(efd, &i, &ended[i]))
+			ended[i] = 0;
+	/* the calls open in the threads alive: in flight now */
+	while (!bpf_map_get_next_key(ffd, prev, &next)) {
+		if (!bpf_map_lookup_elem(ffd, &next, &f))
+			for (uint32_t d = 0; d < f.depth && d < XP_API_DEPTH; d++)
+				if (f.fn[d] < XP_API_MAX_FN)
+					open[f.fn[d]]++;
+		tid = next;
+		prev = &tid;
+	}
+	xp_map_calls_end(&mc);
 }

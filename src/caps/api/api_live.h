@@ -20,6 +20,17 @@ int xp_api_live_open(struct xp_kside **out, struct xp_api_plan *plan, const stru
 		     const struct xp_devices *d, const struct xp_live_share *share, char *why, size_t len);
 /* Functions attached (in one file or more), files, and whether ioctls are joined. */
 void xp_api_live_attached(const struct xp_kside *k, int *nfn, int *nfiles, bool *ioctls);
+/*
+ * A file of library `li` found after attaching (plan->lib[li].file[fi], as
+ * when the library was replaced): its uprobes, as at the start. The number
+ * of functions attached (0: none, noted in `p`), or -errno.
+ */
+int xp_api_live_attach_file(struct xp_kside *k, struct xp_api_plan *p, int li, int fi);
+/*
+ * Calls that never returned, by function index: `ended` since load (their
+ * thread ended inside them), `open` still open in live threads now.
+ */
+void xp_api_live_lost(const struct xp_kside *k, uint64_t ended[XP_API_MAX_FN], uint64_t open[XP_API_MAX_FN]);
 /* The kernel's counts since load: calls nested too deep, returns that matched no open call. */
 void xp_api_live_counts(const struct xp_kside *k, uint64_t *too_deep, uint64_t *unmatched);
 

@@ -26,6 +26,33 @@ static double per_call(const struct xp_api_row *w)
 	return w->calls ? (double)w->ioctls / (double)w->calls : 0;
 }
 
+static uint64_t lost_total(const struct xp_api_report *r, const uint64_t *v)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; r->lost_known && i < r->nfn; i++)
+		n += v[i];
+	return n;
+}
+
+/* Calls that never returned, `what` happened to them, by function. */
+static void lost_note(FILE *f, const struct xp_api_report *r, const uint64_t *v, const char *what)
+{
+	uint64_t n = lost_total(r, v);
+	const char *sep = ": ";
+
+	if (!n)
+		return;
+	fprintf(f, "note: %" PRIu64 " call%s %s", n, n == 1 ? "" : "s", what);
+	for (int i = 0; i < r->nfn; i++) {
+		if (!v[i])
+			continue;
+		fprintf(f, "%s%s %" PRIu64, sep, r->fns[i].name, v[i]);
+		sep = ", ";
+	}
+	fputc('\n', f);
+}
+
 static void text_notes(FILE *f, const struct xp_api_report *r)
 {
 	const struct xp_api_state *s = r->st;
@@ -35,11 +62,15 @@ static void text_notes(FILE *f, const struct xp_api_report *r)
 	for (int i = 0; i < s->nrows; i++) {
 		const struct xp_api_row *w = &s->rows[i];
 
-		if (w->calls && !w->ioctls)
+		if (w->calls && !w->ioctls && w->pid != XP_API_PID_OTHER)
 			fprintf(f, "note: %s (%s, pid %u): none of its %" PRIu64 " call%s issued an ioctl on a "
 				   "traced device: the runtime submitted without the kernel there\n",
 				w->name, w->lib, w->pid, w->calls, w->calls == 1 ? "" : "s");
 	}
+	if (s->calls_folded)
+		fprintf(f, "note: more than %d rows of functions and processes: %" PRIu64 " calls of later "
+			   "processes are added up in the (other) rows\n", XP_API_MAX_ROWS - XP_API_MAX_FN,
+			s->calls_folded);
 	if (r->too_deep)
 		fprintf(f, "note: %" PRIu64 " calls nested deeper than %d traced calls: not counted\n",
 			r->too_deep, XP_API_DEPTH);
@@ -67,6 +98,9 @@ static void text_notes(FILE *f, const struct xp_api_report *r)
 	if (s->calls_open_at_end)
 		fprintf(f, "note: %" PRIu64 " calls still waiting for a job when tracing ended: counted as "
 			   "never done\n", s->calls_open_at_end);
+	lost_note(f, r, r->ended, "never returned: the thread ended inside (exit or exec), not counted");
+	lost_note(f, r, r->open, r->final ? "still in flight when tracing ended, not counted"
+					  : "in flight at the interval's end, not counted yet");
 	if (r->undecodable)
 		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", r->undecodable,
 			r->undecodable == 1 ? "" : "s");
@@ -139,10 +173,11 @@ void xp_api_report_text(FILE *f, const struct xp_api_report *r)
 		"FUNCTION", "CALLS", "ERRORS", "p50", "p99", "max", "IOC/CALL", "NO-IOCTL");
 	for (int i = 0; i < s->nrows; i++) {
 		const struct xp_api_row *w = &s->rows[i];
-		char p50[16], p99[16], mx[16];
+		char p50[16], p99[16], mx[16], pid[16];
 
-		fprintf(f, "%-7u %-15.15s %-18.18s %-34s %7" PRIu64 " %6" PRIu64 " %9s %9s %9s %8.2f %8" PRIu64 "\n",
-			w->pid, w->comm, w->lib, w->name, w->calls, w->errors,
+		snprintf(pid, sizeof(pid), w->pid == XP_API_PID_OTHER ? "-" : "%u", w->pid);
+		fprintf(f, "%-7s %-15.15s %-18.18s %-34s %7" PRIu64 " %6" PRIu64 " %9s %9s %9s %8.2f %8" PRIu64 "\n",
+			pid, w->comm, w->lib, w->name, w->calls, w->errors,
 			xp_fmt_ns(xp_hist_percentile(&w->lat, 50), p50, sizeof(p50)),
 			xp_fmt_ns(xp_hist_percentile(&w->lat, 99), p99, sizeof(p99)),
 			xp_fmt_ns(w->lat.max, mx, sizeof(mx)), per_call(w), w->no_ioctl);
@@ -157,7 +192,11 @@ static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct
 	char name[64], ret[32];
 
 	xp_json_begin_obj(j);
-	xp_json_ku64(j, "pid", w->pid);
+	xp_json_key(j, "pid");	/* null: the (other) row of many processes */
+	if (w->pid == XP_API_PID_OTHER)
+		xp_json_null(j);
+	else
+		xp_json_u64(j, w->pid);
 	xp_json_kstr(j, "comm", w->comm);
 	xp_json_kstr(j, "lib", w->lib);
 	xp_json_kstr(j, "function", w->name);
@@ -194,6 +233,26 @@ static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct
 	xp_json_end_obj(j);
 }
 
+/* Calls that never returned: totals, and by function those that have any. */
+static void json_lost(struct xp_json *j, const struct xp_api_report *r)
+{
+	xp_json_ku64(j, "calls_thread_ended", lost_total(r, r->ended));
+	xp_json_ku64(j, "calls_in_flight", lost_total(r, r->open));
+	xp_json_key(j, "never_returned");
+	xp_json_begin_arr(j);
+	for (int i = 0; i < r->nfn; i++) {
+		if (!r->ended[i] && !r->open[i])
+			continue;
+		xp_json_begin_obj(j);
+		xp_json_kstr(j, "function", r->fns[i].name);
+		xp_json_kstr(j, "lib", r->fns[i].lib);
+		xp_json_ku64(j, "thread_ended", r->ended[i]);
+		xp_json_ku64(j, "in_flight", r->open[i]);
+		xp_json_end_obj(j);
+	}
+	xp_json_end_arr(j);
+}
+
 void xp_api_report_json(FILE *f, const struct xp_api_report *r)
 {
 	struct xp_api_state *s = r->st;
@@ -207,6 +266,8 @@ void xp_api_report_json(FILE *f, const struct xp_api_report *r)
 	xp_json_ku64(&j, "ioctls", s->ioctls);
 	xp_json_ku64(&j, "ioctls_lost", s->ioctls_lost);
 	xp_json_ku64(&j, "calls_not_counted", s->rows_full + r->too_deep + r->unmatched);
+	if (s->calls_folded)
+		xp_json_ku64(&j, "calls_folded", s->calls_folded);
 	xp_json_ku64(&j, "undecodable", r->undecodable);
 	xp_json_kbool(&j, "jobs_followed", s->jobs_on);
 	if (s->jobs_on) {
@@ -217,6 +278,8 @@ void xp_api_report_json(FILE *f, const struct xp_api_report *r)
 		xp_json_ku64(&j, "calls_unfollowed", s->calls_unfollowed);
 		xp_json_ku64(&j, "calls_open_at_end", s->calls_open_at_end);
 	}
+	if (r->lost_known)
+		json_lost(&j, r);
 	xp_json_kbool(&j, "final", r->final);
 	xp_json_key(&j, "functions");
 	xp_json_begin_arr(&j);

@@ -20,6 +20,15 @@ struct xp_api_report {
 	const char (*notes)[XP_API_NOTE_LEN];
 	int nnotes;
 	uint64_t too_deep, unmatched;		/* the kernel's counts */
+	/*
+	 * Live only (lost_known): calls that never returned, by function index
+	 * (fns[0 .. nfn)): `ended`, their thread ended inside them (exit or
+	 * exec); `open`, still in flight as the report is made.
+	 */
+	bool lost_known;
+	const struct xp_api_fn *fns;
+	int nfn;
+	const uint64_t *ended, *open;
 };
 
 void xp_api_report_text(FILE *f, const struct xp_api_report *r);

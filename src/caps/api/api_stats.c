@@ -68,7 +68,7 @@ void xp_api_reset(struct xp_api_state *s)
 {
 	memset(s->rows, 0, (size_t)s->nrows * sizeof(*s->rows));
 	s->nrows = 0;
-	s->calls = s->ioctls = s->rows_full = s->ioctls_lost = 0;
+	s->calls = s->ioctls = s->rows_full = s->ioctls_lost = s->calls_folded = 0;
 	s->jobs_queued = s->jobs_outside = s->jobs_let_go = s->jobs_lost = 0;
 	s->calls_unfollowed = s->calls_open_at_end = 0;
 }
@@ -100,22 +100,39 @@ static struct xp_api_thread *thread_of(struct xp_api_state *s, uint32_t tid, boo
 	return free_one;
 }
 
+static struct xp_api_row *find_row(struct xp_api_state *s, uint32_t pid, const struct xp_api_rec *r)
+{
+	for (int i = s->nrows - 1; i >= 0; i--) {
+		struct xp_api_row *w = &s->rows[i];
+
+		if (w->pid == pid && !strncmp(w->name, r->name, XP_API_NAME) &&
+		    !strncmp(w->lib, r->lib, XP_API_LIB))
+			return w;
+	}
+	return NULL;
+}
+
 struct xp_api_row *xp_api_row_of(struct xp_api_state *s, const struct xp_api_rec *r)
 {
-	struct xp_api_row *w;
+	uint32_t pid = r->hdr.pid;
+	struct xp_api_row *w = find_row(s, pid, r);
 
-	for (int i = s->nrows - 1; i >= 0; i--) {
-		w = &s->rows[i];
-		if (w->pid == r->hdr.pid && !strncmp(w->name, r->name, XP_API_NAME) &&
-		    !strncmp(w->lib, r->lib, XP_API_LIB))
+	if (w)
+		return w;
+	/* the last XP_API_MAX_FN rows are kept for the (other) rows */
+	if (s->nrows >= XP_API_MAX_ROWS - XP_API_MAX_FN) {
+		pid = XP_API_PID_OTHER;
+		if ((w = find_row(s, pid, r)))
 			return w;
 	}
 	if (s->nrows >= XP_API_MAX_ROWS)
 		return NULL;
 	w = &s->rows[s->nrows++];
-	w->pid = r->hdr.pid;
+	w->pid = pid;
 	w->rule = r->rule;
 	memcpy(w->comm, r->comm, sizeof(w->comm));
+	if (pid == XP_API_PID_OTHER)
+		snprintf(w->comm, sizeof(w->comm), "(other)");
 	memcpy(w->name, r->name, sizeof(w->name));
 	memcpy(w->lib, r->lib, sizeof(w->lib));
 	w->comm[XP_COMM_LEN - 1] = w->name[XP_API_NAME - 1] = w->lib[XP_API_LIB - 1] = 0;
@@ -189,6 +206,7 @@ static int add_call(struct xp_api_state *s, const struct xp_api_rec *r, struct x
 		s->rows_full++;
 		return 1;
 	}
+	s->calls_folded += w->pid == XP_API_PID_OTHER;
 	w->calls++;
 	if (j->error)
 		count_err(w, r->ret);

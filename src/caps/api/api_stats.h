@@ -34,6 +34,12 @@ extern const struct xp_rec_kind xp_api_rec_kind;
 #define XP_API_ROW_CMDS 6	/* ioctl commands named per row */
 #define XP_API_ROW_ERRS 4	/* error codes counted apart per row */
 #define XP_API_MAX_ROWS 4096
+/*
+ * The pid of the (other) rows: once the rows of processes fill all but
+ * XP_API_MAX_FN of XP_API_MAX_ROWS (process churn), the calls of later
+ * processes are added up in one (other) row per function.
+ */
+#define XP_API_PID_OTHER 0xffffffffu
 #define XP_API_MAX_THREADS 4096
 #define XP_API_JOBS 4096	/* jobs held at once: waiting for their call, or a call for them */
 #define XP_API_WAITS 1024	/* calls waiting for the last of their jobs */
@@ -118,6 +124,7 @@ struct xp_api_state {
 	int nthreads;
 	uint64_t calls, ioctls;		/* this interval */
 	uint64_t rows_full;		/* calls of functions past XP_API_MAX_ROWS: counted nowhere else */
+	uint64_t calls_folded;		/* calls of later processes, added up in (other) rows */
 	uint64_t ioctls_lost;		/* ioctls not kept for their call (a thread's or the table's limit) */
 	/* sched's jobs: followed only when `jobs_on` (xp_api_follow_jobs) */
 	bool jobs_on;
@@ -155,7 +162,10 @@ void xp_api_join_jobs(struct xp_api_state *s, const struct xp_api_rec *r, struct
  * returned call claimed as outside calls.
  */
 void xp_api_finish(struct xp_api_state *s);
-/* The row of a call's function and process, made when new; NULL past XP_API_MAX_ROWS. */
+/*
+ * The row of a call's function and process, made when new; past the rows
+ * of processes, its function's (other) row; NULL past XP_API_MAX_ROWS.
+ */
 struct xp_api_row *xp_api_row_of(struct xp_api_state *s, const struct xp_api_rec *r);
 /* The rows, most calls first (the order reports use); sorts s->rows. */
 void xp_api_sort(struct xp_api_state *s);

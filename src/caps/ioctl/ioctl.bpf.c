@@ -42,10 +42,24 @@ const volatile __u8 aggregate = 1;	/* 1: count in maps below; 0: one record per 
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, XP_IOCTL_KERNEL_ROWS);
 	__type(key, struct xp_ioctl_key);
 	__type(value, struct xp_ioctl_val);
 } stats SEC(".maps");
+
+/*
+ * The (other) rows: where a call goes when stats is full (more new processes
+ * between two drains than it holds), one per generation modulo
+ * XP_IOCTL_OTHER_GENS. An array entry always exists, so a full table folds
+ * the calls of the processes it has no room for instead of losing them;
+ * user space takes a slot out and zeroes it once its generation is ripe.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_IOCTL_OTHER_GENS);
+	__type(key, __u32);
+	__type(value, struct xp_ioctl_val);
+} other SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -162,11 +176,13 @@ static __always_inline void count(const struct ioctl_start *s, __u32 tgid, __u64
 			/*
 			 * Full: more new processes between two drains (one a
 			 * second) than it holds. The call goes to the (other) row
-			 * that user space keeps in the map, so totals stay exact.
+			 * of its generation, so totals stay exact.
 			 */
+			__u32 slot = key.gen % XP_IOCTL_OTHER_GENS;
+
 			key.pid = XP_IOCTL_PID_OTHER;
-			key.dev = key.cmd = 0;	/* same generation */
-			v = bpf_map_lookup_elem(&stats, &key);
+			key.dev = key.cmd = 0;	/* same generation: its errnos too */
+			v = bpf_map_lookup_elem(&other, &slot);
 			if (!v) {
 				xp_drop(XP_DROP_MAP_FULL);
 				return;

@@ -31,6 +31,16 @@ struct xp_ioctl_rec {
 /* The pid of the (other) rows: calls of processes past the rows kept (no real pid). */
 #define XP_IOCTL_PID_OTHER 0xffffffffu
 
+/* Rows of the kernel's counts map (ioctl.bpf.c), where two drains' new keys must fit. */
+#define XP_IOCTL_KERNEL_ROWS 16384
+
+/*
+ * The kernel's (other) rows, by generation modulo this: the generations a
+ * program may still count in (the current one and the one before) and those
+ * user space takes out (ioctl_live.c) never share a slot.
+ */
+#define XP_IOCTL_OTHER_GENS 4
+
 /* Summary mode aggregates in the kernel, keyed by process, device and command. */
 struct xp_ioctl_key {
 	__u32 pid;

@@ -36,8 +36,6 @@ int xp_ioctl_fill_device_maps(struct bpf_map *majors, struct bpf_map *devs, cons
 	return 0;
 }
 
-static int keep_other_row(struct ioctl_bpf *skel);
-
 XP_SKEL_OPS(ioctl);
 
 static void skel_detach(struct xp_kside *k) { ioctl_bpf__detach(k->skel); }
@@ -135,8 +133,6 @@ static int attach(struct xp_kside *k, void *ctx, char *why, size_t whylen)
 	k->skel_destroy = skel_destroy;
 	k->on_detach = skel_detach;
 	err = xp_ioctl_fill_device_maps(skel->maps.majors, skel->maps.devs, t->d, XP_IOCTL_DEV_LIST);
-	if (!err && t->aggregate)
-		err = keep_other_row(skel);
 	if (!err)
 		err = ioctl_bpf__attach(skel);
 	if (err)
@@ -260,22 +256,6 @@ uint64_t xp_ioctl_live_exec32(const struct xp_kside *k, uint32_t *pid, char comm
 	return skel->bss->exec32_count;
 }
 
-/* The row the kernel adds calls to when its map is full (ioctl.bpf.c), per generation. */
-static int keep_other_row(struct ioctl_bpf *skel)
-{
-	struct xp_ioctl_key k = { .pid = XP_IOCTL_PID_OTHER, .gen = skel->bss->drain_gen };
-	struct xp_ioctl_val *v = calloc(1, sizeof(*v));
-	int err = 0;
-
-	if (!v)
-		return -ENOMEM;
-	snprintf(v->comm, sizeof(v->comm), "(other)");
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.stats), &k, v, BPF_NOEXIST) && errno != EEXIST)
-		err = -errno;
-	free(v);
-	return err;
-}
-
 /* lookup-and-delete, or lookup then delete where the kernel lacks it (before 5.14) */
 static int take(int fd, const void *key, void *val)
 {
@@ -297,6 +277,35 @@ static bool ripe(uint32_t gen, uint32_t cur, enum xp_ioctl_drain how)
 	return how == XP_IOCTL_DRAIN_ALL || cur - gen >= (how == XP_IOCTL_DRAIN_TICK ? 2u : 1u);
 }
 
+/*
+ * The kernel's (other) rows of the ripe generations (ioctl.bpf.c: slot gen
+ * modulo XP_IOCTL_OTHER_GENS), taken out and zeroed; `v` a buffer.
+ */
+static int take_other(struct ioctl_bpf *skel, struct xp_ioctl_table *t, struct xp_ioctl_val *v,
+		      uint32_t cur, enum xp_ioctl_drain how)
+{
+	static const struct xp_ioctl_val zero;
+	struct xp_ioctl_key k = { .pid = XP_IOCTL_PID_OTHER };
+	int fd = bpf_map__fd(skel->maps.other), err = 0;
+
+	for (uint32_t s = 0; s < XP_IOCTL_OTHER_GENS && !err; s++) {
+		/* the newest generation that counts into slot s */
+		uint32_t gen = cur - (cur - s) % XP_IOCTL_OTHER_GENS;
+
+		if (!ripe(gen, cur, how))
+			continue;
+		if (bpf_map_lookup_elem(fd, &s, v))
+			return -errno;
+		if (!v->calls)
+			continue;
+		if (bpf_map_update_elem(fd, &s, &zero, BPF_ANY))
+			return -errno;
+		snprintf(v->comm, sizeof(v->comm), "(other)");
+		err = xp_ioctl_table_add_val(t, &k, v);
+	}
+	return err;
+}
+
 int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_ioctl_drain how)
 {
 	struct ioctl_bpf *skel = ks->skel;
@@ -313,8 +322,6 @@ int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_i
 		return -ENOMEM;
 	cur = ++skel->bss->drain_gen;
 	xp_map_calls_begin(&mc);
-	if ((err = keep_other_row(skel)))
-		goto out;
 	if (how == XP_IOCTL_DRAIN_REPORT)
 		usleep(20000);	/* a program that read the old generation finishes its update */
 	/*
@@ -339,7 +346,8 @@ int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_i
 			err = xp_ioctl_table_add_errno(t, &ek.k, ek.err, n);
 		}
 	}
-out:
+	if (!err)
+		err = take_other(skel, t, v, cur, how);
 	xp_map_calls_end(&mc);
 	free(v);
 	return err;

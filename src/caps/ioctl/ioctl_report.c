@@ -42,9 +42,14 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 		fprintf(f, "note: %llu call%s counted at %s return only (start unseen: begun before tracing, "
 			   "or a run the kernel skipped): in CALLS, not in the times\n", (unsigned long long)untimed,
 			untimed == 1 ? "" : "s", untimed == 1 ? "its" : "their");
-	if (t->folded_calls)
+	if (t->folded_calls > t->kernel_folded)
 		fprintf(f, "note: more than %zu process rows: %llu calls of the later ones are added up in the "
-			   "(other) rows (--max-keys)\n", t->max_keys, (unsigned long long)t->folded_calls);
+			   "(other) rows (--max-keys)\n", t->max_keys,
+			(unsigned long long)(t->folded_calls - t->kernel_folded));
+	if (t->kernel_folded)
+		fprintf(f, "note: more than %d new rows in the kernel's table between two drains: %llu calls "
+			   "of processes it had no room for are added up in the (other) row\n", XP_IOCTL_KERNEL_ROWS,
+			(unsigned long long)t->kernel_folded);
 	if (!t->n) {
 		fprintf(f, "no ioctls on traced devices\n");
 		free(v);
@@ -104,6 +109,8 @@ void xp_ioctl_report_json(FILE *f, const struct xp_ioctl_table *t, const struct 
 	if (t->folded_calls) {
 		xp_json_ku64(&j, "max_keys", t->max_keys);
 		xp_json_ku64(&j, "folded_calls", t->folded_calls);
+		if (t->kernel_folded)
+			xp_json_ku64(&j, "kernel_folded_calls", t->kernel_folded);
 	}
 	xp_json_key(&j, "processes");
 	xp_json_begin_arr(&j);

@@ -53,6 +53,7 @@ void xp_ioctl_table_reset(struct xp_ioctl_table *t)
 	t->n = 0;
 	t->n_other = 0;
 	t->folded_calls = 0;
+	t->kernel_folded = 0;
 }
 
 void xp_ioctl_table_free(struct xp_ioctl_table *t)
@@ -217,6 +218,8 @@ int xp_ioctl_table_add_val(struct xp_ioctl_table *t, const struct xp_ioctl_key *
 		return -ENOMEM;
 	if (folded)
 		t->folded_calls += v->calls;
+	if (k->pid == XP_IOCTL_PID_OTHER)
+		t->kernel_folded += v->calls;
 	if (!e->comm[0])
 		memcpy(e->comm, v->comm, sizeof(e->comm));
 	e->comm[XP_COMM_LEN - 1] = '\0';

@@ -41,6 +41,7 @@ struct xp_ioctl_table {
 	size_t max_keys;		/* rows of real processes kept, and of (other) rows; 0: no limit */
 	size_t n_other;			/* (other) rows among the n */
 	uint64_t folded_calls;		/* calls counted in (other) rows */
+	uint64_t kernel_folded;		/* of those, calls the kernel's full map folded */
 };
 
 /* An empty table keeping XP_IOCTL_DEFAULT_MAX_KEYS process rows. */

@@ -10,6 +10,9 @@
  *   clFinish                                      2 FIOCLEX, returns -36
  *   clEnqueueNDRangeKernel                        1 FIONBIO, then
  *                                                 zeCommandQueueExecuteCommandLists(q, 3): 4 in all
+ *   xptExitInside(code)                           ends the process inside it: _exit(code)
+ *   xptHang(fd)                                   returns once fd reads end of file (a call
+ *                                                 in flight for as long as the test wants)
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -68,4 +71,19 @@ __attribute__((noinline)) int clEnqueueNDRangeKernel(void *queue, void *kernel, 
 	r = zeCommandQueueExecuteCommandLists(queue, 3, NULL, NULL);
 	__asm__ volatile("" ::: "memory");	/* not a tail call */
 	return r;
+}
+
+__attribute__((noinline)) int xptExitInside(int code)
+{
+	_exit(code);
+}
+
+__attribute__((noinline)) int xptHang(int fd)
+{
+	char buf[64];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	__asm__ volatile("" ::: "memory");
+	return 0;
 }
