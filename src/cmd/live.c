@@ -350,7 +350,8 @@ static int live_report(struct live_run *r, uint64_t interval, bool final)
 	struct xp_cap_report rep = { .ri = &ri, .json = r->o.json, .hist = r->o.hist, .final = final };
 	int err;
 
-	if (!r->o.stream && cap->drain && r->ci.k && (err = cap->drain(&r->ci, false)))
+	if (!r->o.stream && cap->drain && (r->ci.k || (cap->flags & XP_CAP_SAMPLER)) &&
+	    (err = cap->drain(&r->ci, false)))
 		return err;
 	rep.now = xp_now_ns();
 	if (r->sess.rb) {	/* else nothing was loaded (stopped during start-up): no drops */
@@ -524,6 +525,8 @@ static int run(struct live_run *r, int argc, char **argv)
 		return status;
 	if (optind < argc)
 		return xp_fail(2, "%s: unexpected argument '%s'", verb, argv[optind]);
+	if ((cap->flags & XP_CAP_SAMPLER) && r->o.stream)
+		return xp_fail(2, "%s: --stream: it samples counters and has no events to stream", verb);
 	if (cap->opts_check && (status = cap->opts_check(r->ci.opts)))
 		return status;
 	xp_libbpf_quiet(r->o.verbose);
