@@ -350,11 +350,17 @@ static void test_report(void)
 	CHECK(strstr(t, "* gone at the last sample") != NULL);
 	free(t);
 	t = report(true, 2);
-	CHECK(strstr(t, "\"busy_s\": 0.009241") != NULL);
-	CHECK(strstr(t, "\"gone\": true") != NULL);
-	CHECK(strstr(t, "\"resident\": 2097152") != NULL);
+	CHECK(strstr(t, "\"busy_s\":0.009241") != NULL);
+	CHECK(strstr(t, "\"gone\":true") != NULL);
+	CHECK(strstr(t, "\"resident\":2097152") != NULL);
 	free(t);
 	xp_fdi_free(&S);
+}
+
+static uint64_t fake_now;
+static uint64_t fake_clock(void)
+{
+	return fake_now += SEC / 2;	/* each sample "takes" half a second */
 }
 
 static void test_metrics(void)
@@ -369,12 +375,18 @@ static void test_metrics(void)
 	x.s->sc.root = root;
 	client8(CLIENT("8", "0"));
 	fd(103, 3, "/dev/accel/accel0", CLIENT("9", "0"));
-	CHECK(!xp_fdinfo_metrics_sample(&x, 1 * SEC));
+	CHECK(!xp_fdinfo_metrics_sample(&x, fake_clock));
 	client8(CLIENT("8", "250000000"));
 	fd(103, 3, "/dev/accel/accel0", CLIENT("9", "1000"));
-	CHECK(!xp_fdinfo_metrics_sample(&x, 2 * SEC));
+	fake_now += 10 * SEC;	/* past the cost's wait */
+	CHECK(!xp_fdinfo_metrics_sample(&x, fake_clock));
 	gone(103);
-	CHECK(!xp_fdinfo_metrics_sample(&x, 3 * SEC));
+	fake_now += 10 * SEC;
+	CHECK(!xp_fdinfo_metrics_sample(&x, fake_clock));
+	/* a sample that took half a second puts the next one 5 s later: this one is skipped */
+	client8(CLIENT("8", "990000000"));
+	CHECK(!xp_fdinfo_metrics_sample(&x, fake_clock));
+	CHECK_U64(x.s->last_cost_ns, SEC / 2);
 	out = served(&m);
 	CHECK(strstr(out, "xputrace_gpu_busy_seconds_total{cgroup=\"/cg0\",device=\"mock\",driver=\"mock\","
 			  "engine=\"ring0\",source=\"fdinfo\"} 0.250001\n") != NULL);

@@ -61,13 +61,12 @@ static int fi_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return 0;
 }
 
-/* A sample: every second, and before each summary. */
+/* A sample: every second (less often where a sample costs more than a tenth of that), and before each summary. */
 static int fi_drain(struct xp_cap_inst *ci, bool tick)
 {
 	struct xp_fdinfo_state *s = ci->st;
 
-	(void)tick;
-	return xp_fdi_sample(&s->st, &s->sc, xp_now_ns());
+	return xp_fdinfo_tick(s, tick, xp_now_ns);
 }
 
 static void fi_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
@@ -96,7 +95,7 @@ static int fi_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *m
 
 static int fi_metrics_sample(struct xp_cap_inst *ci)
 {
-	return xp_fdinfo_metrics_sample(ci->mst, xp_now_ns());
+	return xp_fdinfo_metrics_sample(ci->mst, xp_now_ns);
 }
 
 static void fi_metrics_free(struct xp_cap_inst *ci)

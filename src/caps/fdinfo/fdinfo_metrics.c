@@ -112,11 +112,12 @@ int xp_fdinfo_metrics_put(struct xp_fdinfo_metrics *x)
 	return 0;
 }
 
-int xp_fdinfo_metrics_sample(struct xp_fdinfo_metrics *x, uint64_t now)
+int xp_fdinfo_metrics_sample(struct xp_fdinfo_metrics *x, uint64_t (*clock_ns)(void))
 {
-	int err = xp_fdi_sample(&x->s->st, &x->s->sc, now);
+	uint64_t gen = x->s->st.gen;
+	int err = xp_fdinfo_tick(x->s, true, clock_ns);
 
-	return err ? err : xp_fdinfo_metrics_put(x);
+	return err || gen == x->s->st.gen ? err : xp_fdinfo_metrics_put(x);
 }
 
 void xp_fdinfo_metrics_free(struct xp_fdinfo_metrics *x)

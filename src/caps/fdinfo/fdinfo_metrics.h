@@ -19,8 +19,8 @@ struct xp_fdinfo_metrics {
 /* Declares the families into in->m; the processes read are those of `f`. 0 or -errno. */
 int xp_fdinfo_metrics_init(struct xp_fdinfo_metrics *x, const struct xp_metrics_in *in,
 			   const struct xp_filters *f);
-/* One sample at `now` into the metrics. 0 or -errno. */
-int xp_fdinfo_metrics_sample(struct xp_fdinfo_metrics *x, uint64_t now);
+/* One sample into the metrics (skipped where the last one's cost puts it later: xp_fdinfo_tick). 0 or -errno. */
+int xp_fdinfo_metrics_sample(struct xp_fdinfo_metrics *x, uint64_t (*clock_ns)(void));
 /* What one sample counted, from the accounting (tests call it on a state they fed). 0 or -ENOMEM. */
 int xp_fdinfo_metrics_put(struct xp_fdinfo_metrics *x);
 void xp_fdinfo_metrics_free(struct xp_fdinfo_metrics *x);

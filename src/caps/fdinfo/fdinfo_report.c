@@ -82,10 +82,17 @@ static void text_head(FILE *f, const struct xp_fdi_report *r, int ndev)
 {
 	const struct xp_fdi_stats *s = r->st;
 	int closed = 0;
-	uint64_t procs = s->procs;
+	uint64_t procs = 0;
 
-	for (int i = 0; i < s->n; i++)
+	/* the processes shown: each client's (lowest) pid, once */
+	for (int i = 0; i < s->n; i++) {
+		bool seen = false;
+
 		closed += s->c[i].closed;
+		for (int k = 0; k < i && !seen; k++)
+			seen = s->c[k].pid == s->c[i].pid;
+		procs += !seen;
+	}
 	fprintf(f, "fdinfo: %" PRIu64 " sample%s over %.2f s: ", s->samples, s->samples == 1 ? "" : "s",
 		r->ri->duration_s);
 	if (!s->n)
@@ -289,7 +296,7 @@ void xp_fdi_report_json(FILE *f, const struct xp_fdi_report *r)
 	int n = xp_fdi_devices(s, d, MAX_DEVS);
 	struct xp_json j;
 
-	xp_json_init(&j, f, true);
+	xp_json_init(&j, f, false);
 	xp_json_begin_obj(&j);
 	xp_json_run_info(&j, r->ri);
 	xp_json_ku64(&j, "samples", s->samples);

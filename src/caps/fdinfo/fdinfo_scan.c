@@ -222,3 +222,17 @@ void xp_fdinfo_state_free(struct xp_fdinfo_state *s)
 	free(s->cg2);
 	free(s);
 }
+
+int xp_fdinfo_tick(struct xp_fdinfo_state *s, bool periodic, uint64_t (*clock_ns)(void))
+{
+	uint64_t t0 = clock_ns(), t1;
+	int err;
+
+	if (periodic && t0 < s->next_ns)
+		return 0;
+	err = xp_fdi_sample(&s->st, &s->sc, t0);
+	t1 = clock_ns();
+	s->last_cost_ns = t1 - t0;
+	s->next_ns = t0 + (uint64_t)((double)s->last_cost_ns / XP_FDI_MAX_SHARE);
+	return err;
+}

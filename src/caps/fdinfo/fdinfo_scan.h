@@ -35,7 +35,22 @@ struct xp_fdinfo_state {
 	struct xp_fdi_stats st;
 	struct xp_fdi_scan sc;
 	char *cg2;		/* the cgroup2 mount, allocated */
+	uint64_t next_ns;	/* the next periodic sample, not before (xp_fdinfo_tick) */
+	uint64_t last_cost_ns;	/* what the last sample took */
 };
+
+/*
+ * The share of one CPU periodic samples may take: a sample that took T
+ * puts the next periodic one at least T / XP_FDI_MAX_SHARE after its start,
+ * so reading stays cheap however many processes there are (10,000 sleeping
+ * processes take about a quarter of a second on a loaded 2-CPU machine).
+ */
+#define XP_FDI_MAX_SHARE 0.1
+/*
+ * A sample at `now` (clock_ns: CLOCK_MONOTONIC ns, read again after it),
+ * skipped when `periodic` and the last sample's cost puts it later. 0 or -errno.
+ */
+int xp_fdinfo_tick(struct xp_fdinfo_state *s, bool periodic, uint64_t (*clock_ns)(void));
 /* From the run's filters (-p/-c/-G). 0 or -ENOMEM. */
 int xp_fdinfo_state_new(const struct xp_filters *f, struct xp_fdinfo_state **out);
 void xp_fdinfo_state_free(struct xp_fdinfo_state *s);
