@@ -3,7 +3,8 @@
  * (each with a few more descriptors than its stdio, none of them DRM),
  * then SAMPLES samples of /proc (xp_fdi_sample, as `xputrace fdinfo`
  * and `serve` take them every second), each timed; prints the fastest,
- * median and slowest sample and the processes it saw.
+ * median and slowest sample (wall clock) and the CPU time a sample took on
+ * average (user + system: what a loaded machine's wait does not inflate).
  *
  *   build/bench/fdinfo_sample [N [SAMPLES]]     (default 10000 and 20)
  */
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +26,15 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
 }
 
 static int cmp(const void *a, const void *b)
@@ -53,6 +64,7 @@ int main(int argc, char **argv)
 	uint64_t *t = calloc((size_t)(samples > 0 ? samples : 1), sizeof(*t));
 	struct xp_fdi_scan sc = { .root = "/proc" };
 	struct xp_fdi_stats s;
+	uint64_t cpu0;
 
 	if (!kids || !t || n < 0 || samples < 1) {
 		fprintf(stderr, "usage: fdinfo_sample [N [SAMPLES]]\n");
@@ -77,6 +89,7 @@ int main(int argc, char **argv)
 	}
 	sleep(1);	/* every child is in pause() with its descriptors */
 	xp_fdi_init(&s);
+	cpu0 = cpu_ns();
 	for (int i = 0; i < samples; i++) {
 		uint64_t t0 = now_ns();
 
@@ -86,12 +99,14 @@ int main(int argc, char **argv)
 		}
 		t[i] = now_ns() - t0;
 	}
+	cpu0 = cpu_ns() - cpu0;
 	printf("processes in /proc: %llu (%d sleeping children, 11 descriptors each)\n",
 	       (unsigned long long)procs_in_proc(), made);
 	qsort(t, (size_t)samples, sizeof(*t), cmp);
 	printf("one sample: fastest %.1f ms, median %.1f ms, slowest %.1f ms (%d samples); "
 	       "DRM clients %d, unreadable processes %llu\n", t[0] / 1e6, t[samples / 2] / 1e6,
 	       t[samples - 1] / 1e6, samples, s.n, (unsigned long long)s.unreadable);
+	printf("CPU time per sample: %.1f ms (user + system)\n", cpu0 / 1e6 / samples);
 	for (int i = 0; i < made; i++)
 		kill(kids[i], SIGKILL);
 	for (int i = 0; i < made; i++)
