@@ -120,7 +120,7 @@ enum {
 	 * Samples in user space, no kernel side and no records (fdinfo): its
 	 * `open` checks what it reads and leaves ci->k NULL; the live runner
 	 * calls `drain` as the sample, at the start, every second and before
-	 * each summary, and takes no --stream; `record` does not take it;
+	 * each summary; it takes no --stream, --no-hist or -v; `record` does not take it;
 	 * `serve` calls `metrics_sample` instead of feeding records.
 	 */
 	XP_CAP_SAMPLER = 1 << 5,

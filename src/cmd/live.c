@@ -74,6 +74,9 @@ void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts)
 
 unsigned int xp_cap_common(const struct xp_cap *cap)
 {
+	/* a sampler has no events to stream, no histograms, no libbpf */
+	if (cap->flags & XP_CAP_SAMPLER)
+		return XP_O_TRACE & ~(XP_O_STREAM | XP_O_NOHIST | XP_O_VERBOSE);
 	return XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0);
 }
 
@@ -525,8 +528,6 @@ static int run(struct live_run *r, int argc, char **argv)
 		return status;
 	if (optind < argc)
 		return xp_fail(2, "%s: unexpected argument '%s'", verb, argv[optind]);
-	if ((cap->flags & XP_CAP_SAMPLER) && r->o.stream)
-		return xp_fail(2, "%s: --stream: it samples counters and has no events to stream", verb);
 	if (cap->opts_check && (status = cap->opts_check(r->ci.opts)))
 		return status;
 	xp_libbpf_quiet(r->o.verbose);

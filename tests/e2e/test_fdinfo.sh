@@ -17,7 +17,7 @@ fi
 one_line "fdinfo rejects an unknown flag" 2 "unknown option" fdinfo --bogus
 one_line "fdinfo rejects a bad duration" 2 "duration" fdinfo -d 0
 one_line "fdinfo rejects a stray argument" 2 "unexpected argument" fdinfo extra
-one_line "fdinfo refuses --stream (no events)" 2 "no events to stream" fdinfo --stream -d 1
+one_line "fdinfo takes no --stream (no events)" 2 "unknown option '--stream'" fdinfo --stream -d 1
 one_line "record refuses fdinfo (no records)" 2 "fdinfo has no records" record fdinfo -o /tmp/xp_fdinfo_never.xpt
 XPUTRACE_PROC_ROOT=/nonexistent/proc one_line "fdinfo names a /proc it cannot read" 1 "cannot read /nonexistent/proc" fdinfo -d 1
 
