@@ -96,7 +96,8 @@ static void text_head(FILE *f, const struct xp_fdi_report *r, int ndev)
 	fprintf(f, "fdinfo: %" PRIu64 " sample%s over %.2f s: ", s->samples, s->samples == 1 ? "" : "s",
 		r->ri->duration_s);
 	if (!s->n)
-		fprintf(f, "no process has a DRM or accel device open%s\n", r->filtered ? " (of those filtered)" : "");
+		fprintf(f, "no process%s has a DRM or accel device open%s\n", s->unreadable ? " it could read" : "",
+			r->filtered ? " (of those filtered)" : "");
 	else
 		fprintf(f, "%d DRM client%s (%d gone) in %" PRIu64 " process%s, %d device%s\n", s->n,
 			s->n == 1 ? "" : "s", closed, procs, procs == 1 ? "" : "es", ndev, ndev == 1 ? "" : "s");
