@@ -135,12 +135,13 @@ void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, 
 			    const char *comm, char *buf, size_t len);
 
 /*
- * GPU busy time, one family for every source (its `source` label):
- * "drm_sched" (sched: each job's time on its ring), "fdinfo" (the drivers'
- * own accounting per DRM client, sampled). Several sources can count the
- * same clients: a sum over `source` counts them twice.
+ * GPU busy time, xputrace_gpu_busy_seconds, is one family for every source
+ * (its `source` label): "drm_sched" (sched: each job's time on its ring),
+ * "fdinfo" (the drivers' own accounting per DRM client, sampled). Several
+ * sources can count the same work: a sum over `source` counts it twice.
+ * Each row declares the family by its name (tests/e2e/check_grafana.py
+ * reads the names from the calls) with this help.
  */
-#define XP_GPU_BUSY_FAMILY "xputrace_gpu_busy_seconds"
 #define XP_GPU_BUSY_HELP "Time a cgroup's work held the GPU, by source: drm_sched, each job from its run " \
 	"(or the ring's previous done if later) to its done, per ring; fdinfo, the driver's own busy " \
 	"time per engine; sources may count the same work, so do not add them"

@@ -113,6 +113,35 @@ static void test_shared_once(void)
 	xp_fdi_free(&S);
 }
 
+/* Many clients: each found again by its key at the next sample, none made twice. */
+static void test_many_clients(void)
+{
+	char t[128];
+	bool first;
+	int found = 0;
+
+	xp_fdi_init(&S);
+	for (int pass = 0; pass < 2; pass++) {
+		xp_fdi_begin(&S, (uint64_t)(pass + 1) * SEC);
+		for (int i = 0; i < 5000; i++) {
+			struct xp_fdi_client *c;
+
+			snprintf(t, sizeof(t), "drm-client-id: %d\ndrm-pdev: 0000:0%d:00.0\ndrm-engine-gfx: %d ns\n",
+				 i / 2, i % 2, pass * 1000);
+			CHECK(xp_fdinfo_parse(t, strlen(t), &FI));
+			c = xp_fdi_add(&S, (uint32_t)i + 1, &FI, &first);
+			found += c && c->id == (uint64_t)(i / 2) && first;
+		}
+		xp_fdi_end(&S);
+	}
+	CHECK_U64(found, 10000);
+	CHECK_U64(S.n, 5000);
+	CHECK_U64(S.c[4999].eng[0].busy_ns, 1000);
+	xp_fdi_reset(&S);
+	CHECK_U64(S.n, 5000);
+	xp_fdi_free(&S);
+}
+
 static void test_cycles(void)
 {
 	struct xp_fdi_client *c;
@@ -421,10 +450,10 @@ static void test_top_one_source(void)
 	static const uint64_t v[3] = { 500000000, 450000000, 300000000 };
 
 	xp_metrics_init(&m, 100);
-	fam = xp_metrics_family(&m, XP_GPU_BUSY_FAMILY, XP_GPU_BUSY_HELP, "seconds", XP_METRIC_COUNTER, 1e-9, true);
+	fam = xp_metrics_family(&m, "xputrace_gpu_busy_seconds", XP_GPU_BUSY_HELP, "seconds", XP_METRIC_COUNTER, 1e-9, true);
 	CHECK(fam >= 0);
-	CHECK(xp_metrics_family(&m, XP_GPU_BUSY_FAMILY, "again", "seconds", XP_METRIC_COUNTER, 1e-9, true) == fam);
-	CHECK(xp_metrics_family(&m, XP_GPU_BUSY_FAMILY, "again", "seconds", XP_METRIC_GAUGE, 1, true) == -EEXIST);
+	CHECK(xp_metrics_family(&m, "xputrace_gpu_busy_seconds", "again", "seconds", XP_METRIC_COUNTER, 1e-9, true) == fam);
+	CHECK(xp_metrics_family(&m, "xputrace_gpu_busy_seconds", "again", "seconds", XP_METRIC_GAUGE, 1, true) == -EEXIST);
 	for (int i = 0; i < 3; i++) {
 		struct xp_series *x = xp_metrics_series(&m, fam, &(struct xp_metric_key){ { (uint64_t)i } },
 							put_labels, (void *)l[i]);
@@ -455,6 +484,7 @@ int main(void)
 {
 	RUN(test_ns_and_gone);
 	RUN(test_shared_once);
+	RUN(test_many_clients);
 	RUN(test_cycles);
 	RUN(test_scan_tree);
 	RUN(test_scan_unreadable);

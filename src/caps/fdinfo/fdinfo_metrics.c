@@ -50,7 +50,7 @@ int xp_fdinfo_metrics_init(struct xp_fdinfo_metrics *x, const struct xp_metrics_
 	if ((err = xp_fdinfo_state_new(f, &x->s)))
 		return err;
 	/* the family sched declares too: one family, its series told apart by `source` */
-	x->busy = xp_metrics_family(m, XP_GPU_BUSY_FAMILY, XP_GPU_BUSY_HELP,
+	x->busy = xp_metrics_family(m, "xputrace_gpu_busy_seconds", XP_GPU_BUSY_HELP,
 				    "seconds", XP_METRIC_COUNTER, 1e-9, true);
 	x->mem = xp_metrics_family(m, "xputrace_gpu_memory_bytes", "GPU memory of the DRM clients a cgroup's "
 				   "processes hold, per device, region and kind (total, shared, resident, "

@@ -27,16 +27,21 @@ static uint64_t key_hash(const char *pdev, uint64_t id)
 	return h * 0x9e3779b97f4a7c15ull;
 }
 
+/* Client i into the table (at most half full: a free slot is always found). */
+static void insert(struct xp_fdi_stats *s, int i)
+{
+	size_t j = key_hash(s->c[i].pdev, s->c[i].id) & (s->nslot - 1);
+
+	while (s->slot[j])
+		j = (j + 1) & (s->nslot - 1);
+	s->slot[j] = i + 1;
+}
+
 static void rehash(struct xp_fdi_stats *s)
 {
 	memset(s->slot, 0, s->nslot * sizeof(*s->slot));
-	for (int i = 0; i < s->n; i++) {
-		size_t j = key_hash(s->c[i].pdev, s->c[i].id) & (s->nslot - 1);
-
-		while (s->slot[j])
-			j = (j + 1) & (s->nslot - 1);
-		s->slot[j] = i + 1;
-	}
+	for (int i = 0; i < s->n; i++)
+		insert(s, i);
 }
 
 static int grow(struct xp_fdi_stats *s)
@@ -80,8 +85,7 @@ static struct xp_fdi_client *lookup(struct xp_fdi_stats *s, const char *pdev, ui
 	memset(&s->c[s->n], 0, sizeof(s->c[s->n]));
 	snprintf(s->c[s->n].pdev, sizeof(s->c[s->n].pdev), "%s", pdev);
 	s->c[s->n].id = id;
-	s->n++;
-	rehash(s);	/* cheap enough: clients are few, and made once */
+	insert(s, s->n++);
 	*made = true;
 	return &s->c[s->n - 1];
 }

@@ -129,7 +129,7 @@ int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in
 	s->jobs = xp_metrics_family(m, "xputrace_gpu_jobs", "GPU jobs of the DRM scheduler completed, "
 				    "by the cgroup of the process that queued them, and ring", NULL,
 				    XP_METRIC_COUNTER, 1, true);
-	s->busy = xp_metrics_family(m, XP_GPU_BUSY_FAMILY, XP_GPU_BUSY_HELP,
+	s->busy = xp_metrics_family(m, "xputrace_gpu_busy_seconds", XP_GPU_BUSY_HELP,
 				    "seconds", XP_METRIC_COUNTER, 1e-9, true);
 	s->ring_busy = xp_metrics_family(m, "xputrace_gpu_ring_busy_seconds", "Time a ring was busy "
 					 "with jobs (overlapping jobs counted once)", "seconds",
