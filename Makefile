@@ -201,6 +201,11 @@ $(BUILD)/bench/filegen: bench/filegen.c $(BUILD)/libxpcore.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests/unit -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
 
+# The fdinfo sample's cost with many processes: the core library's scan.
+$(BUILD)/bench/fdinfo_sample: bench/fdinfo_sample.c $(BUILD)/libxpcore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
+
 # The benchmark's count-only floor: a BPF program of its own, not the tool's.
 $(BUILD)/bpf/floor.bpf.o: bench/bpf/floor.bpf.c
 	@mkdir -p $(@D)

@@ -46,8 +46,8 @@ for r in $(seq 1 $ROUNDS); do
 	awk -v r=$r '!/^#/ { printf "round %d job %s pid %s run %d start %d signal %d exec %d\n", r, $1, $4, $10 % 1000000000, $11 % 1000000000, $12 % 1000000000, $14 }' $J
 	d() { awk -v a="$(m $S/m$r.txt "$1")" -v b="$(m $prev "$1")" 'BEGIN { printf "%.6f", a - b }'; }
 	u=$(d 'xputrace_gpu_jobs_done_unseen_total{ring="mock-ring0"}')
-	xa=$(d 'xputrace_gpu_busy_seconds_total{cgroup="/ga",ring="mock-ring0"}') ya=$(mod $PA)
-	xb=$(d 'xputrace_gpu_busy_seconds_total{cgroup="/gb",ring="mock-ring0"}') yb=$(mod $PB)
+	xa=$(d 'xputrace_gpu_busy_seconds_total{cgroup="/ga",ring="mock-ring0",source="drm_sched"}') ya=$(mod $PA)
+	xb=$(d 'xputrace_gpu_busy_seconds_total{cgroup="/gb",ring="mock-ring0",source="drm_sched"}') yb=$(mod $PB)
 	xr=$(d 'xputrace_gpu_ring_busy_seconds_total{ring="mock-ring0"}')
 	yr=$(awk '!/^#/ && $2 == 0 { s += $14 } END { printf "%.6f", s / 1e9 }' $J)
 	say "round $r: ga $xa s (mock $ya), gb $xb s (mock $yb), ring $xr s (mock $yr), done events lost $u"

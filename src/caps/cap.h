@@ -117,6 +117,14 @@ enum {
 	XP_CAP_SAYS_UNDECODABLE = 1 << 3, /* its summary counts undecodable records itself */
 	XP_CAP_POSITIONAL_INTERVAL = 1 << 4, /* takes [INTERVAL [COUNT]] after the options, as bcc tools do */
 	XP_CAP_STREAM_TICK = 1 << 5,	/* its drain's tick runs with --stream too (api: libraries replaced) */
+	/*
+	 * Samples in user space, no kernel side and no records (fdinfo): its
+	 * `open` checks what it reads and leaves ci->k NULL; the live runner
+	 * calls `drain` as the sample, at the start, every second and before
+	 * each summary; it takes no --stream, --no-hist or -v; `record` does not take it;
+	 * `serve` calls `metrics_sample` instead of feeding records.
+	 */
+	XP_CAP_SAMPLER = 1 << 6,
 };
 
 struct xp_cap {
@@ -211,6 +219,8 @@ struct xp_cap {
 	int (*metrics_init)(struct xp_cap_inst *ci, const struct xp_metrics_in *mi);
 	/* One record of cap->rec->type counted: 0, 1 when it cannot be decoded (serve counts it), or -errno. */
 	int (*metrics_feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
+	/* A sampler's (XP_CAP_SAMPLER) one sample into its metrics, about every second: 0 or -errno. */
+	int (*metrics_sample)(struct xp_cap_inst *ci);
 	/* What ci->mst holds besides itself (NULL: nothing); ci->mst is freed after. */
 	void (*metrics_free)(struct xp_cap_inst *ci);
 	/*

@@ -208,6 +208,8 @@ int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, cons
 		return -1;
 	if ((err = ci->cap->open(ci, oa, why, sizeof(why))))
 		return xp_stop ? -1 : xp_open_failed(verb, ci, err, why);
+	if (!ci->k)		/* a sampler (XP_CAP_SAMPLER): nothing in the kernel to share */
+		return 0;
 	if (!*owner) {
 		*owner = ci->k;
 		share->events = ci->k->events;

@@ -71,6 +71,9 @@ void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts)
 
 unsigned int xp_cap_common(const struct xp_cap *cap)
 {
+	/* a sampler has no events to stream, no histograms, no libbpf */
+	if (cap->flags & XP_CAP_SAMPLER)
+		return XP_O_TRACE & ~(XP_O_STREAM | XP_O_NOHIST | XP_O_VERBOSE);
 	return XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0);
 }
 

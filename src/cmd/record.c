@@ -129,10 +129,16 @@ static bool record_default(const struct xp_cap *c)
 	return c->flags & XP_CAP_RECORD_DEFAULT;
 }
 
+/* A sampler (fdinfo) writes no records a file could keep. */
+static bool has_records(const struct xp_cap *c)
+{
+	return c->rec != NULL;
+}
+
 static int parse(int argc, char **argv, struct record_run *r)
 {
 	struct xp_optset own = { xp_record_opts.opts, record_opt, r };
-	struct xp_multi_caps mc = { r->ci, r->nci, r->want, NULL, record_default, "records", NULL,
+	struct xp_multi_caps mc = { r->ci, r->nci, r->want, has_records, record_default, "records", "records",
 				    keep_opt, r };
 	int status = xp_opts_parse_multi("record", argc, argv, xp_record_opts.common, &r->o, &own, &mc,
 					 help, r);

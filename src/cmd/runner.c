@@ -112,7 +112,8 @@ static int live_report(struct live_run *r, uint64_t interval, bool final)
 	struct xp_cap_report rep = { .ri = &ri, .json = r->o.json, .hist = r->o.hist, .final = final };
 	int err;
 
-	if (!r->o.stream && cap->drain && r->ci.k && (err = cap->drain(&r->ci, false)))
+	if (!r->o.stream && cap->drain && (r->ci.k || (cap->flags & XP_CAP_SAMPLER)) &&
+	    (err = cap->drain(&r->ci, false)))
 		return err;
 	rep.now = xp_now_ns();
 	if (r->sess.rb) {	/* else nothing was loaded (stopped during start-up): no drops */

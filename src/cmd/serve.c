@@ -42,6 +42,8 @@ struct serve_run {
 	const char *sort;		/* top --sort */
 	bool tty;			/* top: stdout is a terminal, redrawn in place */
 	uint64_t last_ns, last_events;	/* top: at the last refresh */
+	uint64_t sampled_ns;		/* the samplers' last sample (XP_CAP_SAMPLER) */
+	bool samplers;			/* some are served */
 	struct xp_live_opts o;
 	const char *listen;
 	bool per_process;
@@ -322,20 +324,38 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 	return err;
 }
 
-/* The session's timer: the kernel's drop counters into the metrics. */
+/* The samplers' metrics, at most about once a second (`force`: now). 0 or -errno. */
+static int sample(struct serve_run *r, bool force)
+{
+	uint64_t now = xp_now_ns();
+	int err = 0;
+
+	if (!r->samplers || (!force && r->sampled_ns && now - r->sampled_ns < 900000000ull))
+		return 0;
+	r->sampled_ns = now;
+	for (int i = 0; !err && i < r->nci; i++)
+		if (r->want[i] && (r->ci[i].cap->flags & XP_CAP_SAMPLER)) {
+			pthread_mutex_lock(&r->lock);
+			err = r->ci[i].cap->metrics_sample(&r->ci[i]);
+			pthread_mutex_unlock(&r->lock);
+		}
+	return err;
+}
+
+/* The session's timer: the kernel's drop counters into the metrics, the samplers' samples. */
 static int on_tick(void *ctx, uint64_t n)
 {
 	struct serve_run *r = ctx;
 	uint64_t d[XP_DROP_ALL];
 
 	(void)n;
-	if (xp_session_drops_for(&r->sess, d, false))
-		return 0;
+	if (!r->sess.rb || xp_session_drops_for(&r->sess, d, false))
+		return sample(r, r->top);
 	pthread_mutex_lock(&r->lock);
 	for (int i = 0; i < XP_DROP_ALL; i++)
 		r->drops[i]->value = d[i];
 	pthread_mutex_unlock(&r->lock);
-	return 0;
+	return sample(r, r->top);
 }
 
 /* top: one refresh of the table, from what changed since the last one. */
@@ -406,6 +426,7 @@ static int open_caps(struct serve_run *r)
 			return xp_fail(1, "%s: %s", r->verb, strerror(ENOMEM));
 		if ((err = r->ci[i].cap->metrics_init(&r->ci[i], &mi)))
 			return xp_fail(1, "%s: %s", r->verb, strerror(-err));
+		r->samplers |= (r->ci[i].cap->flags & XP_CAP_SAMPLER) != 0;
 	}
 	return 0;
 }
@@ -459,7 +480,7 @@ static int serve(struct serve_run *r, int argc, char **argv)
 	if (r->top && r->sort && !xp_top_sort_known(&r->m, r->sort))
 		return xp_fail(2, "top: --sort wants a column (see the heads: ioctls, ...), pid, comm or "
 				  "cgroup, not '%s'", r->sort);
-	if (!r->owner) {	/* a signal during start-up */
+	if (!r->owner && (!r->samplers || xp_stop)) {	/* a signal during start-up */
 		xp_caps_detach(r->verb, r->ci, r->nci);
 		return 0;
 	}
@@ -469,13 +490,18 @@ static int serve(struct serve_run *r, int argc, char **argv)
 	r->sess.on_record = on_record;
 	r->sess.on_interval = r->top ? on_refresh : on_tick;
 	r->sess.ctx = r;
-	if ((err = xp_session_open(&r->sess, r->owner->events, r->owner->drops)))
+	if (!r->owner)		/* samplers alone: no ring buffer, the session only waits */
+		r->sess.drops_fd = -1;
+	else if ((err = xp_session_open(&r->sess, r->owner->events, r->owner->drops)))
 		return xp_fail(1, "%s: cannot read the ring buffer: %s", verb, strerror(-err));
+	/* the samplers' first sample: what was used before it is not counted */
+	if ((err = sample(r, true)))
+		return xp_fail(1, "%s: %s", verb, strerror(-err));
 	r->sess.t_start_ns = r->sess.t_interval_ns = r->last_ns = xp_now_ns();
 	for (int i = 0; i < r->nci; i++)
-		if (r->want[i] && r->ci[i].k && k < sizeof(what))
+		if (r->want[i] && (r->ci[i].k || r->ci[i].cap->flags & XP_CAP_SAMPLER) && k < sizeof(what))
 			k += (size_t)snprintf(what + k, sizeof(what) - k, "%s%s (%s)", k ? ", " : "",
-					      r->ci[i].cap->name, r->ci[i].k->hook);
+					      r->ci[i].cap->name, r->ci[i].k ? r->ci[i].k->hook : "sampled");
 	if (!xp_stop) {
 		/* tests wait for "Tracing" and read the address from this line */
 		if (r->top)

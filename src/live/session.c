@@ -199,6 +199,14 @@ double xp_session_elapsed(const struct xp_session *s, bool since_interval)
 	return (double)(end - (since_interval ? s->t_interval_ns : s->t_start_ns)) / 1e9;
 }
 
+/* A wait of `ms` (a signal ends it early): 0 or -EINTR. */
+static int nap_ms(int64_t ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	return nanosleep(&ts, NULL) ? -errno : 0;
+}
+
 int xp_session_run(struct xp_session *s)
 {
 	uint64_t interval_ns = s->interval_s > 0 ? (uint64_t)(s->interval_s * 1e9) : 0;
@@ -218,7 +226,7 @@ int xp_session_run(struct xp_session *s)
 		if (interval_ns && now >= s->interval_due_ns) {
 			/* read first so the interval holds everything up to now */
 			s->interval_due_ns = 0;
-			err = ring_buffer__consume(s->rb);
+			err = s->rb ? ring_buffer__consume(s->rb) : 0;
 			if (err < 0 && err != STOP_CONSUMING)
 				break;
 			err = s->on_interval ? s->on_interval(s->ctx, ++n_interval) : 0;
@@ -232,11 +240,12 @@ int xp_session_run(struct xp_session *s)
 			if (s->next_tick_ns != now && (err = s->on_tick(s->ctx)) < 0)
 				break;
 		}
-		err = ring_buffer__poll(s->rb, (int)wait_ms);
+		/* a sampler's run has no ring buffer: it waits */
+		err = s->rb ? ring_buffer__poll(s->rb, (int)wait_ms) : nap_ms(wait_ms);
 		if (err < 0 && err != -EINTR)
 			break;
 		/* records submitted without a wake-up are only seen by consuming */
-		err = ring_buffer__consume(s->rb);
+		err = s->rb ? ring_buffer__consume(s->rb) : 0;
 		if (err < 0 && err != STOP_CONSUMING)
 			break;
 		err = 0;

@@ -36,6 +36,10 @@ void xp_metrics_free(struct xp_metrics *m)
 int xp_metrics_family(struct xp_metrics *m, const char *name, const char *help, const char *unit,
 		      enum xp_metric_type type, double scale, bool bounded)
 {
+	/* one family of a name, whoever declares it first: rows share it (GPU busy time) */
+	for (int i = 0; i < m->nfams; i++)
+		if (!strcmp(m->fams[i].name, name))
+			return m->fams[i].type == type ? i : -EEXIST;
 	if (m->nfams == m->capfams) {
 		int nc = m->capfams ? m->capfams * 2 : 16;
 		struct xp_metric_fam *nf = realloc(m->fams, (size_t)nc * sizeof(*nf));

@@ -62,7 +62,11 @@ struct xp_metrics {
 void xp_metrics_init(struct xp_metrics *m, size_t max_series);
 void xp_metrics_free(struct xp_metrics *m);
 
-/* A family, its index; -ENOMEM. The strings must outlive m. */
+/*
+ * A family, its index; -ENOMEM. The strings must outlive m. A name declared
+ * already gives that family (rows share one: the GPU busy time below), or
+ * -EEXIST where its type differs.
+ */
 int xp_metrics_family(struct xp_metrics *m, const char *name, const char *help, const char *unit,
 		      enum xp_metric_type type, double scale, bool bounded);
 
@@ -129,6 +133,18 @@ uint64_t xp_metrics_pid_cgroup(const struct xp_metrics_in *in, uint32_t pid, uin
  */
 void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, uint32_t pid,
 			    const char *comm, char *buf, size_t len);
+
+/*
+ * GPU busy time, xputrace_gpu_busy_seconds, is one family for every source
+ * (its `source` label): "drm_sched" (sched: each job's time on its ring),
+ * "fdinfo" (the drivers' own accounting per DRM client, sampled). Several
+ * sources can count the same work: a sum over `source` counts it twice.
+ * Each row declares the family by its name (tests/e2e/check_grafana.py
+ * reads the names from the calls) with this help.
+ */
+#define XP_GPU_BUSY_HELP "Time a cgroup's work held the GPU, by source: drm_sched, each job from its run " \
+	"(or the ring's previous done if later) to its done, per ring; fdinfo, the driver's own busy " \
+	"time per engine; sources may count the same work, so do not add them"
 
 #define XP_METRICS_CT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
 #define XP_METRICS_CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"

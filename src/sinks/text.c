@@ -193,3 +193,20 @@ void xp_print_lat_cols(FILE *f, const struct xp_hist *h)
 		xp_fmt_ns(xp_hist_percentile(h, 50), b, sizeof(b)),
 		xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)), xp_fmt_ns(h->max, d, sizeof(d)));
 }
+
+const char *xp_fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int k = 0;
+
+	while (v >= 1024 && k < 4) {
+		v /= 1024;
+		k++;
+	}
+	if (!k)
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+	else
+		snprintf(buf, len, "%.1f %s", v, u[k]);
+	return buf;
+}

@@ -25,6 +25,8 @@ int64_t xp_rel_ns(uint64_t ts, uint64_t t0);
 char *xp_put_rel_s(char *p, uint64_t ts, uint64_t t0);
 /* "812ns", "12.3us", "4.56ms", "1.20s" */
 const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len);
+/* "812 B", "12.0 KiB", "4.5 MiB", "1.2 GiB" */
+const char *xp_fmt_bytes(uint64_t b, char *buf, size_t len);
 /* "ENOTTY" (or "E123" for numbers without a name) */
 const char *xp_errno_name(uint32_t err, char *buf, size_t len);
 /*

@@ -10,12 +10,15 @@
 struct cell {
 	char key[360];		/* pid \x1f comm \x1f cgroup: sorts a process's cells together */
 	int col;
+	bool alt;		/* of a second source (source="fdinfo"): shown where the row has no other */
 	double v;
 };
 
 struct row {
 	const char *key;
 	double v[XP_TOP_MAX_COLS];
+	double alt[XP_TOP_MAX_COLS];	/* the second source's */
+	bool prim[XP_TOP_MAX_COLS];	/* the first source had some */
 };
 
 static const char *short_name(const char *name)
@@ -122,6 +125,73 @@ static int by_sort(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* The row of a series: its process's key (pid, comm, cgroup), or its labels' for a ring's or device's. */
+static void row_key(const struct xp_series *s, char *key, size_t len)
+{
+	char pid[32], comm[64], cg[256];
+
+	if (xp_labels_get(s->labels, "other", pid, sizeof(pid))) {
+		snprintf(key, len, "-\x1f(other)\x1f(past --max-series)");
+		return;
+	}
+	if (!xp_labels_get(s->labels, "pid", pid, sizeof(pid))) {
+		/* a ring's or a device's row, not a process's */
+		label_values(s->labels, comm, sizeof(comm));
+		snprintf(key, len, "-\x1f%s\x1f-", comm);
+		return;
+	}
+	if (!xp_labels_get(s->labels, "comm", comm, sizeof(comm)))
+		snprintf(comm, sizeof(comm), "-");
+	if (!xp_labels_get(s->labels, "cgroup", cg, sizeof(cg)))
+		snprintf(cg, sizeof(cg), "-");
+	snprintf(key, len, "%s\x1f%s\x1f%s", pid, comm, cg);
+}
+
+/*
+ * Every series' change since the last refresh, keyed by its process, into
+ * *cells. A family several sources feed (GPU busy time: drm_sched and
+ * fdinfo) marks fdinfo's cells `alt`: a row shows them only where it has
+ * none of the other source, so one process's time is never added twice.
+ */
+static int collect(struct xp_metrics *m, const int *cols, int ncol, double dt, struct cell **out, size_t *n)
+{
+	size_t ncell = 0, cap = 0;
+	struct cell *cells = NULL;
+	char src[16];
+
+	for (int c = 0; c < ncol; c++) {
+		const struct xp_metric_fam *fam = &m->fams[cols[c]];
+
+		for (struct xp_series *s = fam->first; s; s = s->next) {
+			uint64_t d = s->value - s->shown;
+
+			s->shown = s->value;
+			if (!d)
+				continue;
+			if (ncell == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct cell *nx = realloc(cells, nc * sizeof(*nx));
+
+				if (!nx) {
+					free(cells);
+					return -ENOMEM;
+				}
+				cells = nx;
+				cap = nc;
+			}
+			row_key(s, cells[ncell].key, sizeof(cells[ncell].key));
+			cells[ncell].col = c;
+			cells[ncell].alt = xp_labels_get(s->labels, "source", src, sizeof(src)) && !strcmp(src, "fdinfo");
+			/* seconds: a share of one CPU's time, in percent */
+			cells[ncell].v = (double)d * fam->scale / dt * (fam->unit && !strcmp(fam->unit, "seconds") ? 100 : 1);
+			ncell++;
+		}
+	}
+	*out = cells;
+	*n = ncell;
+	return 0;
+}
+
 /* The table: a head, then at most o->max_rows rows; the rows shown. */
 static int print_rows(FILE *f, const struct xp_metrics *m, const int *cols, int ncol,
 		      const struct row *rows, int nrows, const struct xp_top_opts *o)
@@ -161,57 +231,14 @@ static int print_rows(FILE *f, const struct xp_metrics *m, const int *cols, int 
 int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_opts *o)
 {
 	int cols[XP_TOP_MAX_COLS], ncol = columns(m, cols, true), nrows = 0, shown = 0;
-	size_t ncell = 0, cap = 0;
+	size_t ncell = 0;
 	struct cell *cells = NULL;
 	struct row *rows = NULL;
-	char pid[32], comm[64], cg[256];
 
 	if (dt <= 0)
 		dt = 1;
-	/* every series' change since the last refresh, keyed by its process */
-	for (int c = 0; c < ncol; c++) {
-		const struct xp_metric_fam *fam = &m->fams[cols[c]];
-
-		for (struct xp_series *s = fam->first; s; s = s->next) {
-			uint64_t d = s->value - s->shown;
-			bool other = xp_labels_get(s->labels, "other", pid, sizeof(pid)) != NULL;
-
-			s->shown = s->value;
-			if (!d)
-				continue;
-			if (ncell == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				struct cell *n = realloc(cells, nc * sizeof(*n));
-
-				if (!n) {
-					free(cells);
-					return -ENOMEM;
-				}
-				cells = n;
-				cap = nc;
-			}
-			if (other) {
-				snprintf(pid, sizeof(pid), "-");
-				snprintf(comm, sizeof(comm), "(other)");
-				snprintf(cg, sizeof(cg), "(past --max-series)");
-			} else if (!xp_labels_get(s->labels, "pid", pid, sizeof(pid))) {
-				/* a ring's or a device's row, not a process's */
-				snprintf(pid, sizeof(pid), "-");
-				label_values(s->labels, comm, sizeof(comm));
-				snprintf(cg, sizeof(cg), "-");
-			} else {
-				if (!xp_labels_get(s->labels, "comm", comm, sizeof(comm)))
-					snprintf(comm, sizeof(comm), "-");
-				if (!xp_labels_get(s->labels, "cgroup", cg, sizeof(cg)))
-					snprintf(cg, sizeof(cg), "-");
-			}
-			snprintf(cells[ncell].key, sizeof(cells[ncell].key), "%s\x1f%s\x1f%s", pid, comm, cg);
-			cells[ncell].col = c;
-			/* seconds: a share of one CPU's time, in percent */
-			cells[ncell].v = (double)d * fam->scale / dt * (fam->unit && !strcmp(fam->unit, "seconds") ? 100 : 1);
-			ncell++;
-		}
-	}
+	if (collect(m, cols, ncol, dt, &cells, &ncell))
+		return -ENOMEM;
 	qsort(cells, ncell, sizeof(*cells), by_key);
 	rows = calloc(ncell ? ncell : 1, sizeof(*rows));
 	if (!rows) {
@@ -219,10 +246,22 @@ int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_o
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < ncell; i++) {
+		struct row *rw;
+
 		if (!nrows || strcmp(rows[nrows - 1].key, cells[i].key))
 			rows[nrows++].key = cells[i].key;
-		rows[nrows - 1].v[cells[i].col] += cells[i].v;
+		rw = &rows[nrows - 1];
+		if (cells[i].alt) {
+			rw->alt[cells[i].col] += cells[i].v;
+		} else {
+			rw->v[cells[i].col] += cells[i].v;
+			rw->prim[cells[i].col] = true;
+		}
 	}
+	for (int i = 0; i < nrows; i++)
+		for (int c = 0; c < ncol; c++)
+			if (!rows[i].prim[c])
+				rows[i].v[c] = rows[i].alt[c];
 	sort_col = ncol ? 0 : -1;
 	sort_field = 0;
 	if (o->sort) {

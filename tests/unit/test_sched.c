@@ -1031,7 +1031,7 @@ static void t_metrics(void)
 	fclose(f);
 	CHECK(strstr(out, "xputrace_gpu_jobs_total{cgroup=\"/test\",ring=\"ring0\"} 5\n") != NULL);
 	/* 10 + 10 (from the first's done) + 5 ms, then 5 from its run: 33 to 40 (4's start unknown) */
-	CHECK(strstr(out, "xputrace_gpu_busy_seconds_total{cgroup=\"/test\",ring=\"ring0\"} 0.032\n") != NULL);
+	CHECK(strstr(out, "xputrace_gpu_busy_seconds_total{cgroup=\"/test\",ring=\"ring0\",source=\"drm_sched\"} 0.032\n") != NULL);
 	CHECK(strstr(out, "xputrace_gpu_ring_busy_seconds_total{ring=\"ring0\"} 0.032\n") != NULL);
 	CHECK(strstr(out, "xputrace_gpu_jobs_done_unseen_total{ring=\"ring0\"} 1\n") != NULL);
 	CHECK(strstr(out, "xputrace_gpu_job_run_seconds_count{ring=\"ring0\"} 4\n") != NULL);

@@ -23,6 +23,14 @@
  *     command "submit ring=R dur_us=D count=N" does, from the caller's
  *     context, as a GPU driver's submit ioctl; returns the last job's
  *     handle in `handle`, and read gives all of them as after a write.
+ *     alloc=KB      allocate a KB KiB buffer (zeroed: resident) for this file,
+ *         freed when it is closed (at most MOCK_MAX_BOS of them)
+ *   /proc/PID/fdinfo/FD: the file's usage as a DRM driver writes it
+ *   (drm-usage-stats): drm-driver, drm-client-id, drm-engine-<ring> (the
+ *   time the ring executed this file's jobs: from the ring starting each
+ *   to its fence's signal, the same jobs drm_sched runs), drm-total- and
+ *   drm-resident-system (its buffers). A node under /dev/dri for it
+ *   (mknod, major 10) makes it a DRM client to fdinfo readers.
  *   /sys/kernel/debug/mockgpu/jobs: one line per finished job with the
  *   module's own clock (run_job -> fence signal and ring execution time),
  *   for tests to compare with what a tracer measured. Writing to it clears.
@@ -66,6 +74,8 @@
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/kref.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/debugfs.h>
@@ -109,6 +119,7 @@
 #define MOCK_LATE_SAMPLES 31
 #define MOCK_MAX_DEPS 8
 #define MOCK_MAX_BATCH 256
+#define MOCK_MAX_BOS 64
 
 static unsigned int nrings = 2;
 module_param(nrings, uint, 0444);
@@ -133,8 +144,20 @@ struct mock_ring {
 	atomic64_t jobs_done, exec_ns_total;
 };
 
+/* A file's usage for its fdinfo: its jobs hold it too, as one may finish after close. */
+struct mock_usage {
+	struct kref ref;
+	atomic64_t busy_ns[MOCK_MAX_RINGS];
+};
+
+static void mock_usage_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct mock_usage, ref));
+}
+
 struct mock_job {
 	struct drm_sched_job base;
+	struct mock_usage *usage;
 	struct mock_ring *ring;
 	struct dma_fence *hw;
 	struct hrtimer timer;
@@ -160,6 +183,10 @@ struct mock_file {
 	struct mutex lock;
 	u64 batch[MOCK_MAX_BATCH];
 	unsigned int nbatch;
+	struct mock_usage *usage;
+	void *bo[MOCK_MAX_BOS];		/* alloc=KB: its buffers */
+	unsigned int nbo;
+	u64 bo_bytes;
 #ifdef MOCK_XDNA
 	char hwctx[MOCK_HWCTX_LEN];	/* the hardware context's name */
 	u64 seq;			/* the next job's sequence number */
@@ -278,6 +305,7 @@ static void mock_job_complete(struct mock_job *job, u64 now)
 	late_add((s64)(now - job->armed_ns));
 	atomic64_inc(&ring->jobs_done);
 	atomic64_add(signal_ns - job->start_ns, &ring->exec_ns_total);
+	atomic64_add(signal_ns - job->start_ns, &job->usage->busy_ns[ring->idx]);
 
 	spin_lock_irqsave(&log_lock, flags);
 	r = &joblog[log_count % MOCK_LOG_SLOTS];
@@ -406,6 +434,7 @@ static void mock_free_job(struct drm_sched_job *sj)
 	drm_sched_job_cleanup(sj);
 	if (job->hw)
 		dma_fence_put(job->hw);
+	kref_put(&job->usage->ref, mock_usage_free);
 	kfree(job);
 	atomic_dec(&live_jobs);
 }
@@ -511,6 +540,8 @@ static int mock_submit(struct mock_file *mf, unsigned int r, u32 dur_us,
 	if (mf->last[r])
 		dma_fence_put(mf->last[r]);
 	mf->last[r] = dma_fence_get(fin);
+	job->usage = mf->usage;
+	kref_get(&mf->usage->ref);
 	job->push_ns = ktime_get_ns();
 	drm_sched_entity_push_job(&job->base);	/* queue tracepoint, our context */
 	return 0;
@@ -581,6 +612,16 @@ static int mock_command(struct mock_file *mf, char *line)
 					return -EINVAL;
 				deps[ndeps++] = h;
 			}
+		} else if (!strcmp(tok, "alloc")) {
+			u32 kb;
+
+			if (kstrtou32(val, 0, &kb) || !kb || kb > 1024 * 1024 || mf->nbo == MOCK_MAX_BOS)
+				return -EINVAL;
+			mf->bo[mf->nbo] = vzalloc((size_t)kb * 1024);
+			if (!mf->bo[mf->nbo])
+				return -ENOMEM;
+			mf->nbo++;
+			mf->bo_bytes += (u64)kb * 1024;
 		} else if (!strcmp(tok, "wait")) {
 			struct dma_fence *f;
 
@@ -696,6 +737,12 @@ static int mock_open(struct inode *inode, struct file *file)
 	mf = kzalloc(sizeof(*mf), GFP_KERNEL);
 	if (!mf)
 		return -ENOMEM;
+	mf->usage = kzalloc(sizeof(*mf->usage), GFP_KERNEL);
+	if (!mf->usage) {
+		kfree(mf);
+		return -ENOMEM;
+	}
+	kref_init(&mf->usage->ref);
 	mutex_init(&mf->lock);
 	mf->client_id = atomic64_inc_return(&next_client);
 #ifdef MOCK_XDNA
@@ -709,6 +756,7 @@ static int mock_open(struct inode *inode, struct file *file)
 		if (ret) {
 			while (i--)
 				drm_sched_entity_destroy(&mf->entity[i]);
+			kref_put(&mf->usage->ref, mock_usage_free);
 			kfree(mf);
 			return ret;
 		}
@@ -728,8 +776,30 @@ static int mock_release(struct inode *inode, struct file *file)
 		if (mf->last[i])
 			dma_fence_put(mf->last[i]);
 	}
+	for (i = 0; i < mf->nbo; i++)
+		vfree(mf->bo[i]);
+	kref_put(&mf->usage->ref, mock_usage_free);
 	kfree(mf);
 	return 0;
+}
+
+/* drm-usage-stats, as a DRM driver's show_fdinfo writes them. */
+static void mock_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct mock_file *mf = file->private_data;
+	unsigned int i;
+	u64 bytes;
+
+	mutex_lock(&mf->lock);
+	bytes = mf->bo_bytes;
+	mutex_unlock(&mf->lock);
+	seq_printf(m, "drm-driver:\t%s\n", MOCK_FENCE_DRIVER);
+	seq_printf(m, "drm-client-id:\t%llu\n", mf->client_id);
+	for (i = 0; i < nrings; i++)
+		seq_printf(m, "drm-engine-%s:\t%lld ns\n", rings[i].name,
+			   (long long)atomic64_read(&mf->usage->busy_ns[i]));
+	seq_printf(m, "drm-total-system:\t%llu KiB\n", bytes >> 10);
+	seq_printf(m, "drm-resident-system:\t%llu KiB\n", bytes >> 10);
 }
 
 static const struct file_operations mock_fops = {
@@ -740,6 +810,7 @@ static const struct file_operations mock_fops = {
 	.write = mock_write,
 	.unlocked_ioctl = mock_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.show_fdinfo = mock_show_fdinfo,
 };
 
 static struct miscdevice mock_misc = {

@@ -17,19 +17,7 @@
 
 static inline const char *human(uint64_t b, char *buf, size_t len)
 {
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)b;
-	int k = 0;
-
-	while (v >= 1024 && k < 4) {
-		v /= 1024;
-		k++;
-	}
-	if (!k)
-		snprintf(buf, len, "%" PRIu64 " B", b);
-	else
-		snprintf(buf, len, "%.1f %s", v, u[k]);
-	return buf;
+	return xp_fmt_bytes(b, buf, len);
 }
 
 /* One row of a moves-by-placement table (amdgpu and xe), text and JSON. */

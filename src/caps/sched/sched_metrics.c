@@ -27,6 +27,7 @@ struct label_ctx {
 	const struct xp_sched_job_info *j;
 	uint64_t cg;
 	bool cgroup;	/* the series is per cgroup */
+	bool busy;	/* of the GPU busy family, which says its source */
 };
 
 static void labels(void *p, char *buf, size_t len)
@@ -36,6 +37,8 @@ static void labels(void *p, char *buf, size_t len)
 	if (c->cgroup)
 		xp_metrics_task_labels(&c->s->in, c->cg, c->j->pid, c->j->comm, buf, len);
 	xp_labels_add(buf, len, "ring", c->j->ring ? c->j->ring : "");
+	if (c->busy)
+		xp_labels_add(buf, len, "source", "drm_sched");
 }
 
 static uint64_t *last_end_of(struct xp_sched_metrics *s, const char *ring)
@@ -68,7 +71,8 @@ static void on_job(void *ctx, const struct xp_sched_job_info *j)
 	uint64_t rk = ring_key(ring), cg = xp_metrics_pid_cgroup(&s->in, j->pid, 0), *last;
 	uint64_t pid = s->in.per_process ? j->pid : 0;
 	struct xp_metric_key kc = { { cg, pid, rk, 0 } }, kr = { { rk, 0, 0, 0 } };
-	struct label_ctx lc = { s, j, cg, true }, lr = { s, j, 0, false };
+	struct label_ctx lc = { s, j, cg, true, false }, lr = { s, j, 0, false, false };
+	struct label_ctx lb = { s, j, cg, true, true };
 	struct xp_series *jobs = xp_metrics_series(m, s->jobs, &kc, labels, &lc), *x;
 
 	if (!jobs) {
@@ -99,7 +103,7 @@ static void on_job(void *ctx, const struct xp_sched_job_info *j)
 	xp_series_observe(m, x, j->done_ts > j->run_ts ? j->done_ts - j->run_ts : 0);
 	{
 		uint64_t held = xp_sched_busy_share(j->run_ts, j->done_ts, last);
-		struct xp_series *b = xp_metrics_series(m, s->busy, &kc, labels, &lc);
+		struct xp_series *b = xp_metrics_series(m, s->busy, &kc, labels, &lb);
 		struct xp_series *rb = xp_metrics_series(m, s->ring_busy, &kr, labels, &lr);
 
 		if (!b || !rb)
@@ -125,9 +129,8 @@ int xp_sched_metrics_init(struct xp_sched_metrics *s, const struct xp_metrics_in
 	s->jobs = xp_metrics_family(m, "xputrace_gpu_jobs", "GPU jobs of the DRM scheduler completed, "
 				    "by the cgroup of the process that queued them, and ring", NULL,
 				    XP_METRIC_COUNTER, 1, true);
-	s->busy = xp_metrics_family(m, "xputrace_gpu_busy_seconds", "Time a cgroup's jobs held their "
-				    "ring: each job from its run, or the ring's previous done if later, "
-				    "to its done", "seconds", XP_METRIC_COUNTER, 1e-9, true);
+	s->busy = xp_metrics_family(m, "xputrace_gpu_busy_seconds", XP_GPU_BUSY_HELP,
+				    "seconds", XP_METRIC_COUNTER, 1e-9, true);
 	s->ring_busy = xp_metrics_family(m, "xputrace_gpu_ring_busy_seconds", "Time a ring was busy "
 					 "with jobs (overlapping jobs counted once)", "seconds",
 					 XP_METRIC_COUNTER, 1e-9, true);
