@@ -168,6 +168,8 @@ int cmd_export(int argc, char **argv)
 		return xp_fail(2, "export: -o OUT is required");
 	if (!*paths[1])
 		return xp_fail(2, "export: -o wants a file name, not ''");
+	if (paths[2] && !strcmp(paths[1], "-"))
+		return xp_fail(2, "export: --force writes through a symbolic link at OUT; -o - is standard output");
 	if (!*paths[0])
 		return xp_fail(2, "export: --perfetto wants a trace file, not ''");
 

@@ -372,5 +372,7 @@ int cmd_report(int argc, char **argv)
 			       xp_cap_names(names, sizeof(names)));
 	if (view && ro.info)
 		return xp_fail(2, "report: --info describes the whole file and takes no view ('%s')", view);
+	if (!lo.hist && ro.info)
+		return xp_fail(2, "report: --no-hist shapes the summary, which --info prints none of");
 	return xp_finish_stdout(xp_report_file(path, view, lo.json, lo.hist, ro.info));
 }
