@@ -204,7 +204,7 @@ int cmd_export(int argc, char **argv)
 		status = xp_fail(1, "export: out of memory");
 	for (int i = 0; i < c->nci; i++)
 		undecodable += c->ci[i].undecodable;
-	if (undecodable)
+	if (undecodable && !status)	/* a refused file's one line says it all: nothing is written */
 		fprintf(stderr, "xputrace: export: %llu record%s could not be decoded\n",
 			(unsigned long long)undecodable, undecodable == 1 ? "" : "s");
 	/* renamed into place only when whole; a failure leaves OUT as it was */

@@ -286,8 +286,9 @@ int xp_live_targets(struct xp_live_opts *o, const char *verb, struct xp_devices 
 void xp_warn_no_devices(const char *verb, const struct xp_devices *d)
 {
 	if (!d->nmajors && !d->nextra)
-		fprintf(stderr, "xputrace: %s: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
-				"nothing to trace unless --device names a node\n", verb);
+		/* a note, not an error: tracing goes on, for what else the verb traces */
+		fprintf(stderr, "note: %s: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd): "
+				"no device's ioctls are seen unless --device names a node\n", verb);
 }
 
 int xp_open_failed(const char *verb, const struct xp_cap_inst *ci, int err, const char *why)
