@@ -187,6 +187,8 @@ one_line "options: export refuses --force with -o -" 2 "export: --force .* -o - 
 	export --perfetto $G/all.xpt -o - --force
 one_line "options: record refuses --force with -o -" 2 "record: --force .* -o - is standard output" \
 	record -o - --force -d 0.1
+one_line "options: record refuses -j with -o -, naming -j's summaries" 2 "record: --json \(the summaries\) reads the file" \
+	record -o - -j -d 0.1
 one_line "options: report refuses --no-hist with --info" 2 "report: --no-hist shapes the summary" \
 	report $G/all.xpt --info --no-hist
 
