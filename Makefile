@@ -254,13 +254,14 @@ fuzz: $(BUILD)/fuzz/fuzz_reader
 	bash fuzz/run.sh $(FUZZ_TIME)
 
 # xputrace and the unit tests with AddressSanitizer and UndefinedBehaviorSanitizer
-# (any report fails the run: tests/asan.sh), the e2e helpers as `make helpers`
-# builds them. Slower than `make test`, so not part of it.
+# (any report fails the run, and so does a command no test ran: tests/asan.sh),
+# the e2e helpers as `make helpers` builds them. Not part of `make test`: CI runs
+# it after (.ci/run).
 ASAN_BUILD  := $(BUILD)/asan
 ASAN_FLAGS  := -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 check-asan: deps
-	$(MAKE) helpers
-	$(MAKE) BUILD=$(ASAN_BUILD) SAN="$(ASAN_FLAGS)" $(ASAN_BUILD)/xputrace unit
+	$(MAKE) -j$(XP_MAKE_JOBS) helpers
+	$(MAKE) -j$(XP_MAKE_JOBS) BUILD=$(ASAN_BUILD) SAN="$(ASAN_FLAGS)" $(ASAN_BUILD)/xputrace unit
 	bash tests/asan.sh $(ASAN_BUILD)
 
 install: xputrace $(DOCS)

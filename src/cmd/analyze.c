@@ -39,6 +39,9 @@ static int an_opt(void *ctx, int i, const char *arg)
 	if (i == O_WINDOW) {
 		if (xp_parse_seconds(arg, &o->window_s))
 			return xp_fail(2, "analyze: --window wants seconds > 0, not '%s'", arg);
+		/* in whole nanoseconds: one that rounds to none would mean the whole recording */
+		if (o->window_s * 1e9 + 0.5 < 1)
+			return xp_fail(2, "analyze: --window %s is under a nanosecond, the shortest window", arg);
 		return 0;
 	}
 	if (i == O_BY)
@@ -117,7 +120,8 @@ int cmd_analyze(int argc, char **argv)
 	status = xp_opts_parse("analyze", argc, argv, xp_analyze_opts.common, &lo, &set, 1, an_help, NULL);
 	if (status)
 		return status < 0 ? xp_finish_stdout(0) : status;
-	if ((status = xp_sim_file_operand("analyze", argc, argv, &path)))
+	if ((status = xp_sim_file_operand("analyze", argc, argv, &path)) ||
+	    (status = xp_sim_perfetto_json("analyze", o.perfetto, lo.json)))
 		return status;
 	if ((status = xp_sim_load_file("analyze", path, o.by_client, &l, &t0, &t_end)))
 		return xp_finish_stdout(status);

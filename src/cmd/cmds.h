@@ -78,6 +78,8 @@ int xp_sim_load_file(const char *verb, const char *path, bool by_client, struct 
 int xp_sim_parse_by(const char *verb, const char *arg, bool *by_client);
 /* --format of the --perfetto file: json or proto */
 int xp_sim_parse_format(const char *verb, const char *arg, bool *proto);
+/* --json with --perfetto -, which prints the trace instead of a summary: 2 after the error; else 0. */
+int xp_sim_perfetto_json(const char *verb, const char *perfetto, bool json);
 /* "--OPT KEY=VALUE": set(task, VALUE) on the tasks KEY (comm or pid) names; 0, or 2 after the error. */
 int xp_sim_apply(const char *verb, const char *opt, const char *spec, struct xp_sim_input *in,
 		 int (*set)(struct xp_sim_task *t, const char *val));

@@ -469,7 +469,8 @@ static void gen_man(FILE *f, const struct gverb *v, size_t n)
 		   "xputrace traces what the kernel drivers of GPUs and NPUs do, with BPF programs\n"
 		   "that it loads into the running kernel: each command below is one thing it\n"
 		   "traces (a capability), or works with what they traced.\n"
-		   "A command may be abbreviated to any prefix that names only it.\n"
+		   "A command may be abbreviated to any prefix that names only it; an option may\n"
+		   "not: each is spelled in full.\n"
 		   "\\fBxputrace \\fICOMMAND \\fB\\-\\-help\\fR describes a command.\n"
 		   ".SH COMMANDS\n", XP_VERSION);
 	for (size_t i = 0; i < n; i++) {

@@ -168,6 +168,8 @@ int cmd_export(int argc, char **argv)
 		return xp_fail(2, "export: -o OUT is required");
 	if (!*paths[1])
 		return xp_fail(2, "export: -o wants a file name, not ''");
+	if (paths[2] && !strcmp(paths[1], "-"))
+		return xp_fail(2, "export: --force writes through a symbolic link at OUT; -o - is standard output");
 	if (!*paths[0])
 		return xp_fail(2, "export: --perfetto wants a trace file, not ''");
 
@@ -202,7 +204,7 @@ int cmd_export(int argc, char **argv)
 		status = xp_fail(1, "export: out of memory");
 	for (int i = 0; i < c->nci; i++)
 		undecodable += c->ci[i].undecodable;
-	if (undecodable)
+	if (undecodable && !status)	/* a refused file's one line says it all: nothing is written */
 		fprintf(stderr, "xputrace: export: %llu record%s could not be decoded\n",
 			(unsigned long long)undecodable, undecodable == 1 ? "" : "s");
 	/* renamed into place only when whole; a failure leaves OUT as it was */

@@ -218,8 +218,14 @@ int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, cons
 	} else {
 		s->more_obj[s->nmore_obj++] = ci->k->obj;
 	}
-	if (ci->cap->flags & XP_CAP_DEVICES)
-		xp_warn_no_devices(verb, oa->devs);
+	if (ci->cap->flags & XP_CAP_DEVICES) {
+		bool said = false;	/* by an earlier capability of this run */
+
+		for (int j = 0; j < i; j++)
+			said |= mc->want[j] && (mc->ci[j].cap->flags & XP_CAP_DEVICES);
+		if (!said)
+			xp_warn_no_devices(verb, oa->devs);
+	}
 	return 0;
 }
 

@@ -88,7 +88,42 @@ int xp_common_opts(unsigned int common, const struct xp_cap_opt **out, int max)
 	return n;
 }
 
-/* The option as the user wrote it, for errors: "-x" inside a bundle, else the word. */
+/*
+ * Options are taken by their whole names only: getopt_long would take any
+ * unique prefix, and a prefix unique today names another option once one
+ * is added (--format for --format1). For a long option as typed ("--name",
+ * "--name=value") that is none of `longs`: the one it is a prefix of, or
+ * NULL (none, or several).
+ */
+static const char *abbreviates(const char *w, const struct option *longs)
+{
+	const char *full = NULL;
+	size_t n;
+
+	if (strncmp(w, "--", 2) || !w[2])
+		return NULL;
+	w += 2;
+	n = strcspn(w, "=");
+	for (; longs->name; longs++) {
+		if (strncmp(longs->name, w, n))
+			continue;
+		if (!longs->name[n] || full)
+			return NULL;	/* the option itself, or ambiguous */
+		full = longs->name;
+	}
+	return full;
+}
+
+/* "--name" is one of `longs` */
+static bool is_long(const char *word, const struct option *longs)
+{
+	for (; longs->name; longs++)
+		if (!strncmp(word, "--", 2) && !strcmp(word + 2, longs->name))
+			return true;
+	return false;
+}
+
+/* The option as the user wrote it, for errors: "-x" inside a bundle, else the word up to any '='. */
 static void opt_word(char **argv, char *buf, size_t len)
 {
 	const char *w = argv[optind - 1];
@@ -96,7 +131,7 @@ static void opt_word(char **argv, char *buf, size_t len)
 	if (optopt > 0 && optopt < 256 && strncmp(w, "--", 2))
 		snprintf(buf, len, "-%c", optopt);
 	else
-		snprintf(buf, len, "%s", w);
+		snprintf(buf, len, "%.*s", (int)(strncmp(w, "--", 2) ? strlen(w) : strcspn(w, "=")), w);
 }
 
 static int common_opt(struct xp_live_opts *o, const char *verb, unsigned int bit, const char *arg)
@@ -179,16 +214,24 @@ int xp_opts_parse(const char *verb, int argc, char **argv, unsigned int common,
 	optind = 0;	/* a fresh scan of this argv */
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		int set = -1, idx = -1, err;
+		/* the word that named the option: before its value when that is a word of its own */
+		const char *w = argv[optind - (optarg && optarg == argv[optind - 1] ? 2 : 1)];
+		const char *full = abbreviates(w, longs);
 
-		if (c == 'h') {
-			help(help_ctx);
-			return -1;
-		}
+		if (full)
+			return xp_fail(2, "%s: unknown option '%.*s' (options are not abbreviated: --%s?); see "
+					  "'xputrace %s --help'", verb, (int)strcspn(w, "="), w, full, verb);
 		if (c == ':' || c == '?') {
 			opt_word(argv, word, sizeof(word));
 			if (c == ':')
 				return xp_fail(2, "%s: %s needs a value", verb, word);
+			if (strchr(w, '=') && is_long(word, longs))	/* "--no-hist=1" */
+				return xp_fail(2, "%s: %s takes no value", verb, word);
 			return xp_fail(2, "%s: unknown option '%s'; see 'xputrace %s --help'", verb, word, verb);
+		}
+		if (c == 'h') {
+			help(help_ctx);
+			return -1;
 		}
 		if (c >= VAL_SET) {
 			set = (c - VAL_SET) / SET_STRIDE;
@@ -243,6 +286,7 @@ int xp_live_targets(struct xp_live_opts *o, const char *verb, struct xp_devices 
 void xp_warn_no_devices(const char *verb, const struct xp_devices *d)
 {
 	if (!d->nmajors && !d->nextra)
-		fprintf(stderr, "xputrace: %s: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd); "
-				"nothing to trace unless --device names a node\n", verb);
+		/* a note, not an error: tracing goes on, for what else the verb traces */
+		fprintf(stderr, "note: %s: no GPU/NPU device majors on this machine (drm, accel, nvidia*, kfd): "
+				"no device's ioctls are seen unless --device names a node\n", verb);
 }

@@ -155,8 +155,11 @@ static int parse(int argc, char **argv, struct record_run *r)
 		return xp_fail(2, "record: --compress needs zstd, and this xputrace was built without libzstd");
 	if (!*r->out)
 		return xp_fail(2, "record: -o wants a file name, not ''");
-	if (r->summary && !strcmp(r->out, "-"))
-		return xp_fail(2, "record: --summary reads the file written; with -o - there is none");
+	if (r->summary && !strcmp(r->out, "-"))	/* -j: the summaries as JSON */
+		return xp_fail(2, "record: %s reads the file written; with -o - there is none",
+			       r->o.json ? "--json (the summaries)" : "--summary");
+	if (r->force && !strcmp(r->out, "-"))
+		return xp_fail(2, "record: --force writes through a symbolic link at FILE; -o - is standard output");
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmds.h"
@@ -16,10 +17,17 @@ int xp_cmd_read_trace(const char *verb, const char *path, struct xp_trace_reader
 {
 	bool is_stdin = !strcmp(path, "-");	/* '-': standard input, as -o - is standard output */
 	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	struct stat st;
 	int err;
 
 	if (!f)
 		return xp_fail(1, "%s: cannot open %s: %s", verb, path, strerror(errno));
+	/* opened, as a directory is, but every read fails: said in words */
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		if (!is_stdin)
+			fclose(f);
+		return xp_fail(1, "%s: %s is a directory, not a trace file", verb, is_stdin ? "standard input" : path);
+	}
 	err = xp_trace_reader_open(r, f);
 	if (!err && on_open)
 		err = on_open(ctx, r);
@@ -372,5 +380,7 @@ int cmd_report(int argc, char **argv)
 			       xp_cap_names(names, sizeof(names)));
 	if (view && ro.info)
 		return xp_fail(2, "report: --info describes the whole file and takes no view ('%s')", view);
+	if (!lo.hist && ro.info)
+		return xp_fail(2, "report: --no-hist shapes the summary, which --info prints none of");
 	return xp_finish_stdout(xp_report_file(path, view, lo.json, lo.hist, ro.info));
 }

@@ -242,7 +242,7 @@ const struct xp_verb_opts xp_simulate_opts = { XP_O_JSON, sim_own };
 struct sim_opts {
 	int policies[XP_SIM_NPOLICIES];
 	int npolicies;
-	bool compare;
+	bool policy, compare;
 	const char *set[3][MAX_SETTINGS];	/* --prio, --reserve, --deadline */
 	int nset[3];
 	struct xp_sim_params p;
@@ -250,6 +250,7 @@ struct sim_opts {
 	bool has_depth, has_overhead;
 	const char *perfetto;
 	bool proto;		/* --format proto */
+	bool has_format, has_enforce;
 	bool by_client;
 };
 
@@ -274,6 +275,7 @@ static int sim_opt(void *ctx, int i, const char *arg)
 	switch (i) {
 	case O_POLICY:
 		o->npolicies = 0;
+		o->policy = true;
 		return add_policy(o, arg);
 	case O_COMPARE: {
 		char buf[128], *save = NULL, *tok;
@@ -299,6 +301,7 @@ static int sim_opt(void *ctx, int i, const char *arg)
 		if (strcmp(arg, "pe") && strcmp(arg, "ae"))
 			return xp_fail(2, "simulate: --enforce wants pe or ae, not '%s'", arg);
 		o->p.enforce = !strcmp(arg, "ae") ? XP_SIM_AE : XP_SIM_PE;
+		o->has_enforce = true;
 		return 0;
 	case O_PREDICT:
 		for (k = 0; k <= XP_SIM_PRED_LAST; k++)
@@ -324,11 +327,40 @@ static int sim_opt(void *ctx, int i, const char *arg)
 		o->perfetto = arg;
 		return 0;
 	case O_FORMAT:
+		o->has_format = true;
 		return xp_sim_parse_format("simulate", arg, &o->proto);
 	case O_BY:
 		return xp_sim_parse_by("simulate", arg, &o->by_client);
 	}
 	return 0;
+}
+
+/* --perfetto -, which writes the trace instead of the summary, with --json: 2, said; else 0 */
+int xp_sim_perfetto_json(const char *verb, const char *perfetto, bool json)
+{
+	if (json && perfetto && !strcmp(perfetto, "-"))
+		return xp_fail(2, "%s: --json shapes the summary, which --perfetto - replaces with the trace", verb);
+	return 0;
+}
+
+/* Options that conflict, or that nothing they shape is asked for: 2, said; else 0. */
+static int sim_check(const struct sim_opts *o, bool json)
+{
+	bool queues = false;	/* a policy that --depth shapes */
+
+	for (int i = 0; i < o->npolicies; i++)
+		queues |= o->policies[i] == XP_SIM_FIFO || o->policies[i] == XP_SIM_RR;
+	if (o->policy && o->compare)
+		return xp_fail(2, "simulate: --policy and --compare both name the policies: one or the other");
+	if (!o->npolicies)
+		return xp_fail(2, "simulate: which policy? --policy fifo|rr|prt|ht or --compare fifo,prt,ht");
+	if (o->has_format && !o->perfetto)
+		return xp_fail(2, "simulate: --format is --perfetto's format, and no --perfetto is given");
+	if (o->has_enforce && !o->nset[1])
+		return xp_fail(2, "simulate: --enforce says how reservations are enforced, and no --reserve is given");
+	if (o->has_depth && !queues)
+		return xp_fail(2, "simulate: --depth shapes fifo and rr, and no policy here is either");
+	return xp_sim_perfetto_json("simulate", o->perfetto, json);
 }
 
 static void sim_help(const void *ctx)
@@ -402,8 +434,8 @@ int cmd_simulate(int argc, char **argv)
 		return status < 0 ? xp_finish_stdout(0) : status;
 	if ((status = xp_sim_file_operand("simulate", argc, argv, &path)))
 		return status;
-	if (!o.npolicies)
-		return xp_fail(2, "simulate: which policy? --policy fifo|rr|prt|ht or --compare fifo,prt,ht");
+	if ((status = sim_check(&o, lo.json)))
+		return status;
 	if ((status = xp_sim_load_file("simulate", path, o.by_client, &l, &t0, &t_end)))
 		return xp_finish_stdout(status);
 	for (int k = 0; k < 3 && !status; k++)

@@ -14,6 +14,11 @@ void xp_metrics_init(struct xp_metrics *m, size_t max_series)
 
 void xp_metrics_free(struct xp_metrics *m)
 {
+	/* folded-key entries are small stubs of their own: told from the series
+	 * by their fam, so freed while the series the other slots hold still are */
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i] && m->slots[i]->fam < 0)
+			free(m->slots[i]);
 	for (int f = 0; f < m->nfams; f++) {
 		struct xp_series *s = m->fams[f].first, *n;
 
@@ -24,10 +29,6 @@ void xp_metrics_free(struct xp_metrics *m)
 			free(s);
 		}
 	}
-	/* folded-key entries are small stubs of their own */
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i] && m->slots[i]->fam < 0)
-			free(m->slots[i]);
 	free(m->slots);
 	free(m->fams);
 	memset(m, 0, sizeof(*m));

@@ -239,7 +239,8 @@ int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_o
 		dt = 1;
 	if (collect(m, cols, ncol, dt, &cells, &ncell))
 		return -ENOMEM;
-	qsort(cells, ncell, sizeof(*cells), by_key);
+	if (ncell)	/* cells is NULL then, which qsort must not be given */
+		qsort(cells, ncell, sizeof(*cells), by_key);
 	rows = calloc(ncell ? ncell : 1, sizeof(*rows));
 	if (!rows) {
 		free(cells);

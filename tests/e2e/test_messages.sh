@@ -58,6 +58,21 @@ else
 	fail "messages: report -: status $rc: $(head -c 200 "$WORK/s.err")"
 fi
 
+# a refused file is one line: not its undecodable records after it (all.xpt has
+# one, before its trailer, here damaged), nor a read error for a directory
+python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[-12] ^= 0xff; open(sys.argv[2], "wb").write(d)' \
+	tests/golden/data/gen/all.xpt "$WORK/bad.xpt"
+one_line "messages: export of a damaged file is its one line of refusal" 1 "export: .*bad.xpt: corrupt trace file: trailer block" \
+	export --perfetto "$WORK/bad.xpt" -o "$WORK/bad.pftrace"
+for verb in report export simulate; do
+	case $verb in
+	report) args="report $WORK" ;;
+	export) args="export --perfetto $WORK -o $WORK/d.pftrace" ;;
+	simulate) args="simulate $WORK --policy fifo" ;;
+	esac
+	one_line "messages: $verb of a directory says it is one" 1 "^xputrace: $verb: $WORK is a directory, not a trace file$" $args
+done
+
 why=$(bpf_unavailable)
 if [ -n "$why" ]; then
 	skip "messages: kernel-side messages: $why"
@@ -82,4 +97,29 @@ if command -v setpriv > /dev/null; then
 	done
 else
 	skip "messages: without privilege: setpriv missing"
+fi
+
+# no GPU/NPU device majors: a note (tracing goes on and ends well), said once a
+# run, never as an error line
+if grep -qE ' (drm|accel|nvidia.*|kfd)$' /proc/devices; then
+	skip "messages: the note of no device majors: this machine has GPU/NPU majors"
+else
+	LIB=$E2E_BIN/libapiwork.so	# api: a library of its own, wherever the machine's are
+	ok=0 runs=0
+	api=
+	[ -e "$LIB" ] && api="api --lib $LIB:clFinish"
+	for args in "ioctl -d 0.2" "record -o $WORK/n.xpt -d 0.2 ioctl $api"; do
+		runs=$((runs + 1))
+		timeout 20 "$XP" $args > /dev/null 2> "$WORK/n.err"
+		rc=$?
+		verb=${args%% *}
+		if [ $rc -eq 0 ] && [ "$(grep -c "^note: $verb: no GPU/NPU device majors on this machine" "$WORK/n.err")" -eq 1 ] &&
+			! grep -q "^xputrace: .*no GPU/NPU device majors" "$WORK/n.err"; then
+			ok=$((ok + 1))
+		else
+			echo "messages: '$args': status $rc: $(head -c 300 "$WORK/n.err")" >&2
+		fi
+	done
+	[ $ok -eq $runs ] && pass "messages: no device majors is a note, once a run, and the run goes on (ioctl, record)" ||
+		fail "messages: no device majors: $((runs - ok)) of $runs runs said it otherwise (see above)"
 fi

@@ -136,6 +136,62 @@ for verb in serve top; do
 	done
 done
 
+# options are taken by their whole names only: each long option of every
+# command's --help, less its last letter (where that is no option of its own),
+# is refused as an unknown option, naming the one it abbreviates. A trailing
+# unknown option stops the command line where an abbreviation was taken.
+verbs=$("$XP" --help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }')
+n=0 bad=0
+for verb in $verbs; do
+	longs=$("$XP" $verb --help | grep -oE '^ +(-[a-zA-Z], +)?--[a-z0-9][a-z0-9-]*' | sed 's/.*--//' | sort -u)
+	for long in $longs; do
+		short=${long%?}
+		[ ${#short} -ge 2 ] && ! grep -qx -- "$short" <<< "$longs" || continue
+		n=$((n + 1))
+		timeout 20 "$XP" $verb --$short=1 --zzz-end > "$WORK/ab.out" 2> "$WORK/ab.err"
+		rc=$?
+		if [ $rc -ne 2 ] || [ "$(wc -l < "$WORK/ab.err")" -ne 1 ] ||
+			! grep -q "^xputrace: $verb: unknown option '--$short'" "$WORK/ab.err"; then
+			bad=$((bad + 1))
+			echo "options: '$verb --$short=1': status $rc: $(head -c 200 "$WORK/ab.err")" >&2
+		fi
+	done
+done
+if [ $n -lt 40 ]; then
+	fail "options: only $n abbreviations of long options found in the --help texts"
+elif [ $bad -eq 0 ]; then
+	pass "options: $n abbreviated long options of $(wc -w <<< "$verbs") commands are refused as unknown, naming the full one"
+else
+	fail "options: $bad of $n abbreviated long options were taken (see above)"
+fi
+one_line "options: record --format is not --format1" 2 "unknown option '--format' \(options are not abbreviated: --format1\?\)" \
+	record -o "$WORK/f.xpt" --format -d 0.1
+
+# options that conflict, or that shape nothing asked for: one line, status 2
+G=tests/golden/data/gen
+one_line "options: simulate refuses --policy with --compare" 2 "simulate: --policy and --compare both name" \
+	simulate $G/tg_4ms.xpt --policy fifo --compare prt
+one_line "options: simulate refuses --format without --perfetto" 2 "simulate: --format is --perfetto's format" \
+	simulate $G/tg_4ms.xpt --policy fifo --format proto
+one_line "options: simulate refuses --enforce without --reserve" 2 "simulate: --enforce .* no --reserve" \
+	simulate $G/tg_4ms.xpt --policy fifo --enforce ae
+one_line "options: simulate refuses --depth where no policy is fifo or rr" 2 "simulate: --depth shapes fifo and rr" \
+	simulate $G/tg_4ms.xpt --compare prt,ht --depth 2
+one_line "options: simulate refuses --json with --perfetto -" 2 "simulate: --json .* --perfetto -" \
+	simulate $G/tg_4ms.xpt --policy fifo --perfetto - --json
+one_line "options: analyze refuses --json with --perfetto -" 2 "analyze: --json .* --perfetto -" \
+	analyze $G/tg_4ms.xpt --perfetto - -j
+one_line "options: analyze refuses a --window that rounds to no nanosecond" 2 "analyze: --window 1e-10 is under a nanosecond" \
+	analyze $G/tg_4ms.xpt --window 1e-10
+one_line "options: export refuses --force with -o -" 2 "export: --force .* -o - is standard output" \
+	export --perfetto $G/all.xpt -o - --force
+one_line "options: record refuses --force with -o -" 2 "record: --force .* -o - is standard output" \
+	record -o - --force -d 0.1
+one_line "options: record refuses -j with -o -, naming -j's summaries" 2 "record: --json \(the summaries\) reads the file" \
+	record -o - -j -d 0.1
+one_line "options: report refuses --no-hist with --info" 2 "report: --no-hist shapes the summary" \
+	report $G/all.xpt --info --no-hist
+
 # what record keeps for the summary, report applies: --max-keys 1 over three
 # sleeping threads shows one key and an (other keys) row
 why=$(bpf_unavailable)

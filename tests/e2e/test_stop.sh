@@ -153,7 +153,8 @@ flood_off
 catching() { # PID: waits (10 s at most) until PID is xputrace and catches SIGINT and SIGTERM
 	local k v end=$((SECONDS + 10))
 	while [ $SECONDS -lt $end ]; do
-		if [ /proc/$1/exe -ef "$XP" ]; then
+		# XP_EXE: what $XP runs when it is a wrapper (tests/asan.sh's)
+		if [ /proc/$1/exe -ef "${XP_EXE:-$XP}" ]; then
 			while IFS=$': \t' read -r k v; do
 				[ "$k" = SigCgt ] && [ $((0x$v & 0x4002)) -eq $((0x4002)) ] && return 0
 			done < /proc/$1/status 2> /dev/null

@@ -1051,6 +1051,32 @@ static void test_untimed(void)
 	xp_ioctl_table_free(&tr);
 }
 
+/* A row whose calls are all untimed has no times: '-', not 0ns (JSON: a latency count of 0). */
+static void test_all_untimed(void)
+{
+	static struct xp_devices d;
+	struct xp_run_info ri = { .command = "ioctl", .source = "live", .mode = "summary",
+				  .hook = "tracepoint", .duration_s = 1 };
+	struct xp_ioctl_table t;
+	FILE *f;
+
+	xp_ioctl_table_init(&t);
+	add(&t, 9, DEV_CARD, CMD_VERSION, XP_IOCTL_UNTIMED, 0, "vkcube");
+	add(&t, 9, DEV_CARD, CMD_VERSION, XP_IOCTL_UNTIMED, -ENOTTY, "vkcube");
+	add(&t, 9, DEV_CARD, CMD_GEM_CLOSE, 300, 0, "vkcube");
+	make_devices(&d);
+	f = mem_open();
+	xp_ioctl_report_text(f, &t, &d, &ri, true);
+	fclose(f);
+	CHECK(strstr(memout, " DRM_IOCTL_VERSION ") != NULL);
+	CHECK(strstr(memout, "       2       1         -         -         -\n") != NULL);
+	CHECK(strstr(memout, "       1       0     300ns     300ns     300ns\n") != NULL);
+	/* no histogram of no times */
+	CHECK(strstr(memout, "DRM_IOCTL_VERSION latency:") == NULL);
+	CHECK(strstr(memout, "DRM_IOCTL_GEM_CLOSE latency:") != NULL);
+	xp_ioctl_table_free(&t);
+}
+
 int main(void)
 {
 	RUN(test_max_keys_folds_into_other);
@@ -1067,6 +1093,7 @@ int main(void)
 	RUN(test_report_text);
 	RUN(test_text_helpers);
 	RUN(test_untimed);
+	RUN(test_all_untimed);
 	free(memout);
 	UNIT_EXIT();
 }

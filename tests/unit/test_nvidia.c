@@ -422,6 +422,8 @@ static void test_flight(void)
 	CHECK_U64(n[1], 1995000000ull);
 	CHECK_U64(rd.stats.drops[XP_DROP_RINGBUF], 3);
 	xp_trace_reader_close(&rd);
+	xp_trace_meta_free(&rd.meta);
+	xp_trace_meta_free(&m);
 	xp_nv_flight_free(&fl);
 }
 
@@ -478,6 +480,8 @@ static void test_snapshot_file(void)
 	CHECK(xp_trace_reader_run(&rd, feed_state, s) == 0);
 	CHECK_U64(rd.records, 4);
 	xp_trace_reader_close(&rd);
+	xp_trace_meta_free(&rd.meta);
+	xp_trace_meta_free(&m);
 	fclose(f);
 	CHECK_U64(s->ngpus, 1);
 	CHECK_U64(s->nholds, 2);

@@ -353,6 +353,7 @@ static void test_round_trip(void)
 	CHECK_U64(rd.records, i);
 	xp_trace_reader_close(&rd);
 	CHECK(rd.meta.tpf == NULL);
+	xp_trace_meta_free(&rd.meta);
 	fclose(f);
 	free(buf);
 }
@@ -401,6 +402,7 @@ static void test_report_equals_direct(void)
 	CHECK_STR(got, want);
 	CHECK(strstr(got, "\"incomplete\":1") != NULL);
 	xp_trace_reader_close(&rd);
+	xp_trace_meta_free(&rd.meta);
 	fclose(f);
 	free(buf);
 	free(want);
@@ -610,6 +612,7 @@ static void test_mem_report_equals_direct(void)
 	CHECK_STR(got, want);
 	CHECK(strstr(got, "\"command\":\"mem\"") != NULL);
 	xp_trace_reader_close(&rd);
+	xp_trace_meta_free(&rd.meta);
 	fclose(f);
 	free(buf);
 	free(want);
@@ -693,6 +696,7 @@ static void test_bad_layout_entries(void)
 		CHECK(strchr(rd.error, '\n') == NULL);
 		xp_trace_reader_close(&rd);
 		CHECK(rd.meta.tpf == NULL && rd.meta.ntpf == 0);
+		xp_trace_meta_free(&rd.meta);
 		fclose(f);
 		*p = save;
 		reseal(blk);

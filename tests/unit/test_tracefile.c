@@ -109,6 +109,7 @@ static size_t make_file(int n, size_t block, uint8_t **buf, bool trailer)
 	rewind(f);
 	CHECK(fread(*buf, 1, (size_t)size, f) == (size_t)size);
 	fclose(f);
+	xp_trace_meta_free(m);
 	free(m);
 	return (size_t)size;
 }
@@ -140,6 +141,7 @@ static int read_mem(const uint8_t *buf, size_t len, struct xp_trace_reader *r, s
 	int err;
 
 	*c = (struct collect){ .ordered = true, .same = true };
+	xp_trace_meta_free(&r->meta);	/* what the close of r's last read kept for a summary */
 	if (!len) {	/* fmemopen refuses size 0 */
 		fclose(f);
 		f = fopen("/dev/null", "r");
@@ -193,7 +195,7 @@ static void test_round_trip(void)
  * counts from; a file without it (older writers) counts from its start. */
 static void test_tracing_time(void)
 {
-	struct xp_trace_reader rd;
+	struct xp_trace_reader rd = { 0 };
 	struct collect c = { .ordered = true, .same = true };
 	uint8_t *buf;
 	size_t len;
@@ -213,6 +215,7 @@ static void test_tracing_time(void)
 	CHECK_U64(xp_trace_began(&rd), T0);
 	CHECK(xp_trace_duration(&rd) > 0.0049 && xp_trace_duration(&rd) < 0.0051);
 	free(buf);
+	xp_trace_meta_free(&rd.meta);
 }
 
 /* Many blocks: the writer's memory is one block, whatever the file's size. */
@@ -232,6 +235,7 @@ static void test_many_blocks(void)
 	CHECK_U64(c.n, 5000);
 	CHECK(c.same && c.ordered && rd.complete);
 	free(buf);
+	xp_trace_meta_free(&rd.meta);	/* the next test opens rd itself */
 }
 
 static int add_to_table(void *ctx, const struct xp_rec_hdr *h)
@@ -267,6 +271,7 @@ static void test_analysis_from_file(void)
 		      g->untimed == e->untimed && g->lat.count == e->lat.count);
 	}
 	xp_trace_reader_close(&rd);
+	xp_trace_meta_free(&rd.meta);
 	fclose(f);
 	xp_ioctl_table_free(&direct);
 	xp_ioctl_table_free(&fromfile);
@@ -547,6 +552,7 @@ static void test_write_errors(void)
 		CHECK(xp_trace_writer_open(&w, fd, m, 0) == -ENOSPC);
 		close(fd);
 	}
+	xp_trace_meta_free(m);
 	free(m);
 }
 
@@ -626,5 +632,6 @@ int main(void)
 		wo = (struct xp_trace_wopts){ .zstd_level = 3 };
 		run_all();
 	}
+	xp_trace_meta_free(&rd.meta);
 	UNIT_EXIT();
 }

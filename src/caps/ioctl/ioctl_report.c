@@ -68,9 +68,10 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 		snprintf(pid, sizeof(pid), e->key.pid == XP_IOCTL_PID_OTHER ? "-" : "%u", e->key.pid);
 		fprintf(f, "%-8s %-16s %-20s %-36s %8llu %7llu %9s %9s %9s\n", pid, e->comm,
 			dd.name, name, (unsigned long long)e->calls, (unsigned long long)e->errors,
-			xp_fmt_ns(xp_hist_percentile(&e->lat, 50), b1, sizeof(b1)),
-			xp_fmt_ns(xp_hist_percentile(&e->lat, 99), b2, sizeof(b2)),
-			xp_fmt_ns(e->lat.max, b3, sizeof(b3)));
+			/* calls all untimed: no time to show, not a time of 0 */
+			e->lat.count ? xp_fmt_ns(xp_hist_percentile(&e->lat, 50), b1, sizeof(b1)) : "-",
+			e->lat.count ? xp_fmt_ns(xp_hist_percentile(&e->lat, 99), b2, sizeof(b2)) : "-",
+			e->lat.count ? xp_fmt_ns(e->lat.max, b3, sizeof(b3)) : "-");
 		if (e->nerrnos) {
 			fprintf(f, "%-8s errors:", "");
 			for (int k = 0; k < e->nerrnos; k++)
@@ -83,6 +84,8 @@ void xp_ioctl_report_text(FILE *f, const struct xp_ioctl_table *t, const struct 
 		for (size_t i = 0; i < t->n; i++) {
 			const struct xp_ioctl_entry *e = v[i];
 
+			if (!e->lat.count)	/* untimed calls only */
+				continue;
 			xp_ioctl_entry_name(d, e->key.dev, e->key.cmd, name, sizeof(name));
 			if (e->key.pid == XP_IOCTL_PID_OTHER)
 				fprintf(f, "\n%s %s latency:\n", e->comm, name);
