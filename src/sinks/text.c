@@ -89,6 +89,27 @@ const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len)
 	return copy_out(buf, len, tmp);
 }
 
+const char *xp_fmt_pct(const struct xp_hist *h, double p, char *buf, size_t len)
+{
+	return h->count ? xp_fmt_ns(xp_hist_percentile(h, p), buf, len) : "-";
+}
+
+const char *xp_fmt_pcts(const struct xp_hist *h, char *buf, size_t len)
+{
+	char a[16], b[16], c[16];
+
+	if (!h->count)
+		return "-";
+	snprintf(buf, len, "%s/%s/%s", xp_fmt_pct(h, 50, a, sizeof(a)), xp_fmt_pct(h, 90, b, sizeof(b)),
+		 xp_fmt_pct(h, 99, c, sizeof(c)));
+	return buf;
+}
+
+const char *xp_fmt_mean(uint64_t sum, uint64_t n, char *buf, size_t len)
+{
+	return n ? xp_fmt_ns(sum / n, buf, len) : "-";
+}
+
 const char *xp_errno_name(uint32_t err, char *buf, size_t len)
 {
 	const char *n = err ? strerrorname_np((int)err) : NULL;

@@ -25,6 +25,14 @@ int64_t xp_rel_ns(uint64_t ts, uint64_t t0);
 char *xp_put_rel_s(char *p, uint64_t ts, uint64_t t0);
 /* "812ns", "12.3us", "4.56ms", "1.20s" */
 const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len);
+/*
+ * A histogram's times, "-" where it is empty: xp_fmt_pct one percentile
+ * ("4.56ms"), xp_fmt_pcts p50/p90/p99 ("1.2us/3.4us/5.6ms"), xp_fmt_mean
+ * the mean of `n` values summing to `sum`.
+ */
+const char *xp_fmt_pct(const struct xp_hist *h, double p, char *buf, size_t len);
+const char *xp_fmt_pcts(const struct xp_hist *h, char *buf, size_t len);
+const char *xp_fmt_mean(uint64_t sum, uint64_t n, char *buf, size_t len);
 /* "ENOTTY" (or "E123" for numbers without a name) */
 const char *xp_errno_name(uint32_t err, char *buf, size_t len);
 /*

@@ -6,28 +6,6 @@
 #include "sinks/perfetto.h"
 #include "sinks/text.h"
 
-static const char *mean_ns(uint64_t sum, uint64_t n, char *buf, size_t len)
-{
-	return n ? xp_fmt_ns(sum / n, buf, len) : "-";
-}
-
-/* "p50/p90/p99" of a histogram, "-" when empty */
-static const char *pcts(const struct xp_hist *h, char *buf, size_t len)
-{
-	static const double p[3] = { 50, 90, 99 };
-	size_t k = 0;
-
-	if (!h->count)
-		return "-";
-	for (int i = 0; i < 3 && k < len; i++) {
-		char v[16];
-
-		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? "/" : "",
-				      xp_fmt_ns(xp_hist_percentile(h, p[i]), v, sizeof(v)));
-	}
-	return buf;
-}
-
 static void text_notes(FILE *f, const struct xp_fence_report *r)
 {
 	const struct xp_fence_state *s = r->st;
@@ -53,7 +31,7 @@ static void text_timelines(FILE *f, const struct xp_fence_report *r)
 
 	fprintf(f, "fences: %" PRIu64 " created, %" PRIu64 " signaled (created -> signaled %s), %" PRIu64
 		   " %s, %" PRIu64 " signaled with their init unseen (created before tracing)\n",
-		s->created, s->signaled, pcts(&s->life, b, sizeof(b)), xp_fence_open(s, -1),
+		s->created, s->signaled, xp_fmt_pcts(&s->life, b, sizeof(b)), xp_fence_open(s, -1),
 		r->final ? "never signaled" : "in flight", s->signaled_unseen);
 	if (!s->ntl)
 		return;
@@ -64,7 +42,7 @@ static void text_timelines(FILE *f, const struct xp_fence_report *r)
 
 		fprintf(f, "  %-36.36s %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %11" PRIu64 " %6" PRIu64 " %9s  %s\n",
 			xp_fence_tl_name(t, n, sizeof(n)), t->created, t->signaled, t->open, t->signaled_unseen,
-			t->waits, mean_ns(t->life.sum, t->life.count, a, sizeof(a)), pcts(&t->life, b, sizeof(b)));
+			t->waits, xp_fmt_mean(t->life.sum, t->life.count, a, sizeof(a)), xp_fmt_pcts(&t->life, b, sizeof(b)));
 		if (r->hist && t->life.count)
 			xp_print_log2_hist(f, &t->life, 4);
 	}
@@ -76,7 +54,7 @@ static void text_procs(FILE *f, const struct xp_fence_report *r)
 	char a[16], b[16], c[16];
 
 	fprintf(f, "\nwaits: %" PRIu64 " (wait_start -> wait_end, mean %s), %" PRIu64 " without their start, %d "
-		   "in progress\n", s->waits, mean_ns(s->wait.sum, s->wait.count, a, sizeof(a)), s->wait_unseen,
+		   "in progress\n", s->waits, xp_fmt_mean(s->wait.sum, s->wait.count, a, sizeof(a)), s->wait_unseen,
 		s->nwaiting);
 	if (!s->nprocs)
 		return;
@@ -88,7 +66,7 @@ static void text_procs(FILE *f, const struct xp_fence_report *r)
 
 		snprintf(who, sizeof(who), "%u/%s", p->pid, p->comm);
 		fprintf(f, "  %-24.24s %8" PRIu64 " %6" PRIu64 " %10s %9s %9s\n", who, p->created, p->waits, p->waits ? xp_fmt_ns(p->wait_ns, a, sizeof(a)) : "-",
-			mean_ns(p->wait_ns, p->waits, b, sizeof(b)),
+			xp_fmt_mean(p->wait_ns, p->waits, b, sizeof(b)),
 			p->waits ? xp_fmt_ns(p->wait_max, c, sizeof(c)) : "-");
 		for (int k = 0; k < s->nthreads; k++) {
 			const struct xp_fence_thread *t = &s->threads[k];
@@ -97,7 +75,7 @@ static void text_procs(FILE *f, const struct xp_fence_report *r)
 				continue;
 			snprintf(who, sizeof(who), "thread %u/%s", t->tid, t->comm);
 			fprintf(f, "    %-31.31s %6" PRIu64 " %10s %9s %9s\n", who, t->waits,
-				xp_fmt_ns(t->wait_ns, a, sizeof(a)), mean_ns(t->wait_ns, t->waits, b, sizeof(b)),
+				xp_fmt_ns(t->wait_ns, a, sizeof(a)), xp_fmt_mean(t->wait_ns, t->waits, b, sizeof(b)),
 				xp_fmt_ns(t->wait_max, c, sizeof(c)));
 		}
 		if (r->hist && p->wait.count)

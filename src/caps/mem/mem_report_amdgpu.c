@@ -58,8 +58,8 @@ void xp_mem_text_amdgpu(FILE *f, const struct xp_mem_report *r)
 			const struct xp_mem_ring *k = &s->rings[i];
 
 			fprintf(f, "  %-16.16s %8" PRIu64 " %8" PRIu64 " %9" PRIu64 "  %s/%s/%s\n", k->name,
-				k->submits, k->run, k->unmatched, pct(&k->delay, 50, a, sizeof(a)),
-				pct(&k->delay, 99, b, sizeof(b)),
+				k->submits, k->run, k->unmatched, xp_fmt_pct(&k->delay, 50, a, sizeof(a)),
+				xp_fmt_pct(&k->delay, 99, b, sizeof(b)),
 				k->delay.count ? xp_fmt_ns(k->delay.max, c, sizeof(c)) : "-");
 		}
 		if (r->hist)

@@ -51,13 +51,6 @@ static inline void json_move(struct xp_json *j, const char *from, const char *to
 
 static inline bool has(const struct xp_rawtp_layout *l, int ev) { return ev < l->n && l->present[ev]; }
 
-static inline const char *pct(const struct xp_hist *h, double p, char *buf, size_t len)
-{
-	if (!h->count)
-		return "-";
-	return xp_fmt_ns(xp_hist_percentile(h, p), buf, len);
-}
-
 static inline void section(FILE *f, const char *title, const char *attr, const char *why)
 {
 	fprintf(f, "\n%s [%s]\n  (%s)\n", title, attr, why);

@@ -165,7 +165,7 @@ static void tracepoints_text(FILE *f, const struct xp_npu_state *s, const struct
 			char a[16], b[16];
 
 			fprintf(f, "%-40.40s %6u %8" PRIu64 " %10s %10s\n", m->type, m->status, m->msgs,
-				m->lat.count ? xp_fmt_ns(m->lat.sum / m->lat.count, a, sizeof(a)) : "-",
+				xp_fmt_mean(m->lat.sum, m->lat.count, a, sizeof(a)),
 				m->lat.count ? xp_fmt_ns(m->lat.max, b, sizeof(b)) : "-");
 		}
 	}
@@ -175,8 +175,7 @@ static void tracepoints_text(FILE *f, const struct xp_npu_state *s, const struct
 			char a[16];
 
 			fprintf(f, "%-34.34s %8" PRIu64 " %14s\n", s->pm[i].event, s->pm[i].n,
-				s->pm[i].dur.count ? xp_fmt_ns(s->pm[i].dur.sum / s->pm[i].dur.count, a, sizeof(a))
-						   : "-");
+				xp_fmt_mean(s->pm[i].dur.sum, s->pm[i].dur.count, a, sizeof(a)));
 		}
 	}
 }

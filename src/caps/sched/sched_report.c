@@ -24,20 +24,6 @@ static void gen_events(const struct xp_rawtp_layout *l, int *n, int *gen)
 	*gen = xp_sched_layout_gen(l, n);
 }
 
-static const char *pct3(const struct xp_hist *h, char *buf, size_t len)
-{
-	char a[16], b[16], c[16];
-
-	if (!h->count) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	snprintf(buf, len, "%s/%s/%s", xp_fmt_ns(xp_hist_percentile(h, 50), a, sizeof(a)),
-		 xp_fmt_ns(xp_hist_percentile(h, 90), b, sizeof(b)),
-		 xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)));
-	return buf;
-}
-
 /*
  * The summary's columns: headers and rows are both printed from this one
  * table (name, width, alignment), one space between columns, so they line
@@ -99,7 +85,7 @@ static void print_line(FILE *f, const struct col *keys, int nkeys, const char *c
 static void row_text(FILE *f, const struct col *keys, int nkeys, const char *const *kv,
 		     const struct xp_sched_counts *c, const struct xp_sched_report *r)
 {
-	char b[NCOLS][64];
+	char b[NCOLS][64], q[64];
 	const char *v[NCOLS];
 
 	snprintf(b[C_JOBS], sizeof(b[0]), "%" PRIu64, c->done);
@@ -108,8 +94,8 @@ static void row_text(FILE *f, const struct col *keys, int nkeys, const char *con
 	snprintf(b[C_MAXQ], sizeof(b[0]), "%" PRId64, c->max_pending);
 	snprintf(b[C_HWQ], sizeof(b[0]), "%" PRId32, c->max_hw_job_count);
 	snprintf(b[C_BUSY], sizeof(b[0]), "%.1f%%", 100.0 * share(c, r));
-	pct3(&c->qdelay, b[C_QUEUE], sizeof(b[0]));
-	pct3(&c->exec, b[C_EXEC], sizeof(b[0]));
+	snprintf(b[C_QUEUE], sizeof(b[0]), "%s", xp_fmt_pcts(&c->qdelay, q, sizeof(q)));
+	snprintf(b[C_EXEC], sizeof(b[0]), "%s", xp_fmt_pcts(&c->exec, q, sizeof(q)));
 	snprintf(b[C_DEPS], sizeof(b[0]), "%" PRIu64, c->deps);
 	snprintf(b[C_WAITED], sizeof(b[0]), "%" PRIu64, c->waited);
 	snprintf(b[C_UNSCHED], sizeof(b[0]), "%" PRIu64, c->unsched);

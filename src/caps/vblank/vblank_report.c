@@ -5,13 +5,6 @@
 #include "caps/vblank/vblank_report.h"
 #include "sinks/perfetto.h"
 
-static const char *pct(const struct xp_hist *h, double p, char *buf, size_t len)
-{
-	if (!h->count)
-		return "-";
-	return xp_fmt_ns(xp_hist_percentile(h, p), buf, len);
-}
-
 static const char *who(uint32_t pid, uint64_t file, const char *comm, char *buf, size_t len)
 {
 	if (!file)
@@ -76,9 +69,9 @@ static void frames_text(FILE *f, const struct xp_vbl_report *r)
 		if (!has_frames(k))
 			continue;
 		snprintf(crtc, sizeof(crtc), k->crtc < 0 ? "?" : "%d", k->crtc);
-		snprintf(sc, sizeof(sc), "%s/%s", pct(&k->scanout, 50, a, sizeof(a)), pct(&k->scanout, 99, b, sizeof(b)));
-		snprintf(vd, sizeof(vd), "%s/%s", pct(&k->lateness, 50, a, sizeof(a)), pct(&k->lateness, 99, b, sizeof(b)));
-		snprintf(in, sizeof(in), "%s/%s", pct(&k->interval, 50, a, sizeof(a)), pct(&k->interval, 99, b, sizeof(b)));
+		snprintf(sc, sizeof(sc), "%s/%s", xp_fmt_pct(&k->scanout, 50, a, sizeof(a)), xp_fmt_pct(&k->scanout, 99, b, sizeof(b)));
+		snprintf(vd, sizeof(vd), "%s/%s", xp_fmt_pct(&k->lateness, 50, a, sizeof(a)), xp_fmt_pct(&k->lateness, 99, b, sizeof(b)));
+		snprintf(in, sizeof(in), "%s/%s", xp_fmt_pct(&k->interval, 50, a, sizeof(a)), xp_fmt_pct(&k->interval, 99, b, sizeof(b)));
 		if (mhz)
 			snprintf(rate, sizeof(rate), "%" PRIu64 ".%03" PRIu64, mhz / 1000, mhz % 1000);
 		else
@@ -138,13 +131,13 @@ static void clients_text(FILE *f, const struct xp_vbl_state *s)
 
 			if (!k->queued && !k->delivered)
 				continue;
-			snprintf(lat, sizeof(lat), "%s/%s/%s", pct(&k->latency, 50, a, sizeof(a)),
-				 pct(&k->latency, 99, b, sizeof(b)),
+			snprintf(lat, sizeof(lat), "%s/%s/%s", xp_fmt_pct(&k->latency, 50, a, sizeof(a)),
+				 xp_fmt_pct(&k->latency, 99, b, sizeof(b)),
 				 k->latency.count ? xp_fmt_ns(k->latency.max, c, sizeof(c)) : "-");
-			snprintf(lt, sizeof(lt), "%s/%s", pct(&k->lateness, 50, d, sizeof(d)),
-				 pct(&k->lateness, 99, e, sizeof(e)));
-			snprintf(fr, sizeof(fr), "%s/%s", pct(&k->frame, 50, g, sizeof(g)),
-				 pct(&k->frame, 99, a, sizeof(a)));
+			snprintf(lt, sizeof(lt), "%s/%s", xp_fmt_pct(&k->lateness, 50, d, sizeof(d)),
+				 xp_fmt_pct(&k->lateness, 99, e, sizeof(e)));
+			snprintf(fr, sizeof(fr), "%s/%s", xp_fmt_pct(&k->frame, 50, g, sizeof(g)),
+				 xp_fmt_pct(&k->frame, 99, a, sizeof(a)));
 			fprintf(f, "%-22.22s %-5d %8" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %-26s %-20s %-14s\n",
 				who(k->pid, k->file, k->comm, w, sizeof(w)), k->crtc, k->queued, k->delivered,
 				k->missed_frames, k->late, lat, lt, fr);
@@ -222,7 +215,7 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 			k->crtc, k->vblanks, mhz / 1000, mhz % 1000,
 			mhz ? xp_fmt_ns(xp_vbl_period_ns(k), a, sizeof(a)) : "-",
 			k->n1 > 1 ? xp_fmt_ns((uint64_t)(xp_vbl_interval_stddev_ns(k) + 0.5), b, sizeof(b)) : "-",
-			pct(&k->interval, 99, c, sizeof(c)),
+			xp_fmt_pct(&k->interval, 99, c, sizeof(c)),
 			k->interval.count ? xp_fmt_ns(k->interval.max, d, sizeof(d)) : "-",
 			k->missed, k->idle_gaps, k->queued, k->delivered, k->missed_frames, k->late);
 	}
