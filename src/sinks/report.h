@@ -27,6 +27,10 @@ uint64_t xp_run_total_drops(const struct xp_run_info *ri);
 /* The members above as keys of the object being written. */
 void xp_json_run_info(struct xp_json *j, const struct xp_run_info *ri);
 
+struct xp_rawtp_layout;		/* core/rawtp.h */
+/* `key`: {"EVENT": true if this kernel has it, ...} for the first n events of the layout. */
+void xp_json_kevents(struct xp_json *j, const char *key, const struct xp_rawtp_layout *l, int n);
+
 /* A latency histogram under `key`: count, sum, p50/p90/p99, max and the
  * non-empty log2 slots as {"lo": 2^k (0 for the first), "count": n}. */
 void xp_json_khist(struct xp_json *j, const char *key, const struct xp_hist *h);

@@ -4,6 +4,7 @@
 
 #include "caps/fence/fence_report.h"
 #include "sinks/perfetto.h"
+#include "sinks/rows.h"
 #include "sinks/text.h"
 
 static void text_notes(FILE *f, const struct xp_fence_report *r)
@@ -24,10 +25,147 @@ static void text_notes(FILE *f, const struct xp_fence_report *r)
 			r->undecodable == 1 ? "" : "s");
 }
 
+/* The rows of the summary: per timeline, per process, per thread; the fences and waits in all. */
+static void tl_name(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->s = xp_fence_tl_name(row, v->buf, sizeof(v->buf));
+}
+
+#define TL(m) XP_FIELD(struct xp_fence_tl, m)
+static const struct xp_col tl_cols[] = {
+	{ "DRIVER TIMELINE", -36, XP_COL_CUT, NULL, XP_COL_STR, .get = tl_name },
+	{ NULL, 0, 0, "driver", XP_COL_STR, TL(driver) },
+	{ NULL, 0, 0, "timeline", XP_COL_STR, TL(name) },
+	{ "CREATED", 8, 0, "created", XP_COL_INT, TL(created) },
+	{ NULL, 0, 0, "emitted", XP_COL_INT, TL(emitted) },
+	{ "SIGNALED", 8, 0, "signaled", XP_COL_INT, TL(signaled) },
+	{ NULL, 0, 0, "signaled_init_unseen", XP_COL_INT, TL(signaled_unseen) },
+	{ "NEVER_SIG", 10, 0, "unsignaled", XP_COL_INT, TL(open) },
+	{ "INIT_UNSEEN", 11, 0, NULL, XP_COL_INT, TL(signaled_unseen) },
+	{ NULL, 0, 0, "enable_signal", XP_COL_INT, TL(enabled) },
+	{ NULL, 0, 0, "destroyed", XP_COL_INT, TL(destroyed) },
+	{ NULL, 0, 0, "destroyed_unsignaled", XP_COL_INT, TL(destroyed_unsignaled) },
+	{ "WAITS", 6, 0, "waits", XP_COL_INT, TL(waits) },
+	{ NULL, 0, 0, "wait_ns", XP_COL_INT, TL(wait_ns) },
+	{ "MEAN", 9, 0, NULL, XP_COL_HIST, TL(life), .stat = XP_HIST_MEAN },
+	{ "p50/p90/p99", 0, 0, "life_ns", XP_COL_HIST, TL(life), .gap = 1 },
+};
+
+/* Live runs and files that ended: what is still unsignaled was never signaled. */
+static const char *tl_head(int i, const void *ctx)
+{
+	const struct xp_fence_report *r = ctx;
+
+	return !r->final && tl_cols[i].head && !strcmp(tl_cols[i].head, "NEVER_SIG") ? "IN_FLIGHT" : NULL;
+}
+
+static const struct xp_rows tl_rows = { tl_cols, XP_NCOLS(tl_cols), "  ", tl_head };
+
+static void proc_who(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_fence_proc *p = row;
+
+	(void)ctx;
+	snprintf(v->buf, sizeof(v->buf), "%u/%s", p->pid, p->comm);
+	v->s = v->buf;
+}
+
+#define PROC(m) XP_FIELD(struct xp_fence_proc, m)
+static const struct xp_col proc_cols[] = {
+	{ "PROCESS", -24, XP_COL_CUT, NULL, XP_COL_STR, .get = proc_who },
+	{ NULL, 0, 0, "pid", XP_COL_INT, PROC(pid) },
+	{ NULL, 0, 0, "comm", XP_COL_STR, PROC(comm) },
+	{ "CREATED", 8, 0, "created", XP_COL_INT, PROC(created) },
+	{ "WAITS", 6, 0, "waits", XP_COL_INT, PROC(waits) },
+	{ "WAIT_TIME", 10, 0, NULL, XP_COL_HIST, PROC(wait), .stat = XP_HIST_SUM },
+	{ "MEAN", 9, 0, NULL, XP_COL_HIST, PROC(wait), .stat = XP_HIST_MEAN },
+	{ "MAX", 9, 0, NULL, XP_COL_HIST, PROC(wait), .stat = XP_HIST_MAX },
+	{ NULL, 0, 0, "wait_max_ns", XP_COL_INT, PROC(wait_max) },
+	{ NULL, 0, 0, "wait_ns", XP_COL_HIST, PROC(wait) },
+};
+
+static const struct xp_rows proc_rows = { proc_cols, XP_NCOLS(proc_cols), "  ", NULL };
+
+static void thread_who(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_fence_thread *t = row;
+
+	(void)ctx;
+	snprintf(v->buf, sizeof(v->buf), "thread %u/%s", t->tid, t->comm);
+	v->s = v->buf;
+}
+
+static void thread_mean(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_fence_thread *t = row;
+
+	(void)ctx;
+	v->none = !t->waits;
+	v->u = v->none ? 0 : t->wait_ns / t->waits;
+}
+
+#define THR(m) XP_FIELD(struct xp_fence_thread, m)
+static const struct xp_col thread_cols[] = {
+	{ "", -31, XP_COL_CUT, NULL, XP_COL_STR, .get = thread_who },
+	{ NULL, 0, 0, "tid", XP_COL_INT, THR(tid) },
+	{ NULL, 0, 0, "comm", XP_COL_STR, THR(comm) },
+	{ "", 6, 0, "waits", XP_COL_INT, THR(waits) },
+	{ "", 10, 0, "wait_ns", XP_COL_NS, THR(wait_ns) },
+	{ "", 9, 0, NULL, XP_COL_NS, .get = thread_mean },
+	{ "", 9, 0, "wait_max_ns", XP_COL_NS, THR(wait_max) },
+};
+
+static const struct xp_rows thread_rows = { thread_cols, XP_NCOLS(thread_cols), "    ", NULL };
+
+static void fences_open(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->u = xp_fence_open(row, -1);
+}
+
+#define ST(m) XP_FIELD(struct xp_fence_state, m)
+static const struct xp_col fences_cols[] = {
+	{ NULL, 0, 0, "created", XP_COL_INT, ST(created) },
+	{ NULL, 0, 0, "signaled", XP_COL_INT, ST(signaled) },
+	{ NULL, 0, 0, "signaled_init_unseen", XP_COL_INT, ST(signaled_unseen) },
+	{ NULL, 0, 0, "unsignaled", XP_COL_INT, .get = fences_open },
+	{ NULL, 0, 0, "life_ns", XP_COL_HIST, ST(life) },
+};
+
+static const struct xp_col waits_cols[] = {
+	{ NULL, 0, 0, "count", XP_COL_INT, ST(waits) },
+	{ NULL, 0, 0, "without_start", XP_COL_INT, ST(wait_unseen) },
+	{ NULL, 0, 0, "in_progress", XP_COL_SINT, ST(nwaiting) },
+	{ NULL, 0, 0, "wait_ns", XP_COL_HIST, ST(wait) },
+};
+
+static void events_present(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_fence_report *r = ctx;
+
+	(void)row;
+	v->u = (uint64_t)r->layout->npresent;
+}
+
+#define REP(m) XP_FIELD(struct xp_fence_report, m), .flags = XP_COL_IN_CTX
+static const struct xp_col head_cols[] = {
+	{ NULL, 0, 0, "events_seen", XP_COL_INT, ST(events) },
+	{ NULL, 0, 0, "events_present", XP_COL_INT, .get = events_present },
+	{ NULL, 0, 0, "overflow", XP_COL_INT, ST(overflow) },
+	{ .key = "undecodable", .type = XP_COL_INT, REP(undecodable) },
+	{ .key = "process_filter", .type = XP_COL_BOOL, REP(filtered) },
+	{ .key = "final", .type = XP_COL_BOOL, REP(final) },
+};
+
+static const struct xp_rows fences_rows = { fences_cols, XP_NCOLS(fences_cols), NULL, NULL };
+static const struct xp_rows waits_rows = { waits_cols, XP_NCOLS(waits_cols), NULL, NULL };
+static const struct xp_rows head_rows = { head_cols, XP_NCOLS(head_cols), NULL, NULL };
+
 static void text_timelines(FILE *f, const struct xp_fence_report *r)
 {
 	const struct xp_fence_state *s = r->st;
-	char a[16], b[48], n[2 * XP_RAWTP_STR + 2];
+	char b[48];
 
 	fprintf(f, "fences: %" PRIu64 " created, %" PRIu64 " signaled (created -> signaled %s), %" PRIu64
 		   " %s, %" PRIu64 " signaled with their init unseen (created before tracing)\n",
@@ -35,49 +173,33 @@ static void text_timelines(FILE *f, const struct xp_fence_report *r)
 		r->final ? "never signaled" : "in flight", s->signaled_unseen);
 	if (!s->ntl)
 		return;
-	fprintf(f, "  %-36s %8s %8s %10s %11s %6s %9s  %s\n", "DRIVER TIMELINE", "CREATED", "SIGNALED",
-		r->final ? "NEVER_SIG" : "IN_FLIGHT", "INIT_UNSEEN", "WAITS", "MEAN", "p50/p90/p99");
+	xp_rows_head(f, &tl_rows, r);
 	for (int i = 0; i < s->ntl; i++) {
-		const struct xp_fence_tl *t = &s->tl[i];
-
-		fprintf(f, "  %-36.36s %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %11" PRIu64 " %6" PRIu64 " %9s  %s\n",
-			xp_fence_tl_name(t, n, sizeof(n)), t->created, t->signaled, t->open, t->signaled_unseen,
-			t->waits, xp_fmt_mean(t->life.sum, t->life.count, a, sizeof(a)), xp_fmt_pcts(&t->life, b, sizeof(b)));
-		if (r->hist && t->life.count)
-			xp_print_log2_hist(f, &t->life, 4);
+		xp_rows_text(f, &tl_rows, &s->tl[i], r);
+		if (r->hist && s->tl[i].life.count)
+			xp_print_log2_hist(f, &s->tl[i].life, 4);
 	}
 }
 
 static void text_procs(FILE *f, const struct xp_fence_report *r)
 {
 	const struct xp_fence_state *s = r->st;
-	char a[16], b[16], c[16];
+	char a[16];
 
 	fprintf(f, "\nwaits: %" PRIu64 " (wait_start -> wait_end, mean %s), %" PRIu64 " without their start, %d "
 		   "in progress\n", s->waits, xp_fmt_mean(s->wait.sum, s->wait.count, a, sizeof(a)), s->wait_unseen,
 		s->nwaiting);
 	if (!s->nprocs)
 		return;
-	fprintf(f, "per process (fences created, and waits):\n  %-24s %8s %6s %10s %9s %9s\n", "PROCESS",
-		"CREATED", "WAITS", "WAIT_TIME", "MEAN", "MAX");
+	fprintf(f, "per process (fences created, and waits):\n");
+	xp_rows_head(f, &proc_rows, r);
 	for (int i = 0; i < s->nprocs; i++) {
 		const struct xp_fence_proc *p = &s->procs[i];
-		char who[48];
 
-		snprintf(who, sizeof(who), "%u/%s", p->pid, p->comm);
-		fprintf(f, "  %-24.24s %8" PRIu64 " %6" PRIu64 " %10s %9s %9s\n", who, p->created, p->waits, p->waits ? xp_fmt_ns(p->wait_ns, a, sizeof(a)) : "-",
-			xp_fmt_mean(p->wait_ns, p->waits, b, sizeof(b)),
-			p->waits ? xp_fmt_ns(p->wait_max, c, sizeof(c)) : "-");
-		for (int k = 0; k < s->nthreads; k++) {
-			const struct xp_fence_thread *t = &s->threads[k];
-
-			if (t->pid != p->pid)
-				continue;
-			snprintf(who, sizeof(who), "thread %u/%s", t->tid, t->comm);
-			fprintf(f, "    %-31.31s %6" PRIu64 " %10s %9s %9s\n", who, t->waits,
-				xp_fmt_ns(t->wait_ns, a, sizeof(a)), xp_fmt_mean(t->wait_ns, t->waits, b, sizeof(b)),
-				xp_fmt_ns(t->wait_max, c, sizeof(c)));
-		}
+		xp_rows_text(f, &proc_rows, p, r);
+		for (int k = 0; k < s->nthreads; k++)
+			if (s->threads[k].pid == p->pid)
+				xp_rows_text(f, &thread_rows, &s->threads[k], r);
 		if (r->hist && p->wait.count)
 			xp_print_log2_hist(f, &p->wait, 4);
 	}
@@ -95,104 +217,35 @@ void xp_fence_report_text(FILE *f, const struct xp_fence_report *r)
 	text_procs(f, r);
 }
 
-static void json_timelines(struct xp_json *j, const struct xp_fence_state *s)
-{
-	xp_json_key(j, "timelines");
-	xp_json_begin_arr(j);
-	for (int i = 0; i < s->ntl; i++) {
-		const struct xp_fence_tl *t = &s->tl[i];
-
-		xp_json_begin_obj(j);
-		xp_json_kstr(j, "driver", t->driver);
-		xp_json_kstr(j, "timeline", t->name);
-		xp_json_ku64(j, "created", t->created);
-		xp_json_ku64(j, "emitted", t->emitted);
-		xp_json_ku64(j, "signaled", t->signaled);
-		xp_json_ku64(j, "signaled_init_unseen", t->signaled_unseen);
-		xp_json_ku64(j, "unsignaled", t->open);
-		xp_json_ku64(j, "enable_signal", t->enabled);
-		xp_json_ku64(j, "destroyed", t->destroyed);
-		xp_json_ku64(j, "destroyed_unsignaled", t->destroyed_unsignaled);
-		xp_json_ku64(j, "waits", t->waits);
-		xp_json_ku64(j, "wait_ns", t->wait_ns);
-		xp_json_khist(j, "life_ns", &t->life);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
-}
-
-static void json_procs(struct xp_json *j, const struct xp_fence_state *s)
-{
-	xp_json_key(j, "processes");
-	xp_json_begin_arr(j);
-	for (int i = 0; i < s->nprocs; i++) {
-		const struct xp_fence_proc *p = &s->procs[i];
-
-		xp_json_begin_obj(j);
-		xp_json_ku64(j, "pid", p->pid);
-		xp_json_kstr(j, "comm", p->comm);
-		xp_json_ku64(j, "created", p->created);
-		xp_json_ku64(j, "waits", p->waits);
-		xp_json_ku64(j, "wait_max_ns", p->wait_max);
-		xp_json_khist(j, "wait_ns", &p->wait);
-		xp_json_key(j, "threads");
-		xp_json_begin_arr(j);
-		for (int k = 0; k < s->nthreads; k++) {
-			const struct xp_fence_thread *t = &s->threads[k];
-
-			if (t->pid != p->pid)
-				continue;
-			xp_json_begin_obj(j);
-			xp_json_ku64(j, "tid", t->tid);
-			xp_json_kstr(j, "comm", t->comm);
-			xp_json_ku64(j, "waits", t->waits);
-			xp_json_ku64(j, "wait_ns", t->wait_ns);
-			xp_json_ku64(j, "wait_max_ns", t->wait_max);
-			xp_json_end_obj(j);
-		}
-		xp_json_end_arr(j);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
-}
-
 void xp_fence_report_json(FILE *f, const struct xp_fence_report *r)
 {
 	const struct xp_fence_state *s = r->st;
-	const struct xp_rawtp_layout *l = r->layout;
 	struct xp_json j;
 
 	xp_json_init(&j, f, false);
 	xp_json_begin_obj(&j);
 	xp_json_run_info(&j, r->ri);
-	xp_json_ku64(&j, "events_seen", s->events);
-	xp_json_ku64(&j, "events_present", (uint64_t)l->npresent);
-	xp_json_ku64(&j, "overflow", s->overflow);
-	xp_json_ku64(&j, "undecodable", r->undecodable);
-	xp_json_kbool(&j, "process_filter", r->filtered);
-	xp_json_kbool(&j, "final", r->final);
-	xp_json_key(&j, "events");
-	xp_json_begin_obj(&j);
-	for (int i = 0; i < l->n; i++)
-		xp_json_kbool(&j, l->ev[i].name, l->present[i]);
-	xp_json_end_obj(&j);
+	xp_rows_json(&j, &head_rows, s, r);
+	xp_json_kevents(&j, "events", r->layout, r->layout->n);
 	xp_json_key(&j, "fences");
-	xp_json_begin_obj(&j);
-	xp_json_ku64(&j, "created", s->created);
-	xp_json_ku64(&j, "signaled", s->signaled);
-	xp_json_ku64(&j, "signaled_init_unseen", s->signaled_unseen);
-	xp_json_ku64(&j, "unsignaled", xp_fence_open(s, -1));
-	xp_json_khist(&j, "life_ns", &s->life);
-	xp_json_end_obj(&j);
-	json_timelines(&j, s);
+	xp_rows_json_obj(&j, &fences_rows, s, r);
+	xp_rows_json_arr(&j, "timelines", &tl_rows, s->tl, s->ntl, sizeof(s->tl[0]), r, NULL);
 	xp_json_key(&j, "waits");
-	xp_json_begin_obj(&j);
-	xp_json_ku64(&j, "count", s->waits);
-	xp_json_ku64(&j, "without_start", s->wait_unseen);
-	xp_json_ku64(&j, "in_progress", (uint64_t)s->nwaiting);
-	xp_json_khist(&j, "wait_ns", &s->wait);
-	xp_json_end_obj(&j);
-	json_procs(&j, s);
+	xp_rows_json_obj(&j, &waits_rows, s, r);
+	xp_json_key(&j, "processes");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nprocs; i++) {
+		xp_json_begin_obj(&j);
+		xp_rows_json(&j, &proc_rows, &s->procs[i], r);
+		xp_json_key(&j, "threads");
+		xp_json_begin_arr(&j);
+		for (int k = 0; k < s->nthreads; k++)
+			if (s->threads[k].pid == s->procs[i].pid)
+				xp_rows_json_obj(&j, &thread_rows, &s->threads[k], r);
+		xp_json_end_arr(&j);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
 	xp_json_end_obj(&j);
 	xp_json_finish(&j);
 }

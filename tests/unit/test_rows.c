@@ -1,0 +1,159 @@
+/* The rows writer (sinks/rows.h): one table of columns renders the text
+ * heading and lines, the JSON object and the stream line alike. */
+#include <stdlib.h>
+#include "unit.h"
+#include "sinks/rows.h"
+
+struct row {
+	uint32_t pid;
+	char comm[16];
+	uint64_t calls;
+	int32_t pending;
+	uint16_t small;
+	uint64_t mhz;
+	bool on;
+	struct xp_hist lat;
+};
+
+struct ctx {
+	uint64_t total;
+};
+
+static void who(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct row *r = row;
+
+	(void)ctx;
+	snprintf(v->buf, sizeof(v->buf), "%u/%s", r->pid, r->comm);
+	v->s = v->buf;
+}
+
+static void share(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct row *r = row;
+	const struct ctx *c = ctx;
+
+	v->none = !c->total;
+	v->d = c->total ? (double)r->calls / (double)c->total : 0;
+}
+
+#define R(m) XP_FIELD(struct row, m)
+static const struct xp_col cols[] = {
+	{ "PROCESS", -10, XP_COL_CUT, NULL, XP_COL_STR, .get = who },
+	{ NULL, 0, 0, "pid", XP_COL_INT, R(pid) },
+	{ NULL, 0, 0, "comm", XP_COL_STR, R(comm) },
+	{ "CALLS", 6, 0, "calls", XP_COL_INT, R(calls) },
+	{ "PEND", 5, 0, "pending", XP_COL_SINT, R(pending) },
+	{ "S", 2, 0, "small", XP_COL_INT, R(small) },
+	{ "HZ", 8, 0, "hz", XP_COL_MILLI, R(mhz) },
+	{ NULL, 0, XP_COL_OMIT, "share", XP_COL_DOUBLE, .get = share },
+	{ "ON", -3, 0, "on", XP_COL_BOOL, R(on) },
+	{ "MEAN", 7, 0, NULL, XP_COL_HIST, R(lat), .stat = XP_HIST_MEAN },
+	{ "p50/p90/p99", 0, 0, "lat_ns", XP_COL_HIST, R(lat), .gap = 1 },
+	{ .key = "total", .type = XP_COL_INT, XP_FIELD(struct ctx, total), .flags = XP_COL_IN_CTX },
+};
+
+static const struct xp_rows rows = { cols, XP_NCOLS(cols), "  ", NULL };
+
+static char *render(void (*fn)(FILE *f, const struct row *r, const struct ctx *c), const struct row *r,
+		    const struct ctx *c)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	fn(f, r, c);
+	fclose(f);
+	return out;
+}
+
+static void head(FILE *f, const struct row *r, const struct ctx *c)
+{
+	(void)r;
+	xp_rows_head(f, &rows, c);
+}
+
+static void text(FILE *f, const struct row *r, const struct ctx *c)
+{
+	xp_rows_text(f, &rows, r, c);
+}
+
+static void json(FILE *f, const struct row *r, const struct ctx *c)
+{
+	struct xp_json j;
+
+	xp_json_init(&j, f, false);
+	xp_rows_stream(f, &j, &rows, r, c);
+}
+
+static void test_text_and_json(void)
+{
+	struct row r = { .pid = 42, .comm = "compositor", .calls = 3, .pending = -2, .small = 7,
+			 .mhz = 59940, .on = true };
+	struct ctx c = { .total = 12 };
+	char *s;
+
+	xp_hist_add(&r.lat, 1000);
+	xp_hist_add(&r.lat, 3000);
+	s = render(head, &r, &c);
+	CHECK_STR(s, "  PROCESS     CALLS  PEND  S       HZ ON     MEAN  p50/p90/p99\n");
+	free(s);
+	s = render(text, &r, &c);
+	CHECK_STR(s, "  42/composi      3    -2  7   59.940 yes   2.0us  992ns/2.9us/2.9us\n");
+	free(s);
+	s = render(json, &r, &c);
+	CHECK(!strncmp(s, "{\"pid\":42,\"comm\":\"compositor\",\"calls\":3,\"pending\":-2,\"small\":7,"
+			  "\"hz\":59.940,\"share\":0.25,\"on\":true,\"lat_ns\":{\"count\":2,", 100));
+	CHECK(strstr(s, "},\"total\":12}\n") != NULL);
+	free(s);
+}
+
+/* An empty histogram and a value that is none: "-" in text; null, or left out. */
+static void test_none(void)
+{
+	struct row r = { .pid = 1, .comm = "a" };
+	struct ctx c = { 0 };
+	char *s;
+
+	s = render(text, &r, &c);
+	CHECK_STR(s, "  1/a             0     0  0    0.000 no        -  -\n");
+	free(s);
+	s = render(json, &r, &c);
+	CHECK(strstr(s, "\"share\"") == NULL);
+	CHECK(strstr(s, "\"lat_ns\":{\"count\":0,") != NULL);
+	free(s);
+}
+
+static bool odd(const void *row)
+{
+	return ((const struct row *)row)->pid % 2;
+}
+
+static void test_array(void)
+{
+	struct row r[3] = { { .pid = 1 }, { .pid = 2 }, { .pid = 3 } };
+	struct ctx c = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct xp_json j;
+
+	xp_json_init(&j, f, false);
+	xp_json_begin_obj(&j);
+	xp_rows_json_arr(&j, "rows", &rows, r, 3, sizeof(r[0]), &c, odd);
+	xp_json_end_obj(&j);
+	xp_json_finish(&j);
+	fclose(f);
+	CHECK(!strncmp(out, "{\"rows\":[{\"pid\":1,", 18));
+	CHECK(strstr(out, "{\"pid\":3,") != NULL);
+	CHECK(strstr(out, "{\"pid\":2,") == NULL);
+	free(out);
+}
+
+int main(void)
+{
+	RUN(test_text_and_json);
+	RUN(test_none);
+	RUN(test_array);
+	UNIT_EXIT();
+}
