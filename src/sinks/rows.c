@@ -52,7 +52,7 @@ static const char *hist_cell(int stat, const struct xp_hist *h, char *buf, size_
 {
 	char a[16], b[16], c[16];
 
-	if (!h->count)
+	if (!h->count && stat != XP_HIST_P50_P99 && stat != XP_HIST_P50_P99_MAX)
 		return "-";
 	switch (stat) {
 	case XP_HIST_MEAN: return xp_fmt_ns(h->sum / h->count, buf, len);
@@ -64,7 +64,7 @@ static const char *hist_cell(int stat, const struct xp_hist *h, char *buf, size_
 		return buf;
 	case XP_HIST_P50_P99_MAX:
 		snprintf(buf, len, "%s/%s/%s", xp_fmt_pct(h, 50, a, sizeof(a)), xp_fmt_pct(h, 99, b, sizeof(b)),
-			 xp_fmt_ns(h->max, c, sizeof(c)));
+			 h->count ? xp_fmt_ns(h->max, c, sizeof(c)) : "-");
 		return buf;
 	case XP_HIST_MEAN_P99:
 		snprintf(buf, len, "%s / %s", xp_fmt_ns(h->sum / h->count, a, sizeof(a)),

@@ -44,8 +44,8 @@ enum xp_col_type {
 /* What the text of an XP_COL_HIST column shows. */
 enum xp_hist_stat {
 	XP_HIST_PCTS,		/* "1.2us/3.4us/5.6ms": p50/p90/p99 */
-	XP_HIST_P50_P99,	/* "1.2us/5.6ms" */
-	XP_HIST_P50_P99_MAX,	/* "1.2us/5.6ms/9.1ms" */
+	XP_HIST_P50_P99,	/* "1.2us/5.6ms" ("-/-" when empty) */
+	XP_HIST_P50_P99_MAX,	/* "1.2us/5.6ms/9.1ms" ("-/-/-") */
 	XP_HIST_MEAN_P99,	/* "2.0us / 5.6ms" */
 	XP_HIST_MEAN,
 	XP_HIST_SUM,
@@ -82,7 +82,7 @@ struct xp_col {
 	size_t off, size;	/* the field (XP_FIELD); size 0: `get` says */
 	void (*get)(const void *row, const void *ctx, struct xp_val *v);
 	int gap;		/* text: spaces before the cell besides the one between columns */
-	enum xp_hist_stat stat;	/* XP_COL_HIST: its text */
+	enum xp_hist_stat stat;	/* XP_COL_HIST: its text ("-" when empty, unless said) */
 };
 
 /* A field of a row's struct: .off and .size of a column. */
