@@ -111,23 +111,28 @@ static void put_cell(FILE *f, const struct xp_rows *t, int i, int *shown, const 
 		fprintf(f, c->width < 0 ? "%-*s" : "%*s", w, s);
 }
 
-void xp_rows_head(FILE *f, const struct xp_rows *t, const void *ctx)
+static void heads(FILE *f, const struct xp_rows *t, const void *ctx, int *shown)
 {
-	int shown = 0;
-
 	for (int i = 0; i < t->n; i++) {
 		const char *h = t->head_of ? t->head_of(i, ctx) : NULL;
 
 		if (t->cols[i].head)
-			put_cell(f, t, i, &shown, h ? h : t->cols[i].head);
+			put_cell(f, t, i, shown, h ? h : t->cols[i].head);
 	}
-	fputc('\n', f);
+	if (t->more)
+		heads(f, t->more, ctx, shown);
 }
 
-void xp_rows_text(FILE *f, const struct xp_rows *t, const void *row, const void *ctx)
+void xp_rows_head(FILE *f, const struct xp_rows *t, const void *ctx)
 {
 	int shown = 0;
 
+	heads(f, t, ctx, &shown);
+	fputc('\n', f);
+}
+
+static void cells(FILE *f, const struct xp_rows *t, const void *row, const void *ctx, int *shown)
+{
 	for (int i = 0; i < t->n; i++) {
 		struct xp_val v;
 		char buf[64];
@@ -135,8 +140,17 @@ void xp_rows_text(FILE *f, const struct xp_rows *t, const void *row, const void 
 		if (!t->cols[i].head)
 			continue;
 		xp_rows_value(&t->cols[i], row, ctx, &v);
-		put_cell(f, t, i, &shown, cell(&t->cols[i], &v, buf, sizeof(buf)));
+		put_cell(f, t, i, shown, cell(&t->cols[i], &v, buf, sizeof(buf)));
 	}
+	if (t->more)
+		cells(f, t->more, (const unsigned char *)row + t->more_off, ctx, shown);
+}
+
+void xp_rows_text(FILE *f, const struct xp_rows *t, const void *row, const void *ctx)
+{
+	int shown = 0;
+
+	cells(f, t, row, ctx, &shown);
 	fputc('\n', f);
 }
 
@@ -174,6 +188,8 @@ void xp_rows_json(struct xp_json *j, const struct xp_rows *t, const void *row, c
 		xp_rows_value(&t->cols[i], row, ctx, &v);
 		json_value(j, &t->cols[i], &v);
 	}
+	if (t->more)
+		xp_rows_json(j, t->more, (const unsigned char *)row + t->more_off, ctx);
 }
 
 void xp_rows_json_obj(struct xp_json *j, const struct xp_rows *t, const void *row, const void *ctx)

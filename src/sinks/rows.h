@@ -12,7 +12,7 @@
  *		{ "CREATED", 8, 0, "created", XP_COL_INT, XP_FIELD(struct xp_fence_tl, created) },
  *		{ NULL, 0, 0, "life_ns", XP_COL_HIST, XP_FIELD(struct xp_fence_tl, life) },
  *	};
- *	static const struct xp_rows tl_rows = { tl_cols, XP_NCOLS(tl_cols), "  " };
+ *	static const struct xp_rows tl_rows = { XP_ROWS(tl_cols), .indent = "  " };
  *
  *	xp_rows_head(f, &tl_rows, NULL);		"  DRIVER TIMELINE ... CREATED"
  *	xp_rows_text(f, &tl_rows, t, NULL);		"  vgem unbound    ...       3"
@@ -88,6 +88,8 @@ struct xp_col {
 /* A field of a row's struct: .off and .size of a column. */
 #define XP_FIELD(type, member) .off = offsetof(type, member), .size = sizeof(((type *)0)->member)
 #define XP_NCOLS(cols) ((int)(sizeof(cols) / sizeof((cols)[0])))
+/* .cols and .n of a struct xp_rows: { XP_ROWS(cols), .indent = "  " } */
+#define XP_ROWS(table) .cols = (table), .n = XP_NCOLS(table)
 
 struct xp_rows {
 	const struct xp_col *cols;
@@ -95,6 +97,10 @@ struct xp_rows {
 	const char *indent;	/* text: before the first cell (NULL: none) */
 	/* text: the heading of column i where it depends on the run (NULL: the columns' own) */
 	const char *(*head_of)(int i, const void *ctx);
+	/* the columns of `more` follow, on the same line and in the same object,
+	 * for the struct at more_off in the row (counters that several rows embed) */
+	const struct xp_rows *more;
+	size_t more_off;
 };
 
 /* The value of column `c` of `row`. */

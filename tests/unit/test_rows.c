@@ -53,7 +53,7 @@ static const struct xp_col cols[] = {
 	{ .key = "total", .type = XP_COL_INT, XP_FIELD(struct ctx, total), .flags = XP_COL_IN_CTX },
 };
 
-static const struct xp_rows rows = { cols, XP_NCOLS(cols), "  ", NULL };
+static const struct xp_rows rows = { XP_ROWS(cols), .indent = "  " };
 
 static char *render(void (*fn)(FILE *f, const struct row *r, const struct ctx *c), const struct row *r,
 		    const struct ctx *c)

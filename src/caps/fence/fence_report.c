@@ -60,7 +60,7 @@ static const char *tl_head(int i, const void *ctx)
 	return !r->final && tl_cols[i].head && !strcmp(tl_cols[i].head, "NEVER_SIG") ? "IN_FLIGHT" : NULL;
 }
 
-static const struct xp_rows tl_rows = { tl_cols, XP_NCOLS(tl_cols), "  ", tl_head };
+static const struct xp_rows tl_rows = { XP_ROWS(tl_cols), .indent = "  ", .head_of = tl_head };
 
 static void proc_who(const void *row, const void *ctx, struct xp_val *v)
 {
@@ -85,7 +85,7 @@ static const struct xp_col proc_cols[] = {
 	{ NULL, 0, 0, "wait_ns", XP_COL_HIST, PROC(wait) },
 };
 
-static const struct xp_rows proc_rows = { proc_cols, XP_NCOLS(proc_cols), "  ", NULL };
+static const struct xp_rows proc_rows = { XP_ROWS(proc_cols), .indent = "  " };
 
 static void thread_who(const void *row, const void *ctx, struct xp_val *v)
 {
@@ -116,7 +116,7 @@ static const struct xp_col thread_cols[] = {
 	{ "", 9, 0, "wait_max_ns", XP_COL_NS, THR(wait_max) },
 };
 
-static const struct xp_rows thread_rows = { thread_cols, XP_NCOLS(thread_cols), "    ", NULL };
+static const struct xp_rows thread_rows = { XP_ROWS(thread_cols), .indent = "    " };
 
 static void fences_open(const void *row, const void *ctx, struct xp_val *v)
 {
@@ -158,9 +158,9 @@ static const struct xp_col head_cols[] = {
 	{ .key = "final", .type = XP_COL_BOOL, REP(final) },
 };
 
-static const struct xp_rows fences_rows = { fences_cols, XP_NCOLS(fences_cols), NULL, NULL };
-static const struct xp_rows waits_rows = { waits_cols, XP_NCOLS(waits_cols), NULL, NULL };
-static const struct xp_rows head_rows = { head_cols, XP_NCOLS(head_cols), NULL, NULL };
+static const struct xp_rows fences_rows = { XP_ROWS(fences_cols) };
+static const struct xp_rows waits_rows = { XP_ROWS(waits_cols) };
+static const struct xp_rows head_rows = { XP_ROWS(head_cols) };
 
 static void text_timelines(FILE *f, const struct xp_fence_report *r)
 {

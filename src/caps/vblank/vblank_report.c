@@ -103,7 +103,7 @@ static const struct xp_col client_cols[] = {
 	{ "FRAME p50/p99", -14, 0, "frame_ns", XP_COL_HIST, CL(frame), .stat = XP_HIST_P50_P99 },
 };
 
-static const struct xp_rows client_rows = { client_cols, XP_NCOLS(client_cols), NULL, NULL };
+static const struct xp_rows client_rows = { XP_ROWS(client_cols) };
 
 static void client_dev(const void *row, const void *ctx, struct xp_val *v)
 {
@@ -170,7 +170,7 @@ static const struct xp_col frame_cols[] = {
 	{ NULL, 0, 0, "present_hz", XP_COL_MILLI, .get = client_hz },
 };
 
-static const struct xp_rows frame_rows = { frame_cols, XP_NCOLS(frame_cols), NULL, NULL };
+static const struct xp_rows frame_rows = { XP_ROWS(frame_cols) };
 
 static void crtc_devname(const void *row, const void *ctx, struct xp_val *v)
 {
@@ -271,8 +271,8 @@ static const struct xp_col crtc_cols[] = {
 };
 
 /* Without known devices, the table starts at CRTC. */
-static const struct xp_rows crtc_rows = { crtc_cols, XP_NCOLS(crtc_cols), NULL, NULL };
-static const struct xp_rows crtc_rows_nodev = { crtc_cols + 1, XP_NCOLS(crtc_cols) - 1, NULL, NULL };
+static const struct xp_rows crtc_rows = { XP_ROWS(crtc_cols) };
+static const struct xp_rows crtc_rows_nodev = { .cols = crtc_cols + 1, .n = XP_NCOLS(crtc_cols) - 1 };
 
 static bool client_shown(const void *row)
 {
