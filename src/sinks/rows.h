@@ -8,9 +8,9 @@
  * text only. See "Rows" in src/caps/README.md.
  *
  *	static const struct xp_col tl_cols[] = {
- *		{ "DRIVER TIMELINE", -36, XP_COL_CUT, NULL, XP_COL_STR, .get = tl_name },
- *		{ "CREATED", 8, 0, "created", XP_COL_INT, XP_FIELD(struct xp_fence_tl, created) },
- *		{ NULL, 0, 0, "life_ns", XP_COL_HIST, XP_FIELD(struct xp_fence_tl, life) },
+ *		{ XP_TEXT("DRIVER TIMELINE", -36, XP_COL_STR), .flags = XP_COL_CUT, .get = tl_name },
+ *		{ XP_BOTH("CREATED", 8, "created", XP_COL_INT), XP_FIELD(struct xp_fence_tl, created) },
+ *		{ XP_JSON("life_ns", XP_COL_HIST), XP_FIELD(struct xp_fence_tl, life) },
  *	};
  *	static const struct xp_rows tl_rows = { XP_ROWS(tl_cols), .indent = "  " };
  *
@@ -85,6 +85,10 @@ struct xp_col {
 	enum xp_hist_stat stat;	/* XP_COL_HIST: its text ("-" when empty, unless said) */
 };
 
+/* A column's first members: shown in JSON only, in text only, or in both. */
+#define XP_JSON(k, t) .key = (k), .type = (t)
+#define XP_TEXT(h, w, t) .head = (h), .width = (w), .type = (t)
+#define XP_BOTH(h, w, k, t) .head = (h), .width = (w), .key = (k), .type = (t)
 /* A field of a row's struct: .off and .size of a column. */
 #define XP_FIELD(type, member) .off = offsetof(type, member), .size = sizeof(((type *)0)->member)
 #define XP_NCOLS(cols) ((int)(sizeof(cols) / sizeof((cols)[0])))

@@ -39,18 +39,18 @@ static void share(const void *row, const void *ctx, struct xp_val *v)
 
 #define R(m) XP_FIELD(struct row, m)
 static const struct xp_col cols[] = {
-	{ "PROCESS", -10, XP_COL_CUT, NULL, XP_COL_STR, .get = who },
-	{ NULL, 0, 0, "pid", XP_COL_INT, R(pid) },
-	{ NULL, 0, 0, "comm", XP_COL_STR, R(comm) },
-	{ "CALLS", 6, 0, "calls", XP_COL_INT, R(calls) },
-	{ "PEND", 5, 0, "pending", XP_COL_SINT, R(pending) },
-	{ "S", 2, 0, "small", XP_COL_INT, R(small) },
-	{ "HZ", 8, 0, "hz", XP_COL_MILLI, R(mhz) },
-	{ NULL, 0, XP_COL_OMIT, "share", XP_COL_DOUBLE, .get = share },
-	{ "ON", -3, 0, "on", XP_COL_BOOL, R(on) },
-	{ "MEAN", 7, 0, NULL, XP_COL_HIST, R(lat), .stat = XP_HIST_MEAN },
-	{ "p50/p90/p99", 0, 0, "lat_ns", XP_COL_HIST, R(lat), .gap = 1 },
-	{ .key = "total", .type = XP_COL_INT, XP_FIELD(struct ctx, total), .flags = XP_COL_IN_CTX },
+	{ XP_TEXT("PROCESS", -10, XP_COL_STR), .flags = XP_COL_CUT, .get = who },
+	{ XP_JSON("pid", XP_COL_INT), R(pid) },
+	{ XP_JSON("comm", XP_COL_STR), R(comm) },
+	{ XP_BOTH("CALLS", 6, "calls", XP_COL_INT), R(calls) },
+	{ XP_BOTH("PEND", 5, "pending", XP_COL_SINT), R(pending) },
+	{ XP_BOTH("S", 2, "small", XP_COL_INT), R(small) },
+	{ XP_BOTH("HZ", 8, "hz", XP_COL_MILLI), R(mhz) },
+	{ XP_JSON("share", XP_COL_DOUBLE), .flags = XP_COL_OMIT, .get = share },
+	{ XP_BOTH("ON", -3, "on", XP_COL_BOOL), R(on) },
+	{ XP_TEXT("MEAN", 7, XP_COL_HIST), R(lat), .stat = XP_HIST_MEAN },
+	{ XP_BOTH("p50/p90/p99", 0, "lat_ns", XP_COL_HIST), R(lat), .gap = 1 },
+	{ XP_JSON("total", XP_COL_INT), XP_FIELD(struct ctx, total), .flags = XP_COL_IN_CTX },
 };
 
 static const struct xp_rows rows = { XP_ROWS(cols), .indent = "  " };

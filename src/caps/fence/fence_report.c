@@ -34,22 +34,22 @@ static void tl_name(const void *row, const void *ctx, struct xp_val *v)
 
 #define TL(m) XP_FIELD(struct xp_fence_tl, m)
 static const struct xp_col tl_cols[] = {
-	{ "DRIVER TIMELINE", -36, XP_COL_CUT, NULL, XP_COL_STR, .get = tl_name },
-	{ NULL, 0, 0, "driver", XP_COL_STR, TL(driver) },
-	{ NULL, 0, 0, "timeline", XP_COL_STR, TL(name) },
-	{ "CREATED", 8, 0, "created", XP_COL_INT, TL(created) },
-	{ NULL, 0, 0, "emitted", XP_COL_INT, TL(emitted) },
-	{ "SIGNALED", 8, 0, "signaled", XP_COL_INT, TL(signaled) },
-	{ NULL, 0, 0, "signaled_init_unseen", XP_COL_INT, TL(signaled_unseen) },
-	{ "NEVER_SIG", 10, 0, "unsignaled", XP_COL_INT, TL(open) },
-	{ "INIT_UNSEEN", 11, 0, NULL, XP_COL_INT, TL(signaled_unseen) },
-	{ NULL, 0, 0, "enable_signal", XP_COL_INT, TL(enabled) },
-	{ NULL, 0, 0, "destroyed", XP_COL_INT, TL(destroyed) },
-	{ NULL, 0, 0, "destroyed_unsignaled", XP_COL_INT, TL(destroyed_unsignaled) },
-	{ "WAITS", 6, 0, "waits", XP_COL_INT, TL(waits) },
-	{ NULL, 0, 0, "wait_ns", XP_COL_INT, TL(wait_ns) },
-	{ "MEAN", 9, 0, NULL, XP_COL_HIST, TL(life), .stat = XP_HIST_MEAN },
-	{ "p50/p90/p99", 0, 0, "life_ns", XP_COL_HIST, TL(life), .gap = 1 },
+	{ XP_TEXT("DRIVER TIMELINE", -36, XP_COL_STR), .flags = XP_COL_CUT, .get = tl_name },
+	{ XP_JSON("driver", XP_COL_STR), TL(driver) },
+	{ XP_JSON("timeline", XP_COL_STR), TL(name) },
+	{ XP_BOTH("CREATED", 8, "created", XP_COL_INT), TL(created) },
+	{ XP_JSON("emitted", XP_COL_INT), TL(emitted) },
+	{ XP_BOTH("SIGNALED", 8, "signaled", XP_COL_INT), TL(signaled) },
+	{ XP_JSON("signaled_init_unseen", XP_COL_INT), TL(signaled_unseen) },
+	{ XP_BOTH("NEVER_SIG", 10, "unsignaled", XP_COL_INT), TL(open) },
+	{ XP_TEXT("INIT_UNSEEN", 11, XP_COL_INT), TL(signaled_unseen) },
+	{ XP_JSON("enable_signal", XP_COL_INT), TL(enabled) },
+	{ XP_JSON("destroyed", XP_COL_INT), TL(destroyed) },
+	{ XP_JSON("destroyed_unsignaled", XP_COL_INT), TL(destroyed_unsignaled) },
+	{ XP_BOTH("WAITS", 6, "waits", XP_COL_INT), TL(waits) },
+	{ XP_JSON("wait_ns", XP_COL_INT), TL(wait_ns) },
+	{ XP_TEXT("MEAN", 9, XP_COL_HIST), TL(life), .stat = XP_HIST_MEAN },
+	{ XP_BOTH("p50/p90/p99", 0, "life_ns", XP_COL_HIST), TL(life), .gap = 1 },
 };
 
 /* Live runs and files that ended: what is still unsignaled was never signaled. */
@@ -73,16 +73,16 @@ static void proc_who(const void *row, const void *ctx, struct xp_val *v)
 
 #define PROC(m) XP_FIELD(struct xp_fence_proc, m)
 static const struct xp_col proc_cols[] = {
-	{ "PROCESS", -24, XP_COL_CUT, NULL, XP_COL_STR, .get = proc_who },
-	{ NULL, 0, 0, "pid", XP_COL_INT, PROC(pid) },
-	{ NULL, 0, 0, "comm", XP_COL_STR, PROC(comm) },
-	{ "CREATED", 8, 0, "created", XP_COL_INT, PROC(created) },
-	{ "WAITS", 6, 0, "waits", XP_COL_INT, PROC(waits) },
-	{ "WAIT_TIME", 10, 0, NULL, XP_COL_HIST, PROC(wait), .stat = XP_HIST_SUM },
-	{ "MEAN", 9, 0, NULL, XP_COL_HIST, PROC(wait), .stat = XP_HIST_MEAN },
-	{ "MAX", 9, 0, NULL, XP_COL_HIST, PROC(wait), .stat = XP_HIST_MAX },
-	{ NULL, 0, 0, "wait_max_ns", XP_COL_INT, PROC(wait_max) },
-	{ NULL, 0, 0, "wait_ns", XP_COL_HIST, PROC(wait) },
+	{ XP_TEXT("PROCESS", -24, XP_COL_STR), .flags = XP_COL_CUT, .get = proc_who },
+	{ XP_JSON("pid", XP_COL_INT), PROC(pid) },
+	{ XP_JSON("comm", XP_COL_STR), PROC(comm) },
+	{ XP_BOTH("CREATED", 8, "created", XP_COL_INT), PROC(created) },
+	{ XP_BOTH("WAITS", 6, "waits", XP_COL_INT), PROC(waits) },
+	{ XP_TEXT("WAIT_TIME", 10, XP_COL_HIST), PROC(wait), .stat = XP_HIST_SUM },
+	{ XP_TEXT("MEAN", 9, XP_COL_HIST), PROC(wait), .stat = XP_HIST_MEAN },
+	{ XP_TEXT("MAX", 9, XP_COL_HIST), PROC(wait), .stat = XP_HIST_MAX },
+	{ XP_JSON("wait_max_ns", XP_COL_INT), PROC(wait_max) },
+	{ XP_JSON("wait_ns", XP_COL_HIST), PROC(wait) },
 };
 
 static const struct xp_rows proc_rows = { XP_ROWS(proc_cols), .indent = "  " };
@@ -107,13 +107,13 @@ static void thread_mean(const void *row, const void *ctx, struct xp_val *v)
 
 #define THR(m) XP_FIELD(struct xp_fence_thread, m)
 static const struct xp_col thread_cols[] = {
-	{ "", -31, XP_COL_CUT, NULL, XP_COL_STR, .get = thread_who },
-	{ NULL, 0, 0, "tid", XP_COL_INT, THR(tid) },
-	{ NULL, 0, 0, "comm", XP_COL_STR, THR(comm) },
-	{ "", 6, 0, "waits", XP_COL_INT, THR(waits) },
-	{ "", 10, 0, "wait_ns", XP_COL_NS, THR(wait_ns) },
-	{ "", 9, 0, NULL, XP_COL_NS, .get = thread_mean },
-	{ "", 9, 0, "wait_max_ns", XP_COL_NS, THR(wait_max) },
+	{ XP_TEXT("", -31, XP_COL_STR), .flags = XP_COL_CUT, .get = thread_who },
+	{ XP_JSON("tid", XP_COL_INT), THR(tid) },
+	{ XP_JSON("comm", XP_COL_STR), THR(comm) },
+	{ XP_BOTH("", 6, "waits", XP_COL_INT), THR(waits) },
+	{ XP_BOTH("", 10, "wait_ns", XP_COL_NS), THR(wait_ns) },
+	{ XP_TEXT("", 9, XP_COL_NS), .get = thread_mean },
+	{ XP_BOTH("", 9, "wait_max_ns", XP_COL_NS), THR(wait_max) },
 };
 
 static const struct xp_rows thread_rows = { XP_ROWS(thread_cols), .indent = "    " };
@@ -126,18 +126,18 @@ static void fences_open(const void *row, const void *ctx, struct xp_val *v)
 
 #define ST(m) XP_FIELD(struct xp_fence_state, m)
 static const struct xp_col fences_cols[] = {
-	{ NULL, 0, 0, "created", XP_COL_INT, ST(created) },
-	{ NULL, 0, 0, "signaled", XP_COL_INT, ST(signaled) },
-	{ NULL, 0, 0, "signaled_init_unseen", XP_COL_INT, ST(signaled_unseen) },
-	{ NULL, 0, 0, "unsignaled", XP_COL_INT, .get = fences_open },
-	{ NULL, 0, 0, "life_ns", XP_COL_HIST, ST(life) },
+	{ XP_JSON("created", XP_COL_INT), ST(created) },
+	{ XP_JSON("signaled", XP_COL_INT), ST(signaled) },
+	{ XP_JSON("signaled_init_unseen", XP_COL_INT), ST(signaled_unseen) },
+	{ XP_JSON("unsignaled", XP_COL_INT), .get = fences_open },
+	{ XP_JSON("life_ns", XP_COL_HIST), ST(life) },
 };
 
 static const struct xp_col waits_cols[] = {
-	{ NULL, 0, 0, "count", XP_COL_INT, ST(waits) },
-	{ NULL, 0, 0, "without_start", XP_COL_INT, ST(wait_unseen) },
-	{ NULL, 0, 0, "in_progress", XP_COL_SINT, ST(nwaiting) },
-	{ NULL, 0, 0, "wait_ns", XP_COL_HIST, ST(wait) },
+	{ XP_JSON("count", XP_COL_INT), ST(waits) },
+	{ XP_JSON("without_start", XP_COL_INT), ST(wait_unseen) },
+	{ XP_JSON("in_progress", XP_COL_SINT), ST(nwaiting) },
+	{ XP_JSON("wait_ns", XP_COL_HIST), ST(wait) },
 };
 
 static void events_present(const void *row, const void *ctx, struct xp_val *v)
@@ -150,12 +150,12 @@ static void events_present(const void *row, const void *ctx, struct xp_val *v)
 
 #define REP(m) XP_FIELD(struct xp_fence_report, m), .flags = XP_COL_IN_CTX
 static const struct xp_col head_cols[] = {
-	{ NULL, 0, 0, "events_seen", XP_COL_INT, ST(events) },
-	{ NULL, 0, 0, "events_present", XP_COL_INT, .get = events_present },
-	{ NULL, 0, 0, "overflow", XP_COL_INT, ST(overflow) },
-	{ .key = "undecodable", .type = XP_COL_INT, REP(undecodable) },
-	{ .key = "process_filter", .type = XP_COL_BOOL, REP(filtered) },
-	{ .key = "final", .type = XP_COL_BOOL, REP(final) },
+	{ XP_JSON("events_seen", XP_COL_INT), ST(events) },
+	{ XP_JSON("events_present", XP_COL_INT), .get = events_present },
+	{ XP_JSON("overflow", XP_COL_INT), ST(overflow) },
+	{ XP_JSON("undecodable", XP_COL_INT), REP(undecodable) },
+	{ XP_JSON("process_filter", XP_COL_BOOL), REP(filtered) },
+	{ XP_JSON("final", XP_COL_BOOL), REP(final) },
 };
 
 static const struct xp_rows fences_rows = { XP_ROWS(fences_cols) };

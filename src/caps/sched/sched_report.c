@@ -44,35 +44,35 @@ static void busy_pct(const void *row, const void *ctx, struct xp_val *v)
 
 #define C(m) XP_FIELD(struct xp_sched_counts, m)
 static const struct xp_col count_cols[] = {
-	{ "JOBS", 7, 0, "jobs", XP_COL_INT, C(done) },
-	{ NULL, 0, 0, "queued", XP_COL_INT, C(queued) },
-	{ NULL, 0, 0, "run", XP_COL_INT, C(run) },
-	{ "PEND", 5, 0, "pending", XP_COL_SINT, C(pending) },
-	{ "INFL", 5, 0, "in_flight", XP_COL_SINT, C(inflight) },
-	{ "MAXQ", 5, 0, "max_pending", XP_COL_SINT, C(max_pending) },
-	{ NULL, 0, 0, "max_in_flight", XP_COL_SINT, C(max_inflight) },
-	{ NULL, 0, 0, "job_count", XP_COL_INT, C(last_job_count) },
-	{ NULL, 0, 0, "max_job_count", XP_COL_INT, C(max_job_count) },
-	{ NULL, 0, 0, "hw_job_count", XP_COL_SINT, C(last_hw_job_count) },
-	{ "HWQ", 4, 0, "max_hw_job_count", XP_COL_SINT, C(max_hw_job_count) },
-	{ NULL, 0, 0, "busy_ns", XP_COL_INT, .get = busy_ns },
-	{ "BUSY", 6, 0, NULL, XP_COL_STR, .get = busy_pct },
-	{ NULL, 0, 0, "busy_share", XP_COL_DOUBLE, .get = busy_share },
-	{ "QUEUE p50/p90/p99", -26, 0, NULL, XP_COL_HIST, C(qdelay) },
-	{ "EXEC p50/p90/p99", -26, 0, NULL, XP_COL_HIST, C(exec) },
-	{ "DEPS", 5, 0, "deps", XP_COL_INT, C(deps) },
-	{ "WAITED", 6, 0, "waited", XP_COL_INT, C(waited) },
-	{ "UNSCHED", 7, 0, "unschedulable", XP_COL_INT, C(unsched) },
-	{ "INCOMPL", 7, 0, "incomplete", XP_COL_INT, C(incomplete) },
-	{ NULL, 0, 0, "queue_delay_ns", XP_COL_HIST, C(qdelay) },
-	{ NULL, 0, 0, "exec_ns", XP_COL_HIST, C(exec) },
-	{ NULL, 0, 0, "dep_wait_ns", XP_COL_HIST, C(depwait) },
+	{ XP_BOTH("JOBS", 7, "jobs", XP_COL_INT), C(done) },
+	{ XP_JSON("queued", XP_COL_INT), C(queued) },
+	{ XP_JSON("run", XP_COL_INT), C(run) },
+	{ XP_BOTH("PEND", 5, "pending", XP_COL_SINT), C(pending) },
+	{ XP_BOTH("INFL", 5, "in_flight", XP_COL_SINT), C(inflight) },
+	{ XP_BOTH("MAXQ", 5, "max_pending", XP_COL_SINT), C(max_pending) },
+	{ XP_JSON("max_in_flight", XP_COL_SINT), C(max_inflight) },
+	{ XP_JSON("job_count", XP_COL_INT), C(last_job_count) },
+	{ XP_JSON("max_job_count", XP_COL_INT), C(max_job_count) },
+	{ XP_JSON("hw_job_count", XP_COL_SINT), C(last_hw_job_count) },
+	{ XP_BOTH("HWQ", 4, "max_hw_job_count", XP_COL_SINT), C(max_hw_job_count) },
+	{ XP_JSON("busy_ns", XP_COL_INT), .get = busy_ns },
+	{ XP_TEXT("BUSY", 6, XP_COL_STR), .get = busy_pct },
+	{ XP_JSON("busy_share", XP_COL_DOUBLE), .get = busy_share },
+	{ XP_TEXT("QUEUE p50/p90/p99", -26, XP_COL_HIST), C(qdelay) },
+	{ XP_TEXT("EXEC p50/p90/p99", -26, XP_COL_HIST), C(exec) },
+	{ XP_BOTH("DEPS", 5, "deps", XP_COL_INT), C(deps) },
+	{ XP_BOTH("WAITED", 6, "waited", XP_COL_INT), C(waited) },
+	{ XP_BOTH("UNSCHED", 7, "unschedulable", XP_COL_INT), C(unsched) },
+	{ XP_BOTH("INCOMPL", 7, "incomplete", XP_COL_INT), C(incomplete) },
+	{ XP_JSON("queue_delay_ns", XP_COL_HIST), C(qdelay) },
+	{ XP_JSON("exec_ns", XP_COL_HIST), C(exec) },
+	{ XP_JSON("dep_wait_ns", XP_COL_HIST), C(depwait) },
 };
 
 static const struct xp_rows count_rows = { XP_ROWS(count_cols) };
 
 static const struct xp_col ring_cols[] = {
-	{ "RING", -20, XP_COL_CUT, "ring", XP_COL_STR, XP_FIELD(struct xp_sched_ring, name) },
+	{ XP_BOTH("RING", -20, "ring", XP_COL_STR), .flags = XP_COL_CUT, XP_FIELD(struct xp_sched_ring, name) },
 };
 
 static const struct xp_rows ring_rows = { XP_ROWS(ring_cols), .more = &count_rows,
@@ -89,9 +89,9 @@ static void proc_client(const void *row, const void *ctx, struct xp_val *v)
 
 #define PR(m) XP_FIELD(struct xp_sched_proc, m)
 static const struct xp_col proc_cols[] = {
-	{ "PID", -7, 0, "pid", XP_COL_INT, PR(pid) },
-	{ "COMM", -16, XP_COL_CUT, "comm", XP_COL_STR, PR(comm) },
-	{ "CLIENT", -6, XP_COL_OMIT, "client_id", XP_COL_INT, .get = proc_client },
+	{ XP_BOTH("PID", -7, "pid", XP_COL_INT), PR(pid) },
+	{ XP_BOTH("COMM", -16, "comm", XP_COL_STR), .flags = XP_COL_CUT, PR(comm) },
+	{ XP_BOTH("CLIENT", -6, "client_id", XP_COL_INT), .flags = XP_COL_OMIT, .get = proc_client },
 };
 
 static const struct xp_rows proc_rows = { XP_ROWS(proc_cols), .more = &count_rows,
