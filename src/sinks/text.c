@@ -1,6 +1,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "sinks/report.h"
+#include "core/rawtp.h"
 #include "sinks/text.h"
 
 /* snprintf(buf, len, "%s", s) without printf's cost */
@@ -213,4 +214,17 @@ void xp_print_lat_cols(FILE *f, const struct xp_hist *h)
 		xp_fmt_ns(h->count ? h->sum / h->count : 0, a, sizeof(a)),
 		xp_fmt_ns(xp_hist_percentile(h, 50), b, sizeof(b)),
 		xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)), xp_fmt_ns(h->max, d, sizeof(d)));
+}
+
+void xp_print_skipped_events(FILE *f, const struct xp_rawtp_layout *l, const char *group)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!l->present[i] && (!group || !strcmp(l->ev[i].group, group)))
+			fprintf(f, "note: this kernel has no %s/%s event: skipped\n", l->group[i], l->ev[i].name);
+}
+
+void xp_print_undecodable(FILE *f, uint64_t n)
+{
+	if (n)
+		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", n, n == 1 ? "" : "s");
 }

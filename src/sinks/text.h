@@ -47,5 +47,11 @@ struct xp_run_info;
 /* "drops: N (by cause)", and what this kernel leaves uncounted */
 void xp_print_drops(FILE *f, const struct xp_run_info *ri);
 const char *xp_drop_reason_name(int reason);
+/* A summary's notes: "note: this kernel has no GROUP/EVENT event: skipped" for
+ * each event of the table's `group` (NULL: all) the layout lacks; "note: N
+ * records could not be decoded" where n is not 0. */
+struct xp_rawtp_layout;
+void xp_print_skipped_events(FILE *f, const struct xp_rawtp_layout *l, const char *group);
+void xp_print_undecodable(FILE *f, uint64_t n);
 
 #endif

@@ -12,17 +12,13 @@ static void text_notes(FILE *f, const struct xp_fence_report *r)
 	const struct xp_fence_state *s = r->st;
 	const struct xp_rawtp_layout *l = r->layout;
 
-	for (int i = 0; i < l->n; i++)
-		if (!l->present[i])
-			fprintf(f, "note: this kernel has no %s/%s event: skipped\n", l->group[i], l->ev[i].name);
+	xp_print_skipped_events(f, l, NULL);
 	if (r->filtered)
 		fprintf(f, "note: the process filters apply to fences' creation and to waits; signals "
 			   "of other processes' fences count as init unseen\n");
 	if (s->overflow)
 		fprintf(f, "note: %" PRIu64 " events past the tracked fences/timelines/processes\n", s->overflow);
-	if (r->undecodable)
-		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", r->undecodable,
-			r->undecodable == 1 ? "" : "s");
+	xp_print_undecodable(f, r->undecodable);
 }
 
 /* The rows of the summary: per timeline, per process, per thread; the fences and waits in all. */
