@@ -450,6 +450,16 @@ uint64_t xp_metrics_pid_cgroup(const struct xp_metrics_in *in, uint32_t pid, uin
 	return in->pids ? xp_pid_cgroup(in->pids, pid, known) : known;
 }
 
+void xp_rec_labels(void *ctx, char *buf, size_t len)
+{
+	const struct xp_rec_labels *c = ctx;
+
+	if (c->task)
+		xp_metrics_task_labels(c->in, c->cgroup_id, c->pid, c->comm, buf, len);
+	for (int i = 0; i < 3 && c->name[i]; i++)
+		xp_labels_add(buf, len, c->name[i], c->value[i]);
+}
+
 void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, uint32_t pid,
 			    const char *comm, char *buf, size_t len)
 {

@@ -130,6 +130,21 @@ uint64_t xp_metrics_pid_cgroup(const struct xp_metrics_in *in, uint32_t pid, uin
 void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, uint32_t pid,
 			    const char *comm, char *buf, size_t len);
 
+/*
+ * The labels of a record's series, as xp_metrics_series takes them (fn
+ * xp_rec_labels, ctx this): the task's (xp_metrics_task_labels) where
+ * `task`, then the capability's own, name[i]="value[i]" while name[i] is set.
+ */
+struct xp_rec_labels {
+	const struct xp_metrics_in *in;
+	bool task;
+	uint64_t cgroup_id;
+	uint32_t pid;
+	const char *comm;
+	const char *name[3], *value[3];
+};
+void xp_rec_labels(void *ctx, char *buf, size_t len);
+
 #define XP_METRICS_CT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
 #define XP_METRICS_CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 /* Whether an Accept header's value asks for OpenMetrics text. */

@@ -40,24 +40,6 @@ void xp_fence_metrics_free(struct xp_fence_metrics *s)
 	xp_fence_free(&s->s);
 }
 
-struct label_ctx {
-	const struct xp_fence_metrics *s;
-	const struct xp_rawtp_rec *r;
-	const struct xp_fence_tl *tl;
-	uint64_t cg;
-	bool task;	/* the series is per cgroup (and process) */
-};
-
-static void labels(void *p, char *buf, size_t len)
-{
-	const struct label_ctx *c = p;
-
-	if (c->task)
-		xp_metrics_task_labels(&c->s->in, c->cg, c->r->hdr.pid, c->r->comm, buf, len);
-	xp_labels_add(buf, len, "driver", c->tl ? c->tl->driver : "");
-	xp_labels_add(buf, len, "timeline", c->tl ? c->tl->name : "");
-}
-
 int xp_fence_metrics_feed(struct xp_fence_metrics *s, const struct xp_rawtp_layout *l,
 			  const struct xp_rawtp_rec *r)
 {
@@ -83,10 +65,11 @@ int xp_fence_metrics_feed(struct xp_fence_metrics *s, const struct xp_rawtp_layo
 	uint64_t tk = (uint64_t)(d.tl + 1);
 
 	if (r->ev == XP_FENCE_SIGNALED) {
-		struct label_ctx c = { s, r, tl, 0, false };
+		struct xp_rec_labels c = { .in = &s->in, .name = { "driver", "timeline" },
+					   .value = { tl ? tl->driver : "", tl ? tl->name : "" } };
 		struct xp_metric_key k = { { tk, 0, 0, 0 } };
 
-		if (!(x = xp_metrics_series(m, s->signal_secs, &k, labels, &c)))
+		if (!(x = xp_metrics_series(m, s->signal_secs, &k, xp_rec_labels, &c)))
 			return -ENOMEM;
 		xp_series_observe(m, x, r->hdr.ts_ns > d.start ? r->hdr.ts_ns - d.start : 0);
 		return 0;
@@ -94,17 +77,18 @@ int xp_fence_metrics_feed(struct xp_fence_metrics *s, const struct xp_rawtp_layo
 	/* init and the waits fire in the task: its cgroup as the kernel side saw it */
 	uint64_t cg = xp_metrics_pid_cgroup(&s->in, r->hdr.pid, xp_rawtp_cgroup(r));
 	uint64_t pid = s->in.per_process ? r->hdr.pid : 0;
-	struct label_ctx c = { s, r, tl, cg, true };
+	struct xp_rec_labels c = { &s->in, true, cg, r->hdr.pid, r->comm, { "driver", "timeline" },
+				   { tl ? tl->driver : "", tl ? tl->name : "" } };
 	struct xp_metric_key k = { { cg, pid, tk, 0 } };
 
 	if (r->ev == XP_FENCE_INIT) {
-		if (!(x = xp_metrics_series(m, s->created, &k, labels, &c)))
+		if (!(x = xp_metrics_series(m, s->created, &k, xp_rec_labels, &c)))
 			return -ENOMEM;
 		x->value++;
 		return 0;
 	}
-	if (!(x = xp_metrics_series(m, s->waits, &k, labels, &c)) ||
-	    !(y = xp_metrics_series(m, s->wait_secs, &k, labels, &c)))
+	if (!(x = xp_metrics_series(m, s->waits, &k, xp_rec_labels, &c)) ||
+	    !(y = xp_metrics_series(m, s->wait_secs, &k, xp_rec_labels, &c)))
 		return -ENOMEM;
 	x->value++;
 	xp_series_observe(m, y, r->hdr.ts_ns > d.start ? r->hdr.ts_ns - d.start : 0);

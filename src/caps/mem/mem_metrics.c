@@ -40,22 +40,6 @@ static const char *driver_of(unsigned int ev)
 	return "i915";
 }
 
-struct label_ctx {
-	const struct xp_mem_metrics *s;
-	const struct xp_rawtp_rec *r;
-	uint64_t cg;
-	bool task;	/* the series is per cgroup (and process) */
-};
-
-static void labels(void *p, char *buf, size_t len)
-{
-	const struct label_ctx *c = p;
-
-	if (c->task)
-		xp_metrics_task_labels(&c->s->in, c->cg, c->r->hdr.pid, c->r->comm, buf, len);
-	xp_labels_add(buf, len, "driver", driver_of(c->r->ev));
-}
-
 int xp_mem_metrics_feed(struct xp_mem_metrics *s, const struct xp_rawtp_layout *l,
 			const struct xp_rawtp_rec *r)
 {
@@ -78,20 +62,21 @@ int xp_mem_metrics_feed(struct xp_mem_metrics *s, const struct xp_rawtp_layout *
 	if (bos) {
 		uint64_t cg = xp_metrics_pid_cgroup(&s->in, r->hdr.pid, xp_rawtp_cgroup(r));
 		uint64_t pid = s->in.per_process ? r->hdr.pid : 0;
-		struct label_ctx c = { s, r, cg, true };
+		struct xp_rec_labels c = { &s->in, true, cg, r->hdr.pid, r->comm, { "driver" },
+					   { driver_of(r->ev) } };
 		struct xp_metric_key k = { { cg, pid, (uint64_t)driver_of(r->ev)[0], 0 } };
 
-		if (!(x = xp_metrics_series(m, s->bos, &k, labels, &c)) ||
-		    !(y = xp_metrics_series(m, s->bytes, &k, labels, &c)))
+		if (!(x = xp_metrics_series(m, s->bos, &k, xp_rec_labels, &c)) ||
+		    !(y = xp_metrics_series(m, s->bytes, &k, xp_rec_labels, &c)))
 			return -ENOMEM;
 		x->value += bos;
 		y->value += bytes;
 	}
 	if (moved) {
-		struct label_ctx c = { s, r, 0, false };
+		struct xp_rec_labels c = { .in = &s->in, .name = { "driver" }, .value = { driver_of(r->ev) } };
 		struct xp_metric_key k = { { (uint64_t)driver_of(r->ev)[0], 0, 0, 0 } };
 
-		if (!(x = xp_metrics_series(m, s->moved, &k, labels, &c)))
+		if (!(x = xp_metrics_series(m, s->moved, &k, xp_rec_labels, &c)))
 			return -ENOMEM;
 		x->value += moved;
 	}
