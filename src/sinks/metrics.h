@@ -72,6 +72,22 @@ int xp_metrics_family(struct xp_metrics *m, const char *name, const char *help, 
  */
 int xp_metrics_histogram(struct xp_metrics *m, const char *name, const char *help, const char *unit,
 			 const uint64_t *le, int nle, double scale, bool bounded);
+/*
+ * A family a capability declares, in a table: where in its state the index
+ * goes, its name, help and unit ("seconds": values in ns, written scaled by
+ * 1e-9), and for a histogram its buckets.
+ */
+struct xp_metric_def {
+	size_t at;		/* offsetof the int that keeps the family's index */
+	const char *name, *help, *unit;
+	enum xp_metric_type type;	/* XP_METRIC_COUNTER, XP_METRIC_GAUGE or XP_METRIC_HISTOGRAM */
+	const uint64_t *le;		/* histograms: as xp_metrics_histogram takes them */
+	int nle;
+};
+#define XP_METRIC_NDEFS(defs) ((int)(sizeof(defs) / sizeof((defs)[0])))
+/* Every family of the table, bounded; 0, or -ENOMEM. */
+int xp_metrics_declare(struct xp_metrics *m, const struct xp_metric_def *d, int n, void *state);
+
 /* One observation of `v` (unscaled) into a histogram's series. */
 void xp_series_observe(const struct xp_metrics *m, struct xp_series *s, uint64_t v);
 

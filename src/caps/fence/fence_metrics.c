@@ -11,28 +11,33 @@ static const uint64_t le[] = {
 };
 #define NLE ((int)(sizeof(le) / sizeof(le[0])))
 
+static const struct xp_metric_def families[] = {
+	{ offsetof(struct xp_fence_metrics, created), "xputrace_fences_created",
+	  "dma_fences created, by the cgroup of the task that made them (a submitting ioctl, or "
+	  "a driver's worker), driver and timeline",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_fence_metrics, waits), "xputrace_fence_waits",
+	  "Waits for a dma_fence that ended, by the cgroup of the waiting task, driver and "
+	  "timeline",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_fence_metrics, wait_secs), "xputrace_fence_wait_seconds",
+	  "Time tasks waited for a dma_fence (wait_start -> wait_end), by cgroup, driver and "
+	  "timeline",
+	  "seconds", XP_METRIC_HISTOGRAM, le, NLE },
+	{ offsetof(struct xp_fence_metrics, signal_secs), "xputrace_fence_signal_seconds",
+	  "dma_fences' time from creation (or emit, where the driver emits) to signaled: how "
+	  "long the device took, by driver and timeline",
+	  "seconds", XP_METRIC_HISTOGRAM, le, NLE },
+};
+
 int xp_fence_metrics_init(struct xp_fence_metrics *s, const struct xp_metrics_in *in)
 {
-	struct xp_metrics *m = in->m;
 	int err;
 
 	s->in = *in;
 	if ((err = xp_fence_init(&s->s)))
 		return err;
-	s->created = xp_metrics_family(m, "xputrace_fences_created", "dma_fences created, by the cgroup "
-				       "of the task that made them (a submitting ioctl, or a driver's "
-				       "worker), driver and timeline", NULL, XP_METRIC_COUNTER, 1, true);
-	s->waits = xp_metrics_family(m, "xputrace_fence_waits", "Waits for a dma_fence that ended, by "
-				     "the cgroup of the waiting task, driver and timeline", NULL,
-				     XP_METRIC_COUNTER, 1, true);
-	s->wait_secs = xp_metrics_histogram(m, "xputrace_fence_wait_seconds", "Time tasks waited for "
-					    "a dma_fence (wait_start -> wait_end), by cgroup, driver and "
-					    "timeline", "seconds", le, NLE, 1e-9, true);
-	s->signal_secs = xp_metrics_histogram(m, "xputrace_fence_signal_seconds", "dma_fences' time "
-					      "from creation (or emit, where the driver emits) to signaled: "
-					      "how long the device took, by driver and timeline", "seconds",
-					      le, NLE, 1e-9, true);
-	return s->created < 0 || s->waits < 0 || s->wait_secs < 0 || s->signal_secs < 0 ? -ENOMEM : 0;
+	return xp_metrics_declare(in->m, families, XP_METRIC_NDEFS(families), s);
 }
 
 void xp_fence_metrics_free(struct xp_fence_metrics *s)

@@ -5,25 +5,29 @@
 
 #include "caps/mem/mem_metrics.h"
 
+static const struct xp_metric_def families[] = {
+	{ offsetof(struct xp_mem_metrics, bos), "xputrace_gpu_buffers_created",
+	  "GPU buffer objects created, by the cgroup of the process that created them and "
+	  "driver",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_mem_metrics, bytes), "xputrace_gpu_buffer_created_bytes",
+	  "Bytes of the GPU buffer objects created, by the cgroup of the process that created "
+	  "them and driver",
+	  "bytes", XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_mem_metrics, moved), "xputrace_gpu_buffer_moved_bytes",
+	  "Bytes of buffer objects the driver moved between placements (VRAM, GTT, system; xe's "
+	  "first placements, which copy nothing, left out), by driver",
+	  "bytes", XP_METRIC_COUNTER, NULL, 0 },
+};
+
 int xp_mem_metrics_init(struct xp_mem_metrics *s, const struct xp_metrics_in *in, uint32_t page_size)
 {
-	struct xp_metrics *m = in->m;
 	int err;
 
 	s->in = *in;
 	if ((err = xp_mem_init(&s->s, page_size)))
 		return err;
-	s->bos = xp_metrics_family(m, "xputrace_gpu_buffers_created", "GPU buffer objects created, by "
-				   "the cgroup of the process that created them and driver", NULL,
-				   XP_METRIC_COUNTER, 1, true);
-	s->bytes = xp_metrics_family(m, "xputrace_gpu_buffer_created_bytes", "Bytes of the GPU buffer "
-				     "objects created, by the cgroup of the process that created them and "
-				     "driver", "bytes", XP_METRIC_COUNTER, 1, true);
-	s->moved = xp_metrics_family(m, "xputrace_gpu_buffer_moved_bytes", "Bytes of buffer objects "
-				     "the driver moved between placements (VRAM, GTT, system; xe's first "
-				     "placements, which copy nothing, left out), by driver", "bytes",
-				     XP_METRIC_COUNTER, 1, true);
-	return s->bos < 0 || s->bytes < 0 || s->moved < 0 ? -ENOMEM : 0;
+	return xp_metrics_declare(in->m, families, XP_METRIC_NDEFS(families), s);
 }
 
 void xp_mem_metrics_free(struct xp_mem_metrics *s)
