@@ -228,3 +228,12 @@ void xp_print_undecodable(FILE *f, uint64_t n)
 	if (n)
 		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", n, n == 1 ? "" : "s");
 }
+
+void xp_print_notes(FILE *f, const char *filters, uint64_t overflow, const char *tables, uint64_t undecodable)
+{
+	if (filters)
+		fprintf(f, "note: the process filters apply to %s\n", filters);
+	if (overflow)
+		fprintf(f, "note: %" PRIu64 " events past the tracked %s\n", overflow, tables);
+	xp_print_undecodable(f, undecodable);
+}

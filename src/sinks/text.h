@@ -53,5 +53,11 @@ const char *xp_drop_reason_name(int reason);
 struct xp_rawtp_layout;
 void xp_print_skipped_events(FILE *f, const struct xp_rawtp_layout *l, const char *group);
 void xp_print_undecodable(FILE *f, uint64_t n);
+/*
+ * The notes after a summary's first line: what the process filters apply to
+ * (`filters`, NULL: not filtered), "N events past the tracked TABLES" where
+ * `overflow`, and the undecodable records.
+ */
+void xp_print_notes(FILE *f, const char *filters, uint64_t overflow, const char *tables, uint64_t undecodable);
 
 #endif

@@ -13,12 +13,9 @@ static void text_notes(FILE *f, const struct xp_fence_report *r)
 	const struct xp_rawtp_layout *l = r->layout;
 
 	xp_print_skipped_events(f, l, NULL);
-	if (r->filtered)
-		fprintf(f, "note: the process filters apply to fences' creation and to waits; signals "
-			   "of other processes' fences count as init unseen\n");
-	if (s->overflow)
-		fprintf(f, "note: %" PRIu64 " events past the tracked fences/timelines/processes\n", s->overflow);
-	xp_print_undecodable(f, r->undecodable);
+	xp_print_notes(f, r->filtered ? "fences' creation and to waits; signals of other processes' fences "
+					"count as init unseen" : NULL,
+		       s->overflow, "fences/timelines/processes", r->undecodable);
 }
 
 /* The rows of the summary: per timeline, per process, per thread; the fences and waits in all. */

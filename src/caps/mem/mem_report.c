@@ -52,12 +52,9 @@ void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
 		}
 		xp_print_skipped_events(f, l, groups[g]);
 	}
-	if (r->filtered)
-		fprintf(f, "note: the process filters apply to the per-process events only; the "
-			   "per-device ones are counted for every process\n");
-	if (s->overflow)
-		fprintf(f, "note: %" PRIu64 " events past the tracked processes/rings/objects\n", s->overflow);
-	xp_print_undecodable(f, r->undecodable);
+	xp_print_notes(f, r->filtered ? "the per-process events only; the per-device ones are counted for "
+					"every process" : NULL,
+		       s->overflow, "processes/rings/objects", r->undecodable);
 	if (on[0])
 		xp_mem_text_amdgpu(f, r);
 	if (on[1])
