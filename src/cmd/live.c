@@ -524,6 +524,8 @@ static int run(struct live_run *r, int argc, char **argv)
 		return status;
 	if (optind < argc)
 		return xp_fail(2, "%s: unexpected argument '%s'", verb, argv[optind]);
+	if (r->o.stream && !cap->stream_header)	/* no stream writer: never an empty stream */
+		return xp_fail(2, "%s: --stream: %s prints a summary only", verb, verb);
 	if (cap->opts_check && (status = cap->opts_check(r->ci.opts)))
 		return status;
 	xp_libbpf_quiet(r->o.verbose);
