@@ -7,7 +7,7 @@
 #include "sinks/rows.h"
 #include "sinks/text.h"
 
-static void text_notes(FILE *f, const struct xp_fence_report *r)
+static void text_notes(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_fence_state *s = r->st;
 	const struct xp_rawtp_layout *l = r->layout;
@@ -48,7 +48,7 @@ static const struct xp_col tl_cols[] = {
 /* Live runs and files that ended: what is still unsignaled was never signaled. */
 static const char *tl_head(int i, const void *ctx)
 {
-	const struct xp_fence_report *r = ctx;
+	const struct xp_tp_report *r = ctx;
 
 	return !r->final && tl_cols[i].head && !strcmp(tl_cols[i].head, "NEVER_SIG") ? "IN_FLIGHT" : NULL;
 }
@@ -135,13 +135,13 @@ static const struct xp_col waits_cols[] = {
 
 static void events_present(const void *row, const void *ctx, struct xp_val *v)
 {
-	const struct xp_fence_report *r = ctx;
+	const struct xp_tp_report *r = ctx;
 
 	(void)row;
 	v->u = (uint64_t)r->layout->npresent;
 }
 
-#define REP(m) XP_FIELD(struct xp_fence_report, m), .flags = XP_COL_IN_CTX
+#define REP(m) XP_FIELD(struct xp_tp_report, m), .flags = XP_COL_IN_CTX
 static const struct xp_col head_cols[] = {
 	{ XP_JSON("events_seen", XP_COL_INT), ST(events) },
 	{ XP_JSON("events_present", XP_COL_INT), .get = events_present },
@@ -155,7 +155,7 @@ static const struct xp_rows fences_rows = { XP_ROWS(fences_cols) };
 static const struct xp_rows waits_rows = { XP_ROWS(waits_cols) };
 static const struct xp_rows head_rows = { XP_ROWS(head_cols) };
 
-static void text_timelines(FILE *f, const struct xp_fence_report *r)
+static void text_timelines(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_fence_state *s = r->st;
 	char b[48];
@@ -174,7 +174,7 @@ static void text_timelines(FILE *f, const struct xp_fence_report *r)
 	}
 }
 
-static void text_procs(FILE *f, const struct xp_fence_report *r)
+static void text_procs(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_fence_state *s = r->st;
 	char a[16];
@@ -198,19 +198,19 @@ static void text_procs(FILE *f, const struct xp_fence_report *r)
 	}
 }
 
-void xp_fence_report_text(FILE *f, const struct xp_fence_report *r)
+void xp_fence_report_text(FILE *f, const struct xp_tp_report *r)
 {
 	if (r->ri->interval)
 		fprintf(f, "--- interval %" PRIu64 " ---\n", r->ri->interval);
 	fprintf(f, "%s: %.1f s, %d of %d dma_fence events, %" PRIu64 " events, ", r->ri->command,
-		r->ri->duration_s, r->layout->npresent, r->layout->n, r->st->events);
+		r->ri->duration_s, r->layout->npresent, r->layout->n, ((const struct xp_fence_state *)r->st)->events);
 	xp_print_drops(f, r->ri);
 	text_notes(f, r);
 	text_timelines(f, r);
 	text_procs(f, r);
 }
 
-void xp_fence_report_json(FILE *f, const struct xp_fence_report *r)
+void xp_fence_report_json(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_fence_state *s = r->st;
 	struct xp_json j;

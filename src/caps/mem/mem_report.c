@@ -19,7 +19,7 @@ static int group_events(const struct xp_rawtp_layout *l, const char *group, int 
 	return n;
 }
 
-void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
+void xp_mem_report_text(FILE *f, const struct xp_tp_report *r)
 {
 	static const char *const groups[] = { "amdgpu", "i915", "xe" };
 	const struct xp_mem_state *s = r->st;
@@ -84,10 +84,10 @@ void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
 	}
 }
 
-void xp_mem_report_json(FILE *f, const struct xp_mem_report *r)
+void xp_mem_report_json(FILE *f, const struct xp_tp_report *r)
 {
 	static const char *const groups[] = { "amdgpu", "i915", "xe" };
-	static void (*const sec[])(struct xp_json *, const struct xp_mem_report *) = {
+	static void (*const sec[])(struct xp_json *, const struct xp_tp_report *) = {
 		xp_mem_json_amdgpu, xp_mem_json_i915, xp_mem_json_xe,
 	};
 	const struct xp_mem_state *s = r->st;

@@ -12,7 +12,7 @@ static const char *const why_submit =
 static const char *const why_iv =
 	"amdgpu_iv fires in the interrupt handler; its pasid names the VM of the process, not a pid";
 
-void xp_mem_text_amdgpu(FILE *f, const struct xp_mem_report *r)
+void xp_mem_text_amdgpu(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 	const struct xp_rawtp_layout *l = r->layout;
@@ -80,7 +80,7 @@ void xp_mem_text_amdgpu(FILE *f, const struct xp_mem_report *r)
 	}
 }
 
-void xp_mem_json_amdgpu(struct xp_json *j, const struct xp_mem_report *r)
+void xp_mem_json_amdgpu(struct xp_json *j, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 

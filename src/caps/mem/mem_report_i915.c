@@ -17,7 +17,7 @@ static const char *const why_i915_rq =
 	"add->retire is per engine and bounds the request's time from above; waits run in the "
 	"waiting process";
 
-static void text_i915_requests(FILE *f, const struct xp_mem_report *r)
+static void text_i915_requests(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 	char a[24], b[24], c[24], name[24];
@@ -56,7 +56,7 @@ static void text_i915_requests(FILE *f, const struct xp_mem_report *r)
 	}
 }
 
-void xp_mem_text_i915(FILE *f, const struct xp_mem_report *r)
+void xp_mem_text_i915(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 	const struct xp_rawtp_layout *l = r->layout;
@@ -97,7 +97,7 @@ void xp_mem_text_i915(FILE *f, const struct xp_mem_report *r)
 		text_i915_requests(f, r);
 }
 
-void xp_mem_json_i915(struct xp_json *j, const struct xp_mem_report *r)
+void xp_mem_json_i915(struct xp_json *j, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 	uint64_t live_b, live_n = xp_mem_live_objects(s, &live_b);

@@ -71,11 +71,11 @@ static inline void partial(struct xp_json *j, const char *why, const char *figur
 }
 
 /* Each driver's section, printed when the driver has an event on the kernel. */
-void xp_mem_text_amdgpu(FILE *f, const struct xp_mem_report *r);
-void xp_mem_text_i915(FILE *f, const struct xp_mem_report *r);
-void xp_mem_text_xe(FILE *f, const struct xp_mem_report *r);
-void xp_mem_json_amdgpu(struct xp_json *j, const struct xp_mem_report *r);
-void xp_mem_json_i915(struct xp_json *j, const struct xp_mem_report *r);
-void xp_mem_json_xe(struct xp_json *j, const struct xp_mem_report *r);
+void xp_mem_text_amdgpu(FILE *f, const struct xp_tp_report *r);
+void xp_mem_text_i915(FILE *f, const struct xp_tp_report *r);
+void xp_mem_text_xe(FILE *f, const struct xp_tp_report *r);
+void xp_mem_json_amdgpu(struct xp_json *j, const struct xp_tp_report *r);
+void xp_mem_json_i915(struct xp_json *j, const struct xp_tp_report *r);
+void xp_mem_json_xe(struct xp_json *j, const struct xp_tp_report *r);
 
 #endif

@@ -282,7 +282,7 @@ static bool client_shown(const void *row)
 	return k->queued || k->delivered;
 }
 
-static void frames_text(FILE *f, const struct xp_vbl_report *r)
+static void frames_text(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_vbl_state *s = r->st;
 	char w[48];
@@ -357,7 +357,7 @@ static void clients_text(FILE *f, const struct xp_vbl_state *s)
 	}
 }
 
-void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
+void xp_vbl_report_text(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_vbl_state *s = r->st;
 	char a[16];
@@ -445,7 +445,7 @@ static void clients_json(struct xp_json *j, const struct xp_vbl_state *s)
 	xp_json_end_arr(j);
 }
 
-void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
+void xp_vbl_report_json(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_vbl_state *s = r->st;
 	struct xp_json j;
