@@ -82,8 +82,9 @@ int xp_fence_metrics_feed(struct xp_fence_metrics *s, const struct xp_rawtp_layo
 	/* init and the waits fire in the task: its cgroup as the kernel side saw it */
 	uint64_t cg = xp_metrics_pid_cgroup(&s->in, r->hdr.pid, xp_rawtp_cgroup(r));
 	uint64_t pid = s->in.per_process ? r->hdr.pid : 0;
-	struct xp_rec_labels c = { &s->in, true, cg, r->hdr.pid, r->comm, { "driver", "timeline" },
-				   { tl ? tl->driver : "", tl ? tl->name : "" } };
+	struct xp_rec_labels c = { .in = &s->in, .task = true, .cgroup_id = cg, .pid = r->hdr.pid,
+				   .comm = r->comm, .name = { "driver", "timeline" },
+				   .value = { tl ? tl->driver : "", tl ? tl->name : "" } };
 	struct xp_metric_key k = { { cg, pid, tk, 0 } };
 
 	if (r->ev == XP_FENCE_INIT) {

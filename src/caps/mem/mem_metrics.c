@@ -66,8 +66,8 @@ int xp_mem_metrics_feed(struct xp_mem_metrics *s, const struct xp_rawtp_layout *
 	if (bos) {
 		uint64_t cg = xp_metrics_pid_cgroup(&s->in, r->hdr.pid, xp_rawtp_cgroup(r));
 		uint64_t pid = s->in.per_process ? r->hdr.pid : 0;
-		struct xp_rec_labels c = { &s->in, true, cg, r->hdr.pid, r->comm, { "driver" },
-					   { driver_of(r->ev) } };
+		struct xp_rec_labels c = { .in = &s->in, .task = true, .cgroup_id = cg, .pid = r->hdr.pid,
+					   .comm = r->comm, .name = { "driver" }, .value = { driver_of(r->ev) } };
 		struct xp_metric_key k = { { cg, pid, (uint64_t)driver_of(r->ev)[0], 0 } };
 
 		if (!(x = xp_metrics_series(m, s->bos, &k, xp_rec_labels, &c)) ||
