@@ -72,9 +72,11 @@ void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts)
 	fprintf(f, "  -h, --help               this text\n");
 }
 
+/* A row without a stream writer takes no --stream: refused as an unknown option, not an empty stream. */
 unsigned int xp_cap_common(const struct xp_cap *cap)
 {
-	return XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0);
+	return (XP_O_TRACE & ~(cap->stream_header ? 0u : (unsigned int)XP_O_STREAM)) |
+	       (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0);
 }
 
 int xp_common_opts(unsigned int common, const struct xp_cap_opt **out, int max)
@@ -524,8 +526,6 @@ static int run(struct live_run *r, int argc, char **argv)
 		return status;
 	if (optind < argc)
 		return xp_fail(2, "%s: unexpected argument '%s'", verb, argv[optind]);
-	if (r->o.stream && !cap->stream_header)	/* no stream writer: never an empty stream */
-		return xp_fail(2, "%s: --stream: %s prints a summary only", verb, verb);
 	if (cap->opts_check && (status = cap->opts_check(r->ci.opts)))
 		return status;
 	xp_libbpf_quiet(r->o.verbose);
