@@ -150,10 +150,57 @@ static void test_array(void)
 	free(out);
 }
 
+/* A histogram's texts, "-" where empty but for the p50/p99 forms; and counters embedded in a row. */
+struct counts {
+	uint64_t n;
+	struct xp_hist h;
+};
+
+struct keyed {
+	char name[8];
+	struct counts c;
+};
+
+static const struct xp_col count_cols[] = {
+	{ XP_BOTH("N", 3, "n", XP_COL_INT), XP_FIELD(struct counts, n) },
+	{ XP_TEXT("P50/P99", -12, XP_COL_HIST), XP_FIELD(struct counts, h), .stat = XP_HIST_P50_P99 },
+	{ XP_TEXT("MAX", 6, XP_COL_HIST), XP_FIELD(struct counts, h), .stat = XP_HIST_MAX },
+	{ XP_TEXT("AVG/P99", 16, XP_COL_HIST), XP_FIELD(struct counts, h), .stat = XP_HIST_MEAN_P99 },
+};
+static const struct xp_rows count_rows = { XP_ROWS(count_cols) };
+static const struct xp_col keyed_cols[] = {
+	{ XP_BOTH("NAME", -5, "name", XP_COL_STR), XP_FIELD(struct keyed, name) },
+};
+static const struct xp_rows keyed_rows = { XP_ROWS(keyed_cols), .more = &count_rows,
+					   .more_off = offsetof(struct keyed, c) };
+
+static void test_hist_and_more(void)
+{
+	struct keyed k = { .name = "ring0", .c = { .n = 2 } };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct xp_json j;
+
+	xp_rows_head(f, &keyed_rows, NULL);
+	xp_rows_text(f, &keyed_rows, &k, NULL);
+	xp_hist_add(&k.c.h, 2000);
+	xp_rows_text(f, &keyed_rows, &k, NULL);
+	xp_json_init(&j, f, false);
+	xp_rows_stream(f, &j, &keyed_rows, &k, NULL);
+	fclose(f);
+	CHECK_STR(out, "NAME    N P50/P99         MAX          AVG/P99\n"
+		       "ring0   2 -/-               -                -\n"
+		       "ring0   2 2.0us/2.0us   2.0us    2.0us / 2.0us\n"
+		       "{\"name\":\"ring0\",\"n\":2}\n");
+	free(out);
+}
+
 int main(void)
 {
 	RUN(test_text_and_json);
 	RUN(test_none);
 	RUN(test_array);
+	RUN(test_hist_and_more);
 	UNIT_EXIT();
 }
