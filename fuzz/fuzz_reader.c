@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		xp_perfetto_end(&c.p, &r.meta);
 		if (!err) {
 			struct xp_sched_report sr = { .st = &c.sched, .layout = &c.sl, .ri = &ri, .hist = true };
-			struct xp_vbl_report vr = { .st = &c.vbl, .layout = &c.vl, .ri = &ri, .hist = true };
+			struct xp_tp_report vr = { .st = &c.vbl, .layout = &c.vl, .ri = &ri, .hist = true };
 
 			ri.duration_s = xp_trace_duration(&r);
 			sr.now = r.meta.start_ns + (uint64_t)(ri.duration_s * 1e9);

@@ -182,6 +182,7 @@ struct xp_cap {
 	 * `tick` for the runner's once-a-second drain, false before a report.
 	 */
 	int (*drain)(struct xp_cap_inst *ci, bool tick);
+	/* --stream's text heading; NULL: no stream writer, so no --stream (refused, exit 2) */
 	void (*stream_header)(FILE *f);
 	void (*report)(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r);
 	/* A new interval: counters to zero, what is still open kept. */

@@ -69,12 +69,14 @@ void xp_opts_help(FILE *f, unsigned int common, const struct xp_cap_opt *opts)
 	fprintf(f, "  -h, --help               this text\n");
 }
 
+/* A row without a stream writer takes no --stream: refused as an unknown option, not an empty stream. */
 unsigned int xp_cap_common(const struct xp_cap *cap)
 {
 	/* a sampler has no events to stream, no histograms, no libbpf */
 	if (cap->flags & XP_CAP_SAMPLER)
 		return XP_O_TRACE & ~(XP_O_STREAM | XP_O_NOHIST | XP_O_VERBOSE);
-	return XP_O_TRACE | (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0);
+	return (XP_O_TRACE & ~(cap->stream_header ? 0u : (unsigned int)XP_O_STREAM)) |
+	       (cap->flags & XP_CAP_DEVICES ? XP_O_DEVICE : 0);
 }
 
 int xp_common_opts(unsigned int common, const struct xp_cap_opt **out, int max)

@@ -455,6 +455,32 @@ uint64_t xp_metrics_pid_cgroup(const struct xp_metrics_in *in, uint32_t pid, uin
 	return in->pids ? xp_pid_cgroup(in->pids, pid, known) : known;
 }
 
+int xp_metrics_declare(struct xp_metrics *m, const struct xp_metric_def *d, int n, void *state)
+{
+	for (int i = 0; i < n; i++) {
+		double scale = d[i].unit && !strcmp(d[i].unit, "seconds") ? 1e-9 : 1;
+		int *at = (int *)((char *)state + d[i].at);
+
+		if (d[i].type == XP_METRIC_HISTOGRAM)
+			*at = xp_metrics_histogram(m, d[i].name, d[i].help, d[i].unit, d[i].le, d[i].nle, scale, true);
+		else
+			*at = xp_metrics_family(m, d[i].name, d[i].help, d[i].unit, d[i].type, scale, true);
+		if (*at < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void xp_rec_labels(void *ctx, char *buf, size_t len)
+{
+	const struct xp_rec_labels *c = ctx;
+
+	if (c->task)
+		xp_metrics_task_labels(c->in, c->cgroup_id, c->pid, c->comm, buf, len);
+	for (int i = 0; i < 3 && c->name[i]; i++)
+		xp_labels_add(buf, len, c->name[i], c->value[i]);
+}
+
 void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, uint32_t pid,
 			    const char *comm, char *buf, size_t len)
 {

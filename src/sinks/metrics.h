@@ -76,6 +76,22 @@ int xp_metrics_family(struct xp_metrics *m, const char *name, const char *help, 
  */
 int xp_metrics_histogram(struct xp_metrics *m, const char *name, const char *help, const char *unit,
 			 const uint64_t *le, int nle, double scale, bool bounded);
+/*
+ * A family a capability declares, in a table: where in its state the index
+ * goes, its name, help and unit ("seconds": values in ns, written scaled by
+ * 1e-9), and for a histogram its buckets.
+ */
+struct xp_metric_def {
+	size_t at;		/* offsetof the int that keeps the family's index */
+	const char *name, *help, *unit;
+	enum xp_metric_type type;	/* XP_METRIC_COUNTER, XP_METRIC_GAUGE or XP_METRIC_HISTOGRAM */
+	const uint64_t *le;		/* histograms: as xp_metrics_histogram takes them */
+	int nle;
+};
+#define XP_METRIC_NDEFS(defs) ((int)(sizeof(defs) / sizeof((defs)[0])))
+/* Every family of the table, bounded; 0, or -ENOMEM. */
+int xp_metrics_declare(struct xp_metrics *m, const struct xp_metric_def *d, int n, void *state);
+
 /* One observation of `v` (unscaled) into a histogram's series. */
 void xp_series_observe(const struct xp_metrics *m, struct xp_series *s, uint64_t v);
 
@@ -145,6 +161,21 @@ void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, 
 #define XP_GPU_BUSY_HELP "Time a cgroup's work held the GPU, by source: drm_sched, each job from its run " \
 	"(or the ring's previous done if later) to its done, per ring; fdinfo, the driver's own busy " \
 	"time per engine; sources may count the same work, so do not add them"
+
+/*
+ * The labels of a record's series, as xp_metrics_series takes them (fn
+ * xp_rec_labels, ctx this): the task's (xp_metrics_task_labels) where
+ * `task`, then the capability's own, name[i]="value[i]" while name[i] is set.
+ */
+struct xp_rec_labels {
+	const struct xp_metrics_in *in;
+	bool task;
+	uint64_t cgroup_id;
+	uint32_t pid;
+	const char *comm;
+	const char *name[3], *value[3];
+};
+void xp_rec_labels(void *ctx, char *buf, size_t len);
 
 #define XP_METRICS_CT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
 #define XP_METRICS_CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"

@@ -1,3 +1,4 @@
+#include "core/rawtp_layout.h"
 #include "sinks/run_info.h"
 
 uint64_t xp_run_total_drops(const struct xp_run_info *ri)
@@ -56,5 +57,14 @@ void xp_json_khist(struct xp_json *j, const char *key, const struct xp_hist *h)
 		xp_json_end_obj(j);
 	}
 	xp_json_end_arr(j);
+	xp_json_end_obj(j);
+}
+
+void xp_json_kevents(struct xp_json *j, const char *key, const struct xp_rawtp_layout *l, int n)
+{
+	xp_json_key(j, key);
+	xp_json_begin_obj(j);
+	for (int i = 0; i < n && i < l->n; i++)
+		xp_json_kbool(j, l->ev[i].name, l->present[i]);
 	xp_json_end_obj(j);
 }

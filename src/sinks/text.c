@@ -1,5 +1,6 @@
 #include <inttypes.h>
 #include <string.h>
+#include "core/rawtp_layout.h"
 #include "sinks/run_info.h"
 #include "sinks/text.h"
 
@@ -87,6 +88,27 @@ const char *xp_fmt_ns(uint64_t ns, char *buf, size_t len)
 		p = put_fixed(p, (ns + 5000000) / 10000000, 2), *p++ = 's';
 	*p = '\0';
 	return copy_out(buf, len, tmp);
+}
+
+const char *xp_fmt_pct(const struct xp_hist *h, double p, char *buf, size_t len)
+{
+	return h->count ? xp_fmt_ns(xp_hist_percentile(h, p), buf, len) : "-";
+}
+
+const char *xp_fmt_pcts(const struct xp_hist *h, char *buf, size_t len)
+{
+	char a[16], b[16], c[16];
+
+	if (!h->count)
+		return "-";
+	snprintf(buf, len, "%s/%s/%s", xp_fmt_pct(h, 50, a, sizeof(a)), xp_fmt_pct(h, 90, b, sizeof(b)),
+		 xp_fmt_pct(h, 99, c, sizeof(c)));
+	return buf;
+}
+
+const char *xp_fmt_mean(uint64_t sum, uint64_t n, char *buf, size_t len)
+{
+	return n ? xp_fmt_ns(sum / n, buf, len) : "-";
 }
 
 const char *xp_errno_name(uint32_t err, char *buf, size_t len)
@@ -209,4 +231,26 @@ const char *xp_fmt_bytes(uint64_t b, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.1f %s", v, u[k]);
 	return buf;
+}
+
+void xp_print_skipped_events(FILE *f, const struct xp_rawtp_layout *l, const char *group)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!l->present[i] && (!group || !strcmp(l->ev[i].group, group)))
+			fprintf(f, "note: this kernel has no %s/%s event: skipped\n", l->group[i], l->ev[i].name);
+}
+
+void xp_print_undecodable(FILE *f, uint64_t n)
+{
+	if (n)
+		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", n, n == 1 ? "" : "s");
+}
+
+void xp_print_notes(FILE *f, const char *filters, uint64_t overflow, const char *tables, uint64_t undecodable)
+{
+	if (filters)
+		fprintf(f, "note: the process filters apply to %s\n", filters);
+	if (overflow)
+		fprintf(f, "note: %" PRIu64 " events past the tracked %s\n", overflow, tables);
+	xp_print_undecodable(f, undecodable);
 }

@@ -148,11 +148,16 @@ def shape(d):
 def declared(paths):
     """{series name: family} of the families the C files declare, with the suffix rules."""
     fam = re.compile(r'xp_metrics_(family|histogram)\(\s*[^,"]+,\s*"(\w+)"(.*?)\);', re.S)
+    # a table of families for xp_metrics_declare: { offsetof(...), "name", "help", unit, XP_METRIC_TYPE, ... }
+    table = re.compile(r'\{\s*offsetof\([^)]*\),\s*"(\w+)",(.*?)\}', re.S)
     out = {}
     for path in paths:
         with open(path) as f:
             text = f.read()
-        for kind, name, rest in fam.findall(text):
+        found = fam.findall(text)
+        found += [("histogram" if "XP_METRIC_HISTOGRAM" in rest else "family", name, rest)
+                  for name, rest in table.findall(text)]
+        for kind, name, rest in found:
             if kind == "histogram":
                 sfx = ["_bucket", "_sum", "_count"]
             elif "XP_METRIC_COUNTER" in rest:
@@ -214,6 +219,9 @@ def src_labels(top):
             text = f.read()
         out.update(re.findall(r'xp_labels_add\(\s*\w+\s*,\s*\w+\s*,\s*"(\w+)"', text))
         out.update(re.findall(r'kv\[2\]\s*=\s*\{\s*"(\w+)"', text))
+        # a record's own labels (struct xp_rec_labels): .name = { "driver", "timeline" }
+        for names in re.findall(r'\.name\s*=\s*\{([^}]*)\}', text):
+            out.update(re.findall(r'"(\w+)"', names))
     return out
 
 

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 DASH=${DASH:-docs/grafana/xputrace.json}
 CHECK="python3 tests/e2e/check_grafana.py"
 # the C files that declare metric families (serve's own, each capability's)
-mapfile -t SRCS < <(grep -rlE 'xp_metrics_(family|histogram)\(' src --include='*.c' | sort)
+mapfile -t SRCS < <(grep -rlE 'xp_metrics_(family|histogram|declare)\(' src --include='*.c' | sort)
 EVENT_SRCS="src/caps/sched/sched_metrics.c src/caps/vblank/vblank_metrics.c src/caps/fence/fence_metrics.c
 	src/caps/mem/mem_metrics.c src/caps/npu/npu_metrics.c src/caps/nvidia/nvidia_metrics.c"
 

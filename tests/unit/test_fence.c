@@ -182,7 +182,7 @@ static void test_waits(void)
 static void test_filters(void)
 {
 	struct xp_run_info ri = { .command = "fence", .source = "live", .mode = "summary" };
-	struct xp_fence_report rep = { .layout = &L, .ri = &ri, .filtered = true, .final = true };
+	struct xp_tp_report rep = { .layout = &L, .ri = &ri, .filtered = true, .final = true };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;

@@ -44,7 +44,7 @@ static void setup(void)
 static void render(bool json)
 {
 	struct xp_run_info ri = { .command = "mem", .source = "live", .mode = "summary", .duration_s = 2 };
-	struct xp_mem_report rep = { .st = &S, .layout = &L, .ri = &ri, .hist = true };
+	struct xp_tp_report rep = { .st = &S, .layout = &L, .ri = &ri, .hist = true };
 	FILE *f;
 
 	free(out);

@@ -237,7 +237,7 @@ static char *analysis_report(struct analysis *a, double duration_s)
 				  .hook = "tracepoint", .duration_s = duration_s, .drops = { 1 } };
 	struct xp_sched_report sr = { .st = &a->sched, .layout = a->sl, .ri = &ri, .hist = true,
 				      .now = T0 + (uint64_t)(duration_s * 1e9 + 0.5) };
-	struct xp_vbl_report vr = { .st = a->vbl, .layout = a->vl, .ri = &ri, .hist = true };
+	struct xp_tp_report vr = { .st = a->vbl, .layout = a->vl, .ri = &ri, .hist = true };
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
@@ -551,7 +551,7 @@ static char *mem_analysis_report(struct mem_analysis *a, double duration_s)
 {
 	struct xp_run_info ri = { .command = "mem", .source = "f.xpt", .mode = "summary",
 				  .hook = "tracepoint", .duration_s = duration_s, .drops = { 2 } };
-	struct xp_mem_report rep = { .st = a->st, .layout = a->l, .ri = &ri, .hist = true,
+	struct xp_tp_report rep = { .st = a->st, .layout = a->l, .ri = &ri, .hist = true,
 				     .undecodable = a->undecodable };
 	char *out = NULL;
 	size_t len = 0;

@@ -989,7 +989,7 @@ static void test_cfg_and_report(void)
 {
 	struct xp_rawtp_cfg cfg[XP_RAWTP_MAX_EV];
 	struct xp_run_info ri = { .command = "vblank", .source = "test", .mode = "summary", .duration_s = 1 };
-	struct xp_vbl_report rep;
+	struct xp_tp_report rep;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -1002,7 +1002,7 @@ static void test_cfg_and_report(void)
 	CHECK_U64(cfg[XP_VBL_NEV].raw_size, 0);
 	for (uint32_t i = 0; i <= 60; i++)
 		vblank(0, i, T0 + i * P60);
-	rep = (struct xp_vbl_report){ .st = S, .layout = &L, .ri = &ri, .hist = false };
+	rep = (struct xp_tp_report){ .st = S, .layout = &L, .ri = &ri, .hist = false };
 	f = open_memstream(&buf, &len);
 	xp_vbl_report_json(f, &rep);
 	fclose(f);

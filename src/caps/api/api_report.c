@@ -6,6 +6,7 @@
 #include "caps/api/api_report.h"
 #include "sinks/perfetto.h"
 #include "caps/ioctl/ioctl_report.h"
+#include "sinks/rows.h"
 #include "sinks/text.h"
 
 const char *xp_api_ret_str(uint32_t rule, int64_t ret, char *buf, size_t len)
@@ -187,21 +188,66 @@ void xp_api_report_text(FILE *f, const struct xp_api_report *r)
 	}
 }
 
+static void ioctls_per_call(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->d = per_call(row);
+}
+
+static void jobs_per_call_v(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->d = jobs_per_call(row);
+}
+
+/* null: the (other) row of many processes */
+static void pid_v(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_api_row *w = row;
+
+	(void)ctx;
+	v->u = w->pid;
+	v->none = w->pid == XP_API_PID_OTHER;
+}
+
+/* A function's row in JSON: who called it, its errors, its ioctls, its jobs */
+#define ROW(m) XP_FIELD(struct xp_api_row, m)
+static const struct xp_col call_cols[] = {
+	{ XP_JSON("pid", XP_COL_INT), .get = pid_v },
+	{ XP_JSON("comm", XP_COL_STR), ROW(comm) },
+	{ XP_JSON("lib", XP_COL_STR), ROW(lib) },
+	{ XP_JSON("function", XP_COL_STR), ROW(name) },
+	{ XP_JSON("calls", XP_COL_INT), ROW(calls) },
+	{ XP_JSON("errors", XP_COL_INT), ROW(errors) },
+};
+
+static const struct xp_col ioctl_cols[] = {
+	{ XP_JSON("latency_ns", XP_COL_HIST), ROW(lat) },
+	{ XP_JSON("ioctls", XP_COL_INT), ROW(ioctls) },
+	{ XP_JSON("ioctls_per_call", XP_COL_DOUBLE), .get = ioctls_per_call },
+	{ XP_JSON("max_ioctls_per_call", XP_COL_INT), ROW(max_ioctls) },
+	{ XP_JSON("calls_without_ioctl", XP_COL_INT), ROW(no_ioctl) },
+};
+
+static const struct xp_col job_cols[] = {
+	{ XP_JSON("jobs", XP_COL_INT), ROW(jobs) },
+	{ XP_JSON("jobs_per_call", XP_COL_DOUBLE), .get = jobs_per_call_v },
+	{ XP_JSON("max_jobs_per_call", XP_COL_INT), ROW(max_jobs) },
+	{ XP_JSON("calls_without_job", XP_COL_INT), ROW(no_job) },
+	{ XP_JSON("call_to_done_ns", XP_COL_HIST), ROW(done) },
+	{ XP_JSON("calls_never_done", XP_COL_INT), ROW(undone) },
+};
+
+static const struct xp_rows call_rows = { XP_ROWS(call_cols) };
+static const struct xp_rows ioctl_rows = { XP_ROWS(ioctl_cols) };
+static const struct xp_rows job_rows = { XP_ROWS(job_cols) };
+
 static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct xp_devices *d, bool jobs)
 {
 	char name[64], ret[32];
 
 	xp_json_begin_obj(j);
-	xp_json_key(j, "pid");	/* null: the (other) row of many processes */
-	if (w->pid == XP_API_PID_OTHER)
-		xp_json_null(j);
-	else
-		xp_json_u64(j, w->pid);
-	xp_json_kstr(j, "comm", w->comm);
-	xp_json_kstr(j, "lib", w->lib);
-	xp_json_kstr(j, "function", w->name);
-	xp_json_ku64(j, "calls", w->calls);
-	xp_json_ku64(j, "errors", w->errors);
+	xp_rows_json(j, &call_rows, w, d);
 	xp_json_key(j, "errors_by_return");
 	xp_json_begin_obj(j);
 	for (int i = 0; i < w->nerr; i++)
@@ -209,11 +255,7 @@ static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct
 	if (w->other_errs)
 		xp_json_ku64(j, "other", w->other_errs);
 	xp_json_end_obj(j);
-	xp_json_khist(j, "latency_ns", &w->lat);
-	xp_json_ku64(j, "ioctls", w->ioctls);
-	xp_json_kdouble(j, "ioctls_per_call", per_call(w));
-	xp_json_ku64(j, "max_ioctls_per_call", w->max_ioctls);
-	xp_json_ku64(j, "calls_without_ioctl", w->no_ioctl);
+	xp_rows_json(j, &ioctl_rows, w, d);
 	xp_json_key(j, "ioctl_names");
 	xp_json_begin_obj(j);
 	for (int i = 0; i < w->ncmd; i++)
@@ -222,14 +264,8 @@ static void json_row(struct xp_json *j, const struct xp_api_row *w, const struct
 	if (w->other_cmds)
 		xp_json_ku64(j, "other", w->other_cmds);
 	xp_json_end_obj(j);
-	if (jobs) {
-		xp_json_ku64(j, "jobs", w->jobs);
-		xp_json_kdouble(j, "jobs_per_call", jobs_per_call(w));
-		xp_json_ku64(j, "max_jobs_per_call", w->max_jobs);
-		xp_json_ku64(j, "calls_without_job", w->no_job);
-		xp_json_khist(j, "call_to_done_ns", &w->done);
-		xp_json_ku64(j, "calls_never_done", w->undone);
-	}
+	if (jobs)
+		xp_rows_json(j, &job_rows, w, d);
 	xp_json_end_obj(j);
 }
 

@@ -76,7 +76,7 @@ static int fc_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 static void fc_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	const struct xp_filters *fl = &ci->env->filt;
-	struct xp_fence_report rep = {
+	struct xp_tp_report rep = {
 		.st = ci->st, .layout = ci->layout, .ri = r->ri, .hist = r->hist, .final = r->final,
 		.filtered = fl->pid || fl->comm || fl->cgroup_id, .undecodable = ci->undecodable,
 	};

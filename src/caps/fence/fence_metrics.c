@@ -11,51 +11,38 @@ static const uint64_t le[] = {
 };
 #define NLE ((int)(sizeof(le) / sizeof(le[0])))
 
+static const struct xp_metric_def families[] = {
+	{ offsetof(struct xp_fence_metrics, created), "xputrace_fences_created",
+	  "dma_fences created, by the cgroup of the task that made them (a submitting ioctl, or "
+	  "a driver's worker), driver and timeline",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_fence_metrics, waits), "xputrace_fence_waits",
+	  "Waits for a dma_fence that ended, by the cgroup of the waiting task, driver and "
+	  "timeline",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_fence_metrics, wait_secs), "xputrace_fence_wait_seconds",
+	  "Time tasks waited for a dma_fence (wait_start -> wait_end), by cgroup, driver and "
+	  "timeline",
+	  "seconds", XP_METRIC_HISTOGRAM, le, NLE },
+	{ offsetof(struct xp_fence_metrics, signal_secs), "xputrace_fence_signal_seconds",
+	  "dma_fences' time from creation (or emit, where the driver emits) to signaled: how "
+	  "long the device took, by driver and timeline",
+	  "seconds", XP_METRIC_HISTOGRAM, le, NLE },
+};
+
 int xp_fence_metrics_init(struct xp_fence_metrics *s, const struct xp_metrics_in *in)
 {
-	struct xp_metrics *m = in->m;
 	int err;
 
 	s->in = *in;
 	if ((err = xp_fence_init(&s->s)))
 		return err;
-	s->created = xp_metrics_family(m, "xputrace_fences_created", "dma_fences created, by the cgroup "
-				       "of the task that made them (a submitting ioctl, or a driver's "
-				       "worker), driver and timeline", NULL, XP_METRIC_COUNTER, 1, true);
-	s->waits = xp_metrics_family(m, "xputrace_fence_waits", "Waits for a dma_fence that ended, by "
-				     "the cgroup of the waiting task, driver and timeline", NULL,
-				     XP_METRIC_COUNTER, 1, true);
-	s->wait_secs = xp_metrics_histogram(m, "xputrace_fence_wait_seconds", "Time tasks waited for "
-					    "a dma_fence (wait_start -> wait_end), by cgroup, driver and "
-					    "timeline", "seconds", le, NLE, 1e-9, true);
-	s->signal_secs = xp_metrics_histogram(m, "xputrace_fence_signal_seconds", "dma_fences' time "
-					      "from creation (or emit, where the driver emits) to signaled: "
-					      "how long the device took, by driver and timeline", "seconds",
-					      le, NLE, 1e-9, true);
-	return s->created < 0 || s->waits < 0 || s->wait_secs < 0 || s->signal_secs < 0 ? -ENOMEM : 0;
+	return xp_metrics_declare(in->m, families, XP_METRIC_NDEFS(families), s);
 }
 
 void xp_fence_metrics_free(struct xp_fence_metrics *s)
 {
 	xp_fence_free(&s->s);
-}
-
-struct label_ctx {
-	const struct xp_fence_metrics *s;
-	const struct xp_rawtp_rec *r;
-	const struct xp_fence_tl *tl;
-	uint64_t cg;
-	bool task;	/* the series is per cgroup (and process) */
-};
-
-static void labels(void *p, char *buf, size_t len)
-{
-	const struct label_ctx *c = p;
-
-	if (c->task)
-		xp_metrics_task_labels(&c->s->in, c->cg, c->r->hdr.pid, c->r->comm, buf, len);
-	xp_labels_add(buf, len, "driver", c->tl ? c->tl->driver : "");
-	xp_labels_add(buf, len, "timeline", c->tl ? c->tl->name : "");
 }
 
 int xp_fence_metrics_feed(struct xp_fence_metrics *s, const struct xp_rawtp_layout *l,
@@ -83,10 +70,11 @@ int xp_fence_metrics_feed(struct xp_fence_metrics *s, const struct xp_rawtp_layo
 	uint64_t tk = (uint64_t)(d.tl + 1);
 
 	if (r->ev == XP_FENCE_SIGNALED) {
-		struct label_ctx c = { s, r, tl, 0, false };
+		struct xp_rec_labels c = { .in = &s->in, .name = { "driver", "timeline" },
+					   .value = { tl ? tl->driver : "", tl ? tl->name : "" } };
 		struct xp_metric_key k = { { tk, 0, 0, 0 } };
 
-		if (!(x = xp_metrics_series(m, s->signal_secs, &k, labels, &c)))
+		if (!(x = xp_metrics_series(m, s->signal_secs, &k, xp_rec_labels, &c)))
 			return -ENOMEM;
 		xp_series_observe(m, x, r->hdr.ts_ns > d.start ? r->hdr.ts_ns - d.start : 0);
 		return 0;
@@ -94,17 +82,19 @@ int xp_fence_metrics_feed(struct xp_fence_metrics *s, const struct xp_rawtp_layo
 	/* init and the waits fire in the task: its cgroup as the kernel side saw it */
 	uint64_t cg = xp_metrics_pid_cgroup(&s->in, r->hdr.pid, xp_rawtp_cgroup(r));
 	uint64_t pid = s->in.per_process ? r->hdr.pid : 0;
-	struct label_ctx c = { s, r, tl, cg, true };
+	struct xp_rec_labels c = { .in = &s->in, .task = true, .cgroup_id = cg, .pid = r->hdr.pid,
+				   .comm = r->comm, .name = { "driver", "timeline" },
+				   .value = { tl ? tl->driver : "", tl ? tl->name : "" } };
 	struct xp_metric_key k = { { cg, pid, tk, 0 } };
 
 	if (r->ev == XP_FENCE_INIT) {
-		if (!(x = xp_metrics_series(m, s->created, &k, labels, &c)))
+		if (!(x = xp_metrics_series(m, s->created, &k, xp_rec_labels, &c)))
 			return -ENOMEM;
 		x->value++;
 		return 0;
 	}
-	if (!(x = xp_metrics_series(m, s->waits, &k, labels, &c)) ||
-	    !(y = xp_metrics_series(m, s->wait_secs, &k, labels, &c)))
+	if (!(x = xp_metrics_series(m, s->waits, &k, xp_rec_labels, &c)) ||
+	    !(y = xp_metrics_series(m, s->wait_secs, &k, xp_rec_labels, &c)))
 		return -ENOMEM;
 	x->value++;
 	xp_series_observe(m, y, r->hdr.ts_ns > d.start ? r->hdr.ts_ns - d.start : 0);

@@ -4,217 +4,241 @@
 
 #include "caps/fence/fence_report.h"
 #include "sinks/perfetto.h"
+#include "sinks/rows.h"
 #include "sinks/text.h"
 
-static const char *mean_ns(uint64_t sum, uint64_t n, char *buf, size_t len)
-{
-	return n ? xp_fmt_ns(sum / n, buf, len) : "-";
-}
-
-/* "p50/p90/p99" of a histogram, "-" when empty */
-static const char *pcts(const struct xp_hist *h, char *buf, size_t len)
-{
-	static const double p[3] = { 50, 90, 99 };
-	size_t k = 0;
-
-	if (!h->count)
-		return "-";
-	for (int i = 0; i < 3 && k < len; i++) {
-		char v[16];
-
-		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? "/" : "",
-				      xp_fmt_ns(xp_hist_percentile(h, p[i]), v, sizeof(v)));
-	}
-	return buf;
-}
-
-static void text_notes(FILE *f, const struct xp_fence_report *r)
+static void text_notes(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_fence_state *s = r->st;
 	const struct xp_rawtp_layout *l = r->layout;
 
-	for (int i = 0; i < l->n; i++)
-		if (!l->present[i])
-			fprintf(f, "note: this kernel has no %s/%s event: skipped\n", l->group[i], l->ev[i].name);
-	if (r->filtered)
-		fprintf(f, "note: the process filters apply to fences' creation and to waits; signals "
-			   "of other processes' fences count as init unseen\n");
-	if (s->overflow)
-		fprintf(f, "note: %" PRIu64 " events past the tracked fences/timelines/processes\n", s->overflow);
-	if (r->undecodable)
-		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", r->undecodable,
-			r->undecodable == 1 ? "" : "s");
+	xp_print_skipped_events(f, l, NULL);
+	xp_print_notes(f, r->filtered ? "fences' creation and to waits; signals of other processes' fences "
+					"count as init unseen" : NULL,
+		       s->overflow, "fences/timelines/processes", r->undecodable);
 }
 
-static void text_timelines(FILE *f, const struct xp_fence_report *r)
+/* The rows of the summary: per timeline, per process, per thread; the fences and waits in all. */
+static void tl_name(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->s = xp_fence_tl_name(row, v->buf, sizeof(v->buf));
+}
+
+#define TL(m) XP_FIELD(struct xp_fence_tl, m)
+static const struct xp_col tl_cols[] = {
+	{ XP_TEXT("DRIVER TIMELINE", -36, XP_COL_STR), .flags = XP_COL_CUT, .get = tl_name },
+	{ XP_JSON("driver", XP_COL_STR), TL(driver) },
+	{ XP_JSON("timeline", XP_COL_STR), TL(name) },
+	{ XP_BOTH("CREATED", 8, "created", XP_COL_INT), TL(created) },
+	{ XP_JSON("emitted", XP_COL_INT), TL(emitted) },
+	{ XP_BOTH("SIGNALED", 8, "signaled", XP_COL_INT), TL(signaled) },
+	{ XP_JSON("signaled_init_unseen", XP_COL_INT), TL(signaled_unseen) },
+	{ XP_BOTH("NEVER_SIG", 10, "unsignaled", XP_COL_INT), TL(open) },
+	{ XP_TEXT("INIT_UNSEEN", 11, XP_COL_INT), TL(signaled_unseen) },
+	{ XP_JSON("enable_signal", XP_COL_INT), TL(enabled) },
+	{ XP_JSON("destroyed", XP_COL_INT), TL(destroyed) },
+	{ XP_JSON("destroyed_unsignaled", XP_COL_INT), TL(destroyed_unsignaled) },
+	{ XP_BOTH("WAITS", 6, "waits", XP_COL_INT), TL(waits) },
+	{ XP_JSON("wait_ns", XP_COL_INT), TL(wait_ns) },
+	{ XP_TEXT("MEAN", 9, XP_COL_HIST), TL(life), .stat = XP_HIST_MEAN },
+	{ XP_BOTH("p50/p90/p99", 0, "life_ns", XP_COL_HIST), TL(life), .gap = 1 },
+};
+
+/* Live runs and files that ended: what is still unsignaled was never signaled. */
+static const char *tl_head(int i, const void *ctx)
+{
+	const struct xp_tp_report *r = ctx;
+
+	return !r->final && tl_cols[i].head && !strcmp(tl_cols[i].head, "NEVER_SIG") ? "IN_FLIGHT" : NULL;
+}
+
+static const struct xp_rows tl_rows = { XP_ROWS(tl_cols), .indent = "  ", .head_of = tl_head };
+
+static void proc_who(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_fence_proc *p = row;
+
+	(void)ctx;
+	snprintf(v->buf, sizeof(v->buf), "%u/%s", p->pid, p->comm);
+	v->s = v->buf;
+}
+
+#define PROC(m) XP_FIELD(struct xp_fence_proc, m)
+static const struct xp_col proc_cols[] = {
+	{ XP_TEXT("PROCESS", -24, XP_COL_STR), .flags = XP_COL_CUT, .get = proc_who },
+	{ XP_JSON("pid", XP_COL_INT), PROC(pid) },
+	{ XP_JSON("comm", XP_COL_STR), PROC(comm) },
+	{ XP_BOTH("CREATED", 8, "created", XP_COL_INT), PROC(created) },
+	{ XP_BOTH("WAITS", 6, "waits", XP_COL_INT), PROC(waits) },
+	{ XP_TEXT("WAIT_TIME", 10, XP_COL_HIST), PROC(wait), .stat = XP_HIST_SUM },
+	{ XP_TEXT("MEAN", 9, XP_COL_HIST), PROC(wait), .stat = XP_HIST_MEAN },
+	{ XP_TEXT("MAX", 9, XP_COL_HIST), PROC(wait), .stat = XP_HIST_MAX },
+	{ XP_JSON("wait_max_ns", XP_COL_INT), PROC(wait_max) },
+	{ XP_JSON("wait_ns", XP_COL_HIST), PROC(wait) },
+};
+
+static const struct xp_rows proc_rows = { XP_ROWS(proc_cols), .indent = "  " };
+
+static void thread_who(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_fence_thread *t = row;
+
+	(void)ctx;
+	snprintf(v->buf, sizeof(v->buf), "thread %u/%s", t->tid, t->comm);
+	v->s = v->buf;
+}
+
+static void thread_mean(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_fence_thread *t = row;
+
+	(void)ctx;
+	v->none = !t->waits;
+	v->u = v->none ? 0 : t->wait_ns / t->waits;
+}
+
+#define THR(m) XP_FIELD(struct xp_fence_thread, m)
+static const struct xp_col thread_cols[] = {
+	{ XP_TEXT("", -31, XP_COL_STR), .flags = XP_COL_CUT, .get = thread_who },
+	{ XP_JSON("tid", XP_COL_INT), THR(tid) },
+	{ XP_JSON("comm", XP_COL_STR), THR(comm) },
+	{ XP_BOTH("", 6, "waits", XP_COL_INT), THR(waits) },
+	{ XP_BOTH("", 10, "wait_ns", XP_COL_NS), THR(wait_ns) },
+	{ XP_TEXT("", 9, XP_COL_NS), .get = thread_mean },
+	{ XP_BOTH("", 9, "wait_max_ns", XP_COL_NS), THR(wait_max) },
+};
+
+static const struct xp_rows thread_rows = { XP_ROWS(thread_cols), .indent = "    " };
+
+static void fences_open(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->u = xp_fence_open(row, -1);
+}
+
+#define ST(m) XP_FIELD(struct xp_fence_state, m)
+static const struct xp_col fences_cols[] = {
+	{ XP_JSON("created", XP_COL_INT), ST(created) },
+	{ XP_JSON("signaled", XP_COL_INT), ST(signaled) },
+	{ XP_JSON("signaled_init_unseen", XP_COL_INT), ST(signaled_unseen) },
+	{ XP_JSON("unsignaled", XP_COL_INT), .get = fences_open },
+	{ XP_JSON("life_ns", XP_COL_HIST), ST(life) },
+};
+
+static const struct xp_col waits_cols[] = {
+	{ XP_JSON("count", XP_COL_INT), ST(waits) },
+	{ XP_JSON("without_start", XP_COL_INT), ST(wait_unseen) },
+	{ XP_JSON("in_progress", XP_COL_SINT), ST(nwaiting) },
+	{ XP_JSON("wait_ns", XP_COL_HIST), ST(wait) },
+};
+
+static void events_present(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_tp_report *r = ctx;
+
+	(void)row;
+	v->u = (uint64_t)r->layout->npresent;
+}
+
+#define REP(m) XP_FIELD(struct xp_tp_report, m), .flags = XP_COL_IN_CTX
+static const struct xp_col head_cols[] = {
+	{ XP_JSON("events_seen", XP_COL_INT), ST(events) },
+	{ XP_JSON("events_present", XP_COL_INT), .get = events_present },
+	{ XP_JSON("overflow", XP_COL_INT), ST(overflow) },
+	{ XP_JSON("undecodable", XP_COL_INT), REP(undecodable) },
+	{ XP_JSON("process_filter", XP_COL_BOOL), REP(filtered) },
+	{ XP_JSON("final", XP_COL_BOOL), REP(final) },
+};
+
+static const struct xp_rows fences_rows = { XP_ROWS(fences_cols) };
+static const struct xp_rows waits_rows = { XP_ROWS(waits_cols) };
+static const struct xp_rows head_rows = { XP_ROWS(head_cols) };
+
+static void text_timelines(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_fence_state *s = r->st;
-	char a[16], b[48], n[2 * XP_RAWTP_STR + 2];
+	char b[48];
 
 	fprintf(f, "fences: %" PRIu64 " created, %" PRIu64 " signaled (created -> signaled %s), %" PRIu64
 		   " %s, %" PRIu64 " signaled with their init unseen (created before tracing)\n",
-		s->created, s->signaled, pcts(&s->life, b, sizeof(b)), xp_fence_open(s, -1),
+		s->created, s->signaled, xp_fmt_pcts(&s->life, b, sizeof(b)), xp_fence_open(s, -1),
 		r->final ? "never signaled" : "in flight", s->signaled_unseen);
 	if (!s->ntl)
 		return;
-	fprintf(f, "  %-36s %8s %8s %10s %11s %6s %9s  %s\n", "DRIVER TIMELINE", "CREATED", "SIGNALED",
-		r->final ? "NEVER_SIG" : "IN_FLIGHT", "INIT_UNSEEN", "WAITS", "MEAN", "p50/p90/p99");
+	xp_rows_head(f, &tl_rows, r);
 	for (int i = 0; i < s->ntl; i++) {
-		const struct xp_fence_tl *t = &s->tl[i];
-
-		fprintf(f, "  %-36.36s %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %11" PRIu64 " %6" PRIu64 " %9s  %s\n",
-			xp_fence_tl_name(t, n, sizeof(n)), t->created, t->signaled, t->open, t->signaled_unseen,
-			t->waits, mean_ns(t->life.sum, t->life.count, a, sizeof(a)), pcts(&t->life, b, sizeof(b)));
-		if (r->hist && t->life.count)
-			xp_print_log2_hist(f, &t->life, 4);
+		xp_rows_text(f, &tl_rows, &s->tl[i], r);
+		if (r->hist && s->tl[i].life.count)
+			xp_print_log2_hist(f, &s->tl[i].life, 4);
 	}
 }
 
-static void text_procs(FILE *f, const struct xp_fence_report *r)
+static void text_procs(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_fence_state *s = r->st;
-	char a[16], b[16], c[16];
+	char a[16];
 
 	fprintf(f, "\nwaits: %" PRIu64 " (wait_start -> wait_end, mean %s), %" PRIu64 " without their start, %d "
-		   "in progress\n", s->waits, mean_ns(s->wait.sum, s->wait.count, a, sizeof(a)), s->wait_unseen,
+		   "in progress\n", s->waits, xp_fmt_mean(s->wait.sum, s->wait.count, a, sizeof(a)), s->wait_unseen,
 		s->nwaiting);
 	if (!s->nprocs)
 		return;
-	fprintf(f, "per process (fences created, and waits):\n  %-24s %8s %6s %10s %9s %9s\n", "PROCESS",
-		"CREATED", "WAITS", "WAIT_TIME", "MEAN", "MAX");
+	fprintf(f, "per process (fences created, and waits):\n");
+	xp_rows_head(f, &proc_rows, r);
 	for (int i = 0; i < s->nprocs; i++) {
 		const struct xp_fence_proc *p = &s->procs[i];
-		char who[48];
 
-		snprintf(who, sizeof(who), "%u/%s", p->pid, p->comm);
-		fprintf(f, "  %-24.24s %8" PRIu64 " %6" PRIu64 " %10s %9s %9s\n", who, p->created, p->waits, p->waits ? xp_fmt_ns(p->wait_ns, a, sizeof(a)) : "-",
-			mean_ns(p->wait_ns, p->waits, b, sizeof(b)),
-			p->waits ? xp_fmt_ns(p->wait_max, c, sizeof(c)) : "-");
-		for (int k = 0; k < s->nthreads; k++) {
-			const struct xp_fence_thread *t = &s->threads[k];
-
-			if (t->pid != p->pid)
-				continue;
-			snprintf(who, sizeof(who), "thread %u/%s", t->tid, t->comm);
-			fprintf(f, "    %-31.31s %6" PRIu64 " %10s %9s %9s\n", who, t->waits,
-				xp_fmt_ns(t->wait_ns, a, sizeof(a)), mean_ns(t->wait_ns, t->waits, b, sizeof(b)),
-				xp_fmt_ns(t->wait_max, c, sizeof(c)));
-		}
+		xp_rows_text(f, &proc_rows, p, r);
+		for (int k = 0; k < s->nthreads; k++)
+			if (s->threads[k].pid == p->pid)
+				xp_rows_text(f, &thread_rows, &s->threads[k], r);
 		if (r->hist && p->wait.count)
 			xp_print_log2_hist(f, &p->wait, 4);
 	}
 }
 
-void xp_fence_report_text(FILE *f, const struct xp_fence_report *r)
+void xp_fence_report_text(FILE *f, const struct xp_tp_report *r)
 {
 	if (r->ri->interval)
 		fprintf(f, "--- interval %" PRIu64 " ---\n", r->ri->interval);
 	fprintf(f, "%s: %.1f s, %d of %d dma_fence events, %" PRIu64 " events, ", r->ri->command,
-		r->ri->duration_s, r->layout->npresent, r->layout->n, r->st->events);
+		r->ri->duration_s, r->layout->npresent, r->layout->n, ((const struct xp_fence_state *)r->st)->events);
 	xp_print_drops(f, r->ri);
 	text_notes(f, r);
 	text_timelines(f, r);
 	text_procs(f, r);
 }
 
-static void json_timelines(struct xp_json *j, const struct xp_fence_state *s)
-{
-	xp_json_key(j, "timelines");
-	xp_json_begin_arr(j);
-	for (int i = 0; i < s->ntl; i++) {
-		const struct xp_fence_tl *t = &s->tl[i];
-
-		xp_json_begin_obj(j);
-		xp_json_kstr(j, "driver", t->driver);
-		xp_json_kstr(j, "timeline", t->name);
-		xp_json_ku64(j, "created", t->created);
-		xp_json_ku64(j, "emitted", t->emitted);
-		xp_json_ku64(j, "signaled", t->signaled);
-		xp_json_ku64(j, "signaled_init_unseen", t->signaled_unseen);
-		xp_json_ku64(j, "unsignaled", t->open);
-		xp_json_ku64(j, "enable_signal", t->enabled);
-		xp_json_ku64(j, "destroyed", t->destroyed);
-		xp_json_ku64(j, "destroyed_unsignaled", t->destroyed_unsignaled);
-		xp_json_ku64(j, "waits", t->waits);
-		xp_json_ku64(j, "wait_ns", t->wait_ns);
-		xp_json_khist(j, "life_ns", &t->life);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
-}
-
-static void json_procs(struct xp_json *j, const struct xp_fence_state *s)
-{
-	xp_json_key(j, "processes");
-	xp_json_begin_arr(j);
-	for (int i = 0; i < s->nprocs; i++) {
-		const struct xp_fence_proc *p = &s->procs[i];
-
-		xp_json_begin_obj(j);
-		xp_json_ku64(j, "pid", p->pid);
-		xp_json_kstr(j, "comm", p->comm);
-		xp_json_ku64(j, "created", p->created);
-		xp_json_ku64(j, "waits", p->waits);
-		xp_json_ku64(j, "wait_max_ns", p->wait_max);
-		xp_json_khist(j, "wait_ns", &p->wait);
-		xp_json_key(j, "threads");
-		xp_json_begin_arr(j);
-		for (int k = 0; k < s->nthreads; k++) {
-			const struct xp_fence_thread *t = &s->threads[k];
-
-			if (t->pid != p->pid)
-				continue;
-			xp_json_begin_obj(j);
-			xp_json_ku64(j, "tid", t->tid);
-			xp_json_kstr(j, "comm", t->comm);
-			xp_json_ku64(j, "waits", t->waits);
-			xp_json_ku64(j, "wait_ns", t->wait_ns);
-			xp_json_ku64(j, "wait_max_ns", t->wait_max);
-			xp_json_end_obj(j);
-		}
-		xp_json_end_arr(j);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
-}
-
-void xp_fence_report_json(FILE *f, const struct xp_fence_report *r)
+void xp_fence_report_json(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_fence_state *s = r->st;
-	const struct xp_rawtp_layout *l = r->layout;
 	struct xp_json j;
 
 	xp_json_init(&j, f, false);
 	xp_json_begin_obj(&j);
 	xp_json_run_info(&j, r->ri);
-	xp_json_ku64(&j, "events_seen", s->events);
-	xp_json_ku64(&j, "events_present", (uint64_t)l->npresent);
-	xp_json_ku64(&j, "overflow", s->overflow);
-	xp_json_ku64(&j, "undecodable", r->undecodable);
-	xp_json_kbool(&j, "process_filter", r->filtered);
-	xp_json_kbool(&j, "final", r->final);
-	xp_json_key(&j, "events");
-	xp_json_begin_obj(&j);
-	for (int i = 0; i < l->n; i++)
-		xp_json_kbool(&j, l->ev[i].name, l->present[i]);
-	xp_json_end_obj(&j);
+	xp_rows_json(&j, &head_rows, s, r);
+	xp_json_kevents(&j, "events", r->layout, r->layout->n);
 	xp_json_key(&j, "fences");
-	xp_json_begin_obj(&j);
-	xp_json_ku64(&j, "created", s->created);
-	xp_json_ku64(&j, "signaled", s->signaled);
-	xp_json_ku64(&j, "signaled_init_unseen", s->signaled_unseen);
-	xp_json_ku64(&j, "unsignaled", xp_fence_open(s, -1));
-	xp_json_khist(&j, "life_ns", &s->life);
-	xp_json_end_obj(&j);
-	json_timelines(&j, s);
+	xp_rows_json_obj(&j, &fences_rows, s, r);
+	xp_rows_json_arr(&j, "timelines", &tl_rows, s->tl, s->ntl, sizeof(s->tl[0]), r, NULL);
 	xp_json_key(&j, "waits");
-	xp_json_begin_obj(&j);
-	xp_json_ku64(&j, "count", s->waits);
-	xp_json_ku64(&j, "without_start", s->wait_unseen);
-	xp_json_ku64(&j, "in_progress", (uint64_t)s->nwaiting);
-	xp_json_khist(&j, "wait_ns", &s->wait);
-	xp_json_end_obj(&j);
-	json_procs(&j, s);
+	xp_rows_json_obj(&j, &waits_rows, s, r);
+	xp_json_key(&j, "processes");
+	xp_json_begin_arr(&j);
+	for (int i = 0; i < s->nprocs; i++) {
+		xp_json_begin_obj(&j);
+		xp_rows_json(&j, &proc_rows, &s->procs[i], r);
+		xp_json_key(&j, "threads");
+		xp_json_begin_arr(&j);
+		for (int k = 0; k < s->nthreads; k++)
+			if (s->threads[k].pid == s->procs[i].pid)
+				xp_rows_json_obj(&j, &thread_rows, &s->threads[k], r);
+		xp_json_end_arr(&j);
+		xp_json_end_obj(&j);
+	}
+	xp_json_end_arr(&j);
 	xp_json_end_obj(&j);
 	xp_json_finish(&j);
 }

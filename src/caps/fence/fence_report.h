@@ -8,18 +8,8 @@
 #include "sinks/json.h"
 #include "sinks/run_info.h"
 
-struct xp_fence_report {
-	const struct xp_fence_state *st;
-	const struct xp_rawtp_layout *layout;
-	const struct xp_run_info *ri;
-	bool hist;
-	bool filtered;		/* -p/--comm/--cgroup: init and waits only */
-	bool final;		/* fences still unsignaled were never signaled while tracing */
-	uint64_t undecodable;
-};
-
-void xp_fence_report_text(FILE *f, const struct xp_fence_report *r);
-void xp_fence_report_json(FILE *f, const struct xp_fence_report *r);
+void xp_fence_report_text(FILE *f, const struct xp_tp_report *r);
+void xp_fence_report_json(FILE *f, const struct xp_tp_report *r);
 
 /* --stream: one line (or JSON object) per event; `d` is what xp_fence_add made of it. */
 void xp_fence_stream_header(FILE *f);

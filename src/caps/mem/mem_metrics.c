@@ -5,25 +5,29 @@
 
 #include "caps/mem/mem_metrics.h"
 
+static const struct xp_metric_def families[] = {
+	{ offsetof(struct xp_mem_metrics, bos), "xputrace_gpu_buffers_created",
+	  "GPU buffer objects created, by the cgroup of the process that created them and "
+	  "driver",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_mem_metrics, bytes), "xputrace_gpu_buffer_created_bytes",
+	  "Bytes of the GPU buffer objects created, by the cgroup of the process that created "
+	  "them and driver",
+	  "bytes", XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_mem_metrics, moved), "xputrace_gpu_buffer_moved_bytes",
+	  "Bytes of buffer objects the driver moved between placements (VRAM, GTT, system; xe's "
+	  "first placements, which copy nothing, left out), by driver",
+	  "bytes", XP_METRIC_COUNTER, NULL, 0 },
+};
+
 int xp_mem_metrics_init(struct xp_mem_metrics *s, const struct xp_metrics_in *in, uint32_t page_size)
 {
-	struct xp_metrics *m = in->m;
 	int err;
 
 	s->in = *in;
 	if ((err = xp_mem_init(&s->s, page_size)))
 		return err;
-	s->bos = xp_metrics_family(m, "xputrace_gpu_buffers_created", "GPU buffer objects created, by "
-				   "the cgroup of the process that created them and driver", NULL,
-				   XP_METRIC_COUNTER, 1, true);
-	s->bytes = xp_metrics_family(m, "xputrace_gpu_buffer_created_bytes", "Bytes of the GPU buffer "
-				     "objects created, by the cgroup of the process that created them and "
-				     "driver", "bytes", XP_METRIC_COUNTER, 1, true);
-	s->moved = xp_metrics_family(m, "xputrace_gpu_buffer_moved_bytes", "Bytes of buffer objects "
-				     "the driver moved between placements (VRAM, GTT, system; xe's first "
-				     "placements, which copy nothing, left out), by driver", "bytes",
-				     XP_METRIC_COUNTER, 1, true);
-	return s->bos < 0 || s->bytes < 0 || s->moved < 0 ? -ENOMEM : 0;
+	return xp_metrics_declare(in->m, families, XP_METRIC_NDEFS(families), s);
 }
 
 void xp_mem_metrics_free(struct xp_mem_metrics *s)
@@ -38,22 +42,6 @@ static const char *driver_of(unsigned int ev)
 	if (ev >= XP_MEM_XE_QUEUE_CREATE && ev <= XP_MEM_XE_BO_CREATE)
 		return "xe";
 	return "i915";
-}
-
-struct label_ctx {
-	const struct xp_mem_metrics *s;
-	const struct xp_rawtp_rec *r;
-	uint64_t cg;
-	bool task;	/* the series is per cgroup (and process) */
-};
-
-static void labels(void *p, char *buf, size_t len)
-{
-	const struct label_ctx *c = p;
-
-	if (c->task)
-		xp_metrics_task_labels(&c->s->in, c->cg, c->r->hdr.pid, c->r->comm, buf, len);
-	xp_labels_add(buf, len, "driver", driver_of(c->r->ev));
 }
 
 int xp_mem_metrics_feed(struct xp_mem_metrics *s, const struct xp_rawtp_layout *l,
@@ -78,20 +66,21 @@ int xp_mem_metrics_feed(struct xp_mem_metrics *s, const struct xp_rawtp_layout *
 	if (bos) {
 		uint64_t cg = xp_metrics_pid_cgroup(&s->in, r->hdr.pid, xp_rawtp_cgroup(r));
 		uint64_t pid = s->in.per_process ? r->hdr.pid : 0;
-		struct label_ctx c = { s, r, cg, true };
+		struct xp_rec_labels c = { .in = &s->in, .task = true, .cgroup_id = cg, .pid = r->hdr.pid,
+					   .comm = r->comm, .name = { "driver" }, .value = { driver_of(r->ev) } };
 		struct xp_metric_key k = { { cg, pid, (uint64_t)driver_of(r->ev)[0], 0 } };
 
-		if (!(x = xp_metrics_series(m, s->bos, &k, labels, &c)) ||
-		    !(y = xp_metrics_series(m, s->bytes, &k, labels, &c)))
+		if (!(x = xp_metrics_series(m, s->bos, &k, xp_rec_labels, &c)) ||
+		    !(y = xp_metrics_series(m, s->bytes, &k, xp_rec_labels, &c)))
 			return -ENOMEM;
 		x->value += bos;
 		y->value += bytes;
 	}
 	if (moved) {
-		struct label_ctx c = { s, r, 0, false };
+		struct xp_rec_labels c = { .in = &s->in, .name = { "driver" }, .value = { driver_of(r->ev) } };
 		struct xp_metric_key k = { { (uint64_t)driver_of(r->ev)[0], 0, 0, 0 } };
 
-		if (!(x = xp_metrics_series(m, s->moved, &k, labels, &c)))
+		if (!(x = xp_metrics_series(m, s->moved, &k, xp_rec_labels, &c)))
 			return -ENOMEM;
 		x->value += moved;
 	}

@@ -19,7 +19,7 @@ static int group_events(const struct xp_rawtp_layout *l, const char *group, int 
 	return n;
 }
 
-void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
+void xp_mem_report_text(FILE *f, const struct xp_tp_report *r)
 {
 	static const char *const groups[] = { "amdgpu", "i915", "xe" };
 	const struct xp_mem_state *s = r->st;
@@ -42,26 +42,19 @@ void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
 	xp_print_drops(f, r->ri);
 	for (int g = 0; g < 3; g++) {
 		const char *actual;
-		int present, n = group_events(l, groups[g], &present, &actual);
+		int present;
 
+		group_events(l, groups[g], &present, &actual);
 		if (!present) {
 			fprintf(f, "note: no %s events on this kernel (the %s module is not loaded)\n", actual,
 				groups[g]);
 			continue;
 		}
-		for (int i = 0; i < l->n && present < n; i++)
-			if (!l->present[i] && !strcmp(l->ev[i].group, groups[g]))
-				fprintf(f, "note: this kernel has no %s/%s event: skipped\n", l->group[i],
-					l->ev[i].name);
+		xp_print_skipped_events(f, l, groups[g]);
 	}
-	if (r->filtered)
-		fprintf(f, "note: the process filters apply to the per-process events only; the "
-			   "per-device ones are counted for every process\n");
-	if (s->overflow)
-		fprintf(f, "note: %" PRIu64 " events past the tracked processes/rings/objects\n", s->overflow);
-	if (r->undecodable)
-		fprintf(f, "note: %" PRIu64 " record%s could not be decoded\n", r->undecodable,
-			r->undecodable == 1 ? "" : "s");
+	xp_print_notes(f, r->filtered ? "the per-process events only; the per-device ones are counted for "
+					"every process" : NULL,
+		       s->overflow, "processes/rings/objects", r->undecodable);
 	if (on[0])
 		xp_mem_text_amdgpu(f, r);
 	if (on[1])
@@ -91,10 +84,10 @@ void xp_mem_report_text(FILE *f, const struct xp_mem_report *r)
 	}
 }
 
-void xp_mem_report_json(FILE *f, const struct xp_mem_report *r)
+void xp_mem_report_json(FILE *f, const struct xp_tp_report *r)
 {
 	static const char *const groups[] = { "amdgpu", "i915", "xe" };
-	static void (*const sec[])(struct xp_json *, const struct xp_mem_report *) = {
+	static void (*const sec[])(struct xp_json *, const struct xp_tp_report *) = {
 		xp_mem_json_amdgpu, xp_mem_json_i915, xp_mem_json_xe,
 	};
 	const struct xp_mem_state *s = r->st;

@@ -8,17 +8,8 @@
 #include "sinks/json.h"
 #include "sinks/run_info.h"
 
-struct xp_mem_report {
-	const struct xp_mem_state *st;
-	const struct xp_rawtp_layout *layout;
-	const struct xp_run_info *ri;
-	bool hist;
-	bool filtered;		/* -p/--comm/--cgroup: only process-context events are filtered */
-	uint64_t undecodable;
-};
-
-void xp_mem_report_text(FILE *f, const struct xp_mem_report *r);
-void xp_mem_report_json(FILE *f, const struct xp_mem_report *r);
+void xp_mem_report_text(FILE *f, const struct xp_tp_report *r);
+void xp_mem_report_json(FILE *f, const struct xp_tp_report *r);
 
 /* --stream: one line (or JSON object) per event, its fields decoded by name. */
 void xp_mem_stream_header(FILE *f);

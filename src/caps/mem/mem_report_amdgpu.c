@@ -12,7 +12,7 @@ static const char *const why_submit =
 static const char *const why_iv =
 	"amdgpu_iv fires in the interrupt handler; its pasid names the VM of the process, not a pid";
 
-void xp_mem_text_amdgpu(FILE *f, const struct xp_mem_report *r)
+void xp_mem_text_amdgpu(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 	const struct xp_rawtp_layout *l = r->layout;
@@ -58,8 +58,8 @@ void xp_mem_text_amdgpu(FILE *f, const struct xp_mem_report *r)
 			const struct xp_mem_ring *k = &s->rings[i];
 
 			fprintf(f, "  %-16.16s %8" PRIu64 " %8" PRIu64 " %9" PRIu64 "  %s/%s/%s\n", k->name,
-				k->submits, k->run, k->unmatched, pct(&k->delay, 50, a, sizeof(a)),
-				pct(&k->delay, 99, b, sizeof(b)),
+				k->submits, k->run, k->unmatched, xp_fmt_pct(&k->delay, 50, a, sizeof(a)),
+				xp_fmt_pct(&k->delay, 99, b, sizeof(b)),
 				k->delay.count ? xp_fmt_ns(k->delay.max, c, sizeof(c)) : "-");
 		}
 		if (r->hist)
@@ -80,7 +80,7 @@ void xp_mem_text_amdgpu(FILE *f, const struct xp_mem_report *r)
 	}
 }
 
-void xp_mem_json_amdgpu(struct xp_json *j, const struct xp_mem_report *r)
+void xp_mem_json_amdgpu(struct xp_json *j, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 

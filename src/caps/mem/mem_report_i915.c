@@ -17,7 +17,7 @@ static const char *const why_i915_rq =
 	"add->retire is per engine and bounds the request's time from above; waits run in the "
 	"waiting process";
 
-static void text_i915_requests(FILE *f, const struct xp_mem_report *r)
+static void text_i915_requests(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 	char a[24], b[24], c[24], name[24];
@@ -36,8 +36,8 @@ static void text_i915_requests(FILE *f, const struct xp_mem_report *r)
 
 		fprintf(f, "  %3u %-8s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 "  %s/%s/%s\n", e->dev,
 			xp_i915_engine_name(e, name, sizeof(name)), e->added, e->retired, e->add_unseen,
-			xp_mem_pending_count(s, XP_PEND_I915_RQ, i), pct(&e->life, 50, a, sizeof(a)),
-			pct(&e->life, 99, b, sizeof(b)), e->life.count ? xp_fmt_ns(e->life.max, c, sizeof(c)) : "-");
+			xp_mem_pending_count(s, XP_PEND_I915_RQ, i), xp_fmt_pct(&e->life, 50, a, sizeof(a)),
+			xp_fmt_pct(&e->life, 99, b, sizeof(b)), e->life.count ? xp_fmt_ns(e->life.max, c, sizeof(c)) : "-");
 	}
 	if (r->hist)
 		for (int i = 0; i < s->nengines; i++)
@@ -48,7 +48,7 @@ static void text_i915_requests(FILE *f, const struct xp_mem_report *r)
 			}
 	if (has(r->layout, XP_MEM_I915_RQ_WAIT_BEGIN) && has(r->layout, XP_MEM_I915_RQ_WAIT_END)) {
 		fprintf(f, "  waits on requests: %" PRIu64 ", p50/p99/max %s/%s/%s", s->i915_waits,
-			pct(&s->i915_wait, 50, a, sizeof(a)), pct(&s->i915_wait, 99, b, sizeof(b)),
+			xp_fmt_pct(&s->i915_wait, 50, a, sizeof(a)), xp_fmt_pct(&s->i915_wait, 99, b, sizeof(b)),
 			s->i915_wait.count ? xp_fmt_ns(s->i915_wait.max, c, sizeof(c)) : "-");
 		if (s->i915_wait_unseen)
 			fprintf(f, " (%" PRIu64 " ended without their start)", s->i915_wait_unseen);
@@ -56,7 +56,7 @@ static void text_i915_requests(FILE *f, const struct xp_mem_report *r)
 	}
 }
 
-void xp_mem_text_i915(FILE *f, const struct xp_mem_report *r)
+void xp_mem_text_i915(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 	const struct xp_rawtp_layout *l = r->layout;
@@ -97,7 +97,7 @@ void xp_mem_text_i915(FILE *f, const struct xp_mem_report *r)
 		text_i915_requests(f, r);
 }
 
-void xp_mem_json_i915(struct xp_json *j, const struct xp_mem_report *r)
+void xp_mem_json_i915(struct xp_json *j, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 	uint64_t live_b, live_n = xp_mem_live_objects(s, &live_b);

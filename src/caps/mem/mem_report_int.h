@@ -39,13 +39,6 @@ static inline void json_move(struct xp_json *j, const char *from, const char *to
 
 static inline bool has(const struct xp_rawtp_layout *l, int ev) { return ev < l->n && l->present[ev]; }
 
-static inline const char *pct(const struct xp_hist *h, double p, char *buf, size_t len)
-{
-	if (!h->count)
-		return "-";
-	return xp_fmt_ns(xp_hist_percentile(h, p), buf, len);
-}
-
 static inline void section(FILE *f, const char *title, const char *attr, const char *why)
 {
 	fprintf(f, "\n%s [%s]\n  (%s)\n", title, attr, why);
@@ -66,11 +59,11 @@ static inline void partial(struct xp_json *j, const char *why, const char *figur
 }
 
 /* Each driver's section, printed when the driver has an event on the kernel. */
-void xp_mem_text_amdgpu(FILE *f, const struct xp_mem_report *r);
-void xp_mem_text_i915(FILE *f, const struct xp_mem_report *r);
-void xp_mem_text_xe(FILE *f, const struct xp_mem_report *r);
-void xp_mem_json_amdgpu(struct xp_json *j, const struct xp_mem_report *r);
-void xp_mem_json_i915(struct xp_json *j, const struct xp_mem_report *r);
-void xp_mem_json_xe(struct xp_json *j, const struct xp_mem_report *r);
+void xp_mem_text_amdgpu(FILE *f, const struct xp_tp_report *r);
+void xp_mem_text_i915(FILE *f, const struct xp_tp_report *r);
+void xp_mem_text_xe(FILE *f, const struct xp_tp_report *r);
+void xp_mem_json_amdgpu(struct xp_json *j, const struct xp_tp_report *r);
+void xp_mem_json_i915(struct xp_json *j, const struct xp_tp_report *r);
+void xp_mem_json_xe(struct xp_json *j, const struct xp_tp_report *r);
 
 #endif

@@ -10,7 +10,7 @@ static const char *const why_xe_mem =
 	"move; xe_vma_pagefault in the GT fault worker";
 
 
-void xp_mem_text_xe(FILE *f, const struct xp_mem_report *r)
+void xp_mem_text_xe(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 	char a[24], b[24];
@@ -38,7 +38,7 @@ void xp_mem_text_xe(FILE *f, const struct xp_mem_report *r)
 		text_move(f, s->xe_move[i].from, s->xe_move[i].to, s->xe_move[i].count, s->xe_move[i].bytes);
 }
 
-void xp_mem_json_xe(struct xp_json *j, const struct xp_mem_report *r)
+void xp_mem_json_xe(struct xp_json *j, const struct xp_tp_report *r)
 {
 	const struct xp_mem_state *s = r->st;
 

@@ -12,18 +12,20 @@ static const uint64_t le[] = {
 };
 #define NLE ((int)(sizeof(le) / sizeof(le[0])))
 
+static const struct xp_metric_def families[] = {
+	{ offsetof(struct xp_npu_metrics, jobs), "xputrace_npu_jobs",
+	  "NPU jobs submitted (intel_vpu's vpu:job), by the cgroup of the task that submitted "
+	  "them, driver and engine",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_npu_metrics, secs), "xputrace_npu_job_seconds",
+	  "NPU jobs' time from submit to done, by the submitter's cgroup, driver and engine",
+	  "seconds", XP_METRIC_HISTOGRAM, le, NLE },
+};
+
 int xp_npu_metrics_init(struct xp_npu_metrics *s, const struct xp_metrics_in *in)
 {
-	struct xp_metrics *m = in->m;
-
 	s->in = *in;
-	s->jobs = xp_metrics_family(m, "xputrace_npu_jobs", "NPU jobs submitted (intel_vpu's vpu:job), by "
-				    "the cgroup of the task that submitted them, driver and engine", NULL,
-				    XP_METRIC_COUNTER, 1, true);
-	s->secs = xp_metrics_histogram(m, "xputrace_npu_job_seconds", "NPU jobs' time from submit to done, "
-				       "by the submitter's cgroup, driver and engine", "seconds", le, NLE,
-				       1e-9, true);
-	return s->jobs < 0 || s->secs < 0 ? -ENOMEM : 0;
+	return xp_metrics_declare(in->m, families, XP_METRIC_NDEFS(families), s);
 }
 
 struct label_ctx {

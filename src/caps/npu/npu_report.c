@@ -5,6 +5,7 @@
 
 #include "caps/npu/npu_report.h"
 #include "sinks/perfetto.h"
+#include "sinks/rows.h"
 #include "sinks/text.h"
 
 #define MAX_MOVED (XP_NPU_NCAT + 2)
@@ -36,16 +37,48 @@ static bool show_xdna(const struct xp_npu_state *s, const struct xp_npu_info *in
 	return in->known ? in->xdna : s->nhw > 0;
 }
 
-static const char *avg_p99(const struct xp_hist *h, char *buf, size_t len)
+/* amdxdna's hardware contexts: jobs by stage (text and JSON), and the stages' times (text) */
+static void hw_who(const void *row, const void *ctx, struct xp_val *v)
 {
-	char a[16], b[16];
+	const struct xp_npu_hwctx *h = row;
 
-	if (!h->count)
-		return "-";
-	snprintf(buf, len, "%s / %s", xp_fmt_ns(h->sum / h->count, a, sizeof(a)),
-		 xp_fmt_ns(xp_hist_percentile(h, 99), b, sizeof(b)));
-	return buf;
+	(void)ctx;
+	if (h->tgid)
+		snprintf(v->buf, sizeof(v->buf), "%s[%u]", h->comm, h->tgid);
+	else
+		snprintf(v->buf, sizeof(v->buf), "-");
+	v->s = v->buf;
 }
+
+#define HW(m) XP_FIELD(struct xp_npu_hwctx, m)
+static const struct xp_col hw_cols[] = {
+	{ XP_BOTH("HW CONTEXT", -20, "hwctx", XP_COL_STR), HW(name), .flags = XP_COL_CUT },
+	{ XP_TEXT("PROCESS", -22, XP_COL_STR), .flags = XP_COL_CUT, .get = hw_who },
+	{ XP_JSON("pid", XP_COL_INT), HW(tgid) },
+	{ XP_JSON("comm", XP_COL_STR), HW(comm) },
+	{ XP_BOTH("QUEUED", 7, "queued", XP_COL_INT), HW(queued) },
+	{ XP_BOTH("RUN", 7, "run", XP_COL_INT), HW(run) },
+	{ XP_BOTH("SENT", 7, "sent", XP_COL_INT), HW(sent) },
+	{ XP_BOTH("SIGNALED", 8, "signaled", XP_COL_INT), HW(signaled) },
+	{ XP_BOTH("DONE", 7, "done", XP_COL_INT), HW(done) },
+	{ XP_BOTH("FREED", 7, "freed", XP_COL_INT), HW(freed) },
+	{ XP_JSON("other_events", XP_COL_INT), HW(other) },
+	{ XP_JSON("in_scheduler_ns", XP_COL_HIST), HW(wait) },
+	{ XP_JSON("in_driver_ns", XP_COL_HIST), HW(submit) },
+	{ XP_JSON("on_device_ns", XP_COL_HIST), HW(exec) },
+	{ XP_JSON("queued_to_signaled_ns", XP_COL_HIST), HW(total) },
+};
+
+static const struct xp_col hw_time_cols[] = {
+	{ XP_TEXT("TIMES avg / p99", -20, XP_COL_STR), HW(name), .flags = XP_COL_CUT },
+	{ XP_TEXT("IN SCHEDULER", 21, XP_COL_HIST), HW(wait), .stat = XP_HIST_MEAN_P99 },
+	{ XP_TEXT("IN DRIVER", 21, XP_COL_HIST), HW(submit), .stat = XP_HIST_MEAN_P99 },
+	{ XP_TEXT("ON DEVICE", 21, XP_COL_HIST), HW(exec), .stat = XP_HIST_MEAN_P99 },
+	{ XP_TEXT("QUEUED->SIGNALED", 21, XP_COL_HIST), HW(total), .stat = XP_HIST_MEAN_P99 },
+};
+
+static const struct xp_rows hw_rows = { XP_ROWS(hw_cols) };
+static const struct xp_rows hw_time_rows = { XP_ROWS(hw_time_cols) };
 
 static void xdna_text(FILE *f, const struct xp_npu_state *s)
 {
@@ -53,29 +86,13 @@ static void xdna_text(FILE *f, const struct xp_npu_state *s)
 		s->nhw ? "" : " none");
 	if (!s->nhw)
 		return;
-	fprintf(f, "%-20s %-22s %7s %7s %7s %8s %7s %7s\n", "HW CONTEXT", "PROCESS", "QUEUED", "RUN", "SENT",
-		"SIGNALED", "DONE", "FREED");
-	for (int i = 0; i < s->nhw; i++) {
-		const struct xp_npu_hwctx *h = &s->hw[i];
-		char who[48];
-
-		if (h->tgid)
-			snprintf(who, sizeof(who), "%s[%u]", h->comm, h->tgid);
-		else
-			snprintf(who, sizeof(who), "-");
-		fprintf(f, "%-20.20s %-22.22s %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %8" PRIu64 " %7" PRIu64
-			   " %7" PRIu64 "\n", h->name, who, h->queued, h->run, h->sent, h->signaled, h->done, h->freed);
-	}
-	fprintf(f, "\n%-20s %21s %21s %21s %21s\n", "TIMES avg / p99", "IN SCHEDULER", "IN DRIVER", "ON DEVICE",
-		"QUEUED->SIGNALED");
-	for (int i = 0; i < s->nhw; i++) {
-		const struct xp_npu_hwctx *h = &s->hw[i];
-		char a[40], b[40], c[40], d[40];
-
-		fprintf(f, "%-20.20s %21s %21s %21s %21s\n", h->name, avg_p99(&h->wait, a, sizeof(a)),
-			avg_p99(&h->submit, b, sizeof(b)), avg_p99(&h->exec, c, sizeof(c)),
-			avg_p99(&h->total, d, sizeof(d)));
-	}
+	xp_rows_head(f, &hw_rows, s);
+	for (int i = 0; i < s->nhw; i++)
+		xp_rows_text(f, &hw_rows, &s->hw[i], s);
+	fputc('\n', f);
+	xp_rows_head(f, &hw_time_rows, s);
+	for (int i = 0; i < s->nhw; i++)
+		xp_rows_text(f, &hw_time_rows, &s->hw[i], s);
 }
 
 /* intel_vpu's calls: refused functions, by category, by function, per process and per device */
@@ -165,7 +182,7 @@ static void tracepoints_text(FILE *f, const struct xp_npu_state *s, const struct
 			char a[16], b[16];
 
 			fprintf(f, "%-40.40s %6u %8" PRIu64 " %10s %10s\n", m->type, m->status, m->msgs,
-				m->lat.count ? xp_fmt_ns(m->lat.sum / m->lat.count, a, sizeof(a)) : "-",
+				xp_fmt_mean(m->lat.sum, m->lat.count, a, sizeof(a)),
 				m->lat.count ? xp_fmt_ns(m->lat.max, b, sizeof(b)) : "-");
 		}
 	}
@@ -175,8 +192,7 @@ static void tracepoints_text(FILE *f, const struct xp_npu_state *s, const struct
 			char a[16];
 
 			fprintf(f, "%-34.34s %8" PRIu64 " %14s\n", s->pm[i].event, s->pm[i].n,
-				s->pm[i].dur.count ? xp_fmt_ns(s->pm[i].dur.sum / s->pm[i].dur.count, a, sizeof(a))
-						   : "-");
+				xp_fmt_mean(s->pm[i].dur.sum, s->pm[i].dur.count, a, sizeof(a)));
 		}
 	}
 }
@@ -256,29 +272,7 @@ static void xdna_json(struct xp_json *j, const struct xp_npu_state *s)
 	xp_json_begin_obj(j);
 	xp_json_ku64(j, "events", s->xdna_events);
 	xp_json_ku64(j, "jobs_dropped_open", s->xjobs_evicted);
-	xp_json_key(j, "contexts");
-	xp_json_begin_arr(j);
-	for (int i = 0; i < s->nhw; i++) {
-		const struct xp_npu_hwctx *h = &s->hw[i];
-
-		xp_json_begin_obj(j);
-		xp_json_kstr(j, "hwctx", h->name);
-		xp_json_ku64(j, "pid", h->tgid);
-		xp_json_kstr(j, "comm", h->comm);
-		xp_json_ku64(j, "queued", h->queued);
-		xp_json_ku64(j, "run", h->run);
-		xp_json_ku64(j, "sent", h->sent);
-		xp_json_ku64(j, "signaled", h->signaled);
-		xp_json_ku64(j, "done", h->done);
-		xp_json_ku64(j, "freed", h->freed);
-		xp_json_ku64(j, "other_events", h->other);
-		xp_json_khist(j, "in_scheduler_ns", &h->wait);
-		xp_json_khist(j, "in_driver_ns", &h->submit);
-		xp_json_khist(j, "on_device_ns", &h->exec);
-		xp_json_khist(j, "queued_to_signaled_ns", &h->total);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
+	xp_rows_json_arr(j, "contexts", &hw_rows, s->hw, s->nhw, sizeof(s->hw[0]), s, NULL);
 	xp_json_end_obj(j);
 }
 

@@ -6,7 +6,34 @@
 #include "caps/nvidia/nvidia_facts.h"
 #include "caps/nvidia/nvidia_report.h"
 #include "sinks/perfetto.h"
+#include "sinks/rows.h"
 #include "sinks/text.h"
+
+/* Who used the device files: a process's row, "comm[pid]" in text */
+static void proc_who(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_nv_proc *p = row;
+
+	(void)ctx;
+	snprintf(v->buf, sizeof(v->buf), "%s[%u]", p->comm, p->pid);
+	v->s = v->buf;
+}
+
+#define PROC(m) XP_FIELD(struct xp_nv_proc, m)
+static const struct xp_col proc_cols[] = {
+	{ XP_TEXT("PROCESS", -24, XP_COL_STR), .flags = XP_COL_CUT, .get = proc_who },
+	{ XP_JSON("pid", XP_COL_INT), PROC(pid) },
+	{ XP_JSON("comm", XP_COL_STR), PROC(comm) },
+	{ XP_BOTH("OPENS", 6, "opens", XP_COL_INT), PROC(opens) },
+	{ XP_BOTH("CLOSES", 6, "closes", XP_COL_INT), PROC(closes) },
+	{ XP_BOTH("IOCTLS", 7, "ioctls", XP_COL_INT), PROC(ioctls) },
+	{ XP_BOTH("ERRORS", 6, "ioctl_errors", XP_COL_INT), PROC(ioctl_errors) },
+	{ XP_BOTH("MMAPS", 6, "mmaps", XP_COL_INT), PROC(mmaps) },
+	{ XP_BOTH("MMAP_BYTES", 10, "mmap_bytes", XP_COL_INT), PROC(mmap_bytes) },
+	{ XP_BOTH("FAULTS", 7, "faults", XP_COL_INT), PROC(faults) },
+};
+
+static const struct xp_rows proc_rows = { XP_ROWS(proc_cols) };
 
 static const char *const irq_part[XP_NV_IRQ_N] = { "isr", "isr_msix", "bottom_half", "msix_bottom_half" };
 
@@ -136,7 +163,7 @@ static void xids_text(FILE *f, const struct xp_nv_state *s)
 
 void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run_info *ri, bool hist)
 {
-	char dev[32], name[64], what[64];
+	char dev[32], name[64];
 
 	head_text(f, s, ri);
 	/* no table where no function was probed or called (Xids only) */
@@ -151,16 +178,10 @@ void xp_nv_report_text(FILE *f, const struct xp_nv_state *s, const struct xp_run
 		}
 
 	if (s->nprocs) {
-		fprintf(f, "\n%-24s %6s %6s %7s %6s %6s %10s %7s\n", "PROCESS", "OPENS", "CLOSES",
-			"IOCTLS", "ERRORS", "MMAPS", "MMAP_BYTES", "FAULTS");
-		for (int i = 0; i < s->nprocs; i++) {
-			const struct xp_nv_proc *p = &s->procs[i];
-
-			snprintf(what, sizeof(what), "%s[%u]", p->comm, p->pid);
-			fprintf(f, "%-24.24s %6" PRIu64 " %6" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64
-				" %10" PRIu64 " %7" PRIu64 "\n", what, p->opens, p->closes, p->ioctls,
-				p->ioctl_errors, p->mmaps, p->mmap_bytes, p->faults);
-		}
+		fputc('\n', f);
+		xp_rows_head(f, &proc_rows, s);
+		for (int i = 0; i < s->nprocs; i++)
+			xp_rows_text(f, &proc_rows, &s->procs[i], s);
 	}
 	fprintf(f, "\nholding the device files now:%s\n", s->nholds ? "" : " none");
 	for (int i = 0; i < s->nholds; i++) {
@@ -198,24 +219,7 @@ static void files_json(struct xp_json *j, const struct xp_nv_state *s)
 {
 	char dev[32];
 
-	xp_json_key(j, "processes");
-	xp_json_begin_arr(j);
-	for (int i = 0; i < s->nprocs; i++) {
-		const struct xp_nv_proc *p = &s->procs[i];
-
-		xp_json_begin_obj(j);
-		xp_json_ku64(j, "pid", p->pid);
-		xp_json_kstr(j, "comm", p->comm);
-		xp_json_ku64(j, "opens", p->opens);
-		xp_json_ku64(j, "closes", p->closes);
-		xp_json_ku64(j, "ioctls", p->ioctls);
-		xp_json_ku64(j, "ioctl_errors", p->ioctl_errors);
-		xp_json_ku64(j, "mmaps", p->mmaps);
-		xp_json_ku64(j, "mmap_bytes", p->mmap_bytes);
-		xp_json_ku64(j, "faults", p->faults);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
+	xp_rows_json_arr(j, "processes", &proc_rows, s->procs, s->nprocs, sizeof(s->procs[0]), s, NULL);
 	xp_json_key(j, "holders");
 	xp_json_begin_arr(j);
 	for (int i = 0; i < s->nholds; i++) {

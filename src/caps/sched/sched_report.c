@@ -5,6 +5,7 @@
 #include "sinks/run_info.h"
 #include "sinks/text.h"
 #include "sinks/perfetto.h"
+#include "sinks/rows.h"
 
 static bool active(const struct xp_sched_counts *c)
 {
@@ -24,100 +25,77 @@ static void gen_events(const struct xp_rawtp_layout *l, int *n, int *gen)
 	*gen = xp_sched_layout_gen(l, n);
 }
 
-static const char *pct3(const struct xp_hist *h, char *buf, size_t len)
+/* The rows: a ring's or a process's counters, after the ring's or the process's own columns. */
+static void busy_ns(const void *row, const void *ctx, struct xp_val *v)
 {
-	char a[16], b[16], c[16];
-
-	if (!h->count) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	snprintf(buf, len, "%s/%s/%s", xp_fmt_ns(xp_hist_percentile(h, 50), a, sizeof(a)),
-		 xp_fmt_ns(xp_hist_percentile(h, 90), b, sizeof(b)),
-		 xp_fmt_ns(xp_hist_percentile(h, 99), c, sizeof(c)));
-	return buf;
+	v->u = xp_sched_busy_ns(row, ((const struct xp_sched_report *)ctx)->now);
 }
 
-/*
- * The summary's columns: headers and rows are both printed from this one
- * table (name, width, alignment), one space between columns, so they line
- * up. A ring row starts with the ring's column, a process row with its own.
- */
-struct col {
-	const char *name;
-	int width;
-	bool left;	/* left-aligned, else right-aligned */
-	bool cut;	/* cut to the width (names), else never cut */
-};
-
-enum { C_JOBS, C_PEND, C_INFL, C_MAXQ, C_HWQ, C_BUSY, C_QUEUE, C_EXEC, C_DEPS, C_WAITED,
-       C_UNSCHED, C_INCOMPL, NCOLS };
-
-static const struct col cols[NCOLS] = {
-	[C_JOBS] = { "JOBS", 7, false },
-	[C_PEND] = { "PEND", 5, false },
-	[C_INFL] = { "INFL", 5, false },
-	[C_MAXQ] = { "MAXQ", 5, false },
-	[C_HWQ] = { "HWQ", 4, false },
-	[C_BUSY] = { "BUSY", 6, false },
-	[C_QUEUE] = { "QUEUE p50/p90/p99", 26, true },
-	[C_EXEC] = { "EXEC p50/p90/p99", 26, true },
-	[C_DEPS] = { "DEPS", 5, false },
-	[C_WAITED] = { "WAITED", 6, false },
-	[C_UNSCHED] = { "UNSCHED", 7, false },
-	[C_INCOMPL] = { "INCOMPL", 7, false },
-};
-
-static const struct col ring_cols[] = { { "RING", 20, true, true } };
-enum { P_PID, P_COMM, P_CLIENT, NPCOLS };
-static const struct col proc_cols[NPCOLS] = {
-	[P_PID] = { "PID", 7, true },
-	[P_COMM] = { "COMM", 16, true, true },
-	[P_CLIENT] = { "CLIENT", 6, true },
-};
-
-/* One line: the key columns, then the counters' columns; NULL cells: the names. */
-static void print_line(FILE *f, const struct col *keys, int nkeys, const char *const *kv,
-		       const char *const *v)
+static void busy_share(const void *row, const void *ctx, struct xp_val *v)
 {
-	for (int i = 0; i < nkeys + NCOLS; i++) {
-		const struct col *c = i < nkeys ? &keys[i] : &cols[i - nkeys];
-		const char *cell = i < nkeys ? (kv ? kv[i] : c->name) : (v ? v[i - nkeys] : c->name);
-
-		if (i)
-			fputc(' ', f);
-		if (c->cut)
-			fprintf(f, "%-*.*s", c->width, c->width, cell);
-		else if (c->left)
-			fprintf(f, "%-*s", c->width, cell);
-		else
-			fprintf(f, "%*s", c->width, cell);
-	}
-	fputc('\n', f);
+	v->d = share(row, ctx);
 }
 
-static void row_text(FILE *f, const struct col *keys, int nkeys, const char *const *kv,
-		     const struct xp_sched_counts *c, const struct xp_sched_report *r)
+static void busy_pct(const void *row, const void *ctx, struct xp_val *v)
 {
-	char b[NCOLS][64];
-	const char *v[NCOLS];
-
-	snprintf(b[C_JOBS], sizeof(b[0]), "%" PRIu64, c->done);
-	snprintf(b[C_PEND], sizeof(b[0]), "%" PRId64, c->pending);
-	snprintf(b[C_INFL], sizeof(b[0]), "%" PRId64, c->inflight);
-	snprintf(b[C_MAXQ], sizeof(b[0]), "%" PRId64, c->max_pending);
-	snprintf(b[C_HWQ], sizeof(b[0]), "%" PRId32, c->max_hw_job_count);
-	snprintf(b[C_BUSY], sizeof(b[0]), "%.1f%%", 100.0 * share(c, r));
-	pct3(&c->qdelay, b[C_QUEUE], sizeof(b[0]));
-	pct3(&c->exec, b[C_EXEC], sizeof(b[0]));
-	snprintf(b[C_DEPS], sizeof(b[0]), "%" PRIu64, c->deps);
-	snprintf(b[C_WAITED], sizeof(b[0]), "%" PRIu64, c->waited);
-	snprintf(b[C_UNSCHED], sizeof(b[0]), "%" PRIu64, c->unsched);
-	snprintf(b[C_INCOMPL], sizeof(b[0]), "%" PRIu64, c->incomplete);
-	for (int i = 0; i < NCOLS; i++)
-		v[i] = b[i];
-	print_line(f, keys, nkeys, kv, v);
+	snprintf(v->buf, sizeof(v->buf), "%.1f%%", 100.0 * share(row, ctx));
+	v->s = v->buf;
 }
+
+#define C(m) XP_FIELD(struct xp_sched_counts, m)
+static const struct xp_col count_cols[] = {
+	{ XP_BOTH("JOBS", 7, "jobs", XP_COL_INT), C(done) },
+	{ XP_JSON("queued", XP_COL_INT), C(queued) },
+	{ XP_JSON("run", XP_COL_INT), C(run) },
+	{ XP_BOTH("PEND", 5, "pending", XP_COL_SINT), C(pending) },
+	{ XP_BOTH("INFL", 5, "in_flight", XP_COL_SINT), C(inflight) },
+	{ XP_BOTH("MAXQ", 5, "max_pending", XP_COL_SINT), C(max_pending) },
+	{ XP_JSON("max_in_flight", XP_COL_SINT), C(max_inflight) },
+	{ XP_JSON("job_count", XP_COL_INT), C(last_job_count) },
+	{ XP_JSON("max_job_count", XP_COL_INT), C(max_job_count) },
+	{ XP_JSON("hw_job_count", XP_COL_SINT), C(last_hw_job_count) },
+	{ XP_BOTH("HWQ", 4, "max_hw_job_count", XP_COL_SINT), C(max_hw_job_count) },
+	{ XP_JSON("busy_ns", XP_COL_INT), .get = busy_ns },
+	{ XP_TEXT("BUSY", 6, XP_COL_STR), .get = busy_pct },
+	{ XP_JSON("busy_share", XP_COL_DOUBLE), .get = busy_share },
+	{ XP_TEXT("QUEUE p50/p90/p99", -26, XP_COL_HIST), C(qdelay) },
+	{ XP_TEXT("EXEC p50/p90/p99", -26, XP_COL_HIST), C(exec) },
+	{ XP_BOTH("DEPS", 5, "deps", XP_COL_INT), C(deps) },
+	{ XP_BOTH("WAITED", 6, "waited", XP_COL_INT), C(waited) },
+	{ XP_BOTH("UNSCHED", 7, "unschedulable", XP_COL_INT), C(unsched) },
+	{ XP_BOTH("INCOMPL", 7, "incomplete", XP_COL_INT), C(incomplete) },
+	{ XP_JSON("queue_delay_ns", XP_COL_HIST), C(qdelay) },
+	{ XP_JSON("exec_ns", XP_COL_HIST), C(exec) },
+	{ XP_JSON("dep_wait_ns", XP_COL_HIST), C(depwait) },
+};
+
+static const struct xp_rows count_rows = { XP_ROWS(count_cols) };
+
+static const struct xp_col ring_cols[] = {
+	{ XP_BOTH("RING", -20, "ring", XP_COL_STR), .flags = XP_COL_CUT, XP_FIELD(struct xp_sched_ring, name) },
+};
+
+static const struct xp_rows ring_rows = { XP_ROWS(ring_cols), .more = &count_rows,
+					  .more_off = offsetof(struct xp_sched_ring, c) };
+
+static void proc_client(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_sched_proc *p = row;
+
+	(void)ctx;
+	v->u = p->client_id;
+	v->none = !p->has_client;
+}
+
+#define PR(m) XP_FIELD(struct xp_sched_proc, m)
+static const struct xp_col proc_cols[] = {
+	{ XP_BOTH("PID", -7, "pid", XP_COL_INT), PR(pid) },
+	{ XP_BOTH("COMM", -16, "comm", XP_COL_STR), .flags = XP_COL_CUT, PR(comm) },
+	{ XP_BOTH("CLIENT", -6, "client_id", XP_COL_INT), .flags = XP_COL_OMIT, .get = proc_client },
+};
+
+static const struct xp_rows proc_rows = { XP_ROWS(proc_cols), .more = &count_rows,
+					  .more_off = offsetof(struct xp_sched_proc, c) };
 
 void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 {
@@ -154,28 +132,16 @@ void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 		return;
 	}
 	fputc('\n', f);
-	print_line(f, ring_cols, 1, NULL, NULL);
+	xp_rows_head(f, &ring_rows, r);
 	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++)
-		if (active(&s->rings[i].c)) {
-			const char *kv[1] = { s->rings[i].name };
-
-			row_text(f, ring_cols, 1, kv, &s->rings[i].c, r);
-		}
+		if (active(&s->rings[i].c))
+			xp_rows_text(f, &ring_rows, &s->rings[i], r);
 	if (nprocs) {
 		fputc('\n', f);
-		print_line(f, proc_cols, NPCOLS, NULL, NULL);
-		for (int i = 0; i < s->nprocs; i++) {
-			const struct xp_sched_proc *p = &s->procs[i];
-			char pid[16], cl[24] = "-";
-			const char *kv[NPCOLS] = { pid, p->comm, cl };
-
-			if (!active(&p->c))
-				continue;
-			snprintf(pid, sizeof(pid), "%u", p->pid);
-			if (p->has_client)
-				snprintf(cl, sizeof(cl), "%" PRIu64, p->client_id);
-			row_text(f, proc_cols, NPCOLS, kv, &p->c, r);
-		}
+		xp_rows_head(f, &proc_rows, r);
+		for (int i = 0; i < s->nprocs; i++)
+			if (active(&s->procs[i].c))
+				xp_rows_text(f, &proc_rows, &s->procs[i], r);
 	}
 	if (!r->hist)
 		return;
@@ -199,29 +165,14 @@ void xp_sched_report_text(FILE *f, const struct xp_sched_report *r)
 	}
 }
 
-static void counts_json(struct xp_json *j, const struct xp_sched_counts *c,
-			const struct xp_sched_report *r)
+static bool ring_active(const void *row)
 {
-	xp_json_ku64(j, "jobs", c->done);
-	xp_json_ku64(j, "queued", c->queued);
-	xp_json_ku64(j, "run", c->run);
-	xp_json_ki64(j, "pending", c->pending);
-	xp_json_ki64(j, "in_flight", c->inflight);
-	xp_json_ki64(j, "max_pending", c->max_pending);
-	xp_json_ki64(j, "max_in_flight", c->max_inflight);
-	xp_json_ku64(j, "job_count", c->last_job_count);
-	xp_json_ku64(j, "max_job_count", c->max_job_count);
-	xp_json_ki64(j, "hw_job_count", c->last_hw_job_count);
-	xp_json_ki64(j, "max_hw_job_count", c->max_hw_job_count);
-	xp_json_ku64(j, "busy_ns", xp_sched_busy_ns(c, r->now));
-	xp_json_kdouble(j, "busy_share", share(c, r));
-	xp_json_ku64(j, "deps", c->deps);
-	xp_json_ku64(j, "waited", c->waited);
-	xp_json_ku64(j, "unschedulable", c->unsched);
-	xp_json_ku64(j, "incomplete", c->incomplete);
-	xp_json_khist(j, "queue_delay_ns", &c->qdelay);
-	xp_json_khist(j, "exec_ns", &c->exec);
-	xp_json_khist(j, "dep_wait_ns", &c->depwait);
+	return active(&((const struct xp_sched_ring *)row)->c);
+}
+
+static bool proc_active(const void *row)
+{
+	return active(&((const struct xp_sched_proc *)row)->c);
 }
 
 void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
@@ -255,33 +206,9 @@ void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
 	xp_json_ku64(&j, "out_of_order", s->out_of_order);
 	xp_json_ku64(&j, "done_without_run", s->missing_run);
 	xp_json_ku64(&j, "done_inferred", s->inferred);
-	xp_json_key(&j, "rings");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i <= XP_SCHED_MAX_RINGS; i++) {
-		if (!active(&s->rings[i].c))
-			continue;
-		xp_json_begin_obj(&j);
-		xp_json_kstr(&j, "ring", s->rings[i].name);
-		counts_json(&j, &s->rings[i].c, r);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
-	xp_json_key(&j, "processes");
-	xp_json_begin_arr(&j);
-	for (int i = 0; i < s->nprocs; i++) {
-		const struct xp_sched_proc *p = &s->procs[i];
-
-		if (!active(&p->c))
-			continue;
-		xp_json_begin_obj(&j);
-		xp_json_ku64(&j, "pid", p->pid);
-		xp_json_kstr(&j, "comm", p->comm);
-		if (p->has_client)
-			xp_json_ku64(&j, "client_id", p->client_id);
-		counts_json(&j, &p->c, r);
-		xp_json_end_obj(&j);
-	}
-	xp_json_end_arr(&j);
+	xp_rows_json_arr(&j, "rings", &ring_rows, s->rings, XP_SCHED_MAX_RINGS + 1, sizeof(s->rings[0]), r,
+			 ring_active);
+	xp_rows_json_arr(&j, "processes", &proc_rows, s->procs, s->nprocs, sizeof(s->procs[0]), r, proc_active);
 	xp_json_end_obj(&j);
 	xp_json_finish(&j);
 }

@@ -149,7 +149,7 @@ static int vb_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 
 static void vb_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
-	struct xp_vbl_report rep = { .st = ci->st, .layout = ci->layout, .ri = r->ri, .hist = r->hist };
+	struct xp_tp_report rep = { .st = ci->st, .layout = ci->layout, .ri = r->ri, .hist = r->hist };
 
 	if (r->final)
 		xp_vbl_finish(ci->st);

@@ -75,26 +75,29 @@ oom:
 	s->err = -ENOMEM;
 }
 
+static const struct xp_metric_def families[] = {
+	{ offsetof(struct xp_vblank_metrics, frames), "xputrace_frames",
+	  "Frames completed (page flips, atomic commits, CRTC sequences), by the cgroup of the "
+	  "process that asked for them, device and kind",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_vblank_metrics, missed), "xputrace_frames_missed",
+	  "Frames that completed on a later vblank than the first one after they were asked for",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+	{ offsetof(struct xp_vblank_metrics, scanout), "xputrace_frame_scanout_seconds",
+	  "Frames' time from their submit to the vblank they completed on",
+	  "seconds", XP_METRIC_HISTOGRAM, le, NLE },
+	{ offsetof(struct xp_vblank_metrics, vblanks), "xputrace_vblanks",
+	  "Vblanks the kernel handled, by device and CRTC (pipe)",
+	  NULL, XP_METRIC_COUNTER, NULL, 0 },
+};
+
 int xp_vblank_metrics_init(struct xp_vblank_metrics *s, const struct xp_metrics_in *in)
 {
-	struct xp_metrics *m = in->m;
-
 	s->in = *in;
 	xp_vbl_init(&s->s, 0);
 	s->s.on_frame = on_frame;
 	s->s.cb_ctx = s;
-	s->frames = xp_metrics_family(m, "xputrace_frames", "Frames completed (page flips, atomic "
-				      "commits, CRTC sequences), by the cgroup of the process that asked "
-				      "for them, device and kind", NULL, XP_METRIC_COUNTER, 1, true);
-	s->missed = xp_metrics_family(m, "xputrace_frames_missed", "Frames that completed on a later "
-				      "vblank than the first one after they were asked for", NULL,
-				      XP_METRIC_COUNTER, 1, true);
-	s->scanout = xp_metrics_histogram(m, "xputrace_frame_scanout_seconds", "Frames' time from "
-					  "their submit to the vblank they completed on", "seconds", le, NLE,
-					  1e-9, true);
-	s->vblanks = xp_metrics_family(m, "xputrace_vblanks", "Vblanks the kernel handled, by device "
-				       "and CRTC (pipe)", NULL, XP_METRIC_COUNTER, 1, true);
-	return s->frames < 0 || s->missed < 0 || s->scanout < 0 || s->vblanks < 0 ? -ENOMEM : 0;
+	return xp_metrics_declare(in->m, families, XP_METRIC_NDEFS(families), s);
 }
 
 int xp_vblank_metrics_feed(struct xp_vblank_metrics *s, const struct xp_rawtp_layout *l,

@@ -3,14 +3,7 @@
 
 #include "sinks/text.h"
 #include "caps/vblank/vblank_report.h"
-#include "sinks/perfetto.h"
-
-static const char *pct(const struct xp_hist *h, double p, char *buf, size_t len)
-{
-	if (!h->count)
-		return "-";
-	return xp_fmt_ns(xp_hist_percentile(h, p), buf, len);
-}
+#include "sinks/rows.h"
 
 static const char *who(uint32_t pid, uint64_t file, const char *comm, char *buf, size_t len)
 {
@@ -54,10 +47,245 @@ static bool probes_ran(const struct xp_rawtp_layout *l)
 	return l->n > XP_VBL_SUBMIT && l->present[XP_VBL_SUBMIT];
 }
 
-static void frames_text(FILE *f, const struct xp_vbl_report *r)
+/* The rows: per CRTC; per client (a DRM file on a CRTC); the frames a client asked for. */
+static void client_who(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_vbl_client *k = row;
+
+	(void)ctx;
+	v->s = who(k->pid, k->file, k->comm, v->buf, sizeof(v->buf));
+}
+
+static void client_pid(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->u = ((const struct xp_vbl_client *)row)->pid;
+	v->none = !v->u;
+}
+
+static void client_comm(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_vbl_client *k = row;
+
+	(void)ctx;
+	v->s = k->comm;
+	v->none = !k->pid;
+}
+
+/* Who a client is when no process asked: the kernel's own commit, or only interrupts' events. */
+static void client_attribution(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_vbl_client *k = row;
+
+	(void)ctx;
+	v->none = k->pid != 0;
+	v->s = !k->file ? "none: completion events of atomic commits that no DRM file asked for"
+			: "none: only events from the vblank interrupt (page flip, atomic or CRTC-sequence "
+			  "events) reached this file";
+}
+
+#define CL(m) XP_FIELD(struct xp_vbl_client, m)
+static const struct xp_col client_cols[] = {
+	{ XP_TEXT("PROCESS", -22, XP_COL_STR), .flags = XP_COL_CUT, .get = client_who },
+	{ XP_JSON("pid", XP_COL_INT), .get = client_pid },
+	{ XP_JSON("comm", XP_COL_STR), .flags = XP_COL_OMIT, .get = client_comm },
+	{ XP_JSON("attribution", XP_COL_STR), .flags = XP_COL_OMIT, .get = client_attribution },
+	{ XP_JSON("file", XP_COL_INT), CL(file) },
+	{ XP_BOTH("CRTC", -5, "crtc", XP_COL_SINT), CL(crtc) },
+	{ XP_BOTH("REQUESTS", 8, "requests", XP_COL_INT), CL(queued) },
+	{ XP_BOTH("DELIVERED", 9, "delivered", XP_COL_INT), CL(delivered) },
+	{ XP_JSON("delivered_unrequested", XP_COL_INT), CL(unqueued) },
+	{ XP_BOTH("MISSFRM", 7, "missed_frames", XP_COL_INT), CL(missed_frames) },
+	{ XP_BOTH("LATE", 6, "late", XP_COL_INT), CL(late) },
+	{ XP_JSON("late_frames", XP_COL_INT), CL(late_frames) },
+	{ XP_BOTH("LATENCY p50/p99/max", -26, "latency_ns", XP_COL_HIST), CL(latency), .stat = XP_HIST_P50_P99_MAX },
+	{ XP_BOTH("LATENESS p50/p99", -20, "lateness_ns", XP_COL_HIST), CL(lateness), .stat = XP_HIST_P50_P99 },
+	{ XP_BOTH("FRAME p50/p99", -14, "frame_ns", XP_COL_HIST), CL(frame), .stat = XP_HIST_P50_P99 },
+};
+
+static const struct xp_rows client_rows = { XP_ROWS(client_cols) };
+
+static void client_dev(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_vbl_client *k = row;
+
+	(void)ctx;
+	v->i = k->dev;
+	v->none = k->dev < 0;
+}
+
+static void client_devname(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->s = devname(((const struct xp_vbl_client *)row)->dev, v->buf, sizeof(v->buf));
+}
+
+static void client_crtc(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_vbl_client *k = row;
+
+	(void)ctx;
+	snprintf(v->buf, sizeof(v->buf), k->crtc < 0 ? "?" : "%d", k->crtc);
+	v->s = v->buf;
+}
+
+static void client_kind(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->s = xp_vbl_kind_name(((const struct xp_vbl_client *)row)->kinds & ~(unsigned int)XP_VBL_K_WAIT, v->buf,
+				sizeof(v->buf));
+}
+
+static void client_rate(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->u = xp_vbl_present_mhz(row);
+	v->none = !v->u;
+}
+
+static void client_hz(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->u = xp_vbl_present_mhz(row);
+}
+
+static const struct xp_col frame_cols[] = {
+	{ XP_TEXT("PROCESS", -22, XP_COL_STR), .flags = XP_COL_CUT, .get = client_who },
+	{ XP_JSON("device", XP_COL_SINT), .flags = XP_COL_OMIT, .get = client_dev },
+	{ XP_BOTH("TID", -8, "tid", XP_COL_INT), CL(tid) },
+	{ XP_TEXT("DEVICE", -7, XP_COL_STR), .get = client_devname },
+	{ XP_TEXT("CRTC", -4, XP_COL_STR), .get = client_crtc },
+	{ XP_BOTH("KIND", -11, "kind", XP_COL_STR), .get = client_kind },
+	{ XP_BOTH("ASKED", 6, "asked", XP_COL_INT), CL(asked) },
+	{ XP_BOTH("DONE", 6, "completed", XP_COL_INT), CL(completed) },
+	{ XP_BOTH("MISSED", 6, "missed_target", XP_COL_INT), CL(missed_target) },
+	{ XP_JSON("target_unknown", XP_COL_INT), CL(target_unknown) },
+	{ XP_JSON("before_tracing", XP_COL_INT), CL(before) },
+	{ XP_JSON("submit_unseen", XP_COL_INT), CL(unsubmitted) },
+	{ XP_JSON("completion_unseen", XP_COL_INT), CL(unseen) },
+	{ XP_BOTH("SCANOUT p50/p99", -19, "scanout_ns", XP_COL_HIST), CL(scanout), .stat = XP_HIST_P50_P99 },
+	{ XP_TEXT("VBL->DELIV p50/p99", -19, XP_COL_HIST), CL(lateness), .stat = XP_HIST_P50_P99 },
+	{ XP_BOTH("INTERVAL p50/p99", -19, "frame_interval_ns", XP_COL_HIST), CL(interval),
+	  .stat = XP_HIST_P50_P99 },
+	{ XP_TEXT("RATE_HZ", 9, XP_COL_MILLI), .get = client_rate },
+	{ XP_JSON("present_hz", XP_COL_MILLI), .get = client_hz },
+};
+
+static const struct xp_rows frame_rows = { XP_ROWS(frame_cols) };
+
+static void crtc_devname(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->s = devname(((const struct xp_vbl_crtc *)row)->dev, v->buf, sizeof(v->buf));
+}
+
+static void crtc_dev(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_vbl_crtc *k = row;
+
+	(void)ctx;
+	v->i = k->dev;
+	v->none = k->dev < 0;
+}
+
+/* The first and last sequence numbers, where it had vblanks. */
+static void crtc_first(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_vbl_crtc *k = row;
+
+	(void)ctx;
+	v->u = k->first_seq;
+	v->none = !k->vblanks;
+}
+
+static void crtc_last(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_vbl_crtc *k = row;
+
+	(void)ctx;
+	v->u = k->last_seq_seen;
+	v->none = !k->vblanks;
+}
+
+static void crtc_refresh(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->u = xp_vbl_refresh_mhz(row);
+}
+
+/* The period: "-" in text where the refresh is not known. */
+static void crtc_period_text(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->u = xp_vbl_period_ns(row);
+	v->none = !xp_vbl_refresh_mhz(row);
+}
+
+static void crtc_period(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->u = xp_vbl_period_ns(row);
+}
+
+static void crtc_stddev_text(const void *row, const void *ctx, struct xp_val *v)
+{
+	const struct xp_vbl_crtc *k = row;
+
+	(void)ctx;
+	v->none = k->n1 <= 1;
+	v->u = v->none ? 0 : (uint64_t)(xp_vbl_interval_stddev_ns(k) + 0.5);
+}
+
+static void crtc_stddev(const void *row, const void *ctx, struct xp_val *v)
+{
+	(void)ctx;
+	v->d = xp_vbl_interval_stddev_ns(row);
+}
+
+#define CR(m) XP_FIELD(struct xp_vbl_crtc, m)
+static const struct xp_col crtc_cols[] = {
+	{ XP_TEXT("DEVICE", -7, XP_COL_STR), .get = crtc_devname },
+	{ XP_JSON("device", XP_COL_SINT), .flags = XP_COL_OMIT, .get = crtc_dev },
+	{ XP_BOTH("CRTC", -5, "crtc", XP_COL_SINT), CR(crtc) },
+	{ XP_BOTH("VBLANKS", 8, "vblanks", XP_COL_INT), CR(vblanks) },
+	{ XP_JSON("first_seq", XP_COL_INT), .flags = XP_COL_OMIT, .get = crtc_first },
+	{ XP_JSON("last_seq", XP_COL_INT), .flags = XP_COL_OMIT, .get = crtc_last },
+	{ XP_BOTH("REFRESH_HZ", 11, "refresh_hz", XP_COL_MILLI), .get = crtc_refresh },
+	{ XP_TEXT("PERIOD", 10, XP_COL_NS), .get = crtc_period_text },
+	{ XP_JSON("period_ns", XP_COL_INT), .get = crtc_period },
+	{ XP_TEXT("STDDEV", 9, XP_COL_NS), .get = crtc_stddev_text },
+	{ XP_JSON("interval_stddev_ns", XP_COL_DOUBLE), .get = crtc_stddev },
+	{ XP_TEXT("P99", 9, XP_COL_HIST), CR(interval), .stat = XP_HIST_P99 },
+	{ XP_TEXT("MAX", 9, XP_COL_HIST), CR(interval), .stat = XP_HIST_MAX },
+	{ XP_BOTH("MISSED", 7, "missed", XP_COL_INT), CR(missed) },
+	{ XP_BOTH("IDLE", 6, "idle_gaps", XP_COL_INT), CR(idle_gaps) },
+	{ XP_JSON("out_of_order", XP_COL_INT), CR(backwards) },
+	{ XP_BOTH("REQUESTS", 9, "requests", XP_COL_INT), CR(queued) },
+	{ XP_BOTH("DELIVERED", 9, "delivered", XP_COL_INT), CR(delivered) },
+	{ XP_JSON("delivered_unrequested", XP_COL_INT), CR(unqueued) },
+	{ XP_BOTH("MISSFRM", 7, "missed_frames", XP_COL_INT), CR(missed_frames) },
+	{ XP_BOTH("LATE", 6, "late", XP_COL_INT), CR(late) },
+	{ XP_JSON("late_frames", XP_COL_INT), CR(late_frames) },
+	{ XP_JSON("interval_ns", XP_COL_HIST), CR(interval) },
+	{ XP_JSON("latency_ns", XP_COL_HIST), CR(latency) },
+	{ XP_JSON("lateness_ns", XP_COL_HIST), CR(lateness) },
+};
+
+/* Without known devices, the table starts at CRTC. */
+static const struct xp_rows crtc_rows = { XP_ROWS(crtc_cols) };
+static const struct xp_rows crtc_rows_nodev = { .cols = crtc_cols + 1, .n = XP_NCOLS(crtc_cols) - 1 };
+
+static bool client_shown(const void *row)
+{
+	const struct xp_vbl_client *k = row;
+
+	return k->queued || k->delivered;
+}
+
+static void frames_text(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_vbl_state *s = r->st;
-	char a[16], b[16], w[48], dv[16], kd[32], sc[40], vd[40], in[40];
+	char w[48];
 	bool any = false;
 
 	for (int i = 0; i < s->nclients; i++)
@@ -65,29 +293,10 @@ static void frames_text(FILE *f, const struct xp_vbl_report *r)
 	if (!any)
 		return;
 	fprintf(f, "\nframes (page flips, atomic commits, CRTC sequences), per process and CRTC:\n");
-	fprintf(f, "%-22s %-8s %-7s %-4s %-11s %6s %6s %6s %-19s %-19s %-19s %9s\n", "PROCESS", "TID",
-		"DEVICE", "CRTC", "KIND", "ASKED", "DONE", "MISSED", "SCANOUT p50/p99", "VBL->DELIV p50/p99",
-		"INTERVAL p50/p99", "RATE_HZ");
-	for (int i = 0; i < s->nclients; i++) {
-		const struct xp_vbl_client *k = &s->clients[i];
-		uint64_t mhz = xp_vbl_present_mhz(k);
-		char crtc[8], rate[24];
-
-		if (!has_frames(k))
-			continue;
-		snprintf(crtc, sizeof(crtc), k->crtc < 0 ? "?" : "%d", k->crtc);
-		snprintf(sc, sizeof(sc), "%s/%s", pct(&k->scanout, 50, a, sizeof(a)), pct(&k->scanout, 99, b, sizeof(b)));
-		snprintf(vd, sizeof(vd), "%s/%s", pct(&k->lateness, 50, a, sizeof(a)), pct(&k->lateness, 99, b, sizeof(b)));
-		snprintf(in, sizeof(in), "%s/%s", pct(&k->interval, 50, a, sizeof(a)), pct(&k->interval, 99, b, sizeof(b)));
-		if (mhz)
-			snprintf(rate, sizeof(rate), "%" PRIu64 ".%03" PRIu64, mhz / 1000, mhz % 1000);
-		else
-			snprintf(rate, sizeof(rate), "-");
-		fprintf(f, "%-22.22s %-8u %-7s %-4s %-11s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %-19s %-19s %-19s %9s\n",
-			who(k->pid, k->file, k->comm, w, sizeof(w)), k->tid, devname(k->dev, dv, sizeof(dv)), crtc,
-			xp_vbl_kind_name(k->kinds & ~(unsigned int)XP_VBL_K_WAIT, kd, sizeof(kd)), k->asked,
-			k->completed, k->missed_target, sc, vd, in, rate);
-	}
+	xp_rows_head(f, &frame_rows, r);
+	for (int i = 0; i < s->nclients; i++)
+		if (has_frames(&s->clients[i]))
+			xp_rows_text(f, &frame_rows, &s->clients[i], r);
 	for (int i = 0; i < s->nclients; i++) {
 		const struct xp_vbl_client *k = &s->clients[i];
 
@@ -126,29 +335,12 @@ static void frames_text(FILE *f, const struct xp_vbl_report *r)
 /* Per process: requests, deliveries, latency, lateness and frame times */
 static void clients_text(FILE *f, const struct xp_vbl_state *s)
 {
-	char a[16], b[16], c[16], d[16], w[48];
-
 	if (s->nclients) {
-		fprintf(f, "\n%-22s %-5s %8s %9s %7s %6s %-26s %-20s %-14s\n", "PROCESS", "CRTC", "REQUESTS",
-			"DELIVERED", "MISSFRM", "LATE", "LATENCY p50/p99/max", "LATENESS p50/p99",
-			"FRAME p50/p99");
-		for (int i = 0; i < s->nclients; i++) {
-			const struct xp_vbl_client *k = &s->clients[i];
-			char lat[48], lt[40], fr[40], e[16], g[16];
-
-			if (!k->queued && !k->delivered)
-				continue;
-			snprintf(lat, sizeof(lat), "%s/%s/%s", pct(&k->latency, 50, a, sizeof(a)),
-				 pct(&k->latency, 99, b, sizeof(b)),
-				 k->latency.count ? xp_fmt_ns(k->latency.max, c, sizeof(c)) : "-");
-			snprintf(lt, sizeof(lt), "%s/%s", pct(&k->lateness, 50, d, sizeof(d)),
-				 pct(&k->lateness, 99, e, sizeof(e)));
-			snprintf(fr, sizeof(fr), "%s/%s", pct(&k->frame, 50, g, sizeof(g)),
-				 pct(&k->frame, 99, a, sizeof(a)));
-			fprintf(f, "%-22.22s %-5d %8" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %-26s %-20s %-14s\n",
-				who(k->pid, k->file, k->comm, w, sizeof(w)), k->crtc, k->queued, k->delivered,
-				k->missed_frames, k->late, lat, lt, fr);
-		}
+		fputc('\n', f);
+		xp_rows_head(f, &client_rows, s);
+		for (int i = 0; i < s->nclients; i++)
+			if (client_shown(&s->clients[i]))
+				xp_rows_text(f, &client_rows, &s->clients[i], s);
 		for (int i = 0; i < s->nclients; i++)
 			if (!s->clients[i].file && s->clients[i].delivered) {
 				fprintf(f, "(kernel commit): completion events of atomic commits that no file "
@@ -165,10 +357,10 @@ static void clients_text(FILE *f, const struct xp_vbl_state *s)
 	}
 }
 
-void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
+void xp_vbl_report_text(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_vbl_state *s = r->st;
-	char a[16], b[16], c[16], d[16], dv[16];
+	char a[16];
 	int ndrm, pdrm = drm_present(r->layout, &ndrm);
 	bool devs = false;
 
@@ -206,26 +398,9 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 	for (int i = 0; i < s->ncrtcs; i++)
 		devs |= s->crtcs[i].dev >= 0;
 	fprintf(f, "\n");
-	if (devs)
-		fprintf(f, "%-7s ", "DEVICE");
-	fprintf(f, "%-5s %8s %11s %10s %9s %9s %9s %7s %6s %9s %9s %7s %6s\n", "CRTC", "VBLANKS",
-		"REFRESH_HZ", "PERIOD", "STDDEV", "P99", "MAX", "MISSED", "IDLE", "REQUESTS",
-		"DELIVERED", "MISSFRM", "LATE");
-	for (int i = 0; i < s->ncrtcs; i++) {
-		const struct xp_vbl_crtc *k = &s->crtcs[i];
-		uint64_t mhz = xp_vbl_refresh_mhz(k);
-
-		if (devs)
-			fprintf(f, "%-7s ", devname(k->dev, dv, sizeof(dv)));
-		fprintf(f, "%-5d %8" PRIu64 " %7" PRIu64 ".%03" PRIu64 " %10s %9s %9s %9s %7" PRIu64
-			   " %6" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 "\n",
-			k->crtc, k->vblanks, mhz / 1000, mhz % 1000,
-			mhz ? xp_fmt_ns(xp_vbl_period_ns(k), a, sizeof(a)) : "-",
-			k->n1 > 1 ? xp_fmt_ns((uint64_t)(xp_vbl_interval_stddev_ns(k) + 0.5), b, sizeof(b)) : "-",
-			pct(&k->interval, 99, c, sizeof(c)),
-			k->interval.count ? xp_fmt_ns(k->interval.max, d, sizeof(d)) : "-",
-			k->missed, k->idle_gaps, k->queued, k->delivered, k->missed_frames, k->late);
-	}
+	xp_rows_head(f, devs ? &crtc_rows : &crtc_rows_nodev, r);
+	for (int i = 0; i < s->ncrtcs; i++)
+		xp_rows_text(f, devs ? &crtc_rows : &crtc_rows_nodev, &s->crtcs[i], r);
 	clients_text(f, s);
 	frames_text(f, r);
 	if (s->unknown_lateness)
@@ -251,44 +426,6 @@ void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r)
 	}
 }
 
-/* Per CRTC: vblanks, refresh, requests and deliveries */
-static void crtcs_json(struct xp_json *j, const struct xp_vbl_state *s)
-{
-	xp_json_key(j, "crtcs");
-	xp_json_begin_arr(j);
-	for (int i = 0; i < s->ncrtcs; i++) {
-		const struct xp_vbl_crtc *k = &s->crtcs[i];
-
-		xp_json_begin_obj(j);
-		if (k->dev >= 0)
-			xp_json_ki64(j, "device", k->dev);
-		xp_json_ki64(j, "crtc", k->crtc);
-		xp_json_ku64(j, "vblanks", k->vblanks);
-		if (k->vblanks) {
-			xp_json_ku64(j, "first_seq", k->first_seq);
-			xp_json_ku64(j, "last_seq", k->last_seq_seen);
-		}
-		xp_json_key(j, "refresh_hz");
-		xp_json_fixed(j, xp_vbl_refresh_mhz(k), 3);
-		xp_json_ku64(j, "period_ns", xp_vbl_period_ns(k));
-		xp_json_kdouble(j, "interval_stddev_ns", xp_vbl_interval_stddev_ns(k));
-		xp_json_ku64(j, "missed", k->missed);
-		xp_json_ku64(j, "idle_gaps", k->idle_gaps);
-		xp_json_ku64(j, "out_of_order", k->backwards);
-		xp_json_ku64(j, "requests", k->queued);
-		xp_json_ku64(j, "delivered", k->delivered);
-		xp_json_ku64(j, "delivered_unrequested", k->unqueued);
-		xp_json_ku64(j, "missed_frames", k->missed_frames);
-		xp_json_ku64(j, "late", k->late);
-		xp_json_ku64(j, "late_frames", k->late_frames);
-		xp_json_khist(j, "interval_ns", &k->interval);
-		xp_json_khist(j, "latency_ns", &k->latency);
-		xp_json_khist(j, "lateness_ns", &k->lateness);
-		xp_json_end_obj(j);
-	}
-	xp_json_end_arr(j);
-}
-
 /* Per process (file and CRTC): requests, deliveries and the frames asked */
 static void clients_json(struct xp_json *j, const struct xp_vbl_state *s)
 {
@@ -297,59 +434,18 @@ static void clients_json(struct xp_json *j, const struct xp_vbl_state *s)
 	for (int i = 0; i < s->nclients; i++) {
 		const struct xp_vbl_client *k = &s->clients[i];
 
-		if (!k->queued && !k->delivered)
+		if (!client_shown(k))
 			continue;
 		xp_json_begin_obj(j);
-		if (k->pid) {
-			xp_json_ku64(j, "pid", k->pid);
-			xp_json_kstr(j, "comm", k->comm);
-		} else if (!k->file) {
-			xp_json_key(j, "pid");
-			xp_json_null(j);
-			xp_json_kstr(j, "attribution", "none: completion events of atomic commits "
-							 "that no DRM file asked for");
-		} else {
-			xp_json_key(j, "pid");
-			xp_json_null(j);
-			xp_json_kstr(j, "attribution", "none: only events from the vblank interrupt "
-							 "(page flip, atomic or CRTC-sequence events) reached this file");
-		}
-		xp_json_ku64(j, "file", k->file);
-		xp_json_ki64(j, "crtc", k->crtc);
-		xp_json_ku64(j, "requests", k->queued);
-		xp_json_ku64(j, "delivered", k->delivered);
-		xp_json_ku64(j, "delivered_unrequested", k->unqueued);
-		xp_json_ku64(j, "missed_frames", k->missed_frames);
-		xp_json_ku64(j, "late", k->late);
-		xp_json_ku64(j, "late_frames", k->late_frames);
-		xp_json_khist(j, "latency_ns", &k->latency);
-		xp_json_khist(j, "lateness_ns", &k->lateness);
-		xp_json_khist(j, "frame_ns", &k->frame);
-		if (has_frames(k)) {
-			char kd[32];
-
-			if (k->dev >= 0)
-				xp_json_ki64(j, "device", k->dev);
-			xp_json_ku64(j, "tid", k->tid);
-			xp_json_kstr(j, "kind", xp_vbl_kind_name(k->kinds & ~(unsigned int)XP_VBL_K_WAIT, kd, sizeof(kd)));
-			xp_json_ku64(j, "asked", k->asked);
-			xp_json_ku64(j, "completed", k->completed);
-			xp_json_ku64(j, "missed_target", k->missed_target);
-			xp_json_ku64(j, "target_unknown", k->target_unknown);
-			xp_json_ku64(j, "before_tracing", k->before);
-			xp_json_ku64(j, "submit_unseen", k->unsubmitted);
-			xp_json_ku64(j, "completion_unseen", k->unseen);
-			xp_json_khist(j, "scanout_ns", &k->scanout);
-			xp_json_khist(j, "frame_interval_ns", &k->interval);
-			xp_json_key(j, "present_hz");
-			xp_json_fixed(j, xp_vbl_present_mhz(k), 3);
-		}
+		xp_rows_json(j, &client_rows, k, s);
+		if (has_frames(k))
+			xp_rows_json(j, &frame_rows, k, s);
 		xp_json_end_obj(j);
 	}
 	xp_json_end_arr(j);
 }
 
-void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
+void xp_vbl_report_json(FILE *f, const struct xp_tp_report *r)
 {
 	const struct xp_vbl_state *s = r->st;
 	struct xp_json j;
@@ -358,11 +454,7 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 	xp_json_begin_obj(&j);
 	xp_json_run_info(&j, r->ri);
 	xp_json_ku64(&j, "late_ns", s->late_ns);
-	xp_json_key(&j, "events");
-	xp_json_begin_obj(&j);
-	for (int i = 0; i < r->layout->n && i < XP_VBL_NDRM; i++)
-		xp_json_kbool(&j, r->layout->ev[i].name, r->layout->present[i]);
-	xp_json_end_obj(&j);
+	xp_json_kevents(&j, "events", r->layout, XP_VBL_NDRM);
 	if (probes_ran(r->layout)) {
 		/* who asked for each event, and each vblank's device, from the probes */
 		xp_json_kbool(&j, "attributed", true);
@@ -377,7 +469,7 @@ void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r)
 	if (s->proc_filter)
 		xp_json_ku64(&j, "filtered_deliveries", s->filtered);
 	xp_json_ku64(&j, "lateness_unknown", s->unknown_lateness);
-	crtcs_json(&j, s);
+	xp_rows_json_arr(&j, "crtcs", &crtc_rows, s->crtcs, s->ncrtcs, sizeof(s->crtcs[0]), r, NULL);
 	clients_json(&j, s);
 	xp_json_end_obj(&j);
 	xp_json_finish(&j);
@@ -448,82 +540,4 @@ void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint
 	}
 	xp_json_end_obj(j);
 	xp_json_finish(j);
-}
-
-/* Its Perfetto events (src/sinks/perfetto.h). */
-/* A CRTC's track: "CRTC 0", or "card0 CRTC 0" where the device is known. */
-static void crtc_track(struct xp_perfetto *p, int32_t dev, int32_t crtc, uint32_t *pid, uint32_t *tid)
-{
-	uint32_t id = crtc >= 0 && crtc < 0xff ? (uint32_t)crtc : 0xff;
-	char track[48];
-
-	if (dev >= 0) {
-		snprintf(track, sizeof(track), "card%d CRTC %d", dev, crtc);
-		xp_perfetto_track(p, "Displays", 0x10000u + ((uint32_t)dev & 0xfff) * 256 + id, track, pid, tid);
-	} else {
-		snprintf(track, sizeof(track), "CRTC %d", crtc);
-		xp_perfetto_track(p, "Displays", crtc >= 0 && crtc < 0xffff ? (uint32_t)crtc : 0xffff,
-				  track, pid, tid);
-	}
-}
-
-void xp_perfetto_vblank(struct xp_perfetto *p, const struct xp_vbl_event *ev)
-{
-	static const char *const what[] = { "vblank", "requested", "delivered" };
-	uint32_t pid, tid;
-
-	if (ev->kind > XP_VBL_DELIVERED)	/* the probes' records: drawn as frames */
-		return;
-	crtc_track(p, ev->dev, ev->crtc, &pid, &tid);
-	/* a vblank at its own timestamp; requests and deliveries when they happened */
-	xp_perfetto_instant_begin(p, pid, tid, "vblank", what[ev->kind],
-				  ev->kind == XP_VBL_EVENT && ev->vtime ? ev->vtime : ev->ts);
-	xp_json_ku64(&p->j, "seq", ev->seq);
-	if (ev->kind != XP_VBL_EVENT) {
-		xp_json_ku64(&p->j, "pid", ev->pid);
-		xp_json_kstr(&p->j, "comm", ev->comm);
-	}
-	xp_perfetto_slice_end(p);
-}
-
-void xp_perfetto_vblank_frame(struct xp_perfetto *p, const struct xp_vbl_delivery *d)
-{
-	char kind[32], comm[XP_COMM_LEN];
-	uint32_t cpid, ctid, tid = d->tid ? d->tid : d->pid;
-	uint64_t id = ++p->next_id, end = d->ts > d->submit_ns ? d->ts : d->submit_ns;
-
-	if (!d->frame || !d->pid)
-		return;
-	memcpy(comm, d->comm, sizeof(comm));
-	comm[XP_COMM_LEN - 1] = '\0';
-	xp_perfetto_name(p, d->pid, tid, comm);
-	xp_vbl_kind_name(d->kind, kind, sizeof(kind));
-	/* the frame on the asking thread: submit -> scanout -> delivered */
-	xp_perfetto_slice_begin(p, d->pid, tid, "frame", "frame", d->submit_ns, end - d->submit_ns);
-	xp_json_kstr(&p->j, "kind", kind);
-	if (d->dev >= 0)
-		xp_json_ki64(&p->j, "device", d->dev);
-	xp_json_ki64(&p->j, "crtc", d->crtc);
-	xp_json_ku64(&p->j, "seq", d->seq);
-	if (d->has_lateness && d->vblank_ns >= d->submit_ns)
-		xp_json_ku64(&p->j, "scanout_ns", d->vblank_ns - d->submit_ns);
-	if (d->has_target)
-		xp_json_ku64(&p->j, "missed_vblanks", d->missed_target);
-	xp_perfetto_slice_end(p);
-	if (!d->has_lateness || d->vblank_ns < d->submit_ns || d->vblank_ns > end)
-		return;
-	xp_perfetto_slice_begin(p, d->pid, tid, "frame", d->missed_target ? "to scanout (missed)" : "to scanout",
-				d->submit_ns, d->vblank_ns - d->submit_ns);
-	xp_perfetto_slice_end(p);
-	xp_perfetto_slice_begin(p, d->pid, tid, "frame", "to delivery", d->vblank_ns, end - d->vblank_ns);
-	xp_perfetto_slice_end(p);
-	/* the vblank it went out on, on the CRTC's track, with the arrow to it */
-	crtc_track(p, d->dev, d->crtc, &cpid, &ctid);
-	xp_perfetto_slice_begin(p, cpid, ctid, "frame", "scanout", d->vblank_ns, 0);
-	xp_json_ku64(&p->j, "pid", d->pid);
-	xp_json_kstr(&p->j, "comm", comm);
-	xp_json_ku64(&p->j, "seq", d->seq);
-	xp_perfetto_slice_end(p);
-	xp_perfetto_flow(p, id, true, d->pid, tid, d->submit_ns);
-	xp_perfetto_flow(p, id, false, cpid, ctid, d->vblank_ns);
 }

@@ -8,15 +8,8 @@
 #include "sinks/json.h"
 #include "sinks/run_info.h"
 
-struct xp_vbl_report {
-	const struct xp_vbl_state *st;
-	const struct xp_rawtp_layout *layout;
-	const struct xp_run_info *ri;
-	bool hist;
-};
-
-void xp_vbl_report_text(FILE *f, const struct xp_vbl_report *r);
-void xp_vbl_report_json(FILE *f, const struct xp_vbl_report *r);
+void xp_vbl_report_text(FILE *f, const struct xp_tp_report *r);
+void xp_vbl_report_json(FILE *f, const struct xp_tp_report *r);
 void xp_vbl_stream_header(FILE *f);
 void xp_vbl_stream_text(FILE *f, const struct xp_vbl_delivery *d, uint64_t t0);
 void xp_vbl_stream_json(struct xp_json *j, const struct xp_vbl_delivery *d, uint64_t t0);
