@@ -7,8 +7,9 @@ set -euo pipefail
 # libzstd-dev: `record --compress` (the build leaves zstd out without it)
 # libdeflate-dev: `export --compress` (zlib streams, in about half zlib's time)
 # protobuf-compiler: protoc decodes the native Perfetto export in its tests
+# systemtap-sdt-dev: sys/sdt.h, the USDT probes of libxputrace-cuda.so
 pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libdeflate-dev pkg-config bpftrace python3 util-linux man-db zsh
-      curl prometheus ocl-icd-libopencl1 libze1 protobuf-compiler)
+      curl prometheus ocl-icd-libopencl1 libze1 protobuf-compiler systemtap-sdt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
