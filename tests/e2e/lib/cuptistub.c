@@ -131,10 +131,16 @@ EXPORT xcu_result cuptiEnableCallback(uint32_t on, xcu_subscriber sub, uint32_t 
 /* Completes every pending record: buffers filled and handed back on a thread of their own. */
 static void *complete(void *arg)
 {
-	size_t i = 0;
+	struct pending *v;
+	size_t n, i = 0;
 
 	(void)arg;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&lock);	/* taken out: the callback asks for the drops under the lock */
+	v = pend;
+	n = npend;
+	pend = NULL;
+	npend = cap = 0;
+	pthread_mutex_unlock(&lock);
 	do {
 		uint8_t *buf = NULL;
 		size_t size = 0, maxn = 0, used = 0;
@@ -142,14 +148,13 @@ static void *complete(void *arg)
 		req_fn(&buf, &size, &maxn);
 		if (!buf)
 			break;
-		for (; i < npend && used + SLOT <= size; i++, used += SLOT)
-			memcpy(buf + used, &pend[i].u, SLOT);
+		for (; i < n && used + SLOT <= size; i++, used += SLOT)
+			memcpy(buf + used, &v[i].u, SLOT);
 		done_fn(NULL, 0, buf, size, used);
-	} while (i < npend);
-	for (size_t j = 0; j < npend; j++)
-		free(pend[j].name);
-	npend = 0;
-	pthread_mutex_unlock(&lock);
+	} while (i < n);
+	for (size_t j = 0; j < n; j++)
+		free(v[j].name);
+	free(v);
 	return NULL;
 }
 
