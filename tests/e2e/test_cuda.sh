@@ -25,7 +25,7 @@ for f in "$APP" "$CULIB" "$XPUTRACE_CUPTI"; do
 	[ -e "$f" ] || why=${why:-"$f is not built"}
 done
 if [ -n "$why" ]; then
-	for t in not-found summary mapped-process own-clock cgroups stream; do
+	for t in not-found summary mapped-process cgroups stream record-report; do
 		skip "cuda $t: $why"
 	done
 	exit 0
@@ -108,4 +108,19 @@ if start_tracer stream cuda --lib "$CULIB" --stream -j; then
 		"$WORK/stream.out" "$WORK/s.pid" stream
 else
 	fail "cuda stream: tracer did not start"
+fi
+
+# 5. record, then report from the file: the same exact counts
+if start_tracer rec record -o "$WORK/cuda.xpt" cuda --lib "$CULIB"; then
+	"$APP" -n 200 -s 3 -d 20 -c 10 -x 7 -t 2 > "$WORK/r.pid"
+	sleep 0.3
+	stop_tracer INT
+	if "$XP" report "$WORK/cuda.xpt" cuda -j > "$WORK/rep.out" 2> "$WORK/rep.err"; then
+		check "cuda report from a recording: the same exact counts, joins and drops" \
+			"$WORK/rep.out" "$WORK/r.pid" exact totals
+	else
+		fail "cuda record-report: report failed: $(head -c 300 "$WORK/rep.err")"
+	fi
+else
+	fail "cuda record-report: record did not start"
 fi
