@@ -9,6 +9,7 @@ check_cuda.py OUT APPOUT CHECK...
           cgroup=ID   its rows carry cgroup id ID
           small=ID    cuda_app -n 100 -s 2 -d 0 -c 0 -x 0 in cgroup ID
           stream      cuda_app -n 50 -s 2 -d 5 -c 3 -x 2, one object per record
+          perfetto    OUT is the JSON Perfetto export of cuda_app -n 200 -s 3 -d 20 -c 10
 Prints what differs and exits 1, or nothing and 0.
 """
 import json
@@ -80,11 +81,35 @@ def stream(path, pid):
     want(sum(o["bytes"] for o in ev.get("drops", [])) == 2, "drops")
 
 
+def perfetto(path, pid):
+    ev = json.load(open(path))
+    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    x = [e for e in ev if e.get("ph") == "X"]
+    k = [e for e in x if e.get("cat") == "cuda_kernel"]
+    c = [e for e in x if e.get("cat") == "cuda_copy"]
+    la = [e for e in x if e.get("cat") == "cuda_launch" and e["pid"] == pid]
+    want(len(k) == 620 and len(c) == 30, "kernel slices %d, copy slices %d" % (len(k), len(c)))
+    tracks = {names.get((e["pid"], e["tid"]), "") for e in k}
+    want(sorted(tracks) == sorted("cuda_app/%d GPU %d stream %d" % (pid, d, s) for d, s in ((0, 1), (0, 2), (0, 3), (1, 1))),
+         "kernel tracks %s" % sorted(tracks))
+    want(sum(e["name"] == "xp_gemm" and e["dur"] == 300 for e in k) == 600, "xp_gemm slices of 300 us")
+    want(len(la) == 620, "launch slices %d" % len(la))
+    fs = [e for e in ev if e.get("ph") == "s"]
+    ff = [e for e in ev if e.get("ph") == "f"]
+    want(len(fs) == 620 and len(ff) == 620 and {e["id"] for e in fs} == {e["id"] for e in ff},
+         "flows %d -> %d" % (len(fs), len(ff)))
+    kt = {(e["pid"], e["tid"]) for e in k}
+    want(all((e["pid"], e["tid"]) in kt for e in ff), "arrows end on stream tracks")
+
+
 def main():
     out, appout, checks = sys.argv[1], sys.argv[2], sys.argv[3:]
     pid = int(open(appout).readline().split()[1])
     if checks == ["stream"]:
         stream(out, pid)
+    elif checks == ["perfetto"]:
+        perfetto(out, pid)
     else:
         d = json.load(open(out))
         for c in checks:

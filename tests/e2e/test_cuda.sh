@@ -25,7 +25,7 @@ for f in "$APP" "$CULIB" "$XPUTRACE_CUPTI"; do
 	[ -e "$f" ] || why=${why:-"$f is not built"}
 done
 if [ -n "$why" ]; then
-	for t in not-found summary mapped-process cgroups stream record-report; do
+	for t in not-found summary mapped-process cgroups stream record-report export; do
 		skip "cuda $t: $why"
 	done
 	exit 0
@@ -118,6 +118,13 @@ if start_tracer rec record -o "$WORK/cuda.xpt" cuda --lib "$CULIB"; then
 	if "$XP" report "$WORK/cuda.xpt" cuda -j > "$WORK/rep.out" 2> "$WORK/rep.err"; then
 		check "cuda report from a recording: the same exact counts, joins and drops" \
 			"$WORK/rep.out" "$WORK/r.pid" exact totals
+		if "$XP" export --perfetto "$WORK/cuda.xpt" --format json -o "$WORK/cuda.json" 2> "$WORK/exp.err"; then
+			check "cuda export --perfetto: kernels on a track per GPU stream, an arrow from each launch call" \
+				"$WORK/cuda.json" "$WORK/r.pid" perfetto
+		else
+			fail "cuda export: $(head -c 300 "$WORK/exp.err")"
+		fi
+		pb_agrees "cuda export --perfetto: the protobuf has the JSON's tracks, slices and flows" "$WORK/cuda.xpt"
 	else
 		fail "cuda record-report: report failed: $(head -c 300 "$WORK/rep.err")"
 	fi

@@ -121,7 +121,9 @@ static int cuda_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	}
 	if (err)
 		return err;
-	if (e->out == XP_OUT_STREAM && e->json)
+	if (e->out == XP_OUT_PERFETTO)
+		xp_perfetto_cuda(e->pf, r, &d);
+	else if (e->out == XP_OUT_STREAM && e->json)
 		xp_cuda_stream_json(e->stream_json, r, &d, e->t0);
 	else if (e->out == XP_OUT_STREAM)
 		xp_cuda_stream_text(e->f, r, &d, e->t0);

@@ -25,4 +25,12 @@ void xp_cuda_stream_header(FILE *f);
 void xp_cuda_stream_text(FILE *f, const struct xp_cuda_rec *r, const struct xp_cuda_done *d, uint64_t t0);
 void xp_cuda_stream_json(struct xp_json *j, const struct xp_cuda_rec *r, const struct xp_cuda_done *d, uint64_t t0);
 
+struct xp_perfetto;	/* src/sinks/perfetto.h */
+/*
+ * A kernel, copy or memset: a slice on its GPU stream's track ("CUDA
+ * streams"); joined with its launch call, a zero-length "launch" slice on
+ * the calling thread and an arrow from it. Other records write nothing.
+ */
+void xp_perfetto_cuda(struct xp_perfetto *p, const struct xp_cuda_rec *r, const struct xp_cuda_done *d);
+
 #endif
