@@ -220,6 +220,39 @@ $(BUILD)/bench/floor-static: bench/floor.c $(BUILD)/skel/floor.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -static -o $@ $< $(LIBS)
 
+# libxputrace-cuda.so (src/cuda/, docs/nvidia.md): CUDA's injection library
+# that hands CUPTI's activity to `xputrace cuda` through USDT probes (sys/sdt.h:
+# systemtap-sdt-dev). Built without CUDA's headers; where they are installed
+# (CUDA_INC), cupti_check.c compares every declaration it uses with them.
+CUDA_LIB    := $(BUILD)/libxputrace-cuda.so
+CUDA_INC    ?= /usr/local/cuda/include
+CUPTI_CHECK := $(if $(wildcard $(CUDA_INC)/cupti.h),$(BUILD)/cuda/cupti_check.o)
+all: $(CUDA_LIB)
+HELPER_BINS += $(CUDA_LIB)
+# the cuda tests' stand-in libcupti and the program that drives it
+HELPER_BINS += $(BUILD)/tests/e2e/libcupti-stub.so
+
+$(CUDA_LIB): src/cuda/xputrace_cuda.c src/cuda/cupti_min.h src/caps/cuda/cuda.h $(CUPTI_CHECK)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libxputrace-cuda.so -o $@ $< -ldl
+
+$(BUILD)/cuda/cupti_check.o: src/cuda/cupti_check.c src/cuda/cupti_min.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -I$(CUDA_INC) -c $< -o $@
+
+$(BUILD)/tests/e2e/libcupti-stub.so: tests/e2e/lib/cuptistub.c src/cuda/cupti_min.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lpthread
+
+$(BUILD)/tests/e2e/cuda_app: tests/e2e/cuda_app.c src/caps/cuda/cuda.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -ldl -lpthread
+
+install: install-cuda
+install-cuda: $(CUDA_LIB)
+	install -D -m 0644 $(CUDA_LIB) $(DESTDIR)$(PREFIX)/lib/libxputrace-cuda.so
+.PHONY: install-cuda
+
 unit: $(UNIT_BINS)
 helpers: $(HELPER_BINS)
 

@@ -9,8 +9,9 @@ set -euo pipefail
 # protobuf-compiler: protoc decodes the native Perfetto export in its tests
 # podman, runc: `make image`, and its test runs serve in the image (runc where
 # crun cannot run containers: a cgroup v2 tree with controllers beside v1's)
+# systemtap-sdt-dev: sys/sdt.h, the USDT probes of libxputrace-cuda.so
 pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libdeflate-dev pkg-config bpftrace python3 util-linux man-db zsh
-      curl prometheus ocl-icd-libopencl1 libze1 protobuf-compiler podman runc python3-yaml)
+      curl prometheus ocl-icd-libopencl1 libze1 protobuf-compiler podman runc python3-yaml systemtap-sdt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -24,6 +24,7 @@ struct pt_regs {
 	unsigned long dx;
 	unsigned long orig_ax;
 	unsigned long ax;
+	unsigned long ip;	/* libbpf's USDT arguments (bpf/usdt.bpf.h) */
 	unsigned long cs;
 };
 

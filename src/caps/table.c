@@ -7,6 +7,8 @@
 extern const struct xp_cap xp_cap_ioctl, xp_cap_sched, xp_cap_vblank, xp_cap_mem;
 extern const struct xp_cap xp_cap_nvidia, xp_cap_npu, xp_cap_latency;
 extern const struct xp_cap xp_cap_fence, xp_cap_api, xp_cap_fdinfo;
+extern const struct xp_cap xp_cap_fence, xp_cap_api;
+extern const struct xp_cap xp_cap_cuda;
 
 /* One row per capability. Rows without `open` are planned (doctor only). */
 const struct xp_cap *const xp_caps[] = {
@@ -20,6 +22,7 @@ const struct xp_cap *const xp_caps[] = {
 	&xp_cap_fence,
 	&xp_cap_api,
 	&xp_cap_fdinfo,
+	&xp_cap_cuda,
 };
 const size_t xp_ncaps = sizeof(xp_caps) / sizeof(xp_caps[0]);
 

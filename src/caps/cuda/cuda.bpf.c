@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `xputrace cuda`: the USDT probes of libxputrace-cuda.so (provider
+ * xputrace_cuda, cuda.h). Each probe's one argument points at a struct
+ * xp_cuda_ev in the process; one program copies it, the kernel's name
+ * and the task's cgroup into a record. Attaching a probe raises its
+ * semaphore in every process that maps the library, so the library fills
+ * in nothing while no program is attached.
+ */
+/* the kernel's register names in bpf_tracing.h (kernel_types.h declares pt_regs so) */
+#define __VMLINUX_H__
+#include "bpf/common.bpf.h"
+#include <bpf/usdt.bpf.h>
+#include "caps/cuda/cuda.h"
+
+static __always_inline int emit(void *ev_ptr)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	struct xp_cuda_ev ev;
+	struct xp_cuda_rec *r;
+	__u64 ts;
+
+	if (xp_filtered(pid_tgid >> 32))
+		return 0;
+	if (bpf_probe_read_user(&ev, sizeof(ev), ev_ptr))
+		return 0;
+	if (!(r = xp_reserve(sizeof(*r))))
+		return 0;
+	ts = ev.what == XP_CUDA_LAUNCH || ev.what == XP_CUDA_DROPS || !ev.start_ns ? now : ev.start_ns;
+	xp_fill_hdr(&r->hdr, XP_REC_CUDA, sizeof(*r), ts, pid_tgid);
+	r->end_ns = ev.end_ns > ts ? ev.end_ns : ts;
+	r->cgroup_id = bpf_get_current_cgroup_id();
+	r->bytes = ev.bytes;
+	r->what = ev.what;
+	r->corr = ev.corr;
+	r->device = ev.device;
+	r->context = ev.context;
+	r->stream = ev.stream;
+	r->kind = ev.kind;
+	__builtin_memcpy(r->grid, ev.grid, sizeof(r->grid));
+	__builtin_memcpy(r->block, ev.block, sizeof(r->block));
+	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	r->name[0] = 0;
+	if (ev.name)
+		bpf_probe_read_user_str(r->name, sizeof(r->name), (const void *)ev.name);
+	xp_submit(r);
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(cuda_kernel, void *ev)
+{
+	return emit(ev);
+}
+
+SEC("usdt")
+int BPF_USDT(cuda_memcpy, void *ev)
+{
+	return emit(ev);
+}
+
+SEC("usdt")
+int BPF_USDT(cuda_memset, void *ev)
+{
+	return emit(ev);
+}
+
+SEC("usdt")
+int BPF_USDT(cuda_launch, void *ev)
+{
+	return emit(ev);
+}
+
+SEC("usdt")
+int BPF_USDT(cuda_drops, void *ev)
+{
+	return emit(ev);
+}

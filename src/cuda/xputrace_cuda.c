@@ -1,0 +1,271 @@
+/*
+ * libxputrace-cuda.so: CUDA's GPU activity for xputrace, with no change to
+ * the application. CUDA loads it when CUDA_INJECTION64_PATH names it and
+ * calls InitializeInjection; it enables CUPTI's concurrent-kernel, memcpy
+ * and memset activity and hands each record to a tracer through a USDT
+ * probe (provider xputrace_cuda, src/caps/cuda/cuda.h). Each probe has a
+ * semaphore: while no tracer is attached nothing is filled in or formatted,
+ * and the process pays only for CUPTI's collection.
+ *
+ * CUPTI's times are moved onto CLOCK_MONOTONIC (the clock of the kernel's
+ * own events): by CUPTI itself where it takes a timestamp callback, else by
+ * the offset between the two clocks measured at start.
+ *
+ * Built without CUDA's headers (cupti_min.h); libcupti is opened at run
+ * time: XPUTRACE_CUPTI names it, else the loader's libcupti.so[.13/.12].
+ */
+#define _SDT_HAS_SEMAPHORES 1
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/sdt.h>
+
+#include "caps/cuda/cuda.h"
+#include "cuda/cupti_min.h"
+
+#define XP_EXPORT __attribute__((visibility("default")))
+#define BUF_SIZE (4u << 20)
+
+/* The probes' semaphores: the kernel counts attached tracers here (.probes). */
+#define SEMAPHORE(name) unsigned short xputrace_cuda_##name##_semaphore __attribute__((section(".probes")))
+SEMAPHORE(kernel);
+SEMAPHORE(memcpy);
+SEMAPHORE(memset);
+SEMAPHORE(launch);
+SEMAPHORE(drops);
+
+#define ATTACHED(name) (*(volatile unsigned short *)&xputrace_cuda_##name##_semaphore)
+
+static struct xcu_api api;
+static int64_t clock_offset;		/* CLOCK_MONOTONIC - CUPTI's clock, without the callback */
+static unsigned long long dropped_total;
+
+static void say(const char *fmt, const char *arg)
+{
+	if (!getenv("XPUTRACE_CUDA_QUIET")) {
+		fputs("libxputrace-cuda: ", stderr);
+		fprintf(stderr, fmt, arg);
+		fputc('\n', stderr);
+	}
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono(uint64_t t)
+{
+	return t ? (uint64_t)((int64_t)t + clock_offset) : 0;
+}
+
+static void buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = aligned_alloc(8, BUF_SIZE);
+	*size = *buffer ? BUF_SIZE : 0;
+	*max_records = 0;
+}
+
+static void fire_kernel(const struct xcu_kernel *k)
+{
+	struct xp_cuda_ev e = {
+		.start_ns = mono(k->start), .end_ns = mono(k->end), .name = (uintptr_t)k->name,
+		.what = XP_CUDA_KERNEL, .corr = k->correlation_id, .device = k->device_id,
+		.context = k->context_id, .stream = k->stream_id,
+		.grid = { (__u32)k->grid_x, (__u32)k->grid_y, (__u32)k->grid_z },
+		.block = { (__u32)k->block_x, (__u32)k->block_y, (__u32)k->block_z },
+	};
+
+	STAP_PROBE1(xputrace_cuda, kernel, &e);
+}
+
+static void fire_memcpy(const struct xcu_memcpy *m)
+{
+	struct xp_cuda_ev e = {
+		.start_ns = mono(m->start), .end_ns = mono(m->end), .bytes = m->bytes, .what = XP_CUDA_MEMCPY,
+		.corr = m->correlation_id, .device = m->device_id, .context = m->context_id,
+		.stream = m->stream_id, .kind = m->copy_kind,
+	};
+
+	STAP_PROBE1(xputrace_cuda, memcpy, &e);
+}
+
+static void fire_memset(const struct xcu_memset *m)
+{
+	struct xp_cuda_ev e = {
+		.start_ns = mono(m->start), .end_ns = mono(m->end), .bytes = m->bytes, .what = XP_CUDA_MEMSET,
+		.corr = m->correlation_id, .device = m->device_id, .context = m->context_id,
+		.stream = m->stream_id,
+	};
+
+	STAP_PROBE1(xputrace_cuda, memset, &e);
+}
+
+static void one_record(const struct xcu_activity *r)
+{
+	switch (r->kind) {
+	case XCU_KIND_KERNEL:
+	case XCU_KIND_CONCURRENT_KERNEL:
+		if (ATTACHED(kernel))
+			fire_kernel((const struct xcu_kernel *)r);
+		break;
+	case XCU_KIND_MEMCPY:
+		if (ATTACHED(memcpy))
+			fire_memcpy((const struct xcu_memcpy *)r);
+		break;
+	case XCU_KIND_MEMSET:
+		if (ATTACHED(memset))
+			fire_memset((const struct xcu_memset *)r);
+		break;
+	}
+}
+
+static void buffer_completed(xcu_context ctx, uint32_t stream_id, uint8_t *buffer, size_t size, size_t valid)
+{
+	struct xcu_activity *r = NULL;
+	size_t dropped = 0;
+
+	(void)size;
+	while (valid && api.cuptiActivityGetNextRecord(buffer, valid, &r) == XCU_SUCCESS)
+		one_record(r);
+	if (api.cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == XCU_SUCCESS && dropped) {
+		__atomic_add_fetch(&dropped_total, dropped, __ATOMIC_RELAXED);
+		if (ATTACHED(drops)) {
+			struct xp_cuda_ev e = { .bytes = dropped, .what = XP_CUDA_DROPS, .stream = stream_id };
+
+			STAP_PROBE1(xputrace_cuda, drops, &e);
+		}
+	}
+	free(buffer);
+}
+
+/* A launch call entered: its correlation id, on the calling thread. */
+static void api_callback(void *userdata, uint32_t domain, uint32_t cbid, const void *cbdata)
+{
+	const struct xcu_callback_data *d = cbdata;
+
+	(void)userdata;
+	if (d->callback_site != XCU_API_ENTER || !ATTACHED(launch))
+		return;
+	struct xp_cuda_ev e = {
+		.name = (uintptr_t)d->function_name, .what = XP_CUDA_LAUNCH, .corr = d->correlation_id,
+		.context = d->context_uid, .kind = domain << 16 | cbid,
+	};
+
+	STAP_PROBE1(xputrace_cuda, launch, &e);
+}
+
+static const uint32_t driver_launches[] = {
+	XCU_CBID_cuLaunch, XCU_CBID_cuLaunchGrid, XCU_CBID_cuLaunchGridAsync, XCU_CBID_cuLaunchKernel,
+	XCU_CBID_cuLaunchKernel_ptsz, XCU_CBID_cuLaunchCooperativeKernel,
+	XCU_CBID_cuLaunchCooperativeKernel_ptsz, XCU_CBID_cuLaunchKernelEx, XCU_CBID_cuLaunchKernelEx_ptsz,
+};
+static const uint32_t runtime_launches[] = {
+	XCU_CBID_cudaLaunchKernel_v7000, XCU_CBID_cudaLaunchKernel_ptsz_v7000,
+	XCU_CBID_cudaLaunchCooperativeKernel_v9000, XCU_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+	XCU_CBID_cudaLaunchKernelExC_v11060, XCU_CBID_cudaLaunchKernelExC_ptsz_v11060,
+	XCU_CBID___cudaLaunchKernel_v13000, XCU_CBID___cudaLaunchKernel_ptsz_v13000,
+};
+
+static void enable_launch_callbacks(void)
+{
+	xcu_subscriber sub;
+
+	if (api.cuptiSubscribe(&sub, api_callback, NULL) != XCU_SUCCESS) {
+		say("%s", "cuptiSubscribe failed (another subscriber?): launches are not marked");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(driver_launches) / sizeof(driver_launches[0]); i++)
+		api.cuptiEnableCallback(1, sub, XCU_DOMAIN_DRIVER_API, driver_launches[i]);
+	for (size_t i = 0; i < sizeof(runtime_launches) / sizeof(runtime_launches[0]); i++)
+		api.cuptiEnableCallback(1, sub, XCU_DOMAIN_RUNTIME_API, runtime_launches[i]);
+}
+
+static void at_exit(void)
+{
+	api.cuptiActivityFlushAll(XCU_FLUSH_FORCED);
+	if (dropped_total && !ATTACHED(drops)) {
+		char n[32];
+
+		snprintf(n, sizeof(n), "%llu", dropped_total);
+		say("CUPTI dropped %s activity records", n);
+	}
+}
+
+static int load_cupti(void)
+{
+	static const char *const names[] = { "libcupti.so", "libcupti.so.13", "libcupti.so.12" };
+	const char *env = getenv("XPUTRACE_CUPTI");
+	void *h = NULL;
+
+	if (env && *env)
+		h = dlopen(env, RTLD_NOW | RTLD_GLOBAL);
+	for (size_t i = 0; !h && !(env && *env) && i < sizeof(names) / sizeof(names[0]); i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+	if (!h) {
+		say("cannot open libcupti (set XPUTRACE_CUPTI to its path): %s", dlerror());
+		return -1;
+	}
+#define SYM(f) (*(void **)&api.f = dlsym(h, #f))
+	if (!SYM(cuptiActivityEnable) || !SYM(cuptiActivityRegisterCallbacks) ||
+	    !SYM(cuptiActivityGetNextRecord) || !SYM(cuptiActivityGetNumDroppedRecords) ||
+	    !SYM(cuptiActivityFlushAll) || !SYM(cuptiGetTimestamp) || !SYM(cuptiSubscribe) ||
+	    !SYM(cuptiEnableCallback)) {
+		say("libcupti lacks a function: %s", dlerror());
+		return -1;
+	}
+	SYM(cuptiActivityRegisterTimestampCallback);
+#undef SYM
+	return 0;
+}
+
+/* CUPTI's clock onto CLOCK_MONOTONIC: its own callback, else the offset (the closer of 3 reads). */
+static void set_clock(void)
+{
+	uint64_t best = UINT64_MAX, c;
+
+	if (api.cuptiActivityRegisterTimestampCallback &&
+	    api.cuptiActivityRegisterTimestampCallback(monotonic_ns) == XCU_SUCCESS)
+		return;
+	for (int i = 0; i < 3; i++) {
+		uint64_t a = monotonic_ns(), b;
+
+		if (api.cuptiGetTimestamp(&c) != XCU_SUCCESS)
+			return;
+		b = monotonic_ns();
+		if (b - a < best) {
+			best = b - a;
+			clock_offset = (int64_t)(a + (b - a) / 2) - (int64_t)c;
+		}
+	}
+}
+
+/* Called by CUDA once, with CUDA_INJECTION64_PATH naming this library; 1 on success. */
+XP_EXPORT int InitializeInjection(void)
+{
+	static int done;
+
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return 1;
+	if (load_cupti())
+		return 0;
+	set_clock();
+	if (api.cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) != XCU_SUCCESS) {
+		say("%s", "cuptiActivityRegisterCallbacks failed: no GPU activity");
+		return 0;
+	}
+	if (api.cuptiActivityEnable(XCU_KIND_CONCURRENT_KERNEL) != XCU_SUCCESS)
+		say("%s", "the concurrent-kernel activity could not be enabled");
+	if (api.cuptiActivityEnable(XCU_KIND_MEMCPY) != XCU_SUCCESS)
+		say("%s", "the memcpy activity could not be enabled");
+	if (api.cuptiActivityEnable(XCU_KIND_MEMSET) != XCU_SUCCESS)
+		say("%s", "the memset activity could not be enabled");
+	enable_launch_callbacks();
+	atexit(at_exit);
+	return 1;
+}
