@@ -24,7 +24,7 @@ for r in 1 2 3; do CUDA_INJECTION64_PATH=$L "${A[@]}" > "$OUT/traced.$r.txt"; do
 sleep 1
 kill -INT $T
 wait $T || true
-grep -H "per launch" "$OUT"/*.txt
+grep -H "per launch" "$OUT"/plain.*.txt "$OUT"/injected.*.txt "$OUT"/traced.*.txt
 python3 - "$OUT/traced.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
