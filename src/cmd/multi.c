@@ -229,6 +229,18 @@ int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, cons
 	return 0;
 }
 
+int xp_caps_upkeep(struct xp_cap_inst *ci, int n, const bool *want, uint64_t *let_go)
+{
+	uint64_t none = 0;
+	int err;
+
+	for (int i = 0; i < n; i++)
+		if (want[i] && ci[i].k && ci[i].cap->upkeep &&
+		    (err = ci[i].cap->upkeep(&ci[i], let_go ? &let_go[i] : &none)))
+			return err;
+	return 0;
+}
+
 void xp_caps_detach(const char *verb, struct xp_cap_inst *ci, int n)
 {
 	uint64_t t0 = xp_now_ns();

@@ -190,10 +190,8 @@ static int on_tick(void *ctx, uint64_t n)
 
 	(void)n;
 	/* the kernel-side upkeep a live run's drain does (latency's ageing) */
-	for (int i = 0; i < r->nci; i++)
-		if (r->want[i] && r->ci[i].k && r->ci[i].cap->upkeep &&
-		    (err = r->ci[i].cap->upkeep(&r->ci[i], &r->let_go[i])))
-			return err;
+	if ((err = xp_caps_upkeep(r->ci, r->nci, r->want, r->let_go)))
+		return err;
 	stats_now(r, &st);
 	if ((err = xp_trace_writer_stats(r->w, &st)))
 		r->write_err = err;

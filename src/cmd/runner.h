@@ -111,6 +111,12 @@ int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, cons
  * skipped or unseen said. Returns `err`, or the drain's when err is 0.
  */
 /* The rows' kernel sides detached (live/kernel_side.h's xp_kside_detach_all). */
+/*
+ * The kernel-side upkeep of the opened rows (cap->upkeep: latency's ageing,
+ * cuda's library found while tracing), into let_go[i] (NULL: not kept).
+ * 0, or the first error.
+ */
+int xp_caps_upkeep(struct xp_cap_inst *ci, int n, const bool *want, uint64_t *let_go);
 void xp_caps_detach(const char *verb, struct xp_cap_inst *ci, int n);
 int xp_multi_finish(const char *verb, const struct xp_multi_caps *mc, struct xp_session *s,
 		    uint64_t stopped, int err);

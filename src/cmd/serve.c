@@ -342,13 +342,16 @@ static int sample(struct serve_run *r, bool force)
 	return err;
 }
 
-/* The session's timer: the kernel's drop counters into the metrics, the samplers' samples. */
+/* The session's timer: the rows' upkeep (cuda: new library files), the drop counters, the samples. */
 static int on_tick(void *ctx, uint64_t n)
 {
 	struct serve_run *r = ctx;
 	uint64_t d[XP_DROP_ALL];
+	int err;
 
 	(void)n;
+	if ((err = xp_caps_upkeep(r->ci, r->nci, r->want, NULL)))
+		return err;
 	if (!r->sess.rb || xp_session_drops_for(&r->sess, d, false))
 		return sample(r, r->top);
 	pthread_mutex_lock(&r->lock);

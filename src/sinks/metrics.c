@@ -471,6 +471,19 @@ int xp_metrics_declare(struct xp_metrics *m, const struct xp_metric_def *d, int 
 	return 0;
 }
 
+int xp_source_rank(const char *labels)
+{
+	static const char *const order[XP_SOURCE_RANKS] = { "drm_sched", "cupti", "fdinfo" };
+	char src[16];
+
+	if (!xp_labels_get(labels, "source", src, sizeof(src)))
+		return 0;
+	for (int i = 0; i < XP_SOURCE_RANKS; i++)
+		if (!strcmp(src, order[i]))
+			return i;
+	return XP_SOURCE_RANKS - 1;
+}
+
 void xp_rec_labels(void *ctx, char *buf, size_t len)
 {
 	const struct xp_rec_labels *c = ctx;

@@ -153,14 +153,24 @@ void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, 
 /*
  * GPU busy time, xputrace_gpu_busy_seconds, is one family for every source
  * (its `source` label): "drm_sched" (sched: each job's time on its ring),
- * "fdinfo" (the drivers' own accounting per DRM client, sampled). Several
- * sources can count the same work: a sum over `source` counts it twice.
- * Each row declares the family by its name (tests/e2e/check_grafana.py
- * reads the names from the calls) with this help.
+ * "cupti" (cuda: the union of a process's CUDA kernels' intervals per
+ * device), "fdinfo" (the drivers' own accounting per DRM client, sampled).
+ * Several sources can count the same work: a sum over `source` counts it
+ * twice. Each row declares the family by its name
+ * (tests/e2e/check_grafana.py reads the names from the calls) with this help.
  */
 #define XP_GPU_BUSY_HELP "Time a cgroup's work held the GPU, by source: drm_sched, each job from its run " \
-	"(or the ring's previous done if later) to its done, per ring; fdinfo, the driver's own busy " \
-	"time per engine; sources may count the same work, so do not add them"
+	"(or the ring's previous done if later) to its done, per ring; cupti, the union of a process's " \
+	"CUDA kernels' intervals, per device; fdinfo, the driver's own busy time per engine; sources may " \
+	"count the same work, so do not add them"
+/*
+ * Which source of a series to believe where a process has several (`top`):
+ * its rank, 0 first. Exact per process first, drm_sched then cupti (a GPU
+ * has one or the other), then the drivers' sampled fdinfo. A series with
+ * no `source` label (`labels` as rendered) ranks 0.
+ */
+int xp_source_rank(const char *labels);
+#define XP_SOURCE_RANKS 3
 
 /*
  * The labels of a record's series, as xp_metrics_series takes them (fn

@@ -10,15 +10,14 @@
 struct cell {
 	char key[360];		/* pid \x1f comm \x1f cgroup: sorts a process's cells together */
 	int col;
-	bool alt;		/* of a second source (source="fdinfo"): shown where the row has no other */
+	int rank;		/* its source's (xp_source_rank): a row shows its best source's cells only */
 	double v;
 };
 
 struct row {
 	const char *key;
-	double v[XP_TOP_MAX_COLS];
-	double alt[XP_TOP_MAX_COLS];	/* the second source's */
-	bool prim[XP_TOP_MAX_COLS];	/* the first source had some */
+	double v[XP_TOP_MAX_COLS];		/* of the best source seen (rank[]) */
+	signed char rank[XP_TOP_MAX_COLS];	/* -1: none yet */
 };
 
 static const char *short_name(const char *name)
@@ -149,15 +148,14 @@ static void row_key(const struct xp_series *s, char *key, size_t len)
 
 /*
  * Every series' change since the last refresh, keyed by its process, into
- * *cells. A family several sources feed (GPU busy time: drm_sched and
- * fdinfo) marks fdinfo's cells `alt`: a row shows them only where it has
- * none of the other source, so one process's time is never added twice.
+ * *cells, each with its source's rank: a family several sources feed (GPU
+ * busy time: drm_sched, cupti, fdinfo) shows a process's cells of its best
+ * source only (xp_source_rank), so one process's time is never added twice.
  */
 static int collect(struct xp_metrics *m, const int *cols, int ncol, double dt, struct cell **out, size_t *n)
 {
 	size_t ncell = 0, cap = 0;
 	struct cell *cells = NULL;
-	char src[16];
 
 	for (int c = 0; c < ncol; c++) {
 		const struct xp_metric_fam *fam = &m->fams[cols[c]];
@@ -181,7 +179,7 @@ static int collect(struct xp_metrics *m, const int *cols, int ncol, double dt, s
 			}
 			row_key(s, cells[ncell].key, sizeof(cells[ncell].key));
 			cells[ncell].col = c;
-			cells[ncell].alt = xp_labels_get(s->labels, "source", src, sizeof(src)) && !strcmp(src, "fdinfo");
+			cells[ncell].rank = xp_source_rank(s->labels);
 			/* seconds: a share of one CPU's time, in percent */
 			cells[ncell].v = (double)d * fam->scale / dt * (fam->unit && !strcmp(fam->unit, "seconds") ? 100 : 1);
 			ncell++;
@@ -249,20 +247,20 @@ int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_o
 	for (size_t i = 0; i < ncell; i++) {
 		struct row *rw;
 
-		if (!nrows || strcmp(rows[nrows - 1].key, cells[i].key))
+		int c = cells[i].col;
+
+		if (!nrows || strcmp(rows[nrows - 1].key, cells[i].key)) {
 			rows[nrows++].key = cells[i].key;
-		rw = &rows[nrows - 1];
-		if (cells[i].alt) {
-			rw->alt[cells[i].col] += cells[i].v;
-		} else {
-			rw->v[cells[i].col] += cells[i].v;
-			rw->prim[cells[i].col] = true;
+			memset(rows[nrows - 1].rank, -1, sizeof(rows[0].rank));
 		}
+		rw = &rows[nrows - 1];
+		if (rw->rank[c] < 0 || cells[i].rank < rw->rank[c]) {	/* a better source: its own cells only */
+			rw->rank[c] = (signed char)cells[i].rank;
+			rw->v[c] = 0;
+		}
+		if (cells[i].rank == rw->rank[c])
+			rw->v[c] += cells[i].v;
 	}
-	for (int i = 0; i < nrows; i++)
-		for (int c = 0; c < ncol; c++)
-			if (!rows[i].prim[c])
-				rows[i].v[c] = rows[i].alt[c];
 	sort_col = ncol ? 0 : -1;
 	sort_field = 0;
 	if (o->sort) {

@@ -228,16 +228,26 @@ static bool is_file_of(const char *base, const char *soname)
 	return !strncmp(base, soname, n) && (base[n] == 0 || base[n] == '.');
 }
 
-/* Every running process's mapped libraries (containers' through their root). */
-static void find_mapped(struct xp_api_plan *p, const char *root)
+static int recheck_path(struct xp_api_plan *p, int li, const char *path,
+			void (*fn)(void *ctx, int li, int fi), void *ctx);
+
+/*
+ * Every running process's mapped libraries (containers' through their
+ * root): added, or with `fn` rechecked as xp_api_plan_recheck does. How
+ * many were new.
+ */
+static int find_mapped(struct xp_api_plan *p, const char *root, void (*fn)(void *ctx, int li, int fi),
+		       void *ctx)
 {
+	int n = 0;
+
 	char dir[XP_API_PATH], line[512 + XP_API_PATH];
 	DIR *d;
 	struct dirent *e;
 
 	snprintf(dir, sizeof(dir), "%s/proc", root);
 	if (!(d = opendir(dir)))
-		return;
+		return 0;
 	while ((e = readdir(d))) {
 		char maps[XP_API_PATH + 32];
 		FILE *f;
@@ -259,12 +269,19 @@ static void find_mapped(struct xp_api_plan *p, const char *root)
 
 				if (is_file_of(base, p->lib[i].soname) &&
 				    snprintf(full, sizeof(full), "%s/%s/root%s", dir, e->d_name, path) < (int)sizeof(full))
-					add_file(&p->lib[i], full);
+					n += fn ? recheck_path(p, i, full, fn, ctx) : add_file(&p->lib[i], full);
 			}
 		}
 		fclose(f);
 	}
 	closedir(d);
+	return n;
+}
+
+int xp_api_plan_recheck_mapped(struct xp_api_plan *p, const char *root, void (*fn)(void *ctx, int li, int fi),
+			       void *ctx)
+{
+	return find_mapped(p, root, fn, ctx);
 }
 
 /* The loader's directories: ld.so.conf (one level of include) and the defaults. */
@@ -333,7 +350,7 @@ int xp_api_plan_find(struct xp_api_plan *p, const char *root)
 			xp_api_plan_note(p, "--lib %s: %s", l->given,
 					 access(l->given, F_OK) ? "no such file" : "not a regular file");
 	}
-	find_mapped(p, root);
+	find_mapped(p, root, NULL, NULL);
 	for (int i = 0; i < p->nlib; i++) {
 		struct xp_api_lib *l = &p->lib[i];
 

@@ -76,6 +76,13 @@ int xp_api_plan_find(struct xp_api_plan *p, const char *root);
  */
 int xp_api_plan_recheck(struct xp_api_plan *p, const char *root, void (*fn)(void *ctx, int li, int fi),
 			void *ctx);
+/*
+ * The same for the files running processes map now (a process that loaded
+ * the library after xp_api_plan_find): a scan of every process's mappings,
+ * so callers space it out.
+ */
+int xp_api_plan_recheck_mapped(struct xp_api_plan *p, const char *root, void (*fn)(void *ctx, int li, int fi),
+			       void *ctx);
 /* Adds a one-line note (printf-style), kept for the summary. */
 void xp_api_plan_note(struct xp_api_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

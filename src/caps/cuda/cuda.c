@@ -6,13 +6,20 @@
 
 #include "caps/cap.h"
 #include "caps/cuda/cuda_live.h"
+#include "caps/cuda/cuda_metrics.h"
 #include "caps/cuda/cuda_report.h"
 #include "caps/cuda/cuda_stats.h"
 #include "core/msg.h"
 #include "live/features.h"
+#include "live/kernel_side.h"
+#include "live/session.h"
+
+/* serve, record: how often running processes' mappings are scanned for new files of the library */
+#define SCAN_NS 5000000000ull
 
 struct cuda_opts {
 	struct xp_api_plan plan;	/* one library: libxputrace-cuda.so, its files once opened */
+	uint64_t scanned_ns;		/* the last scan of the mappings */
 };
 
 enum { O_LIB };
@@ -73,10 +80,47 @@ static int cuda_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char 
 
 	/* none found is told after the load, so that a lack of privileges is told first */
 	xp_api_plan_find(&o->plan, "");
-	if ((err = xp_cuda_live_open(&ci->k, &o->plan, a->f, a->share, why, len)) == -ENOENT &&
+	o->scanned_ns = xp_now_ns();
+	/* serve: where none is found yet, one a process maps later is attached then (cuda_upkeep) */
+	if ((err = xp_cuda_live_open(&ci->k, &o->plan, a->metrics_only, a->f, a->share, why, len)) == -ENOENT &&
 	    !o->plan.lib[0].nfiles)
 		cuda_no_events(ci, why, len);
+	if (!err && !xp_cuda_live_files(ci->k))
+		fprintf(stderr, "note: cuda: no %s found yet: traced once a process maps it (processes' "
+			"mappings are read every %llu s)\n", XP_CUDA_SONAME, SCAN_NS / 1000000000ull);
 	return err;
+}
+
+/* A file of the library found while tracing: attached, and said. */
+static void attach_new(void *ctx, int li, int fi)
+{
+	struct xp_cap_inst *ci = ctx;
+	struct xp_api_plan *p = &((struct cuda_opts *)ci->opts)->plan;
+	const char *path = p->lib[li].file[fi];
+	int n = xp_cuda_live_attach(ci->k, p, path);
+
+	if (n > 0)
+		fprintf(stderr, "note: cuda: %s: found while tracing, traced from now on\n", path);
+	else
+		fprintf(stderr, "note: cuda: %s: found while tracing, not traced: %s\n", path,
+			n < 0 ? strerror(-n) : p->nnotes ? p->note[p->nnotes - 1] : "no probes attached");
+}
+
+/* serve's and record's upkeep, about once a second: files of the library that appeared since. */
+static int cuda_upkeep(struct xp_cap_inst *ci, uint64_t *let_go)
+{
+	struct cuda_opts *o = ci->opts;
+	uint64_t now = xp_now_ns();
+
+	(void)let_go;
+	if (!ci->k || ci->k->detached)
+		return 0;
+	xp_api_plan_recheck(&o->plan, "", attach_new, ci);
+	if (now - o->scanned_ns >= SCAN_NS) {
+		o->scanned_ns = now;
+		xp_api_plan_recheck_mapped(&o->plan, "", attach_new, ci);
+	}
+	return 0;
 }
 
 static void cuda_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
@@ -153,6 +197,23 @@ static void cuda_reset(struct xp_cap_inst *ci, uint64_t now)
 	xp_cuda_reset(ci->st);
 }
 
+static int cuda_metrics_init(struct xp_cap_inst *ci, const struct xp_metrics_in *mi)
+{
+	return xp_cuda_metrics_init(ci->mst, mi);
+}
+
+static int cuda_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	if (h->size < sizeof(struct xp_cuda_rec))
+		return 1;
+	return xp_cuda_metrics_feed(ci->mst, (const void *)h);
+}
+
+static void cuda_metrics_free(struct xp_cap_inst *ci)
+{
+	xp_cuda_metrics_free(ci->mst);
+}
+
 const struct xp_cap xp_cap_cuda = {
 	.name = "cuda",
 	.summary = "CUDA kernels, copies and GPU busy time per process, from CUPTI (libxputrace-cuda.so)",
@@ -179,5 +240,7 @@ const struct xp_cap xp_cap_cuda = {
 	.opts = opts, .opts_size = sizeof(struct cuda_opts), .opts_init = cuda_opts_init, .opt = cuda_opt,
 	.available = cuda_available, .open = cuda_open, .no_events = cuda_no_events, .describe = cuda_describe,
 	.init = cuda_init, .free = cuda_free, .feed = cuda_feed, .stream_header = xp_cuda_stream_header,
-	.report = cuda_report, .reset = cuda_reset, .file_hook = "usdt",
+	.report = cuda_report, .reset = cuda_reset, .file_hook = "usdt", .upkeep = cuda_upkeep,
+	.metrics_size = sizeof(struct xp_cuda_metrics), .metrics_init = cuda_metrics_init,
+	.metrics_feed = cuda_metrics_feed, .metrics_free = cuda_metrics_free,
 };

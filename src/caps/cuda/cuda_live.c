@@ -79,9 +79,15 @@ static int attach_file(struct xp_kside *k, struct xp_api_plan *plan, const char 
 	return 0;
 }
 
+struct attach_ctx {
+	struct xp_api_plan *plan;
+	bool none_ok;
+};
+
 static int attach(struct xp_kside *k, void *ctx, char *why, size_t len)
 {
-	struct xp_api_plan *plan = ctx;
+	struct attach_ctx *a = ctx;
+	struct xp_api_plan *plan = a->plan;
 	struct cuda_k *ck = k->priv;
 	int err;
 
@@ -90,20 +96,21 @@ static int attach(struct xp_kside *k, void *ctx, char *why, size_t len)
 			snprintf(why, len, "attaching USDT probes: %s", strerror(-err));
 			return err;
 		}
-	if (!ck->nfiles) {
+	if (!ck->nfiles && !a->none_ok) {
 		snprintf(why, len, "no %s attached", XP_CUDA_SONAME);
 		return -ENOENT;
 	}
 	return 0;
 }
 
-int xp_cuda_live_open(struct xp_kside **out, struct xp_api_plan *plan, const struct xp_filters *f,
+int xp_cuda_live_open(struct xp_kside **out, struct xp_api_plan *plan, bool none_ok, const struct xp_filters *f,
 		      const struct xp_live_share *share, char *why, size_t len)
 {
 	struct cuda_k *ck = calloc(1, sizeof(*ck));
+	struct attach_ctx a = { plan, none_ok };
 	struct xp_skel_steps steps = {
 		.hook = "usdt", .f = f, .share = share, .priv = ck, .priv_free = ck_free,
-		.configure = configure, .attach = attach, .ctx = plan,
+		.configure = configure, .attach = attach, .ctx = &a,
 	};
 
 	if (!ck)
@@ -114,4 +121,12 @@ int xp_cuda_live_open(struct xp_kside **out, struct xp_api_plan *plan, const str
 int xp_cuda_live_files(const struct xp_kside *k)
 {
 	return ((const struct cuda_k *)k->priv)->nfiles;
+}
+
+int xp_cuda_live_attach(struct xp_kside *k, struct xp_api_plan *plan, const char *path)
+{
+	struct cuda_k *ck = k->priv;
+	int had = ck->nfiles, err = attach_file(k, plan, path);
+
+	return err ? err : ck->nfiles > had;
 }

@@ -142,11 +142,7 @@ static struct xp_cuda_krow *krow_of(struct xp_cuda_state *s, const struct xp_cud
 
 uint64_t xp_cuda_busy(const struct xp_cuda_prow *p)
 {
-	uint64_t b = p->folded;
-
-	for (uint32_t i = 0; i < p->niv; i++)
-		b += p->iv[i].e - p->iv[i].s;
-	return b;
+	return p->busy;
 }
 
 /* Folds the first n intervals into the total. */
@@ -160,10 +156,10 @@ static void fold(struct xp_cuda_prow *p, uint32_t n)
 	p->niv -= n;
 }
 
-/* [s, e) into the process's merged intervals. -ENOMEM leaves them as they were. */
-static int busy_add(struct xp_cuda_prow *p, uint64_t s, uint64_t e)
+int xp_cuda_busy_add(struct xp_cuda_prow *p, uint64_t s, uint64_t e)
 {
 	uint32_t lo = 0, hi = p->niv, j;
+	uint64_t merged = 0;	/* the length of those [s, e) merges with */
 
 	if (s < p->folded_to) {
 		p->late++;
@@ -182,6 +178,7 @@ static int busy_add(struct xp_cuda_prow *p, uint64_t s, uint64_t e)
 	for (j = lo; j < p->niv && p->iv[j].s <= e; j++) {	/* those [s, e) touches merge into it */
 		s = p->iv[j].s < s ? p->iv[j].s : s;
 		e = p->iv[j].e > e ? p->iv[j].e : e;
+		merged += p->iv[j].e - p->iv[j].s;
 	}
 	if (j == lo) {	/* touches none: inserted at lo */
 		if (p->niv == p->cap) {
@@ -200,6 +197,7 @@ static int busy_add(struct xp_cuda_prow *p, uint64_t s, uint64_t e)
 		p->niv -= j - lo - 1;
 	}
 	p->iv[lo] = (struct xp_cuda_iv){ s, e };
+	p->busy += e - s - merged;
 	/* what ended a horizon before the latest end is folded; too many open: the oldest half */
 	for (j = 0; j < p->niv && p->iv[j].e + XP_CUDA_HORIZON_NS < p->iv[p->niv - 1].e; j++)
 		;
@@ -249,7 +247,7 @@ static int add_kernel(struct xp_cuda_state *s, const struct xp_cuda_rec *r, stru
 	if (d->joined)
 		xp_hist_add(&k->delay, st > d->launch_ts ? st - d->launch_ts : 0);
 	p->kernels++;
-	return busy_add(p, st, r->end_ns);
+	return xp_cuda_busy_add(p, st, r->end_ns);
 }
 
 int xp_cuda_add(struct xp_cuda_state *s, const struct xp_cuda_rec *r, struct xp_cuda_done *d)

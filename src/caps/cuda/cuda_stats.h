@@ -64,6 +64,7 @@ struct xp_cuda_prow {
 	uint64_t cgroup_id;
 	char comm[XP_COMM_LEN];
 	uint64_t kernels;
+	uint64_t busy;		/* the union's length, folded and open: never goes down */
 	uint64_t folded;	/* busy ns folded out of iv */
 	uint64_t folded_to;	/* the edge: nothing before it is counted again */
 	uint64_t busy_base;	/* busy at the interval's start */
@@ -107,6 +108,11 @@ void xp_cuda_reset(struct xp_cuda_state *s);
 int xp_cuda_add(struct xp_cuda_state *s, const struct xp_cuda_rec *r, struct xp_cuda_done *d);
 /* A process's GPU busy ns on a device since tracing began (folded and open). */
 uint64_t xp_cuda_busy(const struct xp_cuda_prow *p);
+/*
+ * [s, e) into a process's busy union (p->busy grows by what it adds). 0, or
+ * -ENOMEM (the intervals as they were).
+ */
+int xp_cuda_busy_add(struct xp_cuda_prow *p, uint64_t s, uint64_t e);
 /* Sorts the rows for the summary: kernels by GPU time, processes by busy time. */
 void xp_cuda_sort(struct xp_cuda_state *s);
 /* CUPTI's copy kind as a direction (XP_CUDA_DIR_*). */
