@@ -82,7 +82,7 @@ else
 	fail "cuda serve attach-later: serve did not start"
 fi
 
-# 2. no process maps the library, none given: a note, ioctls served, status 0 at SIGTERM
+# 2. no process maps the library, none given: said, ioctls served, status 0 at SIGTERM
 if mapped; then
 	skip "cuda serve no-library: a process maps a libxputrace-cuda.so"
 elif start_tracer nolib serve --listen 127.0.0.1:0 --device /dev/null; then
@@ -94,9 +94,9 @@ elif start_tracer nolib serve --listen 127.0.0.1:0 --device /dev/null; then
 	done
 	stop_tracer TERM
 	rc=$?
-	if [ $rc -eq 0 ] && grep -q "note: cuda: no libxputrace-cuda.so found yet" "$WORK/nolib.err" &&
+	if [ $rc -eq 0 ] && grep -q "cuda (usdt, once a process maps libxputrace-cuda.so)" "$WORK/nolib.err" &&
 		grep -q "^xputrace_ioctls_total{cgroup=\"$CG_B\"" "$WORK/nolib.prom"; then
-		pass "cuda serve: with no library anywhere, a note, ioctls served, status 0 at SIGTERM"
+		pass "cuda serve: with no library anywhere, said, ioctls served, status 0 at SIGTERM"
 	else
 		fail "cuda serve no-library: status $rc: $(head -c 400 "$WORK/nolib.err")"
 	fi

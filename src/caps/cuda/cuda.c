@@ -85,9 +85,9 @@ static int cuda_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char 
 	if ((err = xp_cuda_live_open(&ci->k, &o->plan, a->metrics_only, a->f, a->share, why, len)) == -ENOENT &&
 	    !o->plan.lib[0].nfiles)
 		cuda_no_events(ci, why, len);
+	/* what serve's "Tracing" line says of it */
 	if (!err && !xp_cuda_live_files(ci->k))
-		fprintf(stderr, "note: cuda: no %s found yet: traced once a process maps it (processes' "
-			"mappings are read every %llu s)\n", XP_CUDA_SONAME, SCAN_NS / 1000000000ull);
+		ci->k->hook = "usdt, once a process maps " XP_CUDA_SONAME;
 	return err;
 }
 
