@@ -125,6 +125,12 @@ enum {
 	 * `serve` calls `metrics_sample` instead of feeding records.
 	 */
 	XP_CAP_SAMPLER = 1 << 6,
+	/*
+	 * `serve` and `top` open it by default where they can: unless named, a
+	 * failed open is one note and they go on without it (cuda: what a node
+	 * without CUDA needs not have).
+	 */
+	XP_CAP_SERVE_OPTIONAL = 1 << 7,
 };
 
 struct xp_cap {
@@ -188,9 +194,10 @@ struct xp_cap {
 	/* A new interval: counters to zero, what is still open kept. */
 	void (*reset)(struct xp_cap_inst *ci, uint64_t now);
 	/*
-	 * `record`, once a second while it records: the kernel-side upkeep the
-	 * live verb's drain does besides counting (latency: ages the in-flight
-	 * table by --max-age), adding to *let_go what it let go. NULL: none.
+	 * `record` and `serve`, about once a second while they run: the
+	 * kernel-side upkeep the live verb's drain does besides counting
+	 * (latency: ages the in-flight table by --max-age; cuda: attaches files
+	 * of its library found since), adding to *let_go what it let go. NULL: none.
 	 */
 	int (*upkeep)(struct xp_cap_inst *ci, uint64_t *let_go);
 	/* What upkeep lets go, said at the end of a recording: "starts aged out ..." */

@@ -153,6 +153,7 @@ int xp_opts_parse_multi(const char *verb, int argc, char **argv, unsigned int co
 		else
 			mc->want[i] = any = true;
 	}
+	mc->named = any;
 	for (int i = 0; !status && !any && i < mc->nci; i++)
 		mc->want[i] = multi_takes(mc, mc->ci[i].cap) && mc->by_default(mc->ci[i].cap);
 	/* in the order given: a later one of a name wins, as for one verb */
@@ -206,8 +207,15 @@ int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, cons
 	/* a signal during start-up: what is open stays, nothing more opens */
 	if (xp_stop)
 		return -1;
-	if ((err = ci->cap->open(ci, oa, why, sizeof(why))))
-		return xp_stop ? -1 : xp_open_failed(verb, ci, err, why);
+	if ((err = ci->cap->open(ci, oa, why, sizeof(why)))) {
+		if (xp_stop)
+			return -1;
+		if (!mc->optional || mc->named || !(ci->cap->flags & XP_CAP_SERVE_OPTIONAL))
+			return xp_open_failed(verb, ci, err, why);
+		fprintf(stderr, "note: %s: %s: %s; going on without it\n", verb, ci->cap->name,
+			why[0] ? why : strerror(-err));
+		return 0;
+	}
 	if (!ci->k)		/* a sampler (XP_CAP_SAMPLER): nothing in the kernel to share */
 		return 0;
 	if (!*owner) {

@@ -139,7 +139,7 @@ static int parse(int argc, char **argv, struct record_run *r)
 {
 	struct xp_optset own = { xp_record_opts.opts, record_opt, r };
 	struct xp_multi_caps mc = { r->ci, r->nci, r->want, has_records, record_default, "records", "records",
-				    keep_opt, r };
+				    keep_opt, r, false, false };
 	int status = xp_opts_parse_multi("record", argc, argv, xp_record_opts.common, &r->o, &own, &mc,
 					 help, r);
 

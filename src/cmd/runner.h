@@ -81,6 +81,9 @@ struct xp_multi_caps {
 	 */
 	int (*keep)(void *ctx, const struct xp_cap *c, const struct xp_cap_opt *o, const char *arg);
 	void *keep_ctx;
+	bool named;			/* set by xp_opts_parse_multi: rows were named (none: by_default) */
+	/* xp_open_shared: a row flagged XP_CAP_SERVE_OPTIONAL, not named, that fails is a note */
+	bool optional;
 };
 /*
  * xp_opts_parse with the verb's own options `own` and every taken row's
@@ -99,8 +102,8 @@ int xp_opts_parse_multi(const char *verb, int argc, char **argv, unsigned int co
  * Opens mc->ci[i] into one ring buffer with those opened before it: the
  * first one opened owns it (into *owner, `share`, s->obj), later ones write
  * into it and are polled beside it (s->more_obj, which holds mc->nci).
- * 0; -1 when a signal broke the opening off (open no more); else the exit
- * status after the one-line error.
+ * 0 (ci->k NULL where mc->optional let it go); -1 when a signal broke the
+ * opening off (open no more); else the exit status after the one-line error.
  */
 struct xp_session;
 int xp_open_shared(const char *verb, const struct xp_multi_caps *mc, int i, const struct xp_open_args *oa,

@@ -4,12 +4,10 @@
  * it runs. xputrace top: the same metrics, per process, as a table
  * refreshed every interval (sinks/top.c), on the terminal or as plain text.
  *
- * The rows with metrics hooks (cap.h) are opened as `record` opens them:
- * into one ring buffer, records not aggregated in the kernel, since each
- * record carries the cgroup id its metrics are labelled by. The tracing
- * thread feeds them into the metrics under a lock; the HTTP server
- * (sinks/http.c) runs on its own thread and takes the lock only to render
- * a scrape.
+ * The rows with metrics hooks (cap.h) are opened as `record` opens them,
+ * into one ring buffer, records not aggregated in the kernel (each carries
+ * its cgroup id); the tracing thread feeds them into the metrics under a
+ * lock; the HTTP server (sinks/http.c) renders a scrape on its own thread.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -46,7 +44,7 @@ struct serve_run {
 	bool samplers;			/* some are served */
 	struct xp_live_opts o;
 	const char *listen;
-	bool per_process;
+	bool per_process, named;	/* named: rows were named */
 	uint64_t max_series;
 	struct xp_devices devs;
 	struct xp_cap_env env;
@@ -194,10 +192,12 @@ static int parse(int argc, char **argv, struct serve_run *r)
 	struct xp_optset own = { r->top ? xp_top_opts.opts : xp_serve_opts.opts, r->top ? top_opt : serve_opt,
 				 r };
 	struct xp_multi_caps mc = { r->ci, r->nci, r->want, has_metrics, serve_default,
-				    r->top ? "shows" : "serves", "metrics", NULL, NULL };
+				    r->top ? "shows" : "serves", "metrics", NULL, NULL, false, false };
+	int status = xp_opts_parse_multi(r->verb, argc, argv, r->top ? xp_top_opts.common : xp_serve_opts.common,
+					 &r->o, &own, &mc, help, r);
 
-	return xp_opts_parse_multi(r->verb, argc, argv, r->top ? xp_top_opts.common : xp_serve_opts.common,
-				   &r->o, &own, &mc, help, r);
+	r->named = mc.named;
+	return status;
 }
 
 /*
@@ -417,7 +417,8 @@ static int open_caps(struct serve_run *r)
 				   .metrics_only = true };
 	struct xp_metrics_in mi = { .m = &r->m, .per_process = r->per_process,
 				    .cgroup_labels = cgroup_labels, .ctx = r, .pids = &r->pids };
-	struct xp_multi_caps mc = { .ci = r->ci, .nci = r->nci, .want = r->want };
+	struct xp_multi_caps mc = { .ci = r->ci, .nci = r->nci, .want = r->want, .named = r->named,
+				    .optional = true };
 	int err, status;
 
 	for (int i = 0; i < r->nci; i++) {
@@ -425,6 +426,8 @@ static int open_caps(struct serve_run *r)
 			continue;
 		if ((status = xp_open_shared(r->verb, &mc, i, &oa, &share, &r->sess, &r->owner)))
 			return status < 0 ? 0 : status;
+		if (!r->ci[i].k && !(r->ci[i].cap->flags & XP_CAP_SAMPLER))
+			continue;	/* optional, and it failed: said */
 		if (!(r->ci[i].mst = calloc(1, r->ci[i].cap->metrics_size)))
 			return xp_fail(1, "%s: %s", r->verb, strerror(ENOMEM));
 		if ((err = r->ci[i].cap->metrics_init(&r->ci[i], &mi)))

@@ -433,7 +433,7 @@ static void put_labels(void *ctx, char *buf, size_t len)
 	snprintf(buf, len, "%s", (const char *)ctx);
 }
 
-/* top: a process's GPU time from drm_sched where it has some, else fdinfo's; never both */
+/* top: a process's GPU time from its best source only: drm_sched, then cupti, then fdinfo */
 static void test_top_one_source(void)
 {
 	struct xp_metrics m;
@@ -442,19 +442,28 @@ static void test_top_one_source(void)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f;
-	static const char *const l[3] = {
+	static const char *const l[8] = {
 		"cgroup=\"/x\",pid=\"1\",comm=\"a\",ring=\"gfx\",source=\"drm_sched\"",
 		"cgroup=\"/x\",pid=\"1\",comm=\"a\",device=\"d\",driver=\"amdgpu\",engine=\"gfx\",source=\"fdinfo\"",
 		"cgroup=\"/y\",pid=\"2\",comm=\"b\",device=\"e\",driver=\"i915\",engine=\"render\",source=\"fdinfo\"",
+		"cgroup=\"/z\",pid=\"3\",comm=\"c\",device=\"0\",source=\"cupti\"",
+		"cgroup=\"/z\",pid=\"3\",comm=\"c\",device=\"1\",source=\"cupti\"",
+		"cgroup=\"/z\",pid=\"3\",comm=\"c\",device=\"f\",driver=\"nvidia\",engine=\"gfx\",source=\"fdinfo\"",
+		"cgroup=\"/w\",pid=\"4\",comm=\"d\",ring=\"gfx\",source=\"drm_sched\"",
+		"cgroup=\"/w\",pid=\"4\",comm=\"d\",device=\"0\",source=\"cupti\"",
 	};
-	static const uint64_t v[3] = { 500000000, 450000000, 300000000 };
+	static const uint64_t v[8] = { 500000000, 450000000, 300000000, 200000000, 50000000, 900000000,
+				       400000000, 100000000 };
 
 	xp_metrics_init(&m, 100);
 	fam = xp_metrics_family(&m, "xputrace_gpu_busy_seconds", XP_GPU_BUSY_HELP, "seconds", XP_METRIC_COUNTER, 1e-9, true);
 	CHECK(fam >= 0);
 	CHECK(xp_metrics_family(&m, "xputrace_gpu_busy_seconds", "again", "seconds", XP_METRIC_COUNTER, 1e-9, true) == fam);
 	CHECK(xp_metrics_family(&m, "xputrace_gpu_busy_seconds", "again", "seconds", XP_METRIC_GAUGE, 1, true) == -EEXIST);
-	for (int i = 0; i < 3; i++) {
+	CHECK(xp_source_rank("a=\"b\"") == 0);
+	CHECK(xp_source_rank("source=\"drm_sched\"") < xp_source_rank("source=\"cupti\""));
+	CHECK(xp_source_rank("source=\"cupti\"") < xp_source_rank("source=\"fdinfo\""));
+	for (int i = 0; i < 8; i++) {
 		struct xp_series *x = xp_metrics_series(&m, fam, &(struct xp_metric_key){ { (uint64_t)i } },
 							put_labels, (void *)l[i]);
 
@@ -463,10 +472,13 @@ static void test_top_one_source(void)
 			x->value = v[i];
 	}
 	f = open_memstream(&out, &len);
-	CHECK(xp_top_write(f, &m, 1.0, &o) == 2);
+	CHECK(xp_top_write(f, &m, 1.0, &o) == 4);
 	fclose(f);
 	CHECK(strstr(out, "1        a                             50.0  /x\n") != NULL);
 	CHECK(strstr(out, "2        b                             30.0  /y\n") != NULL);
+	/* c: its two devices' cupti time, not fdinfo's; d: drm_sched's alone */
+	CHECK(strstr(out, "3        c                             25.0  /z\n") != NULL);
+	CHECK(strstr(out, "4        d                             40.0  /w\n") != NULL);
 	free(out);
 	xp_metrics_free(&m);
 }

@@ -235,7 +235,7 @@ const struct xp_cap xp_cap_cuda = {
 "  xputrace cuda -d 10                  10 s of kernels and busy time per process\n"
 "  xputrace cuda --stream -c python3    one application's kernels as CUPTI hands them over\n"
 "  xputrace cuda --lib /opt/xp/libxputrace-cuda.so -i 1 -j   a JSON summary per second\n",
-	.flags = XP_CAP_SAYS_UNDECODABLE,
+	.flags = XP_CAP_SAYS_UNDECODABLE | XP_CAP_SERVE_OPTIONAL,
 	.rec = &xp_cuda_rec_kind,
 	.opts = opts, .opts_size = sizeof(struct cuda_opts), .opts_init = cuda_opts_init, .opt = cuda_opt,
 	.available = cuda_available, .open = cuda_open, .no_events = cuda_no_events, .describe = cuda_describe,
