@@ -230,7 +230,9 @@ const struct xp_cap xp_cap_cuda = {
 "  per process (and cgroup) and device: GPU busy seconds as the union of its\n"
 "          kernels' intervals (kernels running at once count once), GPU%,\n"
 "          copies and memsets: count, bytes, time per direction.\n"
-"Records CUPTI dropped (its buffers full) are counted and said.\n",
+"Records CUPTI dropped (its buffers full) are counted and said. xputrace serve\n"
+"exports the busy time as xputrace_gpu_busy_seconds_total{source=\"cupti\"}, and\n"
+"xputrace top shows it per process (docs/verbs.md).\n",
 	.examples =
 "  xputrace cuda -d 10                  10 s of kernels and busy time per process\n"
 "  xputrace cuda --stream -c python3    one application's kernels as CUPTI hands them over\n"
