@@ -231,6 +231,7 @@ static int merge(const struct cell *cells, size_t ncell, struct xp_top_frame *fr
 
 	fr->rows = calloc(ncell ? ncell : 1, sizeof(*fr->rows));
 	if (!fr->rows || !prim || !alt) {
+		xp_top_frame_free(fr);
 		free(prim);
 		free(alt);
 		return -ENOMEM;
