@@ -83,11 +83,15 @@ static const char top_about[] =
 "in the last interval with each counter's rate per second (time in seconds\n"
 "as a percentage of one CPU), its cgroup beside it, and a row per ring,\n"
 "CRTC or timeline for the counters of no process; refreshed every -i\n"
-"SECONDS (default 1). On a terminal it redraws in place and shows as many\n"
-"rows as fit; otherwise each refresh is a block of plain text. Columns come\n"
+"SECONDS (default 1). On a terminal it takes the screen: a strip per ring of\n"
+"its GPU busy share over the last 60 refreshes (else of the events per\n"
+"second) above the table, fitted to the window's width; keys: q quits,\n"
+"s or > sorts by the next column, < by the one before, r reverses, v shows\n"
+"processes, cgroups or devices, h shows the keys. Piped (or where no key can\n"
+"be read) each refresh is a block of plain text. Columns come\n"
 "from the capabilities with metrics (%s; unless named, those whose\n"
-"events this kernel has); --sort picks the order. Ctrl-C, SIGTERM or the end\n"
-"of -d ends it.\n";
+"events this kernel has); --sort picks the order. q, Ctrl-C, SIGTERM or the\n"
+"end of -d ends it.\n";
 static const char top_examples[] =
 "  xputrace top                              every process using a GPU, each second\n"
 "  xputrace top -s ioctl_errors -i 5         the most failing first, every 5 s\n"
@@ -369,6 +373,7 @@ static int serve(struct serve_run *r, int argc, char **argv)
 	char why[256], what[512] = "";
 	size_t k = 0;
 	uint64_t stopped;
+	bool screen = false;	/* top took the terminal's screen */
 	int err, status;
 
 	r->ci = calloc(xp_ncaps, sizeof(*r->ci));
@@ -444,7 +449,7 @@ static int serve(struct serve_run *r, int argc, char **argv)
 		xp_top_take_screen(r);
 		err = xp_session_run(&r->sess);
 		/* the terminal back before anything more is said */
-		xp_top_give_screen(r);
+		screen = xp_top_give_screen(r);
 	}
 	stopped = xp_now_ns();
 	err = xp_multi_finish(verb, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .want = r->want },
@@ -453,7 +458,7 @@ static int serve(struct serve_run *r, int argc, char **argv)
 		if (r->want[i] && r->ci[i].k)
 			xp_say_undecodable(verb, &r->ci[i]);
 	/* top: what came since the last refresh is shown too */
-	if (r->top && !r->tui && (!err || err == -EINTR)) {
+	if (r->top && !screen && (!err || err == -EINTR)) {
 		on_tick(r, 0);
 		err = xp_top_refresh(r);
 	}

@@ -51,7 +51,7 @@ struct serve_run {
 int xp_top_refresh(struct serve_run *r);
 /* top: takes the screen where it can (sinks/top_tui.h), before the run. */
 void xp_top_take_screen(struct serve_run *r);
-/* top: gives it back, after the run. */
-void xp_top_give_screen(struct serve_run *r);
+/* top: gives it back after the run, and says the drops; whether it was taken. */
+bool xp_top_give_screen(struct serve_run *r);
 
 #endif

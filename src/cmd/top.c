@@ -80,8 +80,21 @@ void xp_top_take_screen(struct serve_run *r)
 	xp_signals_at_exit(xp_top_tui_restore_now);
 }
 
-void xp_top_give_screen(struct serve_run *r)
+bool xp_top_give_screen(struct serve_run *r)
 {
+	uint64_t d[XP_DROP_ALL], all = 0;
+
+	if (!r->tui)
+		return false;
 	xp_signals_at_exit(NULL);
 	xp_top_tui_close(r->tui);
+	r->tui = NULL;
+	/* the frames that showed them are gone with the screen: the drops are said here */
+	if (r->sess.rb && !xp_session_drops_for(&r->sess, d, false))
+		for (int i = 0; i < XP_DROP_ALL; i++)
+			all += d[i];
+	if (all)
+		fprintf(stderr, "xputrace: top: %llu records dropped (ring buffer full, a kernel map full, "
+			"or runs the kernel skipped)\n", (unsigned long long)all);
+	return true;
 }

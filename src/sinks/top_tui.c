@@ -1,8 +1,10 @@
 /* `xputrace top` on a terminal: the screen, the keys, the redraws (curses). */
 #include <curses.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <term.h>
 #include <termios.h>
 #include <unistd.h>
@@ -14,6 +16,39 @@ static struct termios saved_tio;
 static char leave_seq[128];
 static size_t leave_len;
 static volatile int screen_taken;
+/* What is said on stderr while the screen is ours: kept, and said once it is given back. */
+static int held_err = -1, saved_err = -1;
+
+static void hold_stderr(void)
+{
+	held_err = memfd_create("xputrace-top-stderr", MFD_CLOEXEC);
+	saved_err = held_err < 0 ? -1 : fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (saved_err < 0 || dup2(held_err, STDERR_FILENO) < 0) {
+		if (held_err >= 0)
+			close(held_err);
+		if (saved_err >= 0)
+			close(saved_err);
+		held_err = saved_err = -1;
+	}
+}
+
+/* stderr back, and what it held said on it (async-signal-safe) */
+static void say_held(void)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (held_err < 0)
+		return;
+	dup2(saved_err, STDERR_FILENO);
+	lseek(held_err, 0, SEEK_SET);
+	while ((n = read(held_err, buf, sizeof(buf))) > 0)
+		if (write(STDERR_FILENO, buf, (size_t)n) != n)
+			break;
+	close(held_err);
+	close(saved_err);
+	held_err = saved_err = -1;
+}
 
 /* A terminal capability's string, or "" where the terminal has none. */
 static const char *cap_str(const char *name)
@@ -82,6 +117,7 @@ struct xp_top_tui *xp_top_tui_open(const char *sort)
 	if (leave_len >= sizeof(leave_seq))
 		leave_len = 0;
 	screen_taken = 1;
+	hold_stderr();
 	cbreak();	/* Ctrl-C stays a signal */
 	noecho();
 	nonl();
@@ -170,6 +206,7 @@ void xp_top_tui_close(struct xp_top_tui *t)
 	endwin();
 	screen_taken = 0;
 	fflush(stdout);
+	say_held();
 	delscreen(t->screen);
 	xp_top_frame_free(&t->cur);
 	free(t);
@@ -183,4 +220,5 @@ void xp_top_tui_restore_now(void)
 	if (leave_len && write(STDOUT_FILENO, leave_seq, leave_len) < 0)
 		leave_len = 0;
 	tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+	say_held();
 }
