@@ -448,8 +448,7 @@ static int serve(struct serve_run *r, int argc, char **argv)
 				xp_http_addr(r->http), r->o.duration_s ? "" : "... Ctrl-C to end.");
 		xp_top_take_screen(r);
 		err = xp_session_run(&r->sess);
-		/* the terminal back before anything more is said */
-		screen = xp_top_give_screen(r);
+		screen = xp_top_give_screen(r);	/* the terminal back before anything more is said */
 	}
 	stopped = xp_now_ns();
 	err = xp_multi_finish(verb, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .want = r->want },

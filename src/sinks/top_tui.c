@@ -113,7 +113,8 @@ struct xp_top_tui *xp_top_tui_open(const char *sort)
 	}
 	t->screen = s;
 	snprintf(t->sort, sizeof(t->sort), "%s", sort ? sort : "");
-	leave_len = (size_t)snprintf(leave_seq, sizeof(leave_seq), "%s%s", cap_str("rmcup"), cap_str("cnorm"));
+	leave_len = (size_t)snprintf(leave_seq, sizeof(leave_seq), "%s%s%s%s", cap_str("sgr0"), cap_str("rmcup"),
+				     cap_str("cnorm"), cap_str("rmkx"));
 	if (leave_len >= sizeof(leave_seq))
 		leave_len = 0;
 	screen_taken = 1;

@@ -348,12 +348,28 @@ def width_resize():
         t.close()
 
 
+def double_signal():
+    """A second SIGTERM exits at once (130), or the first had already ended the run (0): restored either way."""
+    t = Top(24, 80, ["-i", "0.3"])
+    try:
+        if not t.until(lambda: ENTER in t.out and "xputrace top" in t.text(), 20):
+            return check(False, "a second SIGTERM gives the terminal back", "no screen")
+        os.kill(t.pid, signal.SIGTERM)
+        os.kill(t.pid, signal.SIGTERM)
+        st = t.wait()
+        check(st in (0, 130) and t.restored(), "a second SIGTERM gives the terminal back (status %s)" % st,
+              "status %s: %r" % (st, t.out[-120:]))
+    finally:
+        t.close()
+
+
 def main():
     kids = [loader("xpt-tui-hi", 0.002), loader("xpt-tui-lo", 0.04)]
     try:
         quit_runs()
         sort_keys()
         width_resize()
+        double_signal()
     finally:
         for k in kids:
             os.kill(k, signal.SIGKILL)
