@@ -27,7 +27,9 @@ struct xp_top_tui {
 
 /* The sort key's index: a column's, or ncol + 0, 1, 2 for PID, COMM, CGROUP. */
 int xp_top_tui_sort_index(const struct xp_top_tui *t);
-/* A refresh's samples into the history strips. */
+/* A ring's, CRTC's or timeline's row: no process, no cgroup. */
+bool xp_top_row_is_device(const struct xp_top_row *rw);
+/* A refresh's samples (t->cur; `events` per second) into the history strips (top_history.c). */
 void xp_top_tui_history(struct xp_top_tui *t, double events);
 /* The whole screen, from t. */
 void xp_top_tui_draw(struct xp_top_tui *t);
