@@ -1,0 +1,97 @@
+/* Parsing the flight recorder's trigger conditions (flight_trigger.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/flight_trigger.h"
+
+const char *xp_trigger_word(enum xp_trig_kind k)
+{
+	return k == XP_TRIG_ERROR ? "error" : k == XP_TRIG_OVER ? "over" : "sigusr1";
+}
+
+int xp_parse_time_ns(const char *s, uint64_t *ns)
+{
+	static const struct { const char *u; double f; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+	};
+	char *end;
+	double v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	v = strtod(s, &end);
+	if (end == s || !(v > 0))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u) && v * units[i].f < 1e18) {
+			*ns = (uint64_t)(v * units[i].f + 0.5);
+			return *ns ? 0 : -EINVAL;
+		}
+	return -EINVAL;
+}
+
+/* "EFAULT" or "14": a positive errno, or 0 when it is neither. */
+static int parse_errno(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s >= '0' && *s <= '9')
+		return !*end && v > 0 && v < 4096 ? (int)v : 0;
+	for (int e = 1; e < 4096; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && !strcmp(n, s))
+			return e;
+	}
+	return 0;
+}
+
+static int bad(char *why, size_t len, const char *spec, const char *what)
+{
+	snprintf(why, len, "--trigger '%s': %s", spec, what);
+	return -EINVAL;
+}
+
+int xp_trigger_parse(struct xp_trigger *t, const char *spec, char *why, size_t len)
+{
+	char buf[128], *cond, *name, *val;
+
+	memset(t, 0, sizeof(*t));
+	if (strlen(spec) >= sizeof(buf))
+		return bad(why, len, "...", "too long");
+	snprintf(t->spec, sizeof(t->spec), "%s", spec);
+	if (!strcmp(spec, "sigusr1")) {
+		t->kind = XP_TRIG_SIGUSR1;
+		snprintf(t->label, sizeof(t->label), "sigusr1");
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", spec);
+	if (!(cond = strchr(buf, ':')) || cond == buf || cond - buf >= (long)sizeof(t->cap))
+		return bad(why, len, spec, "wants sigusr1, CAP:error[=ERRNO][:NAME] or CAP:over=T[:NAME]");
+	*cond++ = '\0';
+	memcpy(t->cap, buf, strlen(buf) + 1);	/* shorter than cap: checked */
+	if ((name = strchr(cond, ':'))) {
+		*name++ = '\0';
+		if (!*name || strlen(name) >= sizeof(t->name))
+			return bad(why, len, spec, "the name after the condition is empty or too long");
+		snprintf(t->name, sizeof(t->name), "%s", name);
+	}
+	if ((val = strchr(cond, '=')))
+		*val++ = '\0';
+	if (!strcmp(cond, "error")) {
+		t->kind = XP_TRIG_ERROR;
+		if (val && !(t->err = parse_errno(val)))
+			return bad(why, len, spec, "wants an errno after error= (EFAULT, 14)");
+	} else if (!strcmp(cond, "over")) {
+		t->kind = XP_TRIG_OVER;
+		if (!val || xp_parse_time_ns(val, &t->over_ns))
+			return bad(why, len, spec, "wants a time after over= (5ms, 200us, 1s)");
+	} else {
+		return bad(why, len, spec, "the condition is error or over");
+	}
+	snprintf(t->label, sizeof(t->label), "%s-%s", t->cap, cond);
+	return 0;
+}
