@@ -149,6 +149,57 @@ else
 	fail "export of $last"
 fi
 
+# --- latency:over: a pair longer than T -------------------------------
+LDRV=$E2E_BIN/lat_driver
+if [ -x "$LDRV" ] && "$XP" latency --help 2>/dev/null | grep -q -- --preset; then
+	start_tracer lat record --last 1 --after 0.3 --trigger latency:over=30ms -o "$WORK/lat" \
+		latency --preset syscall:clock_nanosleep -c lat_driver
+	# two threads: three sleeps of 20 ms, three of 40 ms
+	"$LDRV" sleep 2 3 20 > /dev/null
+	sleep 0.8
+	stop_tracer INT
+	f=$(ls "$WORK"/lat/*-latency-over.xpt 2>/dev/null)
+	if [ "$(echo "$f" | grep -c .)" -eq 1 ] && grep -q "3 triggers met, 1 file" "$WORK/lat.err" &&
+		"$XP" report "$f" --json > "$WORK/lat.json" &&
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = sorted((k["count"], k["min_ns"] > 30e6) for k in d["keys"])
+sys.exit(0 if d["pairs"] == 6 and n == [(3, False), (3, True)] else 1)' "$WORK/lat.json"; then
+		pass "latency:over=30ms: the three 40 ms sleeps share one file, which has all six sleeps"
+	else
+		fail "latency:over: $(ls "$WORK/lat" 2>&1 | tr '\n' ' '), $(head -c 600 "$WORK/lat.err")"
+	fi
+else
+	skip "latency:over: $LDRV is not built"
+fi
+
+# --- api:over: a traced call longer than T, by name ---------------------
+ADRV=$E2E_BIN/api_driver ALIB=$E2E_BIN/libapiwork.so
+if [ -x "$ADRV" ] && [ -r "$ALIB" ]; then
+	mkdir -p "$WORK/ze" && cp "$ALIB" "$WORK/ze/libze_loader.so.1"
+	start_tracer api record --last 1 --after 0.2 --trigger api:over=100ms:xptHang -o "$WORK/api" \
+		api --lib "$WORK/ze/libze_loader.so.1:xptHang,zeMemFree" --device /dev/null
+	# five rounds of calls, then xptHang(0) for as long as its input stays open (0.4 s)
+	(sleep 0.4) | "$ADRV" "$WORK/ze/libze_loader.so.1" 1 5 --hang > /dev/null
+	sleep 0.5
+	stop_tracer INT
+	f=$(ls "$WORK"/api/*-api-over.xpt 2>/dev/null)
+	if [ "$(echo "$f" | grep -c .)" -eq 1 ] && grep -q "1 trigger met, 1 file" "$WORK/api.err" &&
+		"$XP" report "$f" --json > "$WORK/api.json" &&
+		python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = {f["function"]: f["calls"] for f in d["functions"]}
+sys.exit(0 if c.get("xptHang") == 1 and c.get("zeMemFree") == 5 else 1)' "$WORK/api.json"; then
+		pass "api:over=100ms:xptHang: one file, with the hung call and the calls before it"
+	else
+		fail "api:over: $(ls "$WORK/api" 2>&1 | tr '\n' ' '), $(head -c 600 "$WORK/api.err")"
+	fi
+else
+	skip "api:over: $ADRV is not built"
+fi
+
 # --- memory: the ring stays within --ring-size under a flood -----------
 if [ -x "$LOOP" ]; then
 	start_tracer flood record --last 30 --ring-size 4 --trigger sigusr1 -o "$WORK/flood" --device /dev/null -c ioctl_loop
