@@ -198,9 +198,13 @@ struct xp_cap {
 	/*
 	 * `record --last --trigger CAP:COND`: the conditions it takes ("error
 	 * over": enum xp_trig_kind's words), and whether record h (of its
-	 * type) meets t. NULL: it takes none.
+	 * type) meets t. NULL: it takes none. A condition on what several
+	 * records make (a job's run time, a missed frame) keeps its state in
+	 * ci->st, freed by `free`: `trigger_feed` sees each record of its type
+	 * once, before trigger_match is asked of it; 0 or -errno. NULL: none.
 	 */
 	const char *triggers;
+	int (*trigger_feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
 	bool (*trigger_match)(const struct xp_cap_inst *ci, const struct xp_trigger *t,
 			      const struct xp_rec_hdr *h);
 	/* From a file: the hook to report (NULL: the one the file names). */

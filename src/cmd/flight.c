@@ -132,6 +132,14 @@ int xp_flight_check(struct xp_flight_cfg *c, const struct xp_cap_inst *ci, const
 		if (!want[i])
 			return xp_fail(2, "record: --trigger '%s': %s is not recorded; name it", t->spec, t->cap);
 		c->row[k] = i;
+		if (ci[i].cap->trigger_feed) {
+			int j;
+
+			for (j = 0; j < c->nfeed && c->feed[j] != i; j++)
+				;
+			if (j == c->nfeed)
+				c->feed[c->nfeed++] = i;
+		}
 	}
 	return 0;
 }
@@ -325,6 +333,8 @@ static int end_file(struct xp_flight *f, uint64_t end)
 
 	f->io.stats(f->io.ctx, &st);
 	st.ts_ns = end < p->to_ns ? end : p->to_ns;
+	if (st.ts_ns < p->origin_ns)
+		st.ts_ns = p->origin_ns;
 	if (!(err = xp_trace_writer_finish(p->w, &st)) && fsync(p->fd))
 		err = -errno;
 	if (!err)
@@ -355,6 +365,12 @@ int xp_flight_add(struct xp_flight *f, const struct xp_rec_hdr *h)
 	if (f->p.open && h->ts_ns >= f->p.from_ns && h->ts_ns <= f->p.to_ns &&
 	    (err = xp_trace_writer_add(f->p.w, h)))
 		return err;
+	for (int j = 0; j < f->c.nfeed; j++) {
+		struct xp_cap_inst *ci = &f->io.ci[f->c.feed[j]];
+
+		if (ci->cap->rec->type == h->type && (err = ci->cap->trigger_feed(ci, h)))
+			return err;
+	}
 	for (int k = 0; k < f->c.ntrig; k++) {
 		const struct xp_cap_inst *ci = f->c.row[k] >= 0 ? &f->io.ci[f->c.row[k]] : NULL;
 
@@ -371,8 +387,11 @@ int xp_flight_poll(struct xp_flight *f)
 	int err;
 
 	if (usr1_got) {
+		/* one during start-up is taken when tracing began: its --after counts from there */
+		uint64_t ts = usr1_ns > f->io.meta->tracing_ns ? usr1_ns : f->io.meta->tracing_ns;
+
 		for (int k = 0; k < f->c.ntrig; k++)
-			if (f->c.trig[k].kind == XP_TRIG_SIGUSR1 && (err = fire(f, &f->c.trig[k], usr1_ns)))
+			if (f->c.trig[k].kind == XP_TRIG_SIGUSR1 && (err = fire(f, &f->c.trig[k], ts)))
 				return err;
 		usr1_got = 0;
 	}

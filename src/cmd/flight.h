@@ -24,6 +24,8 @@ struct xp_flight_cfg {
 	struct xp_trigger trig[XP_FLIGHT_MAX_TRIG];
 	int row[XP_FLIGHT_MAX_TRIG];	/* the instance each condition is of (-1: sigusr1) */
 	int ntrig;
+	int feed[XP_FLIGHT_MAX_TRIG];	/* the instances with a trigger_feed, once each */
+	int nfeed;
 };
 
 /* What a flight recorder writes its files with. */
@@ -32,7 +34,7 @@ struct xp_flight_io {
 	struct xp_trace_wopts wopts;
 	void (*stats)(void *ctx, struct xp_trace_stats *st);	/* the drops so far */
 	void *ctx;
-	const struct xp_cap_inst *ci;
+	struct xp_cap_inst *ci;		/* a condition's state goes into its instance */
 	const bool *want;
 	int nci;
 };

@@ -45,7 +45,7 @@ static const struct xp_cap_opt record_own[] = {
 	{ "format1", 0, NULL, "write format 1.1 (records as they are, 80 bytes an\nioctl), for older xputrace", false, NULL },
 	{ "last", 0, "SECONDS", "a flight recorder: keep the last SECONDS in memory,\nwrite them when a --trigger is met", false, NULL },
 	{ "after", 0, "SECONDS", "with --last: and SECONDS after the trigger (default 1)", false, NULL },
-	{ "trigger", 0, "COND", "with --last: sigusr1, CAP:error[=ERRNO][:NAME],\nCAP:over=T[:NAME] (several: any of them)", false, NULL },
+	{ "trigger", 0, "COND", "with --last: what writes a file (conditions above;\nseveral: any of them)", false, NULL },
 	{ "ring-size", 0, "MIB", "with --last: the ring's bound in memory (default 64)", false, NULL },
 	{ "max-triggers", 0, "N", "with --last: files written at most (default 100)", false, NULL },
 	{ "holdoff", 0, "SECONDS", "with --last: no new file within SECONDS of the last\none's trigger (default 1)", false, NULL },
@@ -92,6 +92,10 @@ static void help(const void *ctx)
 "counted), and each trigger writes DIR/<time>-<trigger>.xpt, a trace file of\n"
 "the window before it and --after SECONDS after it; triggers within a window\n"
 "being written share its file. DIR is made if missing; no file is replaced.\n"
+"Conditions (T: 5ms, 200us, 1s): sigusr1; ioctl:error[=ERRNO][:NAME],\n"
+"ioctl:over=T[:NAME]; api:over=T[:FUNCTION]; latency:over=T[:COMM];\n"
+"sched:queue=T[:RING], sched:run=T[:RING]; fence:over=T[:COMM] (a wait);\n"
+"vblank:missed[:COMM]; nvidia:xid[=CODE].\n"
 "The process filters apply as the live commands apply them (in the kernel\n"
 "where the event fires in the process; sched's after joining each job, by\n"
 "'report'), and a capability's own options are taken as its verb takes them.\n"
@@ -108,8 +112,8 @@ static void help(const void *ctx)
 "      --last SECONDS       a flight recorder: keep the last SECONDS in memory,\n"
 "                           write them when a --trigger is met\n"
 "      --after SECONDS      with --last: and SECONDS after the trigger (default 1)\n"
-"      --trigger COND       with --last: sigusr1, CAP:error[=ERRNO][:NAME],\n"
-"                           CAP:over=T[:NAME] (several: any of them)\n"
+"      --trigger COND       with --last: what writes a file (conditions above;\n"
+"                           several: any of them)\n"
 "      --ring-size MIB      with --last: the ring's bound in memory (default 64)\n"
 "      --max-triggers N     with --last: files written at most (default 100)\n"
 "      --holdoff SECONDS    with --last: no new file within SECONDS of the last\n"
@@ -401,7 +405,9 @@ static int prepare(struct record_run *r, int argc, char **argv)
 	xp_libbpf_quiet(r->o.verbose);
 	if ((status = xp_live_targets(&r->o, "record", &r->meta->devs)))
 		return status;
-	r->env.devs = &r->meta->devs;	/* a trigger names the calls as the summary does */
+	/* a trigger names the calls as the summary does, and filters as it does */
+	r->env.devs = &r->meta->devs;
+	r->env.filt = r->o.f;
 	/* the start time is taken before attaching: no record is older */
 	xp_trace_meta_host(r->meta, XP_VERSION);
 	r->meta->filter_pid = r->o.f.pid;

@@ -6,9 +6,14 @@
 
 #include "core/flight_trigger.h"
 
+static const char *const words[] = {
+	[XP_TRIG_SIGUSR1] = "sigusr1", [XP_TRIG_ERROR] = "error", [XP_TRIG_OVER] = "over",
+	[XP_TRIG_QUEUE] = "queue", [XP_TRIG_RUN] = "run", [XP_TRIG_MISSED] = "missed", [XP_TRIG_XID] = "xid",
+};
+
 const char *xp_trigger_word(enum xp_trig_kind k)
 {
-	return k == XP_TRIG_ERROR ? "error" : k == XP_TRIG_OVER ? "over" : "sigusr1";
+	return words[k];
 }
 
 int xp_parse_time_ns(const char *s, uint64_t *ns)
@@ -70,7 +75,7 @@ int xp_trigger_parse(struct xp_trigger *t, const char *spec, char *why, size_t l
 	}
 	snprintf(buf, sizeof(buf), "%s", spec);
 	if (!(cond = strchr(buf, ':')) || cond == buf || cond - buf >= (long)sizeof(t->cap))
-		return bad(why, len, spec, "wants sigusr1, CAP:error[=ERRNO][:NAME] or CAP:over=T[:NAME]");
+		return bad(why, len, spec, "wants sigusr1 or CAP:CONDITION[=VALUE][:NAME]");
 	*cond++ = '\0';
 	memcpy(t->cap, buf, strlen(buf) + 1);	/* shorter than cap: checked */
 	if ((name = strchr(cond, ':'))) {
@@ -81,16 +86,26 @@ int xp_trigger_parse(struct xp_trigger *t, const char *spec, char *why, size_t l
 	}
 	if ((val = strchr(cond, '=')))
 		*val++ = '\0';
-	if (!strcmp(cond, "error")) {
-		t->kind = XP_TRIG_ERROR;
-		if (val && !(t->err = parse_errno(val)))
-			return bad(why, len, spec, "wants an errno after error= (EFAULT, 14)");
-	} else if (!strcmp(cond, "over")) {
-		t->kind = XP_TRIG_OVER;
-		if (!val || xp_parse_time_ns(val, &t->over_ns))
-			return bad(why, len, spec, "wants a time after over= (5ms, 200us, 1s)");
-	} else {
-		return bad(why, len, spec, "the condition is error or over");
+	for (t->kind = XP_TRIG_ERROR; t->kind <= XP_TRIG_XID && strcmp(cond, words[t->kind]); t->kind++)
+		;
+	if (t->kind > XP_TRIG_XID)
+		return bad(why, len, spec, "the condition is error, over, queue, run, missed or xid");
+	if (t->kind == XP_TRIG_ERROR && val && !(t->err = parse_errno(val)))
+		return bad(why, len, spec, "wants an errno after error= (EFAULT, 14)");
+	if ((t->kind == XP_TRIG_OVER || t->kind == XP_TRIG_QUEUE || t->kind == XP_TRIG_RUN) &&
+	    (!val || xp_parse_time_ns(val, &t->over_ns))) {
+		snprintf(why, len, "--trigger '%s': wants a time after %s= (5ms, 200us, 1s)", spec, cond);
+		return -EINVAL;
+	}
+	if (t->kind == XP_TRIG_MISSED && val)
+		return bad(why, len, spec, "missed takes no value");
+	if (t->kind == XP_TRIG_XID) {
+		char *end;
+		long v = val ? strtol(val, &end, 10) : -1;
+
+		if (val && (!*val || *end || v < 0 || v > 65535))
+			return bad(why, len, spec, "wants an Xid code after xid= (79)");
+		t->err = (int)v;
 	}
 	snprintf(t->label, sizeof(t->label), "%s-%s", t->cap, cond);
 	return 0;

@@ -5,9 +5,14 @@
  *   sigusr1                    the recorder got SIGUSR1 (by hand)
  *   CAP:error[=ERRNO][:NAME]   a call of CAP failed (with ERRNO: EFAULT, 14)
  *   CAP:over=T[:NAME]          a call of CAP took longer than T (5ms, 200us, 1s)
+ *   CAP:queue=T[:NAME]         a job waited longer than T from queued to run
+ *   CAP:run=T[:NAME]           a job ran longer than T
+ *   CAP:missed[:NAME]          a frame missed its vblank
+ *   CAP:xid[=CODE]             an Xid (of that code)
  *
  * NAME limits it to the calls of that name (an ioctl's, as the summary names
- * it). Which CAP takes which condition is its row's `triggers`.
+ * it; a ring's, a process's). Which CAP takes which condition is its row's
+ * `triggers`.
  */
 #ifndef XP_CORE_FLIGHT_TRIGGER_H
 #define XP_CORE_FLIGHT_TRIGGER_H
@@ -19,6 +24,10 @@ enum xp_trig_kind {
 	XP_TRIG_SIGUSR1,
 	XP_TRIG_ERROR,
 	XP_TRIG_OVER,
+	XP_TRIG_QUEUE,
+	XP_TRIG_RUN,
+	XP_TRIG_MISSED,
+	XP_TRIG_XID,
 };
 
 struct xp_trigger {
@@ -27,12 +36,12 @@ struct xp_trigger {
 	char cap[16];		/* the capability; "" for sigusr1 */
 	enum xp_trig_kind kind;
 	char name[96];		/* the call's name; "" any */
-	int err;		/* XP_TRIG_ERROR: a positive errno, 0 any */
-	uint64_t over_ns;	/* XP_TRIG_OVER: the threshold */
+	int err;		/* XP_TRIG_ERROR: a positive errno, 0 any; XP_TRIG_XID: the code, -1 any */
+	uint64_t over_ns;	/* XP_TRIG_OVER, _QUEUE, _RUN: the threshold */
 	uint64_t met;		/* times the condition was met */
 };
 
-/* The condition's word ("error", "over", "sigusr1"). */
+/* The condition's word ("error", "over", ..., "sigusr1"). */
 const char *xp_trigger_word(enum xp_trig_kind k);
 /* Parses COND into t: 0, or -EINVAL with one line in why. */
 int xp_trigger_parse(struct xp_trigger *t, const char *spec, char *why, size_t len);

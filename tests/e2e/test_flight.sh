@@ -12,7 +12,7 @@ LOOP=build/bench/ioctl_loop
 if [ -x "$XP" ]; then
 	one_line "--trigger wants --last" 2 "--trigger needs --last" record -o "$WORK/d" --trigger sigusr1
 	one_line "--last wants a --trigger" 2 "--last needs at least one --trigger" record -o "$WORK/d" --last 5
-	one_line "a condition is checked" 2 "the condition is error or over" record -o "$WORK/d" --last 5 --trigger ioctl:slow
+	one_line "a condition is checked" 2 "the condition is error, over" record -o "$WORK/d" --last 5 --trigger ioctl:slow
 	one_line "over= wants a time" 2 "wants a time after over=" record -o "$WORK/d" --last 5 --trigger ioctl:over=fast
 	one_line "error= wants an errno" 2 "wants an errno" record -o "$WORK/d" --last 5 --trigger ioctl:error=ENOPE
 	one_line "a capability without the condition" 2 "sched has no 'error' condition" \
@@ -120,7 +120,7 @@ done
 
 # --- SIGUSR1: during start-up, and just before the end -----------------
 OUT2=$WORK/usr1
-"$XP" record --last 2 --after 0.2 --holdoff 0 --trigger sigusr1 -o "$OUT2" --device /dev/null -c xpt-flight \
+"$XP" record --last 2 --after 1.5 --holdoff 0 --trigger sigusr1 -o "$OUT2" --device /dev/null -c xpt-flight \
 	> /dev/null 2> "$WORK/u.err" &
 U=$!
 for _ in $(seq 1 200); do grep -qs "created the directory" "$WORK/u.err" && break; sleep 0.02; done
@@ -128,7 +128,8 @@ kill -USR1 $U
 for _ in $(seq 1 200); do grep -qs "^Tracing" "$WORK/u.err" && break; sleep 0.05; done
 early=$(grep -c "trigger sigusr1 at" "$WORK/u.err")
 "$DRV" --flight 300 > /dev/null
-sleep 0.5
+# the first file is written once its --after is over; the second's is cut by the end
+for _ in $(seq 1 100); do grep -qs "wrote " "$WORK/u.err" && break; sleep 0.05; done
 kill -USR1 $U
 sleep 0.05
 kill -INT $U
@@ -139,7 +140,7 @@ if [ $rc -eq 0 ] && [ "$n" -eq 2 ] && grep -q "cut short: tracing ended" "$WORK/
 	grep -q "2 triggers met, 2 files" "$WORK/u.err" && [ "$(ls -A "$OUT2" | grep -c '^\.')" -eq 0 ]; then
 	pass "SIGUSR1 during start-up and at the end of tracing each write a file, no temporary left"
 else
-	fail "SIGUSR1: exit $rc, $n files ($early said before tracing), stderr: $(head -c 800 "$WORK/u.err")"
+	fail "SIGUSR1: exit $rc, $n files ($early said before tracing), stderr: $(tail -c 600 "$WORK/u.err")"
 fi
 last=$(ls "$OUT2"/*-sigusr1.xpt 2>/dev/null | tail -1)
 if [ -n "$last" ] && "$XP" export --perfetto "$last" --format json -o "$WORK/u.json" 2> /dev/null &&
@@ -148,6 +149,14 @@ if [ -n "$last" ] && "$XP" export --perfetto "$last" --format json -o "$WORK/u.j
 else
 	fail "export of $last"
 fi
+
+# one_file NAME LABEL SAID: the tracer NAME wrote one file $WORK/NAME/*-LABEL.xpt
+# and said SAID; its report is $WORK/NAME.json
+one_file() {
+	local f
+	f=$(ls "$WORK/$1"/*-"$2".xpt 2>/dev/null)
+	[ "$(echo "$f" | grep -c .)" -eq 1 ] && grep -q "$3" "$WORK/$1.err" && "$XP" report "$f" --json > "$WORK/$1.json"
+}
 
 # --- latency:over: a pair longer than T -------------------------------
 LDRV=$E2E_BIN/lat_driver
@@ -158,10 +167,7 @@ if [ -x "$LDRV" ] && "$XP" latency --help 2>/dev/null | grep -q -- --preset; the
 	"$LDRV" sleep 2 3 20 > /dev/null
 	sleep 0.8
 	stop_tracer INT
-	f=$(ls "$WORK"/lat/*-latency-over.xpt 2>/dev/null)
-	if [ "$(echo "$f" | grep -c .)" -eq 1 ] && grep -q "3 triggers met, 1 file" "$WORK/lat.err" &&
-		"$XP" report "$f" --json > "$WORK/lat.json" &&
-		python3 -c '
+	if one_file lat latency-over "3 triggers met, 1 file" && python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 n = sorted((k["count"], k["min_ns"] > 30e6) for k in d["keys"])
@@ -184,10 +190,7 @@ if [ -x "$ADRV" ] && [ -r "$ALIB" ]; then
 	(sleep 0.4) | "$ADRV" "$WORK/ze/libze_loader.so.1" 1 5 --hang > /dev/null
 	sleep 0.5
 	stop_tracer INT
-	f=$(ls "$WORK"/api/*-api-over.xpt 2>/dev/null)
-	if [ "$(echo "$f" | grep -c .)" -eq 1 ] && grep -q "1 trigger met, 1 file" "$WORK/api.err" &&
-		"$XP" report "$f" --json > "$WORK/api.json" &&
-		python3 -c '
+	if one_file api api-over "1 trigger met, 1 file" && python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = {f["function"]: f["calls"] for f in d["functions"]}

@@ -119,6 +119,18 @@ static void test_trigger_parse(void)
 	CHECK(xp_trigger_parse(&t, "api:over=1.5s:vkQueueSubmit", why, sizeof(why)) == 0);
 	CHECK_U64(t.over_ns, 1500000000);
 	CHECK_STR(t.name, "vkQueueSubmit");
+	CHECK(xp_trigger_parse(&t, "sched:run=50ms:mock-ring0", why, sizeof(why)) == 0);
+	CHECK(t.kind == XP_TRIG_RUN && t.over_ns == 50000000);
+	CHECK_STR(t.name, "mock-ring0");
+	CHECK_STR(t.label, "sched-run");
+	CHECK(xp_trigger_parse(&t, "sched:queue=2ms", why, sizeof(why)) == 0 && t.kind == XP_TRIG_QUEUE);
+	CHECK(xp_trigger_parse(&t, "vblank:missed", why, sizeof(why)) == 0 && t.kind == XP_TRIG_MISSED);
+	CHECK(xp_trigger_parse(&t, "vblank:missed=3", why, sizeof(why)) == -EINVAL);
+	CHECK(xp_trigger_parse(&t, "nvidia:xid", why, sizeof(why)) == 0 && t.kind == XP_TRIG_XID && t.err == -1);
+	CHECK(xp_trigger_parse(&t, "nvidia:xid=79", why, sizeof(why)) == 0 && t.err == 79);
+	CHECK(xp_trigger_parse(&t, "nvidia:xid=x", why, sizeof(why)) == -EINVAL);
+	CHECK(xp_trigger_parse(&t, "sched:run", why, sizeof(why)) == -EINVAL);
+	CHECK(strstr(why, "after run=") != NULL);
 	CHECK(xp_trigger_parse(&t, "ioctl:over", why, sizeof(why)) == -EINVAL);
 	CHECK(xp_trigger_parse(&t, "ioctl:over=-1ms", why, sizeof(why)) == -EINVAL);
 	CHECK(xp_trigger_parse(&t, "ioctl:over=5min", why, sizeof(why)) == -EINVAL);
