@@ -38,6 +38,7 @@ struct xp_flight {
 	uint64_t prev_to_ns;		/* the end of the last file written */
 	char prev_path[4096];
 	uint64_t met, files, joined, held_off, over_max, failed;
+	bool made_dir;
 };
 
 static volatile sig_atomic_t usr1_got;
@@ -145,7 +146,7 @@ int xp_flight_check(struct xp_flight_cfg *c, const struct xp_cap_inst *ci, const
 }
 
 /* DIR as it should be: a directory (made when missing, said), not a symbolic link. 0 or a status. */
-static int make_dir(const char *dir)
+static int make_dir(const char *dir, bool *made)
 {
 	struct stat st;
 
@@ -159,6 +160,7 @@ static int make_dir(const char *dir)
 	if (errno != ENOENT || mkdir(dir, 0755))
 		return xp_fail(1, "record: cannot make the directory %s: %s", dir, strerror(errno));
 	fprintf(stderr, "xputrace: record: created the directory %s\n", dir);
+	*made = true;
 	return 0;
 }
 
@@ -185,7 +187,7 @@ struct xp_flight *xp_flight_open(const struct xp_flight_cfg *c, const char *dir,
 			sigaction(SIGUSR1, &sa, NULL);
 		}
 	/* after the handler: a SIGUSR1 once DIR is said to be made is a trigger */
-	if ((*status = make_dir(dir))) {
+	if ((*status = make_dir(dir, &f->made_dir))) {
 		xp_flight_free(f);
 		return NULL;
 	}
@@ -424,6 +426,12 @@ int xp_flight_end(struct xp_flight *f, uint64_t stopped_ns)
 		(unsigned long long)f->ring.aged_blocks, (unsigned long long)f->ring.aged_records,
 		(unsigned long long)f->ring.cut_blocks, (unsigned long long)f->ring.cut_records);
 	return err;
+}
+
+void xp_flight_failed(struct xp_flight *f)
+{
+	if (f && f->made_dir && !f->files && !rmdir(f->dir))
+		fprintf(stderr, "xputrace: record: removed the directory %s again\n", f->dir);
 }
 
 void xp_flight_free(struct xp_flight *f)

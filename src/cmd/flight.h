@@ -55,6 +55,8 @@ int xp_flight_add(struct xp_flight *f, const struct xp_rec_hdr *h);
 int xp_flight_poll(struct xp_flight *f);
 /* Tracing ended at stopped_ns: the file being written ends there; the totals said. 0 or -errno. */
 int xp_flight_end(struct xp_flight *f, uint64_t stopped_ns);
+/* A run that failed: DIR goes again if this run made it and wrote nothing into it. */
+void xp_flight_failed(struct xp_flight *f);
 void xp_flight_free(struct xp_flight *f);
 
 #endif

@@ -514,6 +514,8 @@ int cmd_record(int argc, char **argv)
 		return xp_fail(1, "record: out of memory");
 	r->env = (struct xp_cap_env){ .live = true, .out = XP_OUT_SUMMARY, .f = stdout };
 	status = record(r, argc, argv);
+	if (status)
+		xp_flight_failed(r->fl);
 	xp_session_close(&r->sess);
 	for (int i = r->nci - 1; i >= 0; i--) {
 		xp_kside_close(r->ci[i].k);

@@ -203,6 +203,17 @@ else
 	skip "api:over: $ADRV is not built"
 fi
 
+# --- a run that fails before tracing leaves no directory of its own ---
+"$XP" record --last 1 --trigger sigusr1 -o "$WORK/nosched" -d 1 sched > /dev/null 2> "$WORK/ns.err"
+rc=$?
+if [ $rc -eq 0 ]; then
+	skip "a failed run removes the directory it made: sched runs here"
+elif [ ! -e "$WORK/nosched" ] && grep -q "removed the directory" "$WORK/ns.err"; then
+	pass "a failed run removes the directory it made, and says so"
+else
+	fail "failed run (exit $rc): $(ls -d "$WORK/nosched" 2>&1), $(head -c 300 "$WORK/ns.err")"
+fi
+
 # --- memory: the ring stays within --ring-size under a flood -----------
 if [ -x "$LOOP" ]; then
 	start_tracer flood record --last 30 --ring-size 4 --trigger sigusr1 -o "$WORK/flood" --device /dev/null -c ioctl_loop
