@@ -198,7 +198,8 @@ struct xp_cap {
 	/*
 	 * `record --last --trigger CAP:COND`: the conditions it takes ("error
 	 * over": enum xp_trig_kind's words), and whether record h (of its
-	 * type) meets t. NULL: it takes none. A condition on what several
+	 * type) meets t, setting *when (h->ts_ns unless set) to when that became
+	 * known where h is stamped earlier (a call's return). NULL: it takes none. A condition on what several
 	 * records make (a job's run time, a missed frame) keeps its state in
 	 * ci->st, freed by `free`: `trigger_feed` sees each record of its type
 	 * once, before trigger_match is asked of it; 0 or -errno. NULL: none.
@@ -206,7 +207,7 @@ struct xp_cap {
 	const char *triggers;
 	int (*trigger_feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
 	bool (*trigger_match)(const struct xp_cap_inst *ci, const struct xp_trigger *t,
-			      const struct xp_rec_hdr *h);
+			      const struct xp_rec_hdr *h, uint64_t *when);
 	/* From a file: the hook to report (NULL: the one the file names). */
 	const char *file_hook;
 	/*

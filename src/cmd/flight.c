@@ -375,9 +375,10 @@ int xp_flight_add(struct xp_flight *f, const struct xp_rec_hdr *h)
 	}
 	for (int k = 0; k < f->c.ntrig; k++) {
 		const struct xp_cap_inst *ci = f->c.row[k] >= 0 ? &f->io.ci[f->c.row[k]] : NULL;
+		uint64_t when = h->ts_ns;
 
-		if (ci && ci->cap->rec->type == h->type && ci->cap->trigger_match(ci, &f->c.trig[k], h) &&
-		    (err = fire(f, &f->c.trig[k], h->ts_ns)))
+		if (ci && ci->cap->rec->type == h->type && ci->cap->trigger_match(ci, &f->c.trig[k], h, &when) &&
+		    (err = fire(f, &f->c.trig[k], when)))
 			return err;
 	}
 	return 0;

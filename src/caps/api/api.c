@@ -239,7 +239,8 @@ static void api_reset(struct xp_cap_inst *ci, uint64_t now)
 }
 
 /* record --trigger api:over=T[:FUNCTION]: a traced call longer than T */
-static bool api_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h)
+static bool api_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h,
+			uint64_t *when)
 {
 	const struct xp_api_rec *rec = (const void *)h;
 
@@ -247,6 +248,7 @@ static bool api_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t
 	if (h->size < sizeof(*rec) || t->kind != XP_TRIG_OVER || rec->what != XP_API_CALL ||
 	    rec->end_ns < h->ts_ns || rec->end_ns - h->ts_ns <= t->over_ns)
 		return false;
+	*when = rec->end_ns;
 	return !t->name[0] || !strncmp(rec->name, t->name, sizeof(rec->name));
 }
 

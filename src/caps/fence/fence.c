@@ -84,11 +84,13 @@ static int fc_trigger_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return 0;
 }
 
-static bool fc_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *tr, const struct xp_rec_hdr *h)
+static bool fc_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *tr, const struct xp_rec_hdr *h,
+			uint64_t *when)
 {
 	const struct fc_trig *t = ci->st;
 
 	(void)h;
+	(void)when;
 	return t && t->waited && tr->kind == XP_TRIG_OVER && t->wait_ns > tr->over_ns &&
 	       (!tr->name[0] || !strncmp(t->comm, tr->name, sizeof(t->comm)));
 }

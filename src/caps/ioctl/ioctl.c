@@ -173,7 +173,8 @@ static int io_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 }
 
 /* record --trigger ioctl:error[=ERRNO][:NAME], ioctl:over=T[:NAME] */
-static bool io_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h)
+static bool io_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h,
+			uint64_t *when)
 {
 	const struct xp_ioctl_rec *rec = (const void *)h;
 	char name[96];
@@ -184,6 +185,8 @@ static bool io_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t,
 		return false;
 	if (t->kind == XP_TRIG_OVER && (rec->lat_ns == XP_IOCTL_UNTIMED || rec->lat_ns <= t->over_ns))
 		return false;
+	if (rec->lat_ns != XP_IOCTL_UNTIMED)
+		*when = h->ts_ns + rec->lat_ns;	/* its return: when the condition became known */
 	return !t->name[0] ||
 	       !strcmp(xp_ioctl_entry_name(ci->env->devs, rec->dev, rec->cmd, name, sizeof(name)), t->name);
 }

@@ -279,7 +279,8 @@ static void lat_reset(struct xp_cap_inst *ci, uint64_t now)
 }
 
 /* record --trigger latency:over=T[:COMM]: a pair longer than T (COMM: of its starting thread) */
-static bool lat_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h)
+static bool lat_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h,
+			uint64_t *when)
 {
 	const struct xp_lat_rec *rec = (const void *)h;
 
@@ -287,6 +288,7 @@ static bool lat_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t
 	if (h->size < sizeof(*rec) || t->kind != XP_TRIG_OVER || rec->end_ns < h->ts_ns ||
 	    rec->end_ns - h->ts_ns <= t->over_ns)
 		return false;
+	*when = rec->end_ns;
 	return !t->name[0] || !strncmp(rec->comm, t->name, sizeof(rec->comm));
 }
 

@@ -166,12 +166,14 @@ static int sc_trigger_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return err == -ENOENT || err == -EBADMSG ? 0 : err;
 }
 
-static bool sc_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *tr, const struct xp_rec_hdr *h)
+static bool sc_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *tr, const struct xp_rec_hdr *h,
+			uint64_t *when)
 {
 	const struct sc_trig *t = ci->st;
 	uint64_t d;
 
 	(void)h;
+	(void)when;
 	if (!t || !t->done)
 		return false;
 	if (tr->kind == XP_TRIG_QUEUE && t->has_queue && t->has_run)

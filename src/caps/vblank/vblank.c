@@ -186,11 +186,13 @@ static int vb_trigger_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return 0;
 }
 
-static bool vb_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *tr, const struct xp_rec_hdr *h)
+static bool vb_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *tr, const struct xp_rec_hdr *h,
+			uint64_t *when)
 {
 	const struct vb_trig *t = ci->st;
 
 	(void)h;
+	(void)when;
 	return t && t->missed && tr->kind == XP_TRIG_MISSED &&
 	       (!tr->name[0] || !strncmp(t->comm, tr->name, sizeof(t->comm)));
 }
