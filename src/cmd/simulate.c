@@ -377,11 +377,11 @@ static void sim_help(const void *ctx)
 "Per task: response time (done - queued) p50/p99/max, deadline misses, jobs\n"
 "per second and utilisation over the schedule's span, overruns, and the cost\n"
 "predictor's mean error; with a drm-* policy also each task's share of the\n"
-"GPU while every task had work and its mean wait (queued -> run). The\n"
-"recording's own schedule comes first, as\n"
-"\"recorded\". --perfetto writes every schedule as tracks of its own (one per\n"
-"ring) for ui.perfetto.dev: trace-event JSON, or with --format proto\n"
-"Perfetto's protobuf. docs/simulate.md has the definitions.\n"
+"GPU while every task had work and its mean wait (queued -> on the ring).\n"
+"The recording's own schedule comes first, as \"recorded\". --perfetto\n"
+"writes every schedule as tracks of its own (one per ring) for\n"
+"ui.perfetto.dev: trace-event JSON, or with --format proto Perfetto's\n"
+"protobuf. docs/simulate.md has the definitions.\n"
 "\n"
 "Options:\n");
 	xp_opts_help(stdout, xp_simulate_opts.common, xp_simulate_opts.opts);

@@ -125,7 +125,7 @@ struct xp_sim_stats {
 	uint32_t npred;			/* jobs with a prediction */
 	double pred_err;		/* mean |predicted - cost| / cost, % */
 	double share;			/* its part of the rings' time while every task had work, % */
-	double wait_mean;		/* start - arrival, ns */
+	double wait_mean;		/* from arrival until it began on the ring (end - cost), ns */
 };
 
 struct xp_sim_result {

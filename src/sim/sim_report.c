@@ -62,7 +62,7 @@ static void shares_text(FILE *f, const struct xp_sim_report *r)
 	if (!drm)
 		return;
 	fprintf(f, "\nSHARE%% of the rings' time from the first arrival until the first task was done;"
-		   " WAIT = run - queued\n");
+		   " WAIT = queued until on the ring\n");
 	fprintf(f, "%-9s %-20s %7s %10s %9s\n", "POLICY", "TASK", "SHARE%", "WINDOW ms", "WAIT ms");
 	for (int k = 0; k < r->nres; k++) {
 		const struct xp_sim_result *res = &r->res[k];

@@ -136,7 +136,8 @@ int xp_sim_stats_fill(const struct xp_sim_input *in, struct xp_sim_result *res)
 			lo = jb->arrival < lo ? jb->arrival : lo;
 			hi = o->end > hi ? o->end : hi;
 			sum += (double)rt;
-			wait += o->start > jb->arrival ? (double)(o->start - jb->arrival) : 0;
+			/* until it began on the ring: its end less its cost, recorded or simulated alike */
+			wait += o->end - jb->cost > jb->arrival ? (double)(o->end - jb->cost - jb->arrival) : 0;
 			cost[t] += jb->cost;
 			if (jb->cost > s->max_cost)
 				s->max_cost = jb->cost;
