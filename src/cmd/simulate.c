@@ -237,7 +237,7 @@ enum { O_POLICY, O_COMPARE, O_PRIO, O_RESERVE, O_ENFORCE, O_PREDICT, O_DEADLINE,
 static const struct xp_cap_opt sim_own[] = {
 	[O_POLICY] = { "policy", 0, "POLICY", "fifo, rr, prt, ht, drm-fifo, drm-rr or drm-fair", false, NULL },
 	[O_COMPARE] = { "compare", 0, "LIST", "several policies side by side (fifo,prt,ht)", false, NULL },
-	[O_PRIO] = { "prio", 0, "TASK=N", "a task's priority, higher first (COMM or PID; repeatable)", false, NULL },
+	[O_PRIO] = { "prio", 0, "TASK=N", "a task's priority, higher first (COMM, PID or the\ntask's name, comm/pid#client; repeatable)", false, NULL },
 	[O_RESERVE] = { "reserve", 0, "TASK=C/P", "a reservation: C ms of GPU time every P ms (repeatable)", false, NULL },
 	[O_ENFORCE] = { "enforce", 0, "pe|ae", "reservations posterior (pe, default) or apriori (ae)", false, NULL },
 	[O_PREDICT] = { "predict", 0, "HOW", "cost prediction: history (default), mean or last", false, NULL },

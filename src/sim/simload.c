@@ -132,6 +132,8 @@ int xp_sim_task_match(const struct xp_sim_task *t, const char *key)
 	char *end;
 	unsigned long pid = strtoul(key, &end, 10);
 
+	if (!strcmp(key, t->name))	/* "comm/pid", "comm/pid#client" */
+		return 1;
 	if (*key && !*end)
 		return pid == t->pid;
 	return !strncmp(key, t->comm, sizeof(t->comm) - 1);
