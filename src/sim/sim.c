@@ -184,6 +184,19 @@ static uint64_t reaction(const struct xp_sim_input *in, uint16_t ri, uint32_t k)
 	return in->react[in->react_off[ri] + k % n];
 }
 
+/* the least of the rings' next reactions: how far ahead the drm policies see arrivals */
+static uint64_t horizon(const struct eng *e)
+{
+	uint64_t h = UINT64_MAX;
+
+	for (uint16_t i = 0; i < e->in->nrings; i++) {
+		uint64_t r = reaction(e->in, i, e->rings[i].nreact);
+
+		h = r < h ? r : h;
+	}
+	return h == UINT64_MAX ? 0 : h;
+}
+
 static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
 {
 	struct ring *r = &e->rings[ri];
@@ -205,6 +218,8 @@ static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
 		if (at > o->start)
 			o->start = at;
 	}
+	if (o->start < jb->arrival)	/* seen ahead of its arrival (horizon) */
+		o->start = jb->arrival;
 	o->end = o->start + jb->cost;
 	o->has_pred = pred_get(&e->pred[jb->task], e->p->predict, &o->predicted);
 	r->gpu[r->tail++] = j;
@@ -412,6 +427,11 @@ int xp_sim_run(const struct xp_sim_input *in, const struct xp_sim_params *p,
 			refill(&in->tasks[t], &e.bud[t], now);
 		for (; next < in->njobs && in->jobs[order[next]].arrival <= now; next++)
 			if (!e.deps_left[order[next]] && (err = make_ready(&e, order[next], now)))
+				goto out;
+		/* drm_sched chooses when its worker runs, a reaction later: what arrived by then is its to see */
+		for (uint64_t by = e.drm ? now + horizon(&e) : now; next < in->njobs && in->jobs[order[next]].arrival <= by;
+		     next++)
+			if (!e.deps_left[order[next]] && (err = make_ready(&e, order[next], in->jobs[order[next]].arrival)))
 				goto out;
 		for (uint16_t i = 0; i < in->nrings; i++) {
 			int64_t j;

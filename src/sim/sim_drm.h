@@ -31,7 +31,9 @@
  *     The averages are the kernel's EWMA (weight 1/4) of the jobs' µs.
  *
  * Ties between equal keys: the entity queued earlier first (an rbtree puts
- * an equal key after those already in it).
+ * an equal key after those already in it). The engine (sim.c) lets these
+ * policies see the jobs that arrive within the next reaction, as the
+ * kernel's worker, running that much later, does.
  */
 #ifndef XP_SIM_SIM_DRM_H
 #define XP_SIM_SIM_DRM_H
