@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # simulate's drm_sched policies on recordings of the real scheduler
-# (tests/golden/data/drm_{fifo,fair,rr}_deep.xpt: the lab's drm_policies
+# (tests/golden/data/drm/deep_{fifo,fair,rr}.xpt: the lab's drm_policies
 # scenario on Linux 7.3, the mock GPU with gpu_sched.sched_policy 1, 2 and 0;
 # two clients keep the ring deep-queued with 40 jobs of 8 ms each, the second
 # at low priority):
@@ -27,9 +27,9 @@ D=tests/golden/data
 # the low-priority client of each recording (the one the scenario started second)
 declare -A LOW=([fifo]=138 [fair]=161 [rr]=184)
 for p in fifo fair rr; do
-	"$XP" simulate "$D/drm_${p}_deep.xpt" --compare drm-fifo,drm-rr,drm-fair --drm-prio "${LOW[$p]}=low" --json \
+	"$XP" simulate "$D/drm/deep_${p}.xpt" --compare drm-fifo,drm-rr,drm-fair --drm-prio "${LOW[$p]}=low" --json \
 		> "$WORK/$p.json" 2> "$WORK/$p.err" ||
-		{ fail "simulate drm: drm_${p}_deep.xpt: $(head -c 300 "$WORK/$p.err")"; exit 0; }
+		{ fail "simulate drm: drm/deep_${p}.xpt: $(head -c 300 "$WORK/$p.err")"; exit 0; }
 done
 
 python3 - "$WORK" "${LOW[fifo]}" "${LOW[fair]}" "${LOW[rr]}" << 'EOF'
