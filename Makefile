@@ -33,7 +33,7 @@ BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc -Wall -Werror \
 # below name only their source, and the .d files included at the end add
 # the headers, so an edit rebuilds only what includes it.
 DEPFLAGS  = -MMD -MP -MF $@.d
-LIBS     := -lbpf -lelf -lz -ldeflate
+LIBS     := -lbpf -lelf -lz -ldeflate -lncurses -ltinfo
 # zstd for `record --compress`: on when libzstd's header is there (ZSTD=n turns
 # it off); a build without it reads and writes every file but zstd-compressed ones.
 ZSTD     ?= $(shell echo '\#include <zstd.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo y)

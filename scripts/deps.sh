@@ -6,11 +6,12 @@ set -euo pipefail
 # curl, prometheus: serve's test scrapes with both
 # libzstd-dev: `record --compress` (the build leaves zstd out without it)
 # libdeflate-dev: `export --compress` (zlib streams, in about half zlib's time)
+# libncurses-dev: top's terminal screen (curses; its static library for xputrace-static)
 # protobuf-compiler: protoc decodes the native Perfetto export in its tests
 # podman, runc: `make image`, and its test runs serve in the image (runc where
 # crun cannot run containers: a cgroup v2 tree with controllers beside v1's)
 # systemtap-sdt-dev: sys/sdt.h, the USDT probes of libxputrace-cuda.so
-pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libdeflate-dev pkg-config bpftrace python3 util-linux man-db zsh
+pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libdeflate-dev libncurses-dev pkg-config bpftrace python3 util-linux man-db zsh
       curl prometheus ocl-icd-libopencl1 libze1 protobuf-compiler podman runc python3-yaml systemtap-sdt-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -200,3 +200,41 @@ nv_bh_done() {
 		sleep 0.05; i=$((i + 1))
 	done
 }
+
+# The flight recorder beside a plain recording of the same run (flight_*.sh).
+# flight_start CAP COND LAST AFTER: `record -o /tmp/full.xpt CAP` and
+# `record --last LAST --after AFTER --trigger COND -o /tmp/flight CAP`, both attached.
+flight_start() {
+	start_xp /tmp/full.out record -o /tmp/full.xpt $1 || return 1
+	FULL=$XPID
+	start_xp /tmp/fl.out record --last $3 --after $4 --trigger $2 -o /tmp/flight $1 || return 1
+	FL=$XPID
+}
+# flight_stop CAP LABEL COND WAIT: after WAIT seconds (the window's end and
+# the grace after it) both stop; one file DIR/*-LABEL.xpt ($F), its trigger
+# said, read by report: /tmp/fl.json and .info beside /tmp/full.json and .info.
+flight_stop() {
+	sleep $4
+	kill -INT $FL; wait $FL; expect_eq "record --last exit status" 0 $?
+	kill -INT $FULL; wait $FULL; expect_eq "record exit status" 0 $?
+	cat /tmp/fl.out.err
+	expect_eq "files written" 1 "$(ls /tmp/flight | grep -c -- "-$2\.xpt$")"
+	F=$(ls /tmp/flight/*-$2.xpt | head -1)
+	check "the trigger was said with its file" grep -q "trigger $3 at .*writing $F" /tmp/fl.out.err
+	xputrace report $F $1 --json >/tmp/fl.json 2>/tmp/fl.rep.err
+	expect_eq "report of the file: exit status" 0 $?
+	check "report of the file says nothing on stderr" [ ! -s /tmp/fl.rep.err ]
+	xputrace report /tmp/full.xpt $1 --json >/tmp/full.json
+	xputrace report $F --info --json >/tmp/fl.info
+	xputrace report /tmp/full.xpt --info --json >/tmp/full.info
+}
+# The file holds as many records as the plain recording (its window covered
+# the whole run), unless a tracer lost events the kernel skipped.
+flight_same_records() {
+	if [ "$(jget /tmp/full.info drops.kernel_missed)" = 0 ] && [ "$(jget /tmp/fl.info drops.kernel_missed)" = 0 ]; then
+		expect_eq "records in the file = records of the plain recording" "$(jget /tmp/full.info records)" \
+			"$(jget /tmp/fl.info records)"
+	else
+		say "a tracer lost events (kernel-skipped runs): records not compared"
+	fi
+}

@@ -2,10 +2,12 @@
  * mocksubmit: submit jobs to the lab's mock GPU (/dev/mockgpu) from this
  * process, so the real drm_sched sees a real submitter (pid, comm).
  *
- *   mocksubmit [-s] [-q] [-t] [-n ITER] [-i MS] 'ring=0 dur_us=500 count=3' 'ring=1 dur_us=100 dep=@2' ...
+ *   mocksubmit [-s] [-q] [-t] [-o] [-n ITER] [-i MS] 'ring=0 dur_us=500 count=3' 'ring=1 dur_us=100 dep=@2' ...
  *
  * Each argument is one command written to the device on one open file
- * (so all jobs share one DRM client). @K in an argument stands for the
+ * (so all jobs share one DRM client; with -o each argument gets a file of
+ * its own, one DRM client each, written in turn from this one thread, so
+ * the clients' jobs queue in the arguments' order). @K in an argument stands for the
  * handle of the K-th job submitted in this pass over the arguments
  * (1-based). -s writes "sync" at the end of each pass (wait for every job).
  * -n repeats the pass ITER times (0: forever), -i sleeps MS between passes.
@@ -50,7 +52,7 @@ static ssize_t xwrite(int fd, const char *buf, size_t len)
 int main(int argc, char **argv)
 {
 	unsigned long long handles[4096];
-	int nh = 0, sync = 0, quiet = 0, fd, a, total = 0;
+	int nh = 0, sync = 0, quiet = 0, each = 0, fds[64], nfd, fd, a, total = 0;
 	long iters = 1, pass, interval_ms = 0;
 	const char *dev = getenv("MOCKGPU_DEV");
 
@@ -58,6 +60,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], "-s")) sync = 1;
 		else if (!strcmp(argv[1], "-q")) quiet = 1;
 		else if (!strcmp(argv[1], "-t")) timed = 1;
+		else if (!strcmp(argv[1], "-o")) each = 1;
 		else if (!strcmp(argv[1], "-n") && argc > 2) { iters = atol(argv[2]); argv++; argc--; }
 		else if (!strcmp(argv[1], "-i") && argc > 2) { interval_ms = atol(argv[2]); argv++; argc--; }
 		else return 2;
@@ -65,10 +68,15 @@ int main(int argc, char **argv)
 	}
 	if (!dev || !*dev)
 		dev = "/dev/mockgpu";
-	fd = open(dev, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		perror(dev);
-		return 1;
+	nfd = each ? argc - 1 : 1;
+	if (nfd < 1 || nfd > 64)
+		return 2;
+	for (a = 0; a < nfd; a++) {
+		fds[a] = open(dev, O_RDWR | O_CLOEXEC);
+		if (fds[a] < 0) {
+			perror(dev);
+			return 1;
+		}
 	}
 	for (pass = 0; iters == 0 || pass < iters; pass++) {
 	nh = 0;
@@ -88,6 +96,7 @@ int main(int argc, char **argv)
 			}
 		}
 		*o = 0;
+		fd = fds[each ? a - 1 : 0];
 		waiting = strstr(cmd, "wait=") != NULL || !strcmp(cmd, "sync");
 		if (xwrite(fd, cmd, strlen(cmd)) < 0) {
 			fprintf(stderr, "mocksubmit: '%s': ", cmd);
@@ -107,14 +116,16 @@ int main(int argc, char **argv)
 		}
 	}
 	waiting = 1;
-	if (sync && xwrite(fd, "sync", 4) < 0) {
-		perror("mocksubmit: sync");
-		return 1;
-	}
+	for (a = 0; sync && a < nfd; a++)
+		if (xwrite(fds[a], "sync", 4) < 0) {
+			perror("mocksubmit: sync");
+			return 1;
+		}
 	if (interval_ms)
 		usleep(interval_ms * 1000);
 	}
-	close(fd);
+	for (a = 0; a < nfd; a++)
+		close(fds[a]);
 	if (timed)
 		printf("waits %llu wait_ns %llu\n", waits, wait_ns);
 	return 0;

@@ -33,6 +33,7 @@ struct xp_perfetto;		/* src/sinks/perfetto.h */
 struct xp_trace_meta;		/* src/core/tracefile.h */
 struct xp_feature;		/* src/live/features.h */
 struct xp_metrics_in;		/* src/sinks/metrics.h */
+struct xp_trigger;		/* src/core/flight_trigger.h */
 
 /* What the records are turned into as they arrive. */
 enum xp_cap_out {
@@ -202,6 +203,19 @@ struct xp_cap {
 	int (*upkeep)(struct xp_cap_inst *ci, uint64_t *let_go);
 	/* What upkeep lets go, said at the end of a recording: "starts aged out ..." */
 	const char *let_go;
+	/*
+	 * `record --last --trigger CAP:COND`: the conditions it takes ("error
+	 * over": enum xp_trig_kind's words), and whether record h (of its
+	 * type) meets t, setting *when (h->ts_ns unless set) to when that became
+	 * known where h is stamped earlier (a call's return). NULL: it takes none. A condition on what several
+	 * records make (a job's run time, a missed frame) keeps its state in
+	 * ci->st, freed by `free`: `trigger_feed` sees each record of its type
+	 * once, before trigger_match is asked of it; 0 or -errno. NULL: none.
+	 */
+	const char *triggers;
+	int (*trigger_feed)(struct xp_cap_inst *ci, const struct xp_rec_hdr *h);
+	bool (*trigger_match)(const struct xp_cap_inst *ci, const struct xp_trigger *t,
+			      const struct xp_rec_hdr *h, uint64_t *when);
 	/* From a file: the hook to report (NULL: the one the file names). */
 	const char *file_hook;
 	/*

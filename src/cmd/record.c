@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
+#include "cmd/flight.h"
 #include "cmd/runner.h"
 #include "core/outfile.h"
 #include "core/tracefile.h"
@@ -31,15 +32,23 @@ struct record_run {
 	struct xp_session sess;
 	int write_err;
 	uint64_t *let_go;			/* nci: what each row's upkeep let go */
+	struct xp_flight_cfg fc;		/* --last: a flight recorder */
+	struct xp_flight *fl;
 };
 
 /* record_opt takes them by index; the help text is what the man page says */
 static const struct xp_cap_opt record_own[] = {
-	{ "output", 'o', "FILE", "the trace file to write (required)", false, NULL },
+	{ "output", 'o', "FILE", "the trace file to write (required); with --last, the\ndirectory of the files", false, NULL },
 	{ "summary", 0, NULL, "also print each capability's summary on stdout at the\nend, as 'report FILE CAPABILITY' prints it", false, NULL },
 	{ "force", 0, NULL, "write through a symbolic link at FILE", false, NULL },
 	{ "compress", 0, NULL, "compress each block of records with zstd", false, NULL },
 	{ "format1", 0, NULL, "write format 1.1 (records as they are, 80 bytes an\nioctl), for older xputrace", false, NULL },
+	{ "last", 0, "SECONDS", "a flight recorder: keep the last SECONDS in memory,\nwrite them when a --trigger is met", false, NULL },
+	{ "after", 0, "SECONDS", "with --last: and SECONDS after the trigger (default 1)", false, NULL },
+	{ "trigger", 0, "COND", "with --last: what writes a file (conditions above;\nseveral: any of them)", false, NULL },
+	{ "ring-size", 0, "MIB", "with --last: the ring's bound in memory (default 64)", false, NULL },
+	{ "max-triggers", 0, "N", "with --last: files written at most (default 100)", false, NULL },
+	{ "holdoff", 0, "SECONDS", "with --last: no new file within SECONDS of the last\none's trigger (default 1)", false, NULL },
 	{ NULL },
 };
 const struct xp_verb_opts xp_record_opts = {
@@ -65,6 +74,7 @@ static void help(const void *ctx)
 
 	printf(
 "Usage: xputrace record -o FILE [OPTIONS] [CAPABILITY...]\n"
+"       xputrace record --last SECONDS --trigger COND... -o DIR [OPTIONS] [CAPABILITY...]\n"
 "\n"
 "Writes every event the capabilities produce into FILE, a versioned binary\n"
 "trace file with the host, kernel, clock, filters, device names and the\n"
@@ -77,18 +87,37 @@ static void help(const void *ctx)
 "recorder that is killed leaves that file, readable up to its last block.\n"
 "Records are packed field by field (an ioctl takes about 16 bytes, not 80).\n"
 "'-' writes the trace to standard output.\n"
+"With --last, a flight recorder: the records of the last SECONDS are kept in\n"
+"a ring in memory (bounded by --ring-size too; the oldest blocks go first,\n"
+"counted), and each trigger writes DIR/<time>-<trigger>.xpt, a trace file of\n"
+"the window before it and --after SECONDS after it; triggers within a window\n"
+"being written share its file. DIR is made if missing; no file is replaced.\n"
+"Conditions (T: 5ms, 200us, 1s): sigusr1; ioctl:error[=ERRNO][:NAME],\n"
+"ioctl:over=T[:NAME]; api:over=T[:FUNCTION]; latency:over=T[:COMM];\n"
+"sched:queue=T[:RING], sched:run=T[:RING]; fence:over=T[:COMM] (a wait);\n"
+"vblank:missed[:COMM]; nvidia:xid[=CODE].\n"
 "The process filters apply as the live commands apply them (in the kernel\n"
 "where the event fires in the process; sched's after joining each job, by\n"
 "'report'), and a capability's own options are taken as its verb takes them.\n"
 "\n"
 "Options:\n"
-"  -o, --output FILE        the trace file to write (required)\n"
+"  -o, --output FILE        the trace file to write (required); with --last, the\n"
+"                           directory of the files\n"
 "      --summary            also print each capability's summary on stdout at the\n"
 "                           end, as 'report FILE CAPABILITY' prints it\n"
 "      --force              write through a symbolic link at FILE\n"
 "      --compress           compress each block of records with zstd\n"
 "      --format1            write format 1.1 (records as they are, 80 bytes an\n"
-"                           ioctl), for older xputrace\n",
+"                           ioctl), for older xputrace\n"
+"      --last SECONDS       a flight recorder: keep the last SECONDS in memory,\n"
+"                           write them when a --trigger is met\n"
+"      --after SECONDS      with --last: and SECONDS after the trigger (default 1)\n"
+"      --trigger COND       with --last: what writes a file (conditions above;\n"
+"                           several: any of them)\n"
+"      --ring-size MIB      with --last: the ring's bound in memory (default 64)\n"
+"      --max-triggers N     with --last: files written at most (default 100)\n"
+"      --holdoff SECONDS    with --last: no new file within SECONDS of the last\n"
+"                           one's trigger (default 1)\n",
 	       xp_cap_names(names, sizeof(names)));
 	xp_opts_help(stdout, xp_record_opts.common, NULL);
 	xp_multi_caps_help(stdout, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .keep = keep_opt });
@@ -104,7 +133,9 @@ static void help(const void *ctx)
 "  xputrace record -o app.xpt -p 1234 ioctl   one process, until Ctrl-C\n"
 "  xputrace record -o gpu.xpt sched vblank    GPU jobs and frames together\n"
 "  xputrace record -o mem.xpt -d 10 mem       buffer memory and submissions\n"
-"  xputrace report gpu.xpt                    the summary, from the file\n");
+"  xputrace report gpu.xpt                    the summary, from the file\n"
+"  xputrace record --last 10 --trigger ioctl:error=EINVAL -o crash/\n"
+"                                             the 10 s before each EINVAL, and 1 s after\n");
 }
 
 static int record_opt(void *ctx, int i, const char *arg)
@@ -119,8 +150,10 @@ static int record_opt(void *ctx, int i, const char *arg)
 		r->force = true;
 	else if (i == 3)
 		r->compress = true;
-	else
+	else if (i == 4)
 		r->v1 = true;
+	else
+		return xp_flight_opt(&r->fc, i - 5, arg);
 	return 0;
 }
 
@@ -133,6 +166,22 @@ static bool record_default(const struct xp_cap *c)
 static bool has_records(const struct xp_cap *c)
 {
 	return c->rec != NULL;
+}
+
+/* --last and its options: each needs the others. 0 or 2, said. */
+static int parse_flight(struct record_run *r)
+{
+	if (!r->fc.last_s)
+		return r->fc.ntrig ? xp_fail(2, "record: --trigger needs --last SECONDS (a flight recorder)") : 0;
+	if (!r->fc.ntrig)
+		return xp_fail(2, "record: --last needs at least one --trigger COND");
+	if (r->summary)
+		return xp_fail(2, "record: --summary reads one file; with --last, report each file written");
+	if (!strcmp(r->out, "-"))
+		return xp_fail(2, "record: with --last, -o names a directory, not standard output");
+	if (r->force)
+		return xp_fail(2, "record: --force follows a link at FILE; with --last, -o must be the directory itself");
+	return xp_flight_check(&r->fc, r->ci, r->want, r->nci);
 }
 
 static int parse(int argc, char **argv, struct record_run *r)
@@ -160,7 +209,7 @@ static int parse(int argc, char **argv, struct record_run *r)
 			       r->o.json ? "--json (the summaries)" : "--summary");
 	if (r->force && !strcmp(r->out, "-"))
 		return xp_fail(2, "record: --force writes through a symbolic link at FILE; -o - is standard output");
-	return 0;
+	return parse_flight(r);
 }
 
 static void stats_now(struct record_run *r, struct xp_trace_stats *st)
@@ -176,7 +225,11 @@ static int on_record(void *ctx, const struct xp_rec_hdr *h)
 	struct record_run *r = ctx;
 	int err;
 
-	if ((err = xp_trace_writer_add(r->w, h)))
+	if (r->fl)
+		err = xp_flight_add(r->fl, h);
+	else
+		err = xp_trace_writer_add(r->w, h);
+	if (err)
 		r->write_err = err;
 	return err;
 }
@@ -192,6 +245,8 @@ static int on_tick(void *ctx, uint64_t n)
 	/* the kernel-side upkeep a live run's drain does (latency's ageing) */
 	if ((err = xp_caps_upkeep(r->ci, r->nci, r->want, r->let_go)))
 		return err;
+	if (r->fl)
+		return xp_flight_poll(r->fl);
 	stats_now(r, &st);
 	if ((err = xp_trace_writer_stats(r->w, &st)))
 		r->write_err = err;
@@ -210,7 +265,40 @@ static int on_idle(void *ctx)
 {
 	struct record_run *r = ctx;
 
+	if (r->fl)
+		return xp_flight_poll(r->fl);
 	return xp_reader_gone(r->of.fd) ? -EPIPE : 0;
+}
+
+/* What each row's upkeep let go while recording, one line each. */
+static void say_let_go(const struct record_run *r)
+{
+	for (int i = 0; i < r->nci; i++)
+		if (r->let_go[i])
+			fprintf(stderr, "xputrace: record: %s: %llu %s\n", r->ci[i].cap->name,
+				(unsigned long long)r->let_go[i], r->ci[i].cap->let_go);
+}
+
+static void flight_stats(void *ctx, struct xp_trace_stats *st)
+{
+	stats_now(ctx, st);
+}
+
+/* The end of a flight recording: stop, drain, the file being written ends, the totals. The status. */
+static int finish_flight(struct record_run *r, int err)
+{
+	uint64_t stopped = xp_now_ns();
+
+	err = xp_multi_finish("record", &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .want = r->want },
+			      &r->sess, stopped, err);
+	if (!err)
+		err = r->write_err;
+	if ((err = xp_flight_end(r->fl, stopped) ?: err)) {
+		xp_fail(1, "record: %s", strerror(-err));
+		return 1;
+	}
+	say_let_go(r);
+	return 0;
 }
 
 /*
@@ -271,10 +359,7 @@ static int finish(struct record_run *r, int err)
 		xp_fail(1, "record: %s", strerror(-err));
 		return 1;
 	}
-	for (int i = 0; i < r->nci; i++)
-		if (r->let_go[i])
-			fprintf(stderr, "xputrace: record: %s: %llu %s\n", r->ci[i].cap->name,
-				(unsigned long long)r->let_go[i], r->ci[i].cap->let_go);
+	say_let_go(r);
 	fprintf(stderr, "Recorded %llu records in %llu blocks (%llu bytes) to %s; drops: %llu\n",
 		(unsigned long long)xp_trace_writer_records(r->w),
 		(unsigned long long)xp_trace_writer_blocks(r->w),
@@ -309,6 +394,7 @@ static int prepare(struct record_run *r, int argc, char **argv)
 	r->let_go = calloc(xp_ncaps, sizeof(*r->let_go));
 	r->meta = calloc(1, sizeof(*r->meta));	/* before the options: some are kept in it */
 	r->sess.more_obj = r->more_obj;
+	xp_flight_cfg_init(&r->fc);
 	if (!r->ci || !r->want || !r->more_obj || !r->let_go || !r->meta)
 		return xp_fail(1, "record: out of memory");
 	for (size_t i = 0; i < xp_ncaps; i++)
@@ -320,6 +406,9 @@ static int prepare(struct record_run *r, int argc, char **argv)
 	xp_libbpf_quiet(r->o.verbose);
 	if ((status = xp_live_targets(&r->o, "record", &r->meta->devs)))
 		return status;
+	/* a trigger names the calls as the summary does, and filters as it does */
+	r->env.devs = &r->meta->devs;
+	r->env.filt = r->o.f;
 	/* the start time is taken before attaching: no record is older */
 	xp_trace_meta_host(r->meta, XP_VERSION);
 	r->meta->filter_pid = r->o.f.pid;
@@ -336,12 +425,22 @@ static int record(struct record_run *r, int argc, char **argv)
 
 	if ((status = prepare(r, argc, argv)) >= 0)
 		return status;
-	/* beside FILE, before any BPF: FILE itself changes only by the final rename */
-	if ((err = xp_out_open(&r->of, r->out, r->force, why, sizeof(why))))
-		return xp_fail(err == -EEXIST ? 2 : 1, "record: %s", why);
-	r->of_open = true;
-	/* a second signal exits at once: it says where the recording so far is */
-	xp_signals_leftover(r->of.tmp);
+	if (r->fc.last_s) {
+		/* DIR, before any BPF; a SIGUSR1 during start-up is kept for when tracing begins */
+		struct xp_flight_io io = { .meta = r->meta, .stats = flight_stats, .ctx = r, .ci = r->ci,
+					   .want = r->want, .nci = r->nci,
+					   .wopts = { .raw = r->v1, .zstd_level = r->compress ? 3 : 0 } };
+
+		if (!(r->fl = xp_flight_open(&r->fc, r->out, &io, &status)))
+			return status;
+	} else {
+		/* beside FILE, before any BPF: FILE itself changes only by the final rename */
+		if ((err = xp_out_open(&r->of, r->out, r->force, why, sizeof(why))))
+			return xp_fail(err == -EEXIST ? 2 : 1, "record: %s", why);
+		r->of_open = true;
+		/* a second signal exits at once: it says where the recording so far is */
+		xp_signals_leftover(r->of.tmp);
+	}
 	if ((status = open_caps(r)))
 		goto out;
 	if (xp_stop) {
@@ -357,7 +456,7 @@ static int record(struct record_run *r, int argc, char **argv)
 	/* everything is attached: tracing began (the start, taken before
 	 * attaching, stays the file's origin: no record is older) */
 	r->meta->tracing_ns = xp_now_ns();
-	if ((err = xp_trace_writer_open_opts(&r->w, r->of.fd, r->meta, &(struct xp_trace_wopts){
+	if (!r->fl && (err = xp_trace_writer_open_opts(&r->w, r->of.fd, r->meta, &(struct xp_trace_wopts){
 			.raw = r->v1, .zstd_level = r->compress ? 3 : 0 }))) {
 		write_failed(r, err);
 		goto out;
@@ -385,12 +484,19 @@ static int record(struct record_run *r, int argc, char **argv)
 		fprintf(stderr, "Tracing");	/* tests wait for this word */
 		for (int i = 0; i < r->meta->ncaps; i++)
 			fprintf(stderr, "%s %s", i ? "," : "", r->meta->caps[i]);
-		fprintf(stderr, " (%s) into %s%s%s%s... %s\n", r->meta->hook, r->out,
-			r->of.tmp[0] ? " (" : "", r->of.tmp, r->of.tmp[0] ? " until the end)" : "",
-			r->o.duration_s ? "" : "Ctrl-C to end.");
-		err = xp_session_run(&r->sess);
+		if (r->fl)
+			fprintf(stderr, " (%s), the last %.3g s in memory, into %s/ when triggered... %s\n",
+				r->meta->hook, r->fc.last_s, r->out, r->o.duration_s ? "" : "Ctrl-C to end.");
+		else
+			fprintf(stderr, " (%s) into %s%s%s%s... %s\n", r->meta->hook, r->out,
+				r->of.tmp[0] ? " (" : "", r->of.tmp, r->of.tmp[0] ? " until the end)" : "",
+				r->o.duration_s ? "" : "Ctrl-C to end.");
+		/* a trigger during start-up (SIGUSR1) writes its file now */
+		err = r->fl ? xp_flight_poll(r->fl) : 0;
+		if (!err)
+			err = xp_session_run(&r->sess);
 	}
-	status = finish(r, err);
+	status = r->fl ? finish_flight(r, err) : finish(r, err);
 out:
 	/* a failed recording is dropped; FILE stays as it was */
 	xp_signals_leftover(NULL);
@@ -409,6 +515,8 @@ int cmd_record(int argc, char **argv)
 		return xp_fail(1, "record: out of memory");
 	r->env = (struct xp_cap_env){ .live = true, .out = XP_OUT_SUMMARY, .f = stdout };
 	status = record(r, argc, argv);
+	if (status)
+		xp_flight_failed(r->fl);
 	xp_session_close(&r->sess);
 	for (int i = r->nci - 1; i >= 0; i--) {
 		xp_kside_close(r->ci[i].k);
@@ -419,6 +527,7 @@ int cmd_record(int argc, char **argv)
 	free(r->more_obj);
 	free(r->let_go);
 	xp_trace_writer_free(r->w);
+	xp_flight_free(r->fl);
 	if (r->meta)
 		xp_trace_meta_free(r->meta);
 	free(r->meta);

@@ -20,6 +20,7 @@
 
 #include "cmd/cmds.h"
 #include "cmd/runner.h"
+#include "cmd/serve.h"
 #include "core/cgroups.h"
 #include "sinks/cgroup_labels.h"
 #include "core/parse.h"
@@ -33,36 +34,6 @@
 #define DEFAULT_LISTEN "127.0.0.1:9464"
 /* where a Kubernetes node's kubelet keeps containers/ and pods/ (core/cgroups.h's xp_k8s_names) */
 #define KUBELET_LOGS "/var/log"
-
-struct serve_run {
-	const char *verb;		/* "serve" or "top" */
-	bool top;
-	const char *sort;		/* top --sort */
-	bool tty;			/* top: stdout is a terminal, redrawn in place */
-	uint64_t last_ns, last_events;	/* top: at the last refresh */
-	uint64_t sampled_ns;		/* the samplers' last sample (XP_CAP_SAMPLER) */
-	bool samplers;			/* some are served */
-	struct xp_live_opts o;
-	const char *listen;
-	bool per_process, named;	/* named: rows were named */
-	uint64_t max_series;
-	struct xp_devices devs;
-	struct xp_cap_env env;
-	struct xp_cap_inst *ci;		/* every runnable capability, table order */
-	bool *want;
-	int nci;
-	struct bpf_object **more_obj;
-	struct xp_kside *owner;		/* the first opened: its ring buffer is shared */
-	struct xp_session sess;
-	pthread_mutex_t lock;		/* the metrics and the cgroup cache */
-	struct xp_metrics m;
-	struct xp_cgroup_cache *cg;
-	struct xp_pid_cgroups pids;	/* the rows' pid -> cgroup id (the tracing thread's) */
-	struct xp_http_server *http;
-	struct xp_series **events;	/* per capability, NULL where not served */
-	struct xp_series *drops[XP_DROP_ALL], *series, *folded;
-	struct xp_series *shed[XP_HTTP_SHED_N];	/* serve: HTTP connections shed, by reason */
-};
 
 static const struct xp_cap_opt serve_own[] = {
 	{ "listen", 'l', "ADDR:PORT", "where to serve (default " DEFAULT_LISTEN ", loopback only;\n"
@@ -110,11 +81,15 @@ static const char top_about[] =
 "in the last interval with each counter's rate per second (time in seconds\n"
 "as a percentage of one CPU), its cgroup beside it, and a row per ring,\n"
 "CRTC or timeline for the counters of no process; refreshed every -i\n"
-"SECONDS (default 1). On a terminal it redraws in place and shows as many\n"
-"rows as fit; otherwise each refresh is a block of plain text. Columns come\n"
+"SECONDS (default 1). On a terminal it takes the screen: a strip per ring of\n"
+"its GPU busy share over the last 60 refreshes (else of the events per\n"
+"second) above the table, fitted to the window's width; keys: q quits,\n"
+"s or > sorts by the next column, < by the one before, r reverses, v shows\n"
+"processes, cgroups or devices, h shows the keys. Piped (or where no key can\n"
+"be read) each refresh is a block of plain text. Columns come\n"
 "from the capabilities with metrics (%s; unless named, those whose\n"
-"events this kernel has); --sort picks the order. Ctrl-C, SIGTERM or the end\n"
-"of -d ends it.\n";
+"events this kernel has); --sort picks the order. q, Ctrl-C, SIGTERM or the\n"
+"end of -d ends it.\n";
 static const char top_examples[] =
 "  xputrace top                              every process using a GPU, each second\n"
 "  xputrace top -s ioctl_errors -i 5         the most failing first, every 5 s\n"
@@ -361,52 +336,13 @@ static int on_tick(void *ctx, uint64_t n)
 	return sample(r, r->top);
 }
 
-/* top: one refresh of the table, from what changed since the last one. */
-static int top_refresh(struct serve_run *r)
-{
-	struct xp_top_opts to = { .sort = r->sort };
-	uint64_t now = xp_now_ns(), events = 0;
-	double dt = (double)(now - r->last_ns) / 1e9;
-	struct winsize ws;
-	char when[16];
-	time_t t = time(NULL);
-	int n;
-
-	for (int i = 0; i < r->nci; i++)
-		events += r->events[i] ? r->events[i]->value : 0;
-	strftime(when, sizeof(when), "%H:%M:%S", localtime(&t));
-	if (r->tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 3) {
-		to.max_rows = ws.ws_row - 3;
-		to.width = ws.ws_col;
-	}
-	/* a terminal is redrawn from its top left; plain text gets one block per refresh */
-	if (r->tty)
-		fputs("\033[H\033[2J", stdout);
-	pthread_mutex_lock(&r->lock);
-	printf("xputrace top %s  %.3f s  events %.0f/s  drops %llu  series %zu%s\n", when, dt,
-	       (double)(events - r->last_events) / (dt > 0 ? dt : 1),
-	       (unsigned long long)(r->drops[0]->value + r->drops[1]->value + r->drops[2]->value),
-	       r->m.nbounded, r->m.folded ? " (more folded)" : "");
-	n = xp_top_write(stdout, &r->m, dt, &to);
-	pthread_mutex_unlock(&r->lock);
-	if (n < 0)
-		return n;
-	if (!r->tty)
-		putchar('\n');
-	r->last_ns = now;
-	r->last_events = events;
-	if (fflush(stdout) || ferror(stdout))
-		return errno == EPIPE ? -EPIPE : -EIO;
-	return 0;
-}
-
 /* top's timer: the drops, then the table. */
 static int on_refresh(void *ctx, uint64_t n)
 {
 	struct serve_run *r = ctx;
 
 	on_tick(ctx, n);
-	return top_refresh(r);
+	return xp_top_refresh(r);
 }
 
 /* Opens the rows asked for into one ring buffer, as record does. Returns an exit status. */
@@ -443,6 +379,7 @@ static int serve(struct serve_run *r, int argc, char **argv)
 	char why[256], what[512] = "";
 	size_t k = 0;
 	uint64_t stopped;
+	bool screen = false;	/* top took the terminal's screen */
 	int err, status;
 
 	r->ci = calloc(xp_ncaps, sizeof(*r->ci));
@@ -515,7 +452,9 @@ static int serve(struct serve_run *r, int argc, char **argv)
 		else
 			fprintf(stderr, "Tracing %s; metrics at http://%s/metrics%s\n", what,
 				xp_http_addr(r->http), r->o.duration_s ? "" : "... Ctrl-C to end.");
+		xp_top_take_screen(r);
 		err = xp_session_run(&r->sess);
+		screen = xp_top_give_screen(r);	/* the terminal back before anything more is said */
 	}
 	stopped = xp_now_ns();
 	err = xp_multi_finish(verb, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .want = r->want },
@@ -524,9 +463,9 @@ static int serve(struct serve_run *r, int argc, char **argv)
 		if (r->want[i] && r->ci[i].k)
 			xp_say_undecodable(verb, &r->ci[i]);
 	/* top: what came since the last refresh is shown too */
-	if (r->top && (!err || err == -EINTR)) {
+	if (r->top && !screen && (!err || err == -EINTR)) {
 		on_tick(r, 0);
-		err = top_refresh(r);
+		err = xp_top_refresh(r);
 	}
 	if (err == -EIO || err == -EPIPE)	/* the output failed, or its reader went away */
 		return 1;

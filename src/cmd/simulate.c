@@ -200,6 +200,18 @@ static int set_deadline(struct xp_sim_task *t, const char *v)
 	return parse_ms(v, &t->deadline);
 }
 
+static int set_drm_prio(struct xp_sim_task *t, const char *v)
+{
+	static const char *const names[] = { "kernel", "high", "normal", "low" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(v, names[i])) {
+			t->drm_prio = (int8_t)(XP_SIM_DRM_KERNEL + i);
+			return 0;
+		}
+	return -EINVAL;
+}
+
 static int set_reserve(struct xp_sim_task *t, const char *v)
 {
 	char c[64];
@@ -220,12 +232,12 @@ static int set_reserve(struct xp_sim_task *t, const char *v)
 #define MAX_SETTINGS 32
 
 enum { O_POLICY, O_COMPARE, O_PRIO, O_RESERVE, O_ENFORCE, O_PREDICT, O_DEADLINE, O_DEPTH, O_OVERHEAD,
-       O_PERFETTO, O_FORMAT, O_BY };
+       O_PERFETTO, O_FORMAT, O_BY, O_DRM_PRIO };
 
 static const struct xp_cap_opt sim_own[] = {
-	[O_POLICY] = { "policy", 0, "POLICY", "fifo, rr, prt or ht", false, NULL },
+	[O_POLICY] = { "policy", 0, "POLICY", "fifo, rr, prt, ht, drm-fifo, drm-rr or drm-fair", false, NULL },
 	[O_COMPARE] = { "compare", 0, "LIST", "several policies side by side (fifo,prt,ht)", false, NULL },
-	[O_PRIO] = { "prio", 0, "TASK=N", "a task's priority, higher first (COMM or PID; repeatable)", false, NULL },
+	[O_PRIO] = { "prio", 0, "TASK=N", "a task's priority, higher first (COMM, PID or the\ntask's name, comm/pid#client; repeatable)", false, NULL },
 	[O_RESERVE] = { "reserve", 0, "TASK=C/P", "a reservation: C ms of GPU time every P ms (repeatable)", false, NULL },
 	[O_ENFORCE] = { "enforce", 0, "pe|ae", "reservations posterior (pe, default) or apriori (ae)", false, NULL },
 	[O_PREDICT] = { "predict", 0, "HOW", "cost prediction: history (default), mean or last", false, NULL },
@@ -235,7 +247,8 @@ static const struct xp_cap_opt sim_own[] = {
 	[O_PERFETTO] = { "perfetto", 0, "OUT", "also write the schedules as a Perfetto trace to OUT\n('-': instead of the summary)", false, NULL },
 	[O_FORMAT] = { "format", 0, "FORMAT", "--perfetto's format: json (the default) or proto\n(Perfetto's own protobuf)", false, NULL },
 	[O_BY] = { "by", 0, "WHAT", "a task is a process (default) or a DRM client (6.17+)", false, NULL },
-	[O_BY + 1] = { NULL },
+	[O_DRM_PRIO] = { "drm-prio", 0, "TASK=P", "the task's drm_sched priority for the drm-* policies:\nkernel, high, normal (default) or low (repeatable)", false, NULL },
+	[O_DRM_PRIO + 1] = { NULL },
 };
 const struct xp_verb_opts xp_simulate_opts = { XP_O_JSON, sim_own };
 
@@ -243,8 +256,8 @@ struct sim_opts {
 	int policies[XP_SIM_NPOLICIES];
 	int npolicies;
 	bool policy, compare;
-	const char *set[3][MAX_SETTINGS];	/* --prio, --reserve, --deadline */
-	int nset[3];
+	const char *set[4][MAX_SETTINGS];	/* --prio, --reserve, --deadline, --drm-prio */
+	int nset[4];
 	struct xp_sim_params p;
 	uint64_t depth, overhead;
 	bool has_depth, has_overhead;
@@ -259,7 +272,7 @@ static int add_policy(struct sim_opts *o, const char *s)
 	int p = xp_sim_policy_parse(s);
 
 	if (p < 0)
-		return xp_fail(2, "simulate: unknown policy '%s' (fifo, rr, prt, ht)", s);
+		return xp_fail(2, "simulate: unknown policy '%s' (fifo, rr, prt, ht, drm-fifo, drm-rr, drm-fair)", s);
 	for (int i = 0; i < o->npolicies; i++)
 		if (o->policies[i] == p)
 			return 0;
@@ -292,7 +305,8 @@ static int sim_opt(void *ctx, int i, const char *arg)
 	case O_PRIO:
 	case O_RESERVE:
 	case O_DEADLINE:
-		k = i == O_PRIO ? 0 : i == O_RESERVE ? 1 : 2;
+	case O_DRM_PRIO:
+		k = i == O_PRIO ? 0 : i == O_RESERVE ? 1 : i == O_DEADLINE ? 2 : 3;
 		if (o->nset[k] == MAX_SETTINGS)
 			return xp_fail(2, "simulate: --%s: at most %d", sim_own[i].name, MAX_SETTINGS);
 		o->set[k][o->nset[k]++] = arg;
@@ -349,17 +363,19 @@ static int sim_check(const struct sim_opts *o, bool json)
 	bool queues = false;	/* a policy that --depth shapes */
 
 	for (int i = 0; i < o->npolicies; i++)
-		queues |= o->policies[i] == XP_SIM_FIFO || o->policies[i] == XP_SIM_RR;
+		queues |= o->policies[i] == XP_SIM_FIFO || o->policies[i] == XP_SIM_RR ||
+			  o->policies[i] >= XP_SIM_DRM_FIFO;
 	if (o->policy && o->compare)
 		return xp_fail(2, "simulate: --policy and --compare both name the policies: one or the other");
 	if (!o->npolicies)
-		return xp_fail(2, "simulate: which policy? --policy fifo|rr|prt|ht or --compare fifo,prt,ht");
+		return xp_fail(2, "simulate: which policy? --policy fifo|rr|prt|ht|drm-fifo|drm-rr|drm-fair or "
+				  "--compare fifo,prt,ht");
 	if (o->has_format && !o->perfetto)
 		return xp_fail(2, "simulate: --format is --perfetto's format, and no --perfetto is given");
 	if (o->has_enforce && !o->nset[1])
 		return xp_fail(2, "simulate: --enforce says how reservations are enforced, and no --reserve is given");
 	if (o->has_depth && !queues)
-		return xp_fail(2, "simulate: --depth shapes fifo and rr, and no policy here is either");
+		return xp_fail(2, "simulate: --depth shapes fifo, rr and the drm policies, and no policy here is one");
 	return xp_sim_perfetto_json("simulate", o->perfetto, json);
 }
 
@@ -381,6 +397,12 @@ static void sim_help(const void *ctx)
 "        highest-priority waiter goes (predictable response times)\n"
 "  ht    a job goes at once if the ring is idle, or runs only its own task's\n"
 "        jobs and nothing of higher priority waits (high throughput)\n"
+"and as Linux's DRM scheduler chooses (one entity per task and ring, --depth\n"
+"credits, run queues per --drm-prio):\n"
+"  drm-fifo  the entity whose next job was queued first (7.x's default)\n"
+"  drm-rr    entities in turn (6.x's list, or 7.x's, as the recording's kernel)\n"
+"  drm-fair  the least virtual runtime: GPU time weighted by priority\n"
+"            (7.x's gpu_sched.sched_policy=2)\n"
 "A job starts no sooner than the scheduler's reaction after it is ready with\n"
 "room on its ring: the recording's reactions in the order they happened, or\n"
 "--overhead for each job that waited. Reservations give a task C ms of\n"
@@ -388,10 +410,12 @@ static void sim_help(const void *ctx)
 "overrun), ae lets a job go only if its predicted cost fits what is left.\n"
 "Per task: response time (done - queued) p50/p99/max, deadline misses, jobs\n"
 "per second and utilisation over the schedule's span, overruns, and the cost\n"
-"predictor's mean error. The recording's own schedule comes first, as\n"
-"\"recorded\". --perfetto writes every schedule as tracks of its own (one per\n"
-"ring) for ui.perfetto.dev: trace-event JSON, or with --format proto\n"
-"Perfetto's protobuf. docs/simulate.md has the definitions.\n"
+"predictor's mean error; with a drm-* policy also each task's share of the\n"
+"GPU while every task had work and its mean wait (queued -> on the ring).\n"
+"The recording's own schedule comes first, as \"recorded\". --perfetto\n"
+"writes every schedule as tracks of its own (one per ring) for\n"
+"ui.perfetto.dev: trace-event JSON, or with --format proto Perfetto's\n"
+"protobuf. docs/simulate.md has the definitions.\n"
 "\n"
 "Options:\n");
 	xp_opts_help(stdout, xp_simulate_opts.common, xp_simulate_opts.opts);
@@ -401,6 +425,7 @@ static void sim_help(const void *ctx)
 "  xputrace simulate gpu.xpt --policy prt --prio frame=10\n"
 "  xputrace simulate gpu.xpt --compare fifo,prt,ht --prio frame=10 --deadline frame=16\n"
 "  xputrace simulate gpu.xpt --policy fifo --reserve greedy=4/16 --enforce ae\n"
+"  xputrace simulate gpu.xpt --compare drm-fifo,drm-fair --drm-prio bg=low\n"
 "  xputrace simulate gpu.xpt --compare fifo,prt --perfetto sim.json\n"
 "  xputrace simulate gpu.xpt --compare fifo,prt --perfetto sim.pftrace --format proto\n");
 }
@@ -416,10 +441,10 @@ static int sim_perfetto(struct xp_perfetto *p, void *ctx)
 
 int cmd_simulate(int argc, char **argv)
 {
-	static int (*const setters[3])(struct xp_sim_task *, const char *) = {
-		xp_sim_set_prio, set_reserve, set_deadline,
+	static int (*const setters[4])(struct xp_sim_task *, const char *) = {
+		xp_sim_set_prio, set_reserve, set_deadline, set_drm_prio,
 	};
-	static const int setopt[3] = { O_PRIO, O_RESERVE, O_DEADLINE };
+	static const int setopt[4] = { O_PRIO, O_RESERVE, O_DEADLINE, O_DRM_PRIO };
 	struct sim_opts o = { .npolicies = 0 };
 	struct xp_optset set = { xp_simulate_opts.opts, sim_opt, &o };
 	struct xp_live_opts lo = { 0 };
@@ -438,7 +463,7 @@ int cmd_simulate(int argc, char **argv)
 		return status;
 	if ((status = xp_sim_load_file("simulate", path, o.by_client, &l, &t0, &t_end)))
 		return xp_finish_stdout(status);
-	for (int k = 0; k < 3 && !status; k++)
+	for (int k = 0; k < 4 && !status; k++)
 		for (int i = 0; i < o.nset[k] && !status; i++)
 			status = xp_sim_apply("simulate", sim_own[setopt[k]].name, o.set[k][i], &l.in, setters[k]);
 	if (status)

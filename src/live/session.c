@@ -37,6 +37,13 @@ void xp_signals_leftover(const char *path)
 		leftover_len = n;
 }
 
+static void (*volatile at_exit_fn)(void);
+
+void xp_signals_at_exit(void (*fn)(void))
+{
+	at_exit_fn = fn;
+}
+
 static void on_signal(int sig)
 {
 	static const char msg[] = "xputrace: second signal: exiting without a summary\n";
@@ -44,6 +51,8 @@ static void on_signal(int sig)
 	(void)sig;
 	if (xp_stop) {
 		/* the user insists: async-signal-safe calls only */
+		if (at_exit_fn)
+			at_exit_fn();
 		if (leftover_len) {
 			if (write(STDERR_FILENO, leftover_msg, (size_t)leftover_len) < 0)
 				_exit(130);

@@ -20,6 +20,12 @@ void xp_signals_install(void);
 /* The partial file a second signal leaves behind, named in its message; NULL: none. */
 void xp_signals_leftover(const char *path);
 
+/*
+ * What a second signal calls before it exits at once (an async-signal-safe
+ * function: a terminal given back as it was); NULL: nothing.
+ */
+void xp_signals_at_exit(void (*fn)(void));
+
 /* libbpf's own messages: shown with -v only. */
 void xp_libbpf_quiet(bool verbose);
 

@@ -3,9 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/sim_drm.h"
 #include "sim/sim_int.h"
 
-static const char *const policy_names[XP_SIM_NPOLICIES] = { "fifo", "rr", "prt", "ht" };
+static const char *const policy_names[XP_SIM_NPOLICIES] = {
+	"fifo", "rr", "prt", "ht", "drm-fifo", "drm-rr", "drm-fair",
+};
 
 const char *xp_sim_policy_name(enum xp_sim_policy p)
 {
@@ -50,6 +53,7 @@ struct eng {
 	struct budget *bud;
 	struct pred *pred;
 	uint32_t *twait;		/* per task: its jobs waiting, on every ring */
+	struct xp_sim_drm *drm;		/* the drm-* policies' run queues */
 };
 
 static bool before(const struct eng *e, uint32_t a, uint32_t b)
@@ -89,6 +93,18 @@ static int64_t head_of(const struct eng *e, const struct ring *r, uint32_t t)
 	if (wq_empty(q) || !budget_ok(e, q->v[q->head]))
 		return -1;
 	return q->v[q->head];
+}
+
+struct drm_ready {
+	const struct eng *e;
+	const struct ring *r;
+};
+
+static bool drm_ready(void *ctx, uint32_t t)
+{
+	const struct drm_ready *c = ctx;
+
+	return head_of(c->e, c->r, t) >= 0;
 }
 
 /*
@@ -145,6 +161,15 @@ static int64_t pick(struct eng *e, uint16_t ri)
 				return -1;
 		return best;
 	}
+	case XP_SIM_DRM_FIFO:
+	case XP_SIM_DRM_RR:
+	case XP_SIM_DRM_FAIR: {
+		struct drm_ready c = { e, r };
+
+		if (on >= depth || (j = xp_sim_drm_select(e->drm, ri, drm_ready, &c)) < 0)
+			return -1;
+		return head_of(e, r, (uint32_t)j);
+	}
 	default:
 		return -1;
 	}
@@ -159,15 +184,32 @@ static uint64_t reaction(const struct xp_sim_input *in, uint16_t ri, uint32_t k)
 	return in->react[in->react_off[ri] + k % n];
 }
 
+/* the least of the rings' next reactions: how far ahead the drm policies see arrivals */
+static uint64_t horizon(const struct eng *e)
+{
+	uint64_t h = UINT64_MAX;
+
+	for (uint16_t i = 0; i < e->in->nrings; i++) {
+		uint64_t r = reaction(e->in, i, e->rings[i].nreact);
+
+		h = r < h ? r : h;
+	}
+	return h == UINT64_MAX ? 0 : h;
+}
+
 static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
 {
 	struct ring *r = &e->rings[ri];
 	const struct xp_sim_job *jb = &e->in->jobs[j];
 	struct xp_sim_out_job *o = &e->res->job[j];
 	struct budget *b = &e->bud[jb->task];
+	struct wq *q = &r->q[jb->task];
 
-	r->q[jb->task].head++;	/* the job picked is its task's head */
+	q->head++;	/* the job picked is its task's head */
 	e->twait[jb->task]--;
+	if (e->drm)
+		xp_sim_drm_pop(e->drm, ri, jb->task, !wq_empty(q),
+			       wq_empty(q) ? 0 : e->in->jobs[q->v[q->head]].arrival);
 	o->handed = now;
 	o->start = on_gpu(r) ? r->tail_end : now;
 	if (e->in->react || o->ready < now) {	/* the scheduler's reaction */
@@ -176,6 +218,8 @@ static void hand(struct eng *e, uint16_t ri, uint32_t j, uint64_t now)
 		if (at > o->start)
 			o->start = at;
 	}
+	if (o->start < jb->arrival)	/* seen ahead of its arrival (horizon) */
+		o->start = jb->arrival;
 	o->end = o->start + jb->cost;
 	o->has_pred = pred_get(&e->pred[jb->task], e->p->predict, &o->predicted);
 	r->gpu[r->tail++] = j;
@@ -190,6 +234,7 @@ static int make_ready(struct eng *e, uint32_t j, uint64_t now)
 {
 	const struct xp_sim_job *jb = &e->in->jobs[j];
 	struct wq *q = &e->rings[jb->ring].q[jb->task];
+	bool was_empty = wq_empty(q);
 	uint32_t k;
 
 	e->res->job[j].ready = now;
@@ -214,6 +259,8 @@ static int make_ready(struct eng *e, uint32_t j, uint64_t now)
 	q->v[k] = j;
 	q->n++;
 	e->twait[jb->task]++;
+	if (e->drm && was_empty)	/* the entity joins its run queue */
+		xp_sim_drm_push(e->drm, jb->ring, jb->task, jb->arrival);
 	return 0;
 }
 
@@ -228,6 +275,8 @@ static int complete(struct eng *e, uint32_t j)
 	b->inflight--;
 	b->inflight_pred -= (int64_t)o->predicted;
 	pred_add(&e->pred[jb->task], jb->cost);
+	if (e->drm)
+		xp_sim_drm_done(e->drm, jb->ring, jb->task, jb->cost);
 	e->state[j] = S_DONE;
 	for (uint32_t k = e->rdep_off[j]; k < e->rdep_off[j + 1]; k++) {
 		uint32_t d = e->rdeps[k];
@@ -256,6 +305,7 @@ static void eng_free(struct eng *e)
 	free(e->bud);
 	free(e->pred);
 	free(e->twait);
+	xp_sim_drm_free(e->drm);
 }
 
 static int eng_init(struct eng *e, const struct xp_sim_input *in)
@@ -329,7 +379,9 @@ int xp_sim_run(const struct xp_sim_input *in, const struct xp_sim_params *p,
 
 	if ((err = xp_sim_result_alloc(in, res)))
 		return err;
-	if ((err = eng_init(&e, in)) || !(order = malloc(((size_t)in->njobs + 1) * sizeof(*order)))) {
+	if (p->policy >= XP_SIM_DRM_FIFO && p->policy <= XP_SIM_DRM_FAIR && !(e.drm = xp_sim_drm_new(in, p->policy)))
+		err = -ENOMEM;
+	if (err || (err = eng_init(&e, in)) || !(order = malloc(((size_t)in->njobs + 1) * sizeof(*order)))) {
 		err = err ? err : -ENOMEM;
 		goto out;
 	}
@@ -375,6 +427,11 @@ int xp_sim_run(const struct xp_sim_input *in, const struct xp_sim_params *p,
 			refill(&in->tasks[t], &e.bud[t], now);
 		for (; next < in->njobs && in->jobs[order[next]].arrival <= now; next++)
 			if (!e.deps_left[order[next]] && (err = make_ready(&e, order[next], now)))
+				goto out;
+		/* drm_sched chooses when its worker runs, a reaction later: what arrived by then is its to see */
+		for (uint64_t by = e.drm ? now + horizon(&e) : now; next < in->njobs && in->jobs[order[next]].arrival <= by;
+		     next++)
+			if (!e.deps_left[order[next]] && (err = make_ready(&e, order[next], in->jobs[order[next]].arrival)))
 				goto out;
 		for (uint16_t i = 0; i < in->nrings; i++) {
 			int64_t j;

@@ -21,7 +21,8 @@
  *     smooth away); or, given one constant `overhead`, only a job that
  *     waited pays it;
  *   - policies: FIFO and RR keep up to `depth` jobs on a ring (drm_sched's
- *     credits), FIFO in ready order, RR one job per task in turn; PRT hands
+ *     credits), FIFO in ready order, RR one job per task in turn; drm-fifo,
+ *     drm-rr and drm-fair choose as Linux's drm_sched does (sim_drm.h); PRT hands
  *     a job over only when the ring is empty, the highest priority first;
  *     HT hands it over at once when the ring is empty or holds only the same
  *     task's jobs and nothing of higher priority waits (the GPU's own FIFO),
@@ -49,7 +50,13 @@
 #define XP_SIM_HISTORY 8
 #define XP_SIM_NAME 32
 
-enum xp_sim_policy { XP_SIM_FIFO, XP_SIM_RR, XP_SIM_PRT, XP_SIM_HT, XP_SIM_NPOLICIES };
+enum xp_sim_policy {
+	XP_SIM_FIFO, XP_SIM_RR, XP_SIM_PRT, XP_SIM_HT,
+	XP_SIM_DRM_FIFO, XP_SIM_DRM_RR, XP_SIM_DRM_FAIR,	/* drm_sched's own (sim_drm.h) */
+	XP_SIM_NPOLICIES
+};
+/* drm_sched's entity priorities (the tasks' drm_prio); normal is the default */
+enum xp_sim_drm_prio { XP_SIM_DRM_KERNEL = -2, XP_SIM_DRM_HIGH, XP_SIM_DRM_NORMAL, XP_SIM_DRM_LOW };
 enum xp_sim_enforce { XP_SIM_PE, XP_SIM_AE };
 enum xp_sim_predict { XP_SIM_PRED_HISTORY, XP_SIM_PRED_MEAN, XP_SIM_PRED_LAST };
 
@@ -71,6 +78,7 @@ struct xp_sim_task {
 	uint64_t client;
 	char name[XP_SIM_NAME];		/* "comm/pid", "comm/pid#client" */
 	int prio;			/* higher goes first (PRT, HT) */
+	int8_t drm_prio;		/* enum xp_sim_drm_prio (the drm-* policies) */
 	bool has_res;
 	uint64_t res_c, res_p;		/* budget per period, ns */
 	uint64_t deadline;		/* 0: none */
@@ -87,6 +95,7 @@ struct xp_sim_input {
 	uint64_t overhead;		/* ns, see above: the reactions' mean */
 	uint64_t *react;		/* the recorded reactions, ring by ring, or NULL */
 	uint32_t *react_off;		/* ring i's: react[react_off[i] .. react_off[i + 1]) */
+	bool drm_list_rr;		/* drm-rr as Linux 6.x makes it (sim_drm.h) */
 };
 
 struct xp_sim_params {
@@ -115,6 +124,8 @@ struct xp_sim_stats {
 	uint32_t overruns;
 	uint32_t npred;			/* jobs with a prediction */
 	double pred_err;		/* mean |predicted - cost| / cost, % */
+	double share;			/* its part of the rings' time while every task had work, % */
+	double wait_mean;		/* from arrival until it began on the ring (end - cost), ns */
 };
 
 struct xp_sim_result {
@@ -122,6 +133,7 @@ struct xp_sim_result {
 	struct xp_sim_stats *task;	/* ntasks */
 	struct xp_sim_stats all;
 	uint64_t first, last;		/* first arrival, last completion */
+	uint64_t share_end;		/* the shares' window: first .. the first task's last completion */
 };
 
 const char *xp_sim_policy_name(enum xp_sim_policy p);

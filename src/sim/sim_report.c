@@ -1,5 +1,6 @@
 /* `xputrace simulate`'s text and JSON (src/sim/sim_report.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "sim/sim_report.h"
 #include "sinks/json.h"
@@ -43,6 +44,35 @@ static void row(FILE *f, const char *policy, const char *task, const struct xp_s
 		fprintf(f, " %9s\n", "-");
 }
 
+static const char *drm_prio_name(int p)
+{
+	static const char *const names[] = { "kernel", "high", "normal", "low" };
+
+	return p >= XP_SIM_DRM_KERNEL && p <= XP_SIM_DRM_LOW ? names[p - XP_SIM_DRM_KERNEL] : "?";
+}
+
+/* With a drm-* policy: each task's GPU share while every task had work, and its waits. */
+static void shares_text(FILE *f, const struct xp_sim_report *r)
+{
+	const struct xp_sim_input *in = r->in;
+	bool drm = false;
+
+	for (int k = 0; k < r->nres; k++)
+		drm |= !strncmp(r->names[k], "drm-", 4);
+	if (!drm)
+		return;
+	fprintf(f, "\nSHARE%% of the rings' time from the first arrival until the first task was done;"
+		   " WAIT = queued until on the ring\n");
+	fprintf(f, "%-9s %-20s %7s %10s %9s\n", "POLICY", "TASK", "SHARE%", "WINDOW ms", "WAIT ms");
+	for (int k = 0; k < r->nres; k++) {
+		const struct xp_sim_result *res = &r->res[k];
+
+		for (uint32_t t = 0; t < in->ntasks; t++)
+			fprintf(f, "%-9s %-20s %7.1f %10.3f %9.3f\n", r->names[k], in->tasks[t].name,
+				res->task[t].share, ms(res->share_end - res->first), ms((uint64_t)res->task[t].wait_mean));
+	}
+}
+
 void xp_sim_report_text(FILE *f, const struct xp_sim_report *r)
 {
 	const struct xp_sim_input *in = r->in;
@@ -69,6 +99,8 @@ void xp_sim_report_text(FILE *f, const struct xp_sim_report *r)
 		fprintf(f, " %s", k->name);
 		if (k->prio)
 			fprintf(f, " prio %d", k->prio);
+		if (k->drm_prio != XP_SIM_DRM_NORMAL)
+			fprintf(f, " drm-prio %s", drm_prio_name(k->drm_prio));
 		if (k->has_res)
 			fprintf(f, " reserve %.3f/%.3f ms", ms(k->res_c), ms(k->res_p));
 		if (k->deadline)
@@ -90,6 +122,7 @@ void xp_sim_report_text(FILE *f, const struct xp_sim_report *r)
 			row(f, r->names[k], in->tasks[t].name, &r->res[k].task[t]);
 		row(f, r->names[k], "all", &r->res[k].all);
 	}
+	shares_text(f, r);
 }
 
 static void stats_json(struct xp_json *j, const struct xp_sim_stats *s)
@@ -109,6 +142,8 @@ static void stats_json(struct xp_json *j, const struct xp_sim_stats *s)
 		xp_json_double(j, s->pred_err);
 	else
 		xp_json_null(j);
+	xp_json_kdouble(j, "share_pct", s->share);
+	xp_json_kdouble(j, "wait_mean_ns", s->wait_mean);
 }
 
 void xp_sim_report_json(FILE *f, const struct xp_sim_report *r)
@@ -148,6 +183,7 @@ void xp_sim_report_json(FILE *f, const struct xp_sim_report *r)
 		if (k->has_client)
 			xp_json_ku64(&j, "client", k->client);
 		xp_json_ki64(&j, "prio", k->prio);
+		xp_json_kstr(&j, "drm_prio", drm_prio_name(k->drm_prio));
 		if (k->has_res) {
 			xp_json_ku64(&j, "reserve_c_ns", k->res_c);
 			xp_json_ku64(&j, "reserve_p_ns", k->res_p);
@@ -163,6 +199,7 @@ void xp_sim_report_json(FILE *f, const struct xp_sim_report *r)
 		xp_json_begin_obj(&j);
 		xp_json_kstr(&j, "policy", r->names[k]);
 		xp_json_ku64(&j, "span_ns", r->res[k].last > r->res[k].first ? r->res[k].last - r->res[k].first : 0);
+		xp_json_ku64(&j, "share_window_ns", r->res[k].share_end - r->res[k].first);
 		xp_json_key(&j, "tasks");
 		xp_json_begin_arr(&j);
 		for (uint32_t t = 0; t < in->ntasks; t++) {

@@ -61,6 +61,42 @@ int xp_sim_order(uint32_t *idx, uint32_t n,
 	return 0;
 }
 
+/*
+ * Each task's share of the rings' time from the first arrival until the
+ * first task is done (its last completion): the time every task had work.
+ */
+static void shares(const struct xp_sim_input *in, struct xp_sim_result *res)
+{
+	uint64_t end = UINT64_MAX;
+	double total = 0;
+
+	for (uint32_t t = 0; t < in->ntasks; t++)
+		res->task[t].share = 0;
+	for (uint32_t t = 0; t < in->ntasks; t++) {
+		uint64_t last = 0;
+
+		for (uint32_t j = 0; j < in->njobs; j++)
+			if (in->jobs[j].task == t && res->job[j].end > last)
+				last = res->job[j].end;
+		if (last && last < end)
+			end = last;
+	}
+	res->share_end = end == UINT64_MAX ? res->last : end;
+	for (uint32_t j = 0; j < in->njobs; j++) {
+		uint64_t e = res->job[j].end, s = e > in->jobs[j].cost ? e - in->jobs[j].cost : 0;
+
+		s = s < res->first ? res->first : s;
+		e = e > res->share_end ? res->share_end : e;
+		if (e > s) {
+			res->task[in->jobs[j].task].share += (double)(e - s);
+			total += (double)(e - s);
+		}
+	}
+	for (uint32_t t = 0; t < in->ntasks; t++)
+		res->task[t].share = total > 0 ? 100.0 * res->task[t].share / total : 0;
+	res->all.share = total > 0 ? 100.0 : 0;
+}
+
 int xp_sim_stats_fill(const struct xp_sim_input *in, struct xp_sim_result *res)
 {
 	uint64_t *resp = malloc(((size_t)in->njobs + 1) * sizeof(*resp));
@@ -85,7 +121,7 @@ int xp_sim_stats_fill(const struct xp_sim_input *in, struct xp_sim_result *res)
 	for (uint32_t t = 0; t <= in->ntasks; t++) {
 		struct xp_sim_stats *s = t < in->ntasks ? &res->task[t] : &res->all;
 		uint32_t n = 0;
-		double sum = 0;
+		double sum = 0, wait = 0;
 		uint64_t lo = UINT64_MAX, hi = 0;
 
 		memset(s, 0, sizeof(*s));
@@ -100,6 +136,8 @@ int xp_sim_stats_fill(const struct xp_sim_input *in, struct xp_sim_result *res)
 			lo = jb->arrival < lo ? jb->arrival : lo;
 			hi = o->end > hi ? o->end : hi;
 			sum += (double)rt;
+			/* until it began on the ring: its end less its cost, recorded or simulated alike */
+			wait += o->end - jb->cost > jb->arrival ? (double)(o->end - jb->cost - jb->arrival) : 0;
 			cost[t] += jb->cost;
 			if (jb->cost > s->max_cost)
 				s->max_cost = jb->cost;
@@ -119,12 +157,14 @@ int xp_sim_stats_fill(const struct xp_sim_input *in, struct xp_sim_result *res)
 		s->p99 = xp_sim_pct(resp, n, 99);
 		s->max = n ? resp[n - 1] : 0;
 		s->mean = n ? sum / n : 0;
+		s->wait_mean = n ? wait / n : 0;
 		/* a task's own span: from its first arrival to its last completion */
 		span = n && hi > lo ? (double)(hi - lo) / 1e9 : 0;
 		s->jobs_per_s = span > 0 ? n / span : 0;
 		s->util = span > 0 ? (double)cost[t] / 1e9 / span : 0;
 		s->pred_err = s->npred ? 100.0 * err[t] / s->npred : 0;
 	}
+	shares(in, res);
 	free(resp);
 	free(cost);
 	free(err);

@@ -102,6 +102,8 @@ int xp_sim_load_open(struct xp_sim_load *l, const struct xp_trace_meta *m)
 	if ((err = xp_sched_init(&l->st, 0, 0)))
 		return err;
 	l->have_st = true;
+	/* Linux 6.x's drm_sched serves each run queue's entities in a list's turn */
+	l->in.drm_list_rr = atoi(m->kernel) < 7;
 	l->st.filt.pid = m->filter_pid;
 	l->st.filt.comm = m->filter_comm[0] ? m->filter_comm : NULL;
 	l->st.filt.cgroup = m->filter_cgroup != 0;
@@ -130,6 +132,8 @@ int xp_sim_task_match(const struct xp_sim_task *t, const char *key)
 	char *end;
 	unsigned long pid = strtoul(key, &end, 10);
 
+	if (!strcmp(key, t->name))	/* "comm/pid", "comm/pid#client" */
+		return 1;
 	if (*key && !*end)
 		return pid == t->pid;
 	return !strncmp(key, t->comm, sizeof(t->comm) - 1);

@@ -61,7 +61,7 @@ void xp_sim_load_job(void *l, const struct xp_sched_job_info *j);
 int xp_sim_load_build(struct xp_sim_load *l, uint64_t end_ns);
 void xp_sim_load_free(struct xp_sim_load *l);
 
-/* Whether KEY (of a "KEY=VALUE" setting) names the task: a pid, else a comm. */
+/* Whether KEY (of a "KEY=VALUE" setting) names the task: its name (comm/pid[#client]), a pid, else a comm. */
 int xp_sim_task_match(const struct xp_sim_task *t, const char *key);
 
 #endif

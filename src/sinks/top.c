@@ -14,11 +14,6 @@ struct cell {
 	double v;
 };
 
-struct row {
-	const char *key;
-	double v[XP_TOP_MAX_COLS];		/* of the best source seen (rank[]) */
-	signed char rank[XP_TOP_MAX_COLS];	/* -1: none yet */
-};
 
 static const char *short_name(const char *name)
 {
@@ -57,8 +52,7 @@ static int by_key(const void *a, const void *b)
 	return strcmp(((const struct cell *)a)->key, ((const struct cell *)b)->key);
 }
 
-/* field i (0 pid, 1 comm, 2 cgroup) of a row's key, into buf */
-static const char *field(const char *key, int i, char *buf, size_t len)
+const char *xp_top_field(const char *key, int i, char *buf, size_t len)
 {
 	const char *p = key, *e;
 
@@ -100,28 +94,34 @@ static void label_values(const char *labels, char *buf, size_t len)
 	buf[k] = '\0';
 }
 
-static int sort_col = -1, sort_field;	/* qsort has no context: set per call */
+static int sort_col = -1, sort_field, sort_dir = 1;	/* qsort has no context: set per call */
 
 static int by_sort(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct xp_top_row *x = a, *y = b;
 	char fx[256], fy[256];
+	int d = 0;
 
 	if (sort_col >= 0) {
 		if (x->v[sort_col] != y->v[sort_col])
-			return x->v[sort_col] < y->v[sort_col] ? 1 : -1;
+			d = x->v[sort_col] < y->v[sort_col] ? 1 : -1;
 	} else if (sort_field == 0) {
-		long px = atol(field(x->key, 0, fx, sizeof(fx))), py = atol(field(y->key, 0, fy, sizeof(fy)));
+		long px = atol(xp_top_field(x->key, 0, fx, sizeof(fx))), py = atol(xp_top_field(y->key, 0, fy, sizeof(fy)));
 
 		if (px != py)
-			return px < py ? -1 : 1;
+			d = px < py ? -1 : 1;
 	} else {
-		int d = strcmp(field(x->key, sort_field, fx, sizeof(fx)), field(y->key, sort_field, fy, sizeof(fy)));
-
-		if (d)
-			return d;
+		d = strcmp(xp_top_field(x->key, sort_field, fx, sizeof(fx)), xp_top_field(y->key, sort_field, fy, sizeof(fy)));
 	}
-	return strcmp(x->key, y->key);
+	return sort_dir * (d ? d : strcmp(x->key, y->key));
+}
+
+void xp_top_frame_sort(struct xp_top_frame *fr, int col, int field, bool reverse)
+{
+	sort_col = col < fr->ncol ? col : -1;
+	sort_field = field;
+	sort_dir = reverse ? -1 : 1;
+	qsort(fr->rows, (size_t)fr->nrows, sizeof(*fr->rows), by_sort);
 }
 
 /* The row of a series: its process's key (pid, comm, cgroup), or its labels' for a ring's or device's. */
@@ -191,8 +191,7 @@ static int collect(struct xp_metrics *m, const int *cols, int ncol, double dt, s
 }
 
 /* The table: a head, then at most o->max_rows rows; the rows shown. */
-static int print_rows(FILE *f, const struct xp_metrics *m, const int *cols, int ncol,
-		      const struct row *rows, int nrows, const struct xp_top_opts *o)
+static int print_rows(FILE *f, const struct xp_top_frame *fr, const struct xp_top_opts *o)
 {
 	char pid[32], comm[64], cg[256];
 	int shown = 0;
@@ -200,24 +199,20 @@ static int print_rows(FILE *f, const struct xp_metrics *m, const int *cols, int 
 	int w[XP_TOP_MAX_COLS], used = 8 + 1 + 16 + 2;
 
 	fprintf(f, "%-8s %-16s", "PID", "COMM");
-	for (int c = 0; c < ncol; c++) {
-		const struct xp_metric_fam *fam = &m->fams[cols[c]];
-		char head[64];
-		bool secs = fam->unit && !strcmp(fam->unit, "seconds");
-
-		snprintf(head, sizeof(head), "%s%s", short_name(fam->name), secs ? "%" : "/s");
-		w[c] = strlen(head) > 14 ? (int)strlen(head) : 14;
+	for (int c = 0; c < fr->ncol; c++) {
+		w[c] = strlen(fr->head[c]) > 14 ? (int)strlen(fr->head[c]) : 14;
 		used += w[c] + 1;
-		fprintf(f, " %*s", w[c], head);
+		fprintf(f, " %*s", w[c], fr->head[c]);
 	}
 	fprintf(f, "  CGROUP\n");
-	for (int i = 0; i < nrows && (!o->max_rows || shown < o->max_rows); i++, shown++) {
+	for (int i = 0; i < fr->nrows && (!o->max_rows || shown < o->max_rows); i++, shown++) {
+		const struct xp_top_row *rw = &fr->rows[i];
 		int room = o->width ? o->width - used : 0;
 
-		fprintf(f, "%-8s %-16s", field(rows[i].key, 0, pid, sizeof(pid)), field(rows[i].key, 1, comm, sizeof(comm)));
-		for (int c = 0; c < ncol; c++)
-			fprintf(f, " %*.1f", w[c], rows[i].v[c]);
-		field(rows[i].key, 2, cg, sizeof(cg));
+		fprintf(f, "%-8s %-16s", xp_top_field(rw->key, 0, pid, sizeof(pid)), xp_top_field(rw->key, 1, comm, sizeof(comm)));
+		for (int c = 0; c < fr->ncol; c++)
+			fprintf(f, " %*.1f", w[c], rw->v[c]);
+		xp_top_field(rw->key, 2, cg, sizeof(cg));
 		if (o->width && room > 4 && (int)strlen(cg) > room)	/* the end of a path says most */
 			fprintf(f, "  ...%s\n", cg + strlen(cg) - (size_t)(room - 3));
 		else
@@ -226,54 +221,88 @@ static int print_rows(FILE *f, const struct xp_metrics *m, const int *cols, int 
 	return shown;
 }
 
-int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_opts *o)
+/* The cells, sorted by key, into a row each key; a row's column takes its best source's cells only. */
+static int merge(const struct cell *cells, size_t ncell, struct xp_top_frame *fr)
 {
-	int cols[XP_TOP_MAX_COLS], ncol = columns(m, cols, true), nrows = 0, shown = 0;
-	size_t ncell = 0;
-	struct cell *cells = NULL;
-	struct row *rows = NULL;
+	signed char (*rank)[XP_TOP_MAX_COLS] = malloc((ncell ? ncell : 1) * sizeof(*rank));
+	int n = 0;
 
-	if (dt <= 0)
-		dt = 1;
-	if (collect(m, cols, ncol, dt, &cells, &ncell))
-		return -ENOMEM;
-	if (ncell)	/* cells is NULL then, which qsort must not be given */
-		qsort(cells, ncell, sizeof(*cells), by_key);
-	rows = calloc(ncell ? ncell : 1, sizeof(*rows));
-	if (!rows) {
-		free(cells);
+	fr->rows = calloc(ncell ? ncell : 1, sizeof(*fr->rows));
+	if (!fr->rows || !rank) {
+		xp_top_frame_free(fr);
+		free(rank);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < ncell; i++) {
-		struct row *rw;
-
 		int c = cells[i].col;
 
-		if (!nrows || strcmp(rows[nrows - 1].key, cells[i].key)) {
-			rows[nrows++].key = cells[i].key;
-			memset(rows[nrows - 1].rank, -1, sizeof(rows[0].rank));
+		if (!n || strcmp(fr->rows[n - 1].key, cells[i].key)) {
+			memcpy(fr->rows[n++].key, cells[i].key, sizeof(cells[i].key));
+			memset(rank[n - 1], -1, sizeof(rank[0]));	/* -1: no source yet */
 		}
-		rw = &rows[nrows - 1];
-		if (rw->rank[c] < 0 || cells[i].rank < rw->rank[c]) {	/* a better source: its own cells only */
-			rw->rank[c] = (signed char)cells[i].rank;
-			rw->v[c] = 0;
+		if (rank[n - 1][c] < 0 || cells[i].rank < rank[n - 1][c]) {	/* a better source: its own only */
+			rank[n - 1][c] = (signed char)cells[i].rank;
+			fr->rows[n - 1].v[c] = 0;
 		}
-		if (cells[i].rank == rw->rank[c])
-			rw->v[c] += cells[i].v;
+		if (cells[i].rank == rank[n - 1][c])
+			fr->rows[n - 1].v[c] += cells[i].v;
 	}
-	sort_col = ncol ? 0 : -1;
-	sort_field = 0;
-	if (o->sort) {
-		sort_col = -1;
-		for (int c = 0; c < ncol; c++)
-			if (!strcmp(short_name(m->fams[cols[c]].name), o->sort))
-				sort_col = c;
-		sort_field = !strcmp(o->sort, "comm") ? 1 : !strcmp(o->sort, "cgroup") ? 2 : 0;
-	}
-	qsort(rows, (size_t)nrows, sizeof(*rows), by_sort);
+	fr->nrows = n;
+	free(rank);
+	return 0;
+}
 
-	shown = print_rows(f, m, cols, ncol, rows, nrows, o);
-	free(rows);
+int xp_top_frame_make(struct xp_metrics *m, double dt, struct xp_top_frame *fr)
+{
+	int cols[XP_TOP_MAX_COLS], err;
+	size_t ncell = 0;
+	struct cell *cells = NULL;
+
+	memset(fr, 0, sizeof(*fr));
+	fr->ncol = columns(m, cols, true);
+	for (int c = 0; c < fr->ncol; c++) {
+		const struct xp_metric_fam *fam = &m->fams[cols[c]];
+		bool secs = fam->unit && !strcmp(fam->unit, "seconds");
+
+		snprintf(fr->name[c], sizeof(fr->name[c]), "%s", short_name(fam->name));
+		snprintf(fr->head[c], sizeof(fr->head[c]), "%s%s", fr->name[c], secs ? "%" : "/s");
+	}
+	if (dt <= 0)
+		dt = 1;
+	if (collect(m, cols, fr->ncol, dt, &cells, &ncell))
+		return -ENOMEM;
+	if (ncell)	/* cells is NULL then, which qsort must not be given */
+		qsort(cells, ncell, sizeof(*cells), by_key);
+	err = merge(cells, ncell, fr);
 	free(cells);
+	return err;
+}
+
+void xp_top_frame_free(struct xp_top_frame *fr)
+{
+	free(fr->rows);
+	fr->rows = NULL;
+	fr->nrows = 0;
+}
+
+int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_opts *o)
+{
+	struct xp_top_frame fr;
+	int col = -1, field = 0, shown;
+
+	if (xp_top_frame_make(m, dt, &fr)) {
+		xp_top_frame_free(&fr);
+		return -ENOMEM;
+	}
+	if (!o->sort)
+		col = fr.ncol ? 0 : -1;
+	for (int c = 0; o->sort && c < fr.ncol; c++)
+		if (!strcmp(fr.name[c], o->sort))
+			col = c;
+	if (o->sort)
+		field = !strcmp(o->sort, "comm") ? 1 : !strcmp(o->sort, "cgroup") ? 2 : 0;
+	xp_top_frame_sort(&fr, col, field, false);
+	shown = print_rows(f, &fr, o);
+	xp_top_frame_free(&fr);
 	return shown;
 }

@@ -24,6 +24,37 @@ struct xp_top_opts {
  */
 bool xp_top_sort_known(const struct xp_metrics *m, const char *sort);
 
+/* A frame's row: pid \x1f comm \x1f cgroup (or "-" \x1f a ring's labels \x1f "-"), its rates. */
+struct xp_top_row {
+	char key[360];
+	double v[XP_TOP_MAX_COLS];
+};
+
+/* One refresh's table, before it is sorted and printed. */
+struct xp_top_frame {
+	int ncol;
+	char name[XP_TOP_MAX_COLS][64];	/* the family without "xputrace_": what --sort names */
+	char head[XP_TOP_MAX_COLS][68];	/* with "%" (seconds, as a share of one CPU) or "/s" */
+	struct xp_top_row *rows;
+	int nrows;
+};
+
+/*
+ * The rates since the last frame (`dt` seconds) into *fr, a row per process
+ * (or ring, CRTC, timeline) in key order; marks the values as shown.
+ * 0 or -ENOMEM.
+ */
+int xp_top_frame_make(struct xp_metrics *m, double dt, struct xp_top_frame *fr);
+void xp_top_frame_free(struct xp_top_frame *fr);
+/*
+ * Sorts the rows by column `col` (most first), or where col < 0 by key
+ * field `field` (0 pid, numerically; 1 comm; 2 cgroup); then by key.
+ * `reverse` turns it around.
+ */
+void xp_top_frame_sort(struct xp_top_frame *fr, int col, int field, bool reverse);
+/* Field i (0 pid, 1 comm, 2 cgroup) of a row's key, into buf. */
+const char *xp_top_field(const char *key, int i, char *buf, size_t len);
+
 /*
  * One refresh: the column heads, then a row per process (pid, comm,
  * cgroup labels) that was active in the last `dt` seconds, with each

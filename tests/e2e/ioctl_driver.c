@@ -12,6 +12,13 @@
  *   ioctl_driver --cmds N  one process "xpt-storm" issues N distinct commands
  *                          _IOC(_IOC_NONE, 'x', NR, SIZE) (ENOTTY; N up to
  *                          65536), one call each; prints {"cmds": N}
+ *   ioctl_driver --flight MS  process "xpt-flight": a FIONBIO every 2 ms for
+ *                          MS ms, one failing with EFAULT at 40 % of it and
+ *                          one slowed 30 ms at 70 % (its argument on a page
+ *                          that a userfaultfd thread fills 30 ms late); prints
+ *                          {"flight": PID, "error_ns": T, "slow_ns": T, "calls": N},
+ *                          T the calls' CLOCK_MONOTONIC start (slow_ns 0: no
+ *                          userfaultfd here)
  *
  * Process "xpt-drv-a": 100*S FIONBIO (ok), 20*S FIONBIO with a NULL argument
  * (EFAULT), 50*S _IOWR('x',1,8) (ENOTTY). Process "xpt-drv-b": 30*S
@@ -26,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "storm.h"
+#include "flight_slow.h"
 
 static void repeat(int fd, unsigned long cmd, void *arg, int n)
 {
@@ -103,6 +111,8 @@ int main(int argc, char **argv)
 		printf("{\"self\": %d}\n", getpid());
 		return 0;
 	}
+	if (argc > 2 && !strcmp(argv[1], "--flight"))
+		return flight(atoi(argv[2]));
 	if (argc > 2 && !strcmp(argv[1], "--cmds"))
 		return cmds(atoi(argv[2]));
 	if (argc > 3 && !strcmp(argv[1], "--storm"))

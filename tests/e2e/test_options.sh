@@ -175,7 +175,7 @@ one_line "options: simulate refuses --format without --perfetto" 2 "simulate: --
 	simulate $G/tg_4ms.xpt --policy fifo --format proto
 one_line "options: simulate refuses --enforce without --reserve" 2 "simulate: --enforce .* no --reserve" \
 	simulate $G/tg_4ms.xpt --policy fifo --enforce ae
-one_line "options: simulate refuses --depth where no policy is fifo or rr" 2 "simulate: --depth shapes fifo and rr" \
+one_line "options: simulate refuses --depth where no policy is fifo, rr or drm" 2 "simulate: --depth shapes fifo, rr and the drm policies" \
 	simulate $G/tg_4ms.xpt --compare prt,ht --depth 2
 one_line "options: simulate refuses --json with --perfetto -" 2 "simulate: --json .* --perfetto -" \
 	simulate $G/tg_4ms.xpt --policy fifo --perfetto - --json

@@ -18,6 +18,8 @@
  *         dependencies (earlier jobs' handles) are done
  *     wait=H        block until job H is done (10 s timeout, -ETIMEDOUT)
  *     sync          block until every job this file submitted is done
+ *     prio=P        the file's drm_sched priority, low, normal (default) or
+ *                   high; only before its first job (-EBUSY after)
  *   read: the handles of the jobs the last write submitted, "H H ...\n".
  *   ioctl MOCK_IOCTL_SUBMIT (struct mock_submit_args): what the write
  *     command "submit ring=R dur_us=D count=N" does, from the caller's
@@ -557,6 +559,43 @@ static int wait_fence(struct dma_fence *f)
 }
 
 /* Parse and run one command line. */
+/*
+ * prio=low|normal|high: the file's entities are made again with that
+ * drm_sched priority (the run queue follows it only from init on), so only
+ * before the file's first job.
+ */
+static int mock_set_prio(struct mock_file *mf, const char *val)
+{
+	enum drm_sched_priority p;
+	unsigned int i;
+	int ret;
+
+	if (!strcmp(val, "high"))
+		p = DRM_SCHED_PRIORITY_HIGH;
+	else if (!strcmp(val, "normal"))
+		p = DRM_SCHED_PRIORITY_NORMAL;
+	else if (!strcmp(val, "low"))
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+		p = DRM_SCHED_PRIORITY_LOW;
+#else
+		p = DRM_SCHED_PRIORITY_MIN;
+#endif
+	else
+		return -EINVAL;
+	for (i = 0; i < nrings; i++)
+		if (mf->last[i])
+			return -EBUSY;
+	for (i = 0; i < nrings; i++) {
+		struct drm_gpu_scheduler *s = &rings[i].sched;
+
+		drm_sched_entity_destroy(&mf->entity[i]);
+		ret = drm_sched_entity_init(&mf->entity[i], p, &s, 1, NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int mock_command(struct mock_file *mf, char *line)
 {
 	unsigned int r = 0, count = 1, ndeps = 0, i;
@@ -612,6 +651,10 @@ static int mock_command(struct mock_file *mf, char *line)
 					return -EINVAL;
 				deps[ndeps++] = h;
 			}
+		} else if (!strcmp(tok, "prio")) {
+			ret = mock_set_prio(mf, val);
+			if (ret)
+				return ret;
 		} else if (!strcmp(tok, "alloc")) {
 			u32 kb;
 

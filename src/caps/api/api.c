@@ -8,6 +8,7 @@
 #include "caps/api/api_report.h"
 #include "caps/api/api_stats.h"
 #include "caps/cap.h"
+#include "core/flight_trigger.h"
 #include "core/msg.h"
 #include "core/tracefile.h"
 #include "live/features.h"
@@ -237,6 +238,20 @@ static void api_reset(struct xp_cap_inst *ci, uint64_t now)
 	xp_api_reset(&ai->s);
 }
 
+/* record --trigger api:over=T[:FUNCTION]: a traced call longer than T */
+static bool api_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h,
+			uint64_t *when)
+{
+	const struct xp_api_rec *rec = (const void *)h;
+
+	(void)ci;
+	if (h->size < sizeof(*rec) || t->kind != XP_TRIG_OVER || rec->what != XP_API_CALL ||
+	    rec->end_ns < h->ts_ns || rec->end_ns - h->ts_ns <= t->over_ns)
+		return false;
+	*when = rec->end_ns;
+	return !t->name[0] || !strncmp(rec->name, t->name, sizeof(rec->name));
+}
+
 const struct xp_cap xp_cap_api = {
 	.name = "api",
 	.summary = "GPU/NPU runtime calls (Level Zero, CUDA, OpenCL, Vulkan, libdrm) joined with their ioctls",
@@ -273,5 +288,6 @@ const struct xp_cap xp_cap_api = {
 	.init = api_init, .free = api_free, .feed = api_feed, .drain = api_drain, .upkeep = api_upkeep,
 	.stream_header = xp_api_stream_header,
 	.report = api_report, .reset = api_reset, .file_hook = "uprobe",
+	.triggers = "over", .trigger_match = api_trigger,
 	.joins = "sched", .link = api_link,
 };

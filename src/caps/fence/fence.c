@@ -2,11 +2,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "caps/cap.h"
 #include "caps/fence/fence_metrics.h"
 #include "caps/fence/fence_report.h"
 #include "caps/fence/fence_stats.h"
+#include "core/flight_trigger.h"
 #include "live/kernel_side.h"
 #include "sinks/perfetto.h"
 
@@ -32,9 +34,10 @@ static void fc_describe(const struct xp_cap_inst *ci, char *buf, size_t len)
 	snprintf(buf, len, "dma_fence events (%d of %d)", ci->layout->npresent, ci->layout->n);
 }
 
-static int fc_init(struct xp_cap_inst *ci)
+/* The analysis, in `size` bytes that begin with its state. */
+static int fc_make(struct xp_cap_inst *ci, size_t size)
 {
-	struct xp_fence_state *s = calloc(1, sizeof(*s));	/* large */
+	struct xp_fence_state *s = calloc(1, size);	/* large */
 	int err;
 
 	if (!s)
@@ -45,6 +48,51 @@ static int fc_init(struct xp_cap_inst *ci)
 	}
 	ci->st = s;
 	return 0;
+}
+
+static int fc_init(struct xp_cap_inst *ci)
+{
+	return fc_make(ci, sizeof(struct xp_fence_state));
+}
+
+/* record --trigger fence:over=T[:COMM]: the analysis, and the wait the last record ended */
+struct fc_trig {
+	struct xp_fence_state s;	/* first: fc_free frees it all */
+	bool waited;
+	uint64_t wait_ns;
+	char comm[XP_COMM_LEN];
+};
+
+static int fc_trigger_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	const struct xp_rawtp_rec *rec = (const struct xp_rawtp_rec *)h;
+	struct xp_fence_done d;
+	struct fc_trig *t;
+	int err;
+
+	if (!ci->st && (err = fc_make(ci, sizeof(struct fc_trig))))
+		return err;
+	t = ci->st;
+	t->waited = false;
+	if (h->size < sizeof(*rec) || xp_fence_add(&t->s, ci->layout, rec, &d))
+		return 0;
+	if (rec->ev == XP_FENCE_WAIT_END && d.paired && h->ts_ns >= d.start) {
+		t->waited = true;
+		t->wait_ns = h->ts_ns - d.start;
+		memcpy(t->comm, rec->comm, sizeof(t->comm));
+	}
+	return 0;
+}
+
+static bool fc_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *tr, const struct xp_rec_hdr *h,
+			uint64_t *when)
+{
+	const struct fc_trig *t = ci->st;
+
+	(void)h;
+	(void)when;
+	return t && t->waited && tr->kind == XP_TRIG_OVER && t->wait_ns > tr->over_ns &&
+	       (!tr->name[0] || !strncmp(t->comm, tr->name, sizeof(t->comm)));
 }
 
 static void fc_free(struct xp_cap_inst *ci)
@@ -134,6 +182,7 @@ const struct xp_cap xp_cap_fence = {
 	.available = fc_available, .open = fc_open, .no_events = fc_no_events, .describe = fc_describe,
 	.init = fc_init, .free = fc_free, .feed = fc_feed, .stream_header = xp_fence_stream_header,
 	.report = fc_report, .reset = fc_reset, .file_hook = "tracepoint",
+	.triggers = "over", .trigger_feed = fc_trigger_feed, .trigger_match = fc_trigger,
 	.metrics_size = sizeof(struct xp_fence_metrics),
 	.metrics_init = fc_metrics_init, .metrics_feed = fc_metrics_feed, .metrics_free = fc_metrics_free,
 };

@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "caps/cap.h"
 #include "caps/ioctl/ioctl_stats.h"
+#include "core/flight_trigger.h"
 #include "core/msg.h"
 #include "core/parse.h"
 #include "live/features.h"
@@ -170,6 +172,25 @@ static int io_metrics_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return xp_ioctl_metrics_add(ci->mst, (const struct xp_ioctl_rec *)h);
 }
 
+/* record --trigger ioctl:error[=ERRNO][:NAME], ioctl:over=T[:NAME] */
+static bool io_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h,
+			uint64_t *when)
+{
+	const struct xp_ioctl_rec *rec = (const void *)h;
+	char name[96];
+
+	if (h->size < sizeof(*rec))
+		return false;
+	if (t->kind == XP_TRIG_ERROR && (rec->ret >= 0 || (t->err && -rec->ret != t->err)))
+		return false;
+	if (t->kind == XP_TRIG_OVER && (rec->lat_ns == XP_IOCTL_UNTIMED || rec->lat_ns <= t->over_ns))
+		return false;
+	if (rec->lat_ns != XP_IOCTL_UNTIMED)
+		*when = h->ts_ns + rec->lat_ns;	/* its return: when the condition became known */
+	return !t->name[0] ||
+	       !strcmp(xp_ioctl_entry_name(ci->env->devs, rec->dev, rec->cmd, name, sizeof(name)), t->name);
+}
+
 const struct xp_cap xp_cap_ioctl = {
 	.name = "ioctl",
 	.summary = "ioctls on GPU/NPU device nodes: named, counted, timed",
@@ -190,6 +211,7 @@ const struct xp_cap xp_cap_ioctl = {
 	.available = io_available, .open = io_open_k, .describe = io_describe, .say_unseen = io_say_unseen,
 	.init = io_init, .free = io_free_st, .feed = io_feed, .drain = io_drain, .stream_header = xp_ioctl_stream_header,
 	.report = io_report, .reset = io_reset,
+	.triggers = "error over", .trigger_match = io_trigger,
 	.metrics_size = sizeof(struct xp_ioctl_metrics),
 	.metrics_init = io_metrics_init, .metrics_feed = io_metrics_feed,
 };

@@ -6,6 +6,7 @@
 
 #include "caps/cap.h"
 #include "caps/latency/latency_stats.h"
+#include "core/flight_trigger.h"
 #include "core/msg.h"
 #include "core/parse.h"
 #include "core/probespec.h"
@@ -277,6 +278,20 @@ static void lat_reset(struct xp_cap_inst *ci, uint64_t now)
 	xp_lat_reset(&li->s);
 }
 
+/* record --trigger latency:over=T[:COMM]: a pair longer than T (COMM: of its starting thread) */
+static bool lat_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h,
+			uint64_t *when)
+{
+	const struct xp_lat_rec *rec = (const void *)h;
+
+	(void)ci;
+	if (h->size < sizeof(*rec) || t->kind != XP_TRIG_OVER || rec->end_ns < h->ts_ns ||
+	    rec->end_ns - h->ts_ns <= t->over_ns)
+		return false;
+	*when = rec->end_ns;
+	return !t->name[0] || !strncmp(rec->comm, t->name, sizeof(rec->comm));
+}
+
 const struct xp_cap xp_cap_latency = {
 	.name = "latency",
 	.summary = "the time between any two probes, per key: count, stddev, percentiles, histogram",
@@ -313,4 +328,5 @@ const struct xp_cap xp_cap_latency = {
 	.init = lat_init, .free = lat_free, .feed = lat_feed, .drain = lat_drain,
 	.upkeep = lat_upkeep, .let_go = "starts aged out of the in-flight table (older than --max-age)",
 	.stream_header = xp_lat_stream_header, .report = lat_report, .reset = lat_reset,
+	.triggers = "over", .trigger_match = lat_trigger,
 };

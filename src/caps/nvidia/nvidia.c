@@ -577,7 +577,7 @@ const struct xp_cap xp_cap_nvidia = {
 	.opts_check = nv_opts_check,
 	.available = nv_available, .open = nv_open_k, .snapshot = nv_snapshot, .describe = nv_describe,
 	.init = nv_init, .free = nv_free_st, .feed = nv_feed, .stream_header = xp_nv_stream_header,
-	.report = nv_report, .reset = nv_reset,
+	.report = nv_report, .reset = nv_reset, .triggers = "xid", .trigger_match = xp_nv_xid_trigger,
 	.metrics_size = sizeof(struct xp_nv_metrics),
 	.metrics_init = nv_metrics_init, .metrics_feed = nv_metrics_feed,
 	.metrics_tp = { XP_NV_XID_GROUP, XP_NV_XID_EVENT },

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "caps/nvidia/nvidia_flight.h"
+#include "core/flight_trigger.h"
 
 #define PAD8(n) (((n) + 7) & ~(size_t)7)
 
@@ -134,4 +135,15 @@ int xp_nv_flight_write(const struct xp_nv_flight *fl, int fd, struct xp_trace_me
 		err = xp_trace_writer_finish(w, st);
 	xp_trace_writer_free(w);
 	return err;
+}
+
+bool xp_nv_xid_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h,
+			uint64_t *when)
+{
+	const struct xp_nv_rec *r = (const void *)h;
+
+	(void)ci;
+	(void)when;
+	return h->size >= sizeof(struct xp_nv_xid_rec) && r->fn == XP_NV_XID && t->kind == XP_TRIG_XID &&
+	       (t->err < 0 || r->arg32 == (uint32_t)t->err);
 }

@@ -13,6 +13,12 @@
 
 #define XP_NV_FLIGHT_MAX_BYTES (64u << 20)
 
+struct xp_cap_inst;
+struct xp_trigger;
+/* record --trigger nvidia:xid[=CODE]: whether h is an Xid (of that code) */
+bool xp_nv_xid_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t, const struct xp_rec_hdr *h,
+			uint64_t *when);
+
 struct xp_nv_flight {
 	uint64_t keep_ns;
 	unsigned char *buf;	/* records back to back, each padded to 8 */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "caps/cap.h"
+#include "core/flight_trigger.h"
 #include "core/msg.h"
 #include "core/parse.h"
 #include "caps/sched/sched_stats.h"
@@ -89,14 +90,12 @@ static void sc_on_job(void *ctx, const struct xp_sched_job_info *j)
 	(void)(e->json ? xp_sched_stream_json(e->stream_json, j, e->t0) : xp_sched_stream_text(e->f, j, e->t0));
 }
 
-static int sc_init(struct xp_cap_inst *ci)
+/* The analysis in s (allocated by the caller, freed here on failure). */
+static int sc_setup(struct xp_cap_inst *ci, struct xp_sched_state *s)
 {
 	const struct sched_opts *o = ci->opts;
-	struct xp_sched_state *s = calloc(1, sizeof(*s));
 	int err;
 
-	if (!s)
-		return -ENOMEM;
 	/* live: the jobs tracked at once; a file: the default */
 	if ((err = xp_sched_init(s, ci->env->live ? (uint32_t)o->max_jobs : 0, 0))) {
 		free(s);
@@ -107,12 +106,83 @@ static int sc_init(struct xp_cap_inst *ci)
 	s->filt.cgroup = ci->env->filt.cgroup_id != 0;
 	s->filt.ring = o->ring;
 	s->last_expire = ci->env->t0;
+	ci->st = s;
+	return 0;
+}
+
+static int sc_init(struct xp_cap_inst *ci)
+{
+	struct xp_sched_state *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	if ((err = sc_setup(ci, s)))
+		return err;
 	if (ci->env->out != XP_OUT_SUMMARY) {
 		s->on_job = sc_on_job;
 		s->cb_ctx = ci;
 	}
-	ci->st = s;
 	return 0;
+}
+
+/* record --trigger sched:queue=T, sched:run=T: the analysis, and the job the last record completed */
+struct sc_trig {
+	struct xp_sched_state s;	/* first: sc_free_st frees it all */
+	bool done;
+	bool has_queue, has_run;
+	uint64_t q_ts, run_ts, done_ts;
+	char ring[XP_SCHED_STR];
+};
+
+static void sc_trig_job(void *ctx, const struct xp_sched_job_info *j)
+{
+	struct sc_trig *t = ctx;
+
+	t->done = true;
+	t->has_queue = j->has_queue;
+	t->has_run = j->has_run;
+	t->q_ts = j->q_ts;
+	t->run_ts = j->run_ts;
+	t->done_ts = j->done_ts;
+	snprintf(t->ring, sizeof(t->ring), "%s", j->ring ? j->ring : "");
+}
+
+static int sc_trigger_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	struct sc_trig *t = ci->st;
+	int err;
+
+	if (!t) {
+		if (!(t = calloc(1, sizeof(*t))))
+			return -ENOMEM;
+		if ((err = sc_setup(ci, &t->s)))
+			return err;
+		t->s.on_job = sc_trig_job;
+		t->s.cb_ctx = t;
+	}
+	t->done = false;
+	err = xp_sched_feed(&t->s, ci->layout, (const struct xp_rawtp_rec *)h);
+	return err == -ENOENT || err == -EBADMSG ? 0 : err;
+}
+
+static bool sc_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *tr, const struct xp_rec_hdr *h,
+			uint64_t *when)
+{
+	const struct sc_trig *t = ci->st;
+	uint64_t d;
+
+	(void)h;
+	(void)when;
+	if (!t || !t->done)
+		return false;
+	if (tr->kind == XP_TRIG_QUEUE && t->has_queue && t->has_run)
+		d = t->run_ts > t->q_ts ? t->run_ts - t->q_ts : 0;
+	else if (tr->kind == XP_TRIG_RUN && t->has_run)
+		d = t->done_ts > t->run_ts ? t->done_ts - t->run_ts : 0;
+	else
+		return false;
+	return d > tr->over_ns && (!tr->name[0] || !strcmp(t->ring, tr->name));
 }
 
 static void sc_free_st(struct xp_cap_inst *ci)
@@ -188,6 +258,7 @@ const struct xp_cap xp_cap_sched = {
 	.available = sc_available, .open = sc_open_k, .no_events = sc_no_events, .describe = sc_describe,
 	.init = sc_init, .free = sc_free_st, .feed = sc_feed, .stream_header = xp_sched_stream_header,
 	.report = sc_report, .reset = sc_reset, .file_hook = "tracepoint",
+	.triggers = "queue run", .trigger_feed = sc_trigger_feed, .trigger_match = sc_trigger,
 	.metrics_size = sizeof(struct xp_sched_metrics),
 	.metrics_init = sc_metrics_init, .metrics_feed = sc_metrics_feed, .metrics_free = sc_metrics_free,
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "caps/cap.h"
+#include "core/flight_trigger.h"
 #include "core/msg.h"
 #include "core/parse.h"
 #include "caps/vblank/vblank_stats.h"
@@ -147,6 +148,55 @@ static int vb_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 	return 0;
 }
 
+/* record --trigger vblank:missed[:COMM]: the analysis, and whether the last record settled a missed frame */
+struct vb_trig {
+	struct xp_vbl_state s;	/* first: vb_free_st frees it all */
+	bool missed;
+	char comm[XP_COMM_LEN];
+};
+
+static void vb_trig_frame(void *ctx, const struct xp_vbl_delivery *d)
+{
+	struct vb_trig *t = ctx;
+
+	if (d->frame && d->has_target && d->missed_target) {
+		t->missed = true;
+		memcpy(t->comm, d->comm, sizeof(t->comm));
+	}
+}
+
+static int vb_trigger_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
+{
+	const struct vblank_opts *o = ci->opts;
+	struct vb_trig *t = ci->st;
+	struct xp_vbl_event ev;
+
+	if (!t) {
+		if (!(t = calloc(1, sizeof(*t))))	/* large */
+			return -ENOMEM;
+		xp_vbl_init(&t->s, o->late_ns);
+		t->s.proc_filter = ci->env->filt.pid || ci->env->filt.comm || ci->env->filt.cgroup_id;
+		t->s.on_frame = vb_trig_frame;
+		t->s.cb_ctx = t;
+		ci->st = t;
+	}
+	t->missed = false;
+	if (!xp_vbl_decode(ci->layout, (const struct xp_rawtp_rec *)h, &ev))
+		xp_vbl_add(&t->s, &ev);
+	return 0;
+}
+
+static bool vb_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *tr, const struct xp_rec_hdr *h,
+			uint64_t *when)
+{
+	const struct vb_trig *t = ci->st;
+
+	(void)h;
+	(void)when;
+	return t && t->missed && tr->kind == XP_TRIG_MISSED &&
+	       (!tr->name[0] || !strncmp(t->comm, tr->name, sizeof(t->comm)));
+}
+
 static void vb_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)
 {
 	struct xp_tp_report rep = { .st = ci->st, .layout = ci->layout, .ri = r->ri, .hist = r->hist };
@@ -211,6 +261,7 @@ const struct xp_cap xp_cap_vblank = {
 	.available = vb_available, .open = vb_open_k, .no_events = vb_no_events, .describe = vb_describe,
 	.init = vb_init, .free = vb_free_st, .feed = vb_feed, .stream_header = xp_vbl_stream_header,
 	.report = vb_report, .reset = vb_reset, .file_hook = "tracepoint",
+	.triggers = "missed", .trigger_feed = vb_trigger_feed, .trigger_match = vb_trigger,
 	.metrics_size = sizeof(struct xp_vblank_metrics),
 	.metrics_init = vb_metrics_init, .metrics_feed = vb_metrics_feed,
 };
