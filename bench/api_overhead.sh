@@ -45,7 +45,10 @@ wait_for() { # file pattern
 	for _ in $(seq 1 300); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
 	echo "bench: tracer did not start: $(head -c 300 "$1")" >&2; return 1
 }
-declare -A NS
+declare -A NS CPU
+HZ=$(getconf CLK_TCK)
+# the tracer's user and system time so far, in clock ticks (0: none)
+cpu_ticks() { [ -n "${1:-}" ] && awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # one configuration: ns per call while COMMAND runs (none: nothing), its
 # standard output to OUT-FILE, appended to its figures of earlier passes
 measure() { # NAME READY-PATTERN OUT-FILE COMMAND...
@@ -58,7 +61,12 @@ measure() { # NAME READY-PATTERN OUT-FILE COMMAND...
 			kill -INT $p 2>/dev/null || true; wait $p || true; return 0
 		fi
 	fi
+	local c0 c1
+	c0=$(cpu_ticks "$p")
 	NS[$name]="${NS[$name]:-} $("$LOOP" "$N" "$R" call "$LIB" "$FN")"
+	c1=$(cpu_ticks "$p")
+	[ -z "$p" ] || CPU[$name]="${CPU[$name]:-} $(awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v n=$((N * R)) \
+		'BEGIN { printf "%.0f", (b - a) * 1e9 / hz / n }')"
 	# bpftrace, started in the background by a script, ignores SIGINT
 	if [ -n "$p" ]; then kill -"$sig" $p; wait $p || true; fi
 }
@@ -83,11 +91,12 @@ declare -A SPREAD
 for k in "${!NS[@]}"; do
 	SPREAD[$k]=$(echo "${NS[$k]}" | range)
 	NS[$k]=$(echo "${NS[$k]}" | median)
+	CPU[$k]=$(echo "${CPU[$k]:-}" | median)
 done
 added() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "") print ""; else printf "%.0f", a - b }'; }
 row() { # LABEL NAME
 	[ -n "${NS[$2]:-}" ] || return 0
-	echo "| $1 | ${NS[$2]} | $(added "${NS[$2]}" "${NS[none]}") | $(added "${NS[$2]}" "${NS[floor]:-}") | ${SPREAD[$2]} |"
+	echo "| $1 | ${NS[$2]} | $(added "${NS[$2]}" "${NS[none]}") | $(added "${NS[$2]}" "${NS[floor]:-}") | ${CPU[$2]:--} | ${SPREAD[$2]} |"
 }
 goal() { # LABEL A B LIMIT: A - B against LIMIT ns
 	[ -n "${NS[$2]:-}" ] && [ -n "${NS[$3]:-}" ] || return 0
@@ -101,10 +110,12 @@ goal() { # LABEL A B LIMIT: A - B against LIMIT ns
 	echo "$(nproc) CPUs (load average $load at the start): ns per call of a library function"
 	echo "(the stand-in runtime's $FN, no ioctl, a few ns untraced), the median over $PASSES"
 	echo "passes of each configuration's median over $R rounds of $N calls. Every traced"
-	echo "configuration puts one uprobe and one uretprobe on it."
+	echo "configuration puts one uprobe and one uretprobe on it. The tracer's CPU: the user"
+	echo "and system time its process spent while the loop ran, per call (clock ticks of"
+	echo "1/$HZ s over $((N * R)) calls: about $(awk -v hz="$HZ" -v n=$((N * R)) 'BEGIN { printf "%.0f", 1e9 / hz / n }') ns a tick)."
 	echo
-	echo "| configuration | ns/call | added | above the floor | passes' range |"
-	echo "|---|---|---|---|---|"
+	echo "| configuration | ns/call | added | above the floor | tracer's CPU ns/call | passes' range |"
+	echo "|---|---|---|---|---|---|"
 	row "nothing attached" none
 	row "the floor: count-only uprobe + uretprobe (bench/bpf/floor.bpf.c)" floor
 	row "xputrace api, summary (uprobe.multi)" sum
