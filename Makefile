@@ -215,6 +215,11 @@ $(BUILD)/bench/floor: bench/floor.c $(BUILD)/skel/floor.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBS)
 
+# the api benchmark's loop, static, for a host whose C library is older
+$(BUILD)/bench/ioctl_loop-static: bench/ioctl_loop.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -static -o $@ $<
+
 # the same, static, for the lab's guests (lab/test.sh builds it)
 $(BUILD)/bench/floor-static: bench/floor.c $(BUILD)/skel/floor.skel.h
 	@mkdir -p $(@D)
@@ -270,6 +275,7 @@ run: deps
 bench: deps
 	$(MAKE) xputrace helpers
 	bash bench/ioctl_overhead.sh
+	bash bench/api_overhead.sh
 	bash bench/soak.sh
 	bash bench/file.sh
 	bash bench/export.sh

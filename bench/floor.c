@@ -1,8 +1,10 @@
 /*
  * Loads the benchmark's floor (bench/bpf/floor.bpf.c) on one hook, says
  * "Attached", and on SIGINT prints the ioctl entries and returns it counted.
- * With "clock", it also reads the clock at each entry and return.
+ * With "clock", it also reads the clock at each entry and return. With
+ * "uprobe LIB FUNC", on the entry and return of FUNC in the library LIB.
  *   floor tp_btf|tracepoint|kprobe [clock]
+ *   floor uprobe LIB FUNC [clock]
  */
 #include <signal.h>
 #include <stdio.h>
@@ -15,23 +17,36 @@
 static volatile sig_atomic_t stop;
 static void on_sig(int s) { (void)s; stop = 1; }
 
+/* the uprobe and uretprobe on FUNC in LIB, for every process */
+static int attach_up(struct floor_bpf *skel, const char *lib, const char *func)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .func_name = func);
+
+	if (!bpf_program__attach_uprobe_opts(skel->progs.floor_enter_up, -1, lib, 0, &o))
+		return -1;
+	o.retprobe = true;
+	return bpf_program__attach_uprobe_opts(skel->progs.floor_exit_up, -1, lib, 0, &o) ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *hook = argc > 1 ? argv[1] : "tp_btf";
-	int kp = !strcmp(hook, "kprobe"), tp = !strcmp(hook, "tracepoint");
+	int kp = !strcmp(hook, "kprobe"), tp = !strcmp(hook, "tracepoint"), up = !strcmp(hook, "uprobe");
 	struct floor_bpf *skel = floor_bpf__open();
 	unsigned long long total[2] = { 0, 0 };
 	int ncpu = libbpf_num_possible_cpus();
 
 	if (!skel)
 		return 1;
-	skel->rodata->with_clock = argc > 2 && !strcmp(argv[2], "clock");
-	if (!kp && !tp && strcmp(hook, "tp_btf")) {
-		fprintf(stderr, "floor: no hook '%s' (tp_btf, tracepoint, kprobe)\n", hook);
+	skel->rodata->with_clock = argc > (up ? 4 : 2) && !strcmp(argv[up ? 4 : 2], "clock");
+	if ((!kp && !tp && !up && strcmp(hook, "tp_btf")) || (up && argc < 4)) {
+		fprintf(stderr, "floor: no hook '%s' (tp_btf, tracepoint, kprobe, uprobe LIB FUNC)\n", hook);
 		return 2;
 	}
-	bpf_program__set_autoload(skel->progs.floor_enter_btf, !kp && !tp);
-	bpf_program__set_autoload(skel->progs.floor_exit_btf, !kp && !tp);
+	bpf_program__set_autoload(skel->progs.floor_enter_btf, !kp && !tp && !up);
+	bpf_program__set_autoload(skel->progs.floor_exit_btf, !kp && !tp && !up);
+	bpf_program__set_autoload(skel->progs.floor_enter_up, up);
+	bpf_program__set_autoload(skel->progs.floor_exit_up, up);
 	bpf_program__set_autoload(skel->progs.floor_enter_tp, tp);
 	bpf_program__set_autoload(skel->progs.floor_exit_tp, tp);
 	bpf_program__set_autoload(skel->progs.floor_enter_kp, kp);
@@ -40,6 +55,8 @@ int main(int argc, char **argv)
 		goto fail;
 	if (kp && (!bpf_program__attach_kprobe(skel->progs.floor_enter_kp, false, "__x64_sys_ioctl") ||
 		   !bpf_program__attach_kprobe(skel->progs.floor_exit_kp, true, "__x64_sys_ioctl")))
+		goto fail;
+	if (up && attach_up(skel, argv[2], argv[3]))
 		goto fail;
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);

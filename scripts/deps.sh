@@ -2,7 +2,9 @@
 # Installs what building and testing xputrace needs, from Debian's packages.
 # Idempotent and quick when everything is already there.
 set -euo pipefail
-# ocl-icd-libopencl1, libze1: the OpenCL and Level Zero loaders the api test traces;
+# ocl-icd-libopencl1, libze1, libamdhip64-5, libhsa-runtime64-1: the OpenCL and
+# Level Zero loaders and the HIP and HSA runtimes the api test traces (HIP's
+# compiler support library, libamd-comgr2, makes it the largest: ~80 MB installed);
 # curl, prometheus: serve's test scrapes with both
 # libzstd-dev: `record --compress` (the build leaves zstd out without it)
 # libdeflate-dev: `export --compress` (zlib streams, in about half zlib's time)
@@ -12,7 +14,7 @@ set -euo pipefail
 # crun cannot run containers: a cgroup v2 tree with controllers beside v1's)
 # systemtap-sdt-dev: sys/sdt.h, the USDT probes of libxputrace-cuda.so
 pkgs=(make gcc gcc-multilib clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libzstd-dev libdeflate-dev libncurses-dev pkg-config bpftrace python3 util-linux man-db zsh
-      curl prometheus ocl-icd-libopencl1 libze1 protobuf-compiler podman runc python3-yaml systemtap-sdt-dev)
+      curl prometheus ocl-icd-libopencl1 libze1 libamdhip64-5 libhsa-runtime64-1 protobuf-compiler podman runc python3-yaml systemtap-sdt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

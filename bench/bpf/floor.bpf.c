@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The floor for the ioctl benchmark: the same hooks as `xputrace ioctl`, doing
- * nothing but counting ioctl entries and returns. What a tracer on these hooks
+ * nothing but counting ioctl entries and returns; for the api benchmark, a
+ * uprobe and a uretprobe on one library function, counting its calls. What a tracer on these hooks
  * cannot go below; the summary mode's cost is compared with it. With
  * with_clock set, each entry and return also reads the clock, as a tracer that
  * measures latency must: the second baseline.
@@ -69,6 +70,19 @@ int floor_enter_kp(struct pt_regs *ctx)
 
 SEC("kretprobe")
 int floor_exit_kp(struct pt_regs *ctx)
+{
+	return bump(1);
+}
+
+/* the api benchmark's: one function's entry and return */
+SEC("uprobe")
+int floor_enter_up(struct pt_regs *ctx)
+{
+	return bump(0);
+}
+
+SEC("uretprobe")
+int floor_exit_up(struct pt_regs *ctx)
 {
 	return bump(1);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmds.h"
 #include "cmd/runner.h"
@@ -189,6 +190,8 @@ static int positional_interval(struct live_run *r, int argc, char **argv)
 	return 0;
 }
 
+static char stream_buf[1 << 16];
+
 /* The end of a run: stop, read what is queued, say what was missed, write the summary. The status. */
 static int finish(struct live_run *r, int err)
 {
@@ -290,6 +293,9 @@ static int run(struct live_run *r, int argc, char **argv)
 	if (cap->opts_check && (status = cap->opts_check(r->ci.opts)))
 		return status;
 	xp_libbpf_quiet(r->o.verbose);
+	/* a stream into a file or pipe: one write per 64 KiB, not per 4 KiB (a terminal: per line) */
+	if (r->o.stream && !isatty(STDOUT_FILENO))
+		setvbuf(stdout, stream_buf, _IOFBF, sizeof(stream_buf));
 	if ((status = xp_live_targets(&r->o, verb, &r->devs)))
 		return status;
 

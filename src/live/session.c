@@ -208,6 +208,10 @@ double xp_session_elapsed(const struct xp_session *s, bool since_interval)
 	return (double)(end - (since_interval ? s->t_interval_ns : s->t_start_ns)) / 1e9;
 }
 
+/* Fewer records than this in one read: wait XP_GATHER_MS before the next poll. */
+#define XP_SHORT_READ 64
+#define XP_GATHER_MS 2
+
 /* A wait of `ms` (a signal ends it early): 0 or -EINTR. */
 static int nap_ms(int64_t ms)
 {
@@ -219,7 +223,7 @@ static int nap_ms(int64_t ms)
 int xp_session_run(struct xp_session *s)
 {
 	uint64_t interval_ns = s->interval_s > 0 ? (uint64_t)(s->interval_s * 1e9) : 0;
-	uint64_t n_interval = 0;
+	uint64_t n_interval = 0, read0;
 	int err = 0;
 
 	s->deadline_ns = s->duration_s > 0 ? s->t_start_ns + (uint64_t)(s->duration_s * 1e9) : 0;
@@ -254,11 +258,28 @@ int xp_session_run(struct xp_session *s)
 		if (err < 0 && err != -EINTR)
 			break;
 		/* records submitted without a wake-up are only seen by consuming */
+		read0 = s->records + s->bad_records;
 		err = s->rb ? ring_buffer__consume(s->rb) : 0;
 		if (err < 0 && err != STOP_CONSUMING)
 			break;
 		err = 0;
-		if (call_idle(s, xp_now_ns()) < 0)
+		/*
+		 * A short read: the ring answers a poll at once while it holds a
+		 * record, so a steady trickle would be read a few records at a
+		 * time, thousands of times a second, each read bouncing the ring's
+		 * pages away from the CPUs of the traced calls. Let it gather
+		 * (a signal ends the nap).
+		 */
+		if (s->rb && s->records + s->bad_records - read0 < XP_SHORT_READ && !xp_stop)
+			nap_ms(XP_GATHER_MS);
+		/*
+		 * At most once a poll interval: the ring wakes the reader whenever
+		 * it holds a record, so a stream's flush after every short read
+		 * (a write, then more records queued meanwhile) would turn the
+		 * reader into a loop of tiny reads, each costing the traced calls.
+		 */
+		now = xp_now_ns();
+		if (now - s->last_idle_ns >= (uint64_t)s->poll_ms * 1000000ull && call_idle(s, now) < 0)
 			break;
 	}
 	if (s->cb_err)

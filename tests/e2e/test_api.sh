@@ -10,6 +10,7 @@ cd "$(dirname "$0")/../.."
 DRV=$E2E_BIN/api_driver
 LIB=$E2E_BIN/libapiwork.so
 CLIENT=$E2E_BIN/api_client
+ROCM=$E2E_BIN/api_rocm
 
 # Bad input: one line, exit 2, before anything is loaded.
 if [ -x "$XP" ]; then
@@ -23,11 +24,11 @@ else
 fi
 
 why=$(bpf_unavailable)
-for f in "$DRV" "$LIB" "$CLIENT"; do
+for f in "$DRV" "$LIB" "$CLIENT" "$ROCM"; do
 	[ -e "$f" ] || why=${why:-"$f is not built"}
 done
 if [ -n "$why" ]; then
-	for t in summary mapped-process notes stream record-report misses real-loaders; do
+	for t in summary mapped-process notes stream record-report misses real-loaders rocm; do
 		skip "api $t: $why"
 	done
 	exit 0
@@ -267,13 +268,12 @@ else fail "api text: no note on the call that never returned: $(grep note "$WORK
 "$CLIENT" 0 > /dev/null 2> "$WORK/client.err"
 if [ $? -eq 3 ]; then
 	skip "api real-loaders: ocl-icd-libopencl1 or libze1 not installed (scripts/deps.sh): $(head -c 200 "$WORK/client.err")"
-	exit 0
-fi
-if start_tracer real api -j; then
-	"$CLIENT" 7 > "$WORK/client.out"
-	stop_tracer INT
-fi
-if msg=$(python3 - "$WORK/real.out" "$WORK/client.out" 2>&1 <<'PY'
+else
+	if start_tracer real api -j; then
+		"$CLIENT" 7 > "$WORK/client.out"
+		stop_tracer INT
+	fi
+	if msg=$(python3 - "$WORK/real.out" "$WORK/client.out" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = json.load(open(sys.argv[2]))
@@ -290,4 +290,49 @@ print("; ".join(bad))
 sys.exit(1 if bad else 0)
 PY
 ); then pass "api traces the real OpenCL and Level Zero loaders' entry points and counts their codes"
-else fail "api real loaders: $(echo "$msg" | head -c 500)"; fi
+	else fail "api real loaders: $(echo "$msg" | head -c 500)"; fi
+fi
+
+# 6. Debian's HIP and HSA runtimes, no AMD GPU behind them: they answer with
+# errors (hipErrorInvalidDevice, HSA_STATUS_ERROR_*), each call counted by value
+if ! "$ROCM" hsa 0 > /dev/null 2> "$WORK/rocm.err" || ! "$ROCM" hip 0 > /dev/null 2>> "$WORK/rocm.err"; then
+	skip "api rocm: libamdhip64-5 or libhsa-runtime64-1 not installed (scripts/deps.sh): $(head -c 200 "$WORK/rocm.err")"
+	exit 0
+fi
+if start_tracer rocm api -j; then
+	"$ROCM" hsa 9 > "$WORK/hsa.out"
+	"$ROCM" hip 6 > "$WORK/hip.out"
+	stop_tracer INT
+fi
+if msg=$(python3 - "$WORK/rocm.out" "$WORK/hsa.out" "$WORK/hip.out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+def code(v):
+    return hex(v) if v >= 0x10000 else str(v)
+def check(c, lib, n, want):
+    got = {f["function"]: f for f in d["functions"] if f["pid"] == c["pid"] and f["lib"] == lib}
+    if set(got) != set(want):
+        bad.append(f"{lib}: functions {sorted(got)} != {sorted(want)}")
+    for fn, calls in want.items():
+        r = got.get(fn, {})
+        errs = {code(c[fn]): calls} if c.get(fn, 0) != 0 else {}
+        if r.get("calls") != calls or r.get("errors") != sum(errs.values()) or r.get("errors_by_return", {}) != errs:
+            bad.append(f"{fn}: calls {r.get('calls')} errors {r.get('errors_by_return')}, want {calls} x {errs}")
+hsa = json.load(open(sys.argv[2]))
+hip = json.load(open(sys.argv[3]))
+check(hsa, "libhsa-runtime64.so.1", 9, {"hsa_init": 1, "hsa_queue_create": 9,
+      "hsa_amd_memory_pool_allocate": 9, "hsa_executable_freeze": 9})
+check(hip, "libamdhip64.so.5", 6, {f: 6 for f in ("hipMalloc", "hipMemcpy", "hipLaunchKernel",
+      "hipStreamSynchronize", "hipEventSynchronize", "hipDeviceSynchronize", "hipFree")})
+# underneath, HIP tries to bring HSA up again in each of its calls
+under = [f for f in d["functions"] if f["pid"] == hip["pid"] and f["lib"] == "libhsa-runtime64.so.1"]
+if [(f["function"], f["calls"], f["errors"]) for f in under] != [("hsa_init", 42, 42)]:
+    bad.append(f"HSA under HIP: {[(f['function'], f['calls'], f['errors']) for f in under]}")
+if d["drops"]["total"] != 0:
+    bad.append("drops")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+); then pass "api traces Debian's HIP and HSA runtimes' entry points and counts their codes"
+else fail "api rocm: $(echo "$msg" | head -c 600)"; fi

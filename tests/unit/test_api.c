@@ -141,6 +141,7 @@ static void test_rules(void)
 	CHECK(!xp_api_is_error(XP_API_RET_NONZERO, 0));
 	CHECK(xp_api_is_error(XP_API_RET_NEGATIVE, -22));
 	CHECK(!xp_api_is_error(XP_API_RET_NEGATIVE, 4));
+	CHECK(!xp_api_is_error(XP_API_RET_VALUE, 1));	/* hsa_signal_wait_*: the signal's value */
 	CHECK_STR(xp_api_ret_str(XP_API_RET_NONZERO, 0x78000004, b, sizeof(b)), "0x78000004");
 	CHECK_STR(xp_api_ret_str(XP_API_RET_NONZERO, -36, b, sizeof(b)), "-36");
 	CHECK_STR(xp_api_ret_str(XP_API_RET_NEGATIVE, -22, b, sizeof(b)), "-EINVAL");
@@ -223,6 +224,9 @@ static void test_specs(void)
 	CHECK(fn_index(&p, "libcuda.so.1", "cuLaunchKernel") >= 0);
 	CHECK(fn_index(&p, "libdrm.so.2", "drmIoctl") >= 0);
 	CHECK_U64(p.fn[fn_index(&p, "libdrm.so.2", "drmIoctl")].rule, XP_API_RET_NEGATIVE);
+	CHECK_U64(p.fn[fn_index(&p, "libamdhip64.so.5", "hipLaunchKernel")].rule, XP_API_RET_NONZERO);
+	CHECK_U64(p.fn[fn_index(&p, "libhsa-runtime64.so.1", "hsa_queue_create")].rule, XP_API_RET_NONZERO);
+	CHECK_U64(p.fn[fn_index(&p, "libhsa-runtime64.so.1", "hsa_signal_wait_scacquire")].rule, XP_API_RET_VALUE);
 	n0 = p.nfn;
 	CHECK(!xp_api_plan_add_spec(&p, "/opt/x/libze_loader.so.1", err, sizeof(err)));
 	CHECK_U64(p.nfn, n0);	/* the built-in list, already there */

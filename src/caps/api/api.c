@@ -47,7 +47,7 @@ static bool api_available(const struct xp_doctor_env *d, char *why, size_t len)
 {
 	bool ok = d->at[XP_AT_UPROBE].ok;
 
-	snprintf(why, len, "%s", ok ? "uprobes on runtime libraries (Level Zero, CUDA, OpenCL, Vulkan, libdrm)"
+	snprintf(why, len, "%s", ok ? "uprobes on runtime libraries (Level Zero, CUDA, OpenCL, Vulkan, HIP, HSA, libdrm)"
 				 : d->at[XP_AT_UPROBE].why);
 	return ok;
 }
@@ -254,21 +254,23 @@ static bool api_trigger(const struct xp_cap_inst *ci, const struct xp_trigger *t
 
 const struct xp_cap xp_cap_api = {
 	.name = "api",
-	.summary = "GPU/NPU runtime calls (Level Zero, CUDA, OpenCL, Vulkan, libdrm) joined with their ioctls",
+	.summary = "GPU/NPU runtime calls (Level Zero, CUDA, OpenCL, Vulkan, HIP, HSA, libdrm) joined with their ioctls",
 	.about =
 "User-space runtime calls by uprobe and uretprobe, each joined with the ioctls\n"
 "its thread issued inside it on traced device nodes (named as `ioctl` names\n"
 "them). Built in: Level Zero (libze_loader.so.1), CUDA (libcuda.so.1), OpenCL\n"
-"(libOpenCL.so.1), Vulkan (libvulkan.so.1), libdrm (libdrm.so.2,\n"
-"libdrm_amdgpu.so.1): their submits, allocations, copies and waits. Libraries\n"
+"(libOpenCL.so.1), Vulkan (libvulkan.so.1), HIP (libamdhip64.so.5), HSA\n"
+"(libhsa-runtime64.so.1), libdrm (libdrm.so.2, libdrm_amdgpu.so.1): their\n"
+"submits, allocations, copies and waits. Libraries\n"
 "are found in the mappings of running processes (containers' too, through\n"
 "/proc/PID/root) and on the loader's paths, so processes that start later are\n"
 "traced too; --lib adds any library and functions. A library or function not\n"
 "found is a note, not a failure. A library replaced while tracing (a package\n"
 "upgrade) is traced in its new file too, with a note. Calls that never return\n"
 "(their thread ended inside them, or still in flight at the end) are noted.\n"
-"  per function and process: calls, errors (a nonzero return for ze/cu/cl/vk,\n"
-"          a negative one for libdrm) by value, latency p50/p99/max, ioctls per\n"
+"  per function and process: calls, errors (a nonzero return for ze/cu/cl/vk/\n"
+"          hip/hsa, a negative one for libdrm; hsa_signal_wait_* return a\n"
+"          value, never an error) by value, latency p50/p99/max, ioctls per\n"
 "          call and their names, calls that issued no ioctl (the runtime\n"
 "          submitted without the kernel: a user-mode queue).\n"
 "Where the kernel has gpu_scheduler events (see `sched`), the DRM scheduler jobs\n"

@@ -20,8 +20,9 @@
 
 /* What a return value says (struct xp_api_fn.rule). */
 enum xp_api_rule {
-	XP_API_RET_NONZERO = 0,	/* ze, cl, cu, vk: 0 is success, anything else an error */
+	XP_API_RET_NONZERO = 0,	/* ze, cl, cu, vk, hip, hsa: 0 is success, anything else an error */
 	XP_API_RET_NEGATIVE = 1,	/* libdrm: a negative value (errno) is an error */
+	XP_API_RET_VALUE = 2,	/* a value, never an error (hsa_signal_wait_*: the signal's value) */
 };
 
 /* One traced function, by its cookie (the index): filled by user space before attach. */

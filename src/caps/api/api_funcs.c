@@ -29,16 +29,33 @@ static const char *const cl_fns[] = {
 static const char *const vk_fns[] = {
 	"vkQueueSubmit", "vkQueueSubmit2", "vkQueuePresentKHR", "vkWaitForFences", "vkAllocateMemory", NULL,
 };
+static const char *const hip_fns[] = {
+	"hipLaunchKernel", "hipModuleLaunchKernel", "hipExtLaunchKernel", "hipMemcpy", "hipMemcpyAsync",
+	"hipMemcpyHtoD", "hipMemcpyDtoH", "hipMemcpyDtoD", "hipMemcpyHtoDAsync", "hipMemcpyDtoHAsync",
+	"hipMemcpyWithStream", "hipMalloc", "hipMallocManaged", "hipMallocAsync", "hipHostMalloc",
+	"hipExtMallocWithFlags", "hipFree", "hipDeviceSynchronize", "hipStreamSynchronize",
+	"hipEventSynchronize", NULL,
+};
+static const char *const hsa_fns[] = {
+	"hsa_init", "hsa_shut_down", "hsa_queue_create", "hsa_queue_destroy", "hsa_signal_wait_scacquire",
+	"hsa_signal_wait_relaxed", "hsa_amd_memory_pool_allocate", "hsa_amd_memory_pool_free",
+	"hsa_amd_memory_async_copy", "hsa_memory_allocate", "hsa_executable_load_agent_code_object",
+	"hsa_executable_freeze", NULL,
+};
+/* hsa_signal_wait_*: the signal's value when the wait ended, not a status */
+static const char *const hsa_values[] = { "hsa_signal_wait_scacquire", "hsa_signal_wait_relaxed", NULL };
 static const char *const drm_fns[] = { "drmIoctl", "drmCommandWriteRead", NULL };
 static const char *const amdgpu_fns[] = { "amdgpu_cs_submit_raw2", NULL };
 
 const struct xp_api_builtin xp_api_builtins[] = {
-	{ "libze_loader.so.1", "Level Zero", XP_API_RET_NONZERO, ze_fns },
-	{ "libcuda.so.1", "CUDA", XP_API_RET_NONZERO, cu_fns },
-	{ "libOpenCL.so.1", "OpenCL", XP_API_RET_NONZERO, cl_fns },
-	{ "libvulkan.so.1", "Vulkan", XP_API_RET_NONZERO, vk_fns },
-	{ "libdrm.so.2", "libdrm", XP_API_RET_NEGATIVE, drm_fns },
-	{ "libdrm_amdgpu.so.1", "libdrm_amdgpu", XP_API_RET_NEGATIVE, amdgpu_fns },
+	{ "libze_loader.so.1", "Level Zero", XP_API_RET_NONZERO, ze_fns, NULL },
+	{ "libcuda.so.1", "CUDA", XP_API_RET_NONZERO, cu_fns, NULL },
+	{ "libOpenCL.so.1", "OpenCL", XP_API_RET_NONZERO, cl_fns, NULL },
+	{ "libvulkan.so.1", "Vulkan", XP_API_RET_NONZERO, vk_fns, NULL },
+	{ "libamdhip64.so.5", "HIP", XP_API_RET_NONZERO, hip_fns, NULL },
+	{ "libhsa-runtime64.so.1", "HSA", XP_API_RET_NONZERO, hsa_fns, hsa_values },
+	{ "libdrm.so.2", "libdrm", XP_API_RET_NEGATIVE, drm_fns, NULL },
+	{ "libdrm_amdgpu.so.1", "libdrm_amdgpu", XP_API_RET_NEGATIVE, amdgpu_fns, NULL },
 };
 const size_t xp_api_nbuiltins = sizeof(xp_api_builtins) / sizeof(xp_api_builtins[0]);
 
@@ -69,6 +86,17 @@ static struct xp_api_lib *lib_of(struct xp_api_plan *p, const char *soname)
 	return NULL;
 }
 
+/* A built-in library's function that returns a value, not a status. */
+static bool returns_value(const char *soname, const char *name)
+{
+	const struct xp_api_builtin *b = builtin_of(soname);
+
+	for (int i = 0; b && b->values && b->values[i]; i++)
+		if (!strcmp(b->values[i], name))
+			return true;
+	return false;
+}
+
 /* A function of `l`, unless it has it; the functions of a library stay together. */
 static int add_fn(struct xp_api_plan *p, struct xp_api_lib *l, const char *name)
 {
@@ -87,7 +115,7 @@ static int add_fn(struct xp_api_plan *p, struct xp_api_lib *l, const char *name)
 	memset(&p->fn[at], 0, sizeof(p->fn[at]));
 	snprintf(p->fn[at].name, sizeof(p->fn[at].name), "%s", name);
 	snprintf(p->fn[at].lib, sizeof(p->fn[at].lib), "%s", l->soname);
-	p->fn[at].rule = l->rule;
+	p->fn[at].rule = returns_value(l->soname, name) ? XP_API_RET_VALUE : l->rule;
 	p->fn_lib[at] = li;
 	p->nfn++;
 	l->nfn++;

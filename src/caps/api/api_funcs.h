@@ -25,6 +25,7 @@ struct xp_api_builtin {
 	const char *runtime;		/* "Level Zero", "CUDA", ... */
 	enum xp_api_rule rule;
 	const char *const *funcs;	/* ending with NULL */
+	const char *const *values;	/* of those, the ones returning a value, not a status (NULL: none) */
 };
 extern const struct xp_api_builtin xp_api_builtins[];
 extern const size_t xp_api_nbuiltins;

@@ -75,6 +75,8 @@ void xp_api_reset(struct xp_api_state *s)
 
 bool xp_api_is_error(uint32_t rule, int64_t ret)
 {
+	if (rule == XP_API_RET_VALUE)
+		return false;
 	return rule == XP_API_RET_NEGATIVE ? ret < 0 : ret != 0;
 }
 
