@@ -212,12 +212,17 @@ double xp_session_elapsed(const struct xp_session *s, bool since_interval)
 #define XP_SHORT_READ 64
 #define XP_GATHER_MS 2
 
-/* A wait of `ms` (a signal ends it early): 0 or -EINTR. */
+/*
+ * A wait of `ms` (a signal ends it early): 0 or -EINTR. poll, not
+ * nanosleep: the reader already waits in poll's kernel path, while
+ * hrtimer_nanosleep is what users time (`latency --from
+ * fentry:hrtimer_nanosleep`), and an end there in the tracer itself would
+ * close a traced thread's start (ends are taken from any thread, for the
+ * interrupts that run in them).
+ */
 static int nap_ms(int64_t ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	return nanosleep(&ts, NULL) ? -errno : 0;
+	return poll(NULL, 0, (int)ms) < 0 ? -errno : 0;
 }
 
 int xp_session_run(struct xp_session *s)
