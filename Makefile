@@ -237,7 +237,7 @@ HELPER_BINS += $(CUDA_LIB)
 # the cuda tests' stand-in libcupti and the program that drives it
 HELPER_BINS += $(BUILD)/tests/e2e/libcupti-stub.so
 
-$(CUDA_LIB): src/cuda/xputrace_cuda.c src/cuda/cupti_min.h src/caps/cuda/cuda.h $(CUPTI_CHECK)
+$(CUDA_LIB): src/cuda/xputrace_cuda.c src/cuda/cupti_min.h src/shared/cuda_probes.h $(CUPTI_CHECK)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libxputrace-cuda.so -o $@ $< -ldl
 
@@ -249,7 +249,7 @@ $(BUILD)/tests/e2e/libcupti-stub.so: tests/e2e/lib/cuptistub.c src/cuda/cupti_mi
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lpthread
 
-$(BUILD)/tests/e2e/cuda_app: tests/e2e/cuda_app.c src/caps/cuda/cuda.h
+$(BUILD)/tests/e2e/cuda_app: tests/e2e/cuda_app.c src/shared/cuda_probes.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -ldl -lpthread
 

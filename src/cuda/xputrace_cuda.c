@@ -22,7 +22,7 @@
 #include <time.h>
 #include <sys/sdt.h>
 
-#include "caps/cuda/cuda.h"
+#include "shared/cuda_probes.h"
 #include "cuda/cupti_min.h"
 
 #define XP_EXPORT __attribute__((visibility("default")))

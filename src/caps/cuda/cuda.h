@@ -1,65 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * `xputrace cuda`: what libxputrace-cuda.so (src/cuda/) hands over through
- * its USDT probes, and the record the BPF programs write from it. Shared by
- * the library, the BPF object (cuda.bpf.c) and user space: fixed-width
- * types only.
- *
- * The library's probes, provider "xputrace_cuda", each with one argument,
- * a pointer to a struct xp_cuda_ev in the process's memory, valid during
- * the probe:
- *   kernel   a kernel ran (CUPTI's concurrent-kernel activity)
- *   memcpy   a copy ran (bytes, direction)
- *   memset   a memset ran (bytes)
- *   launch   a launch call entered, on the calling thread (its correlation id)
- *   drops    CUPTI dropped records (count in `bytes`)
- * Times are CLOCK_MONOTONIC nanoseconds, the clock of bpf_ktime_get_ns.
+ * `xputrace cuda`: the record the BPF programs write from what
+ * libxputrace-cuda.so hands over through its USDT probes
+ * (shared/cuda_probes.h). Shared by the BPF object (cuda.bpf.c) and user
+ * space: fixed-width types only.
  */
 #ifndef XP_CAPS_CUDA_H
 #define XP_CAPS_CUDA_H
 
 #include <linux/types.h>
+#include "shared/cuda_probes.h"
 #include "shared/record.h"
 
 /* The record type: the next free id after api's. */
 #define XP_REC_CUDA 10
-
-#define XP_CUDA_PROVIDER xputrace_cuda
 #define XP_CUDA_NAME 96		/* a kernel's or function's name, cut to 95 */
-
-enum xp_cuda_what {
-	XP_CUDA_KERNEL = 1,
-	XP_CUDA_MEMCPY = 2,
-	XP_CUDA_MEMSET = 3,
-	XP_CUDA_LAUNCH = 4,
-	XP_CUDA_DROPS = 5,
-};
-
-/* CUPTI's copy kinds (CUpti_ActivityMemcpyKind), the first ones named. */
-enum xp_cuda_copy {
-	XP_CUDA_COPY_UNKNOWN = 0,
-	XP_CUDA_COPY_HTOD = 1,
-	XP_CUDA_COPY_DTOH = 2,
-	XP_CUDA_COPY_DTOD = 8,
-	XP_CUDA_COPY_HTOH = 9,
-	XP_CUDA_COPY_PTOP = 10,
-};
-
-/* What a probe points at. */
-struct xp_cuda_ev {
-	__u64 start_ns;		/* GPU start (launch: 0) */
-	__u64 end_ns;		/* GPU end */
-	__u64 bytes;		/* copy, memset: bytes; drops: records dropped */
-	__u64 name;		/* const char *: kernel name, launch: the API function (0: none) */
-	__u32 what;		/* enum xp_cuda_what */
-	__u32 corr;		/* CUPTI's correlation id */
-	__u32 device;
-	__u32 context;
-	__u32 stream;
-	__u32 kind;		/* memcpy: enum xp_cuda_copy; launch: domain << 16 | cbid */
-	__u32 grid[3];
-	__u32 block[3];
-};
 
 struct xp_cuda_rec {
 	struct xp_rec_hdr hdr;	/* ts_ns: the GPU start; launch, drops: the probe's time */
