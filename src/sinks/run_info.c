@@ -10,6 +10,13 @@ uint64_t xp_run_total_drops(const struct xp_run_info *ri)
 	return n;
 }
 
+void xp_json_begin_run(struct xp_json *j, FILE *f, const struct xp_run_info *ri)
+{
+	xp_json_init(j, f, false);
+	xp_json_begin_obj(j);
+	xp_json_run_info(j, ri);
+}
+
 void xp_json_run_info(struct xp_json *j, const struct xp_run_info *ri)
 {
 	xp_json_kstr(j, "tool", "xputrace");

@@ -26,6 +26,8 @@ struct xp_run_info {
 uint64_t xp_run_total_drops(const struct xp_run_info *ri);
 /* The members above as keys of the object being written. */
 void xp_json_run_info(struct xp_json *j, const struct xp_run_info *ri);
+/* A summary's JSON document begun on f: its object opened, the run's keys in it. */
+void xp_json_begin_run(struct xp_json *j, FILE *f, const struct xp_run_info *ri);
 
 struct xp_rawtp_layout;		/* core/rawtp.h */
 

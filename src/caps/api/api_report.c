@@ -295,9 +295,7 @@ void xp_api_report_json(FILE *f, const struct xp_api_report *r)
 	struct xp_json j;
 
 	xp_api_sort(s);
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, r->ri);
+	xp_json_begin_run(&j, f, r->ri);
 	xp_json_ku64(&j, "calls", s->calls);
 	xp_json_ku64(&j, "ioctls", s->ioctls);
 	xp_json_ku64(&j, "ioctls_lost", s->ioctls_lost);

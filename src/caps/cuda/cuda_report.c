@@ -161,9 +161,7 @@ void xp_cuda_report_json(FILE *f, const struct xp_cuda_report *r)
 	struct xp_json j;
 
 	xp_cuda_sort(s);
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, r->ri);
+	xp_json_begin_run(&j, f, r->ri);
 	xp_json_ku64(&j, "kernels", s->kernels);
 	xp_json_ku64(&j, "joined", s->joined);
 	xp_json_ku64(&j, "launches", s->launches);

@@ -297,9 +297,7 @@ void xp_fdi_report_json(FILE *f, const struct xp_fdi_report *r)
 	int n = xp_fdi_devices(s, d, MAX_DEVS);
 	struct xp_json j;
 
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, r->ri);
+	xp_json_begin_run(&j, f, r->ri);
 	xp_json_ku64(&j, "samples", s->samples);
 	xp_json_ku64(&j, "processes", s->procs);
 	xp_json_ku64(&j, "unreadable_processes", s->unreadable);

@@ -215,9 +215,7 @@ void xp_fence_report_json(FILE *f, const struct xp_tp_report *r)
 	const struct xp_fence_state *s = r->st;
 	struct xp_json j;
 
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, r->ri);
+	xp_json_begin_run(&j, f, r->ri);
 	xp_rows_json(&j, &head_rows, s, r);
 	xp_json_kevents(&j, "events", r->layout, r->layout->n);
 	xp_json_key(&j, "fences");

@@ -106,9 +106,7 @@ void xp_ioctl_report_json(FILE *f, const struct xp_ioctl_table *t, const struct 
 
 	if (!v)
 		return;
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, ri);
+	xp_json_begin_run(&j, f, ri);
 	if (t->folded_calls) {
 		xp_json_ku64(&j, "max_keys", t->max_keys);
 		xp_json_ku64(&j, "folded_calls", t->folded_calls);

@@ -118,9 +118,7 @@ void xp_lat_report_json(FILE *f, const struct xp_lat_report *r)
 	struct xp_json j;
 	char name[XP_LAT_NAMES], label[160];
 
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, r->ri);
+	xp_json_begin_run(&j, f, r->ri);
 	if (r->from && r->to) {
 		xp_json_kstr(&j, "from", r->from);
 		xp_json_kstr(&j, "to", r->to);

@@ -94,9 +94,7 @@ void xp_mem_report_json(FILE *f, const struct xp_tp_report *r)
 	const struct xp_rawtp_layout *l = r->layout;
 	struct xp_json j;
 
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, r->ri);
+	xp_json_begin_run(&j, f, r->ri);
 	xp_json_ku64(&j, "page_size", s->page_size);
 	xp_json_ku64(&j, "events_seen", s->events);
 	xp_json_ku64(&j, "overflow", s->overflow);

@@ -432,9 +432,7 @@ void xp_npu_report_json(FILE *f, const struct xp_npu_state *s, const struct xp_n
 	struct xp_npu_ratios now;
 
 	xp_npu_ratios(s, secs, &now);
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, ri);
+	xp_json_begin_run(&j, f, ri);
 	drivers_json(&j, s, in);
 	calls_json(&j, s);
 	xp_json_ku64(&j, "ipc_messages", s->ipc_msgs);

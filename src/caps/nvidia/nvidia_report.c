@@ -295,9 +295,7 @@ void xp_nv_report_json(FILE *f, const struct xp_nv_state *s, const struct xp_run
 	char name[64];
 	struct xp_json j;
 
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, ri);
+	xp_json_begin_run(&j, f, ri);
 	xp_json_ku64(&j, "overflow", s->overflow);
 	if (s->probed_known)
 		xp_json_kbool(&j, "kprobes", !s->no_kprobes);

@@ -187,9 +187,7 @@ void xp_sched_report_json(FILE *f, const struct xp_sched_report *r)
 		done += s->rings[i].c.done;
 		incomplete += s->rings[i].c.incomplete;
 	}
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, r->ri);
+	xp_json_begin_run(&j, f, r->ri);
 	xp_json_kstr(&j, "generation", gen == 2 ? "6.17+" : "6.16-");
 	xp_json_key(&j, "events");
 	xp_json_begin_arr(&j);

@@ -450,9 +450,7 @@ void xp_vbl_report_json(FILE *f, const struct xp_tp_report *r)
 	const struct xp_vbl_state *s = r->st;
 	struct xp_json j;
 
-	xp_json_init(&j, f, false);
-	xp_json_begin_obj(&j);
-	xp_json_run_info(&j, r->ri);
+	xp_json_begin_run(&j, f, r->ri);
 	xp_json_ku64(&j, "late_ns", s->late_ns);
 	xp_json_kevents(&j, "events", r->layout, XP_VBL_NDRM);
 	if (probes_ran(r->layout)) {
