@@ -270,7 +270,8 @@ else
 
 	# The classic syscall events never see 32-bit calls: a 32-bit program that
 	# starts while they are traced is said on stderr at the end, by pid and name.
-	if start_tracer c32-tp ioctl --device /dev/null --hook tracepoint; then
+	# (-c: other 32-bit programs on this machine, ldd's loader among them, are not ours)
+	if start_tracer c32-tp ioctl --device /dev/null --hook tracepoint -c ioctl_driver32; then
 		"$DRV32" 1 > "$WORK/c32-tp.pids"
 		sleep 0.2
 		"$DRV32" 1 >> "$WORK/c32-tp.pids"
@@ -285,9 +286,18 @@ else
 		fail "ioctl tracepoint with 32-bit programs: tracer did not start"
 	fi
 	# xputrace's own probe of whether 32-bit programs run (another xputrace
-	# starting beside it runs one: doctor, top) is not said to be one
-	if start_tracer c32-own ioctl --device /dev/null --hook tracepoint; then
-		"$XP" doctor > "$WORK/c32-own.doctor" 2>&1
+	# starting beside it runs one: doctor, top) is not said to be one; doctor
+	# runs in a cgroup of its own, the one traced, where no other program runs
+	cg2=$(cgroup2_root) cgown=
+	if [ -n "$cg2" ] && mkdir "$cg2/xpt-c32-$$" 2>/dev/null; then
+		cgown=$cg2/xpt-c32-$$
+	fi
+	if start_tracer c32-own ioctl --device /dev/null --hook tracepoint ${cgown:+-G "$cgown"}; then
+		if [ -n "$cgown" ]; then
+			in_cgroup "$cgown" "$XP" doctor > "$WORK/c32-own.doctor" 2>&1
+		else
+			"$XP" doctor > "$WORK/c32-own.doctor" 2>&1
+		fi
 		stop_tracer INT
 		rc=$?
 		if [ $rc -eq 0 ] && grep -q '^32-bit progs *can run' "$WORK/c32-own.doctor" &&
@@ -299,6 +309,7 @@ else
 	else
 		fail "ioctl tracepoint beside doctor: tracer did not start"
 	fi
+	[ -z "$cgown" ] || rmdir "$cgown" 2>/dev/null
 
 	# While a 32-bit program runs, the default passes the classic events over
 	# (where it would take them: no kprobes) and says why; its calls are counted.
