@@ -3,9 +3,11 @@
  * the application. CUDA loads it when CUDA_INJECTION64_PATH names it and
  * calls InitializeInjection; it enables CUPTI's concurrent-kernel, memcpy
  * and memset activity and hands each record to a tracer through a USDT
- * probe (provider xputrace_cuda, src/caps/cuda/cuda.h). Each probe has a
+ * probe (provider xputrace_cuda, src/shared/cuda_probes.h). Each probe has a
  * semaphore: while no tracer is attached nothing is filled in or formatted,
- * and the process pays only for CUPTI's collection.
+ * and the process pays only for CUPTI's collection. Launch calls are noted
+ * in memory on their thread and handed over in batches, before the records
+ * of any buffer CUPTI completes: a tracer adds no probe to the launch path.
  *
  * CUPTI's times are moved onto CLOCK_MONOTONIC (the clock of the kernel's
  * own events): by CUPTI itself where it takes a timestamp callback, else by
@@ -16,11 +18,14 @@
  */
 #define _SDT_HAS_SEMAPHORES 1
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/sdt.h>
+#include <sys/syscall.h>
 
 #include "shared/cuda_probes.h"
 #include "cuda/cupti_min.h"
@@ -33,7 +38,7 @@
 SEMAPHORE(kernel);
 SEMAPHORE(memcpy);
 SEMAPHORE(memset);
-SEMAPHORE(launch);
+SEMAPHORE(launches);
 SEMAPHORE(drops);
 
 #define ATTACHED(name) (*(volatile unsigned short *)&xputrace_cuda_##name##_semaphore)
@@ -41,6 +46,12 @@ SEMAPHORE(drops);
 static struct xcu_api api;
 static int64_t clock_offset;		/* CLOCK_MONOTONIC - CUPTI's clock, without the callback */
 static unsigned long long dropped_total;
+
+/* launch calls noted since the last batch; a runtime launch's depth on this thread */
+static pthread_mutex_t marks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct xp_cuda_launches marks;
+static __thread unsigned int in_runtime_launch;
+static __thread uint32_t thread_id;
 
 static void say(const char *fmt, const char *arg)
 {
@@ -125,12 +136,29 @@ static void one_record(const struct xcu_activity *r)
 	}
 }
 
+/* The launches noted so far, to the tracer (under marks_lock). */
+static void hand_over_marks(void)
+{
+	if (marks.n && ATTACHED(launches))
+		STAP_PROBE1(xputrace_cuda, launches, &marks);
+	marks.n = 0;
+}
+
+static void flush_marks(void)
+{
+	pthread_mutex_lock(&marks_lock);
+	hand_over_marks();
+	pthread_mutex_unlock(&marks_lock);
+}
+
 static void buffer_completed(xcu_context ctx, uint32_t stream_id, uint8_t *buffer, size_t size, size_t valid)
 {
 	struct xcu_activity *r = NULL;
 	size_t dropped = 0;
 
 	(void)size;
+	/* a kernel's launch call before the kernel: every call of this buffer's kernels was noted */
+	flush_marks();
 	while (valid && api.cuptiActivityGetNextRecord(buffer, valid, &r) == XCU_SUCCESS)
 		one_record(r);
 	if (api.cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == XCU_SUCCESS && dropped) {
@@ -144,20 +172,39 @@ static void buffer_completed(xcu_context ctx, uint32_t stream_id, uint8_t *buffe
 	free(buffer);
 }
 
-/* A launch call entered: its correlation id, on the calling thread. */
+/*
+ * A launch call entered: its time and correlation id, noted for the next
+ * batch. A runtime launch enters the driver's launch inside it, with an
+ * id of its own; its kernel carries the runtime call's, the one noted.
+ */
 static void api_callback(void *userdata, uint32_t domain, uint32_t cbid, const void *cbdata)
 {
 	const struct xcu_callback_data *d = cbdata;
 
 	(void)userdata;
-	if (d->callback_site != XCU_API_ENTER || !ATTACHED(launch))
+	if (domain == XCU_DOMAIN_RUNTIME_API) {
+		if (d->callback_site != XCU_API_ENTER) {
+			in_runtime_launch -= !!in_runtime_launch;
+			return;
+		}
+		in_runtime_launch++;
+	} else if (d->callback_site != XCU_API_ENTER || in_runtime_launch) {
 		return;
-	struct xp_cuda_ev e = {
-		.name = (uintptr_t)d->function_name, .what = XP_CUDA_LAUNCH, .corr = d->correlation_id,
-		.context = d->context_uid, .kind = domain << 16 | cbid,
+	}
+	if (!ATTACHED(launches))
+		return;
+	if (!thread_id)
+		thread_id = (uint32_t)syscall(SYS_gettid);
+	struct xp_cuda_launch m = {
+		.ts_ns = monotonic_ns(), .name = (uintptr_t)d->function_name, .corr = d->correlation_id,
+		.tid = thread_id, .context = d->context_uid, .kind = domain << 16 | cbid,
 	};
 
-	STAP_PROBE1(xputrace_cuda, launch, &e);
+	pthread_mutex_lock(&marks_lock);
+	marks.m[marks.n++] = m;
+	if (marks.n == XP_CUDA_LAUNCH_BATCH)
+		hand_over_marks();
+	pthread_mutex_unlock(&marks_lock);
 }
 
 static const uint32_t driver_launches[] = {
@@ -186,9 +233,18 @@ static void enable_launch_callbacks(void)
 		api.cuptiEnableCallback(1, sub, XCU_DOMAIN_RUNTIME_API, runtime_launches[i]);
 }
 
+/* A forked child: its one thread is not its parent's, nor are the parent's marks its own. */
+static void in_child(void)
+{
+	thread_id = 0;
+	marks.n = 0;
+	pthread_mutex_init(&marks_lock, NULL);
+}
+
 static void at_exit(void)
 {
 	api.cuptiActivityFlushAll(XCU_FLUSH_FORCED);
+	flush_marks();
 	if (dropped_total && !ATTACHED(drops)) {
 		char n[32];
 
@@ -266,6 +322,7 @@ XP_EXPORT int InitializeInjection(void)
 	if (api.cuptiActivityEnable(XCU_KIND_MEMSET) != XCU_SUCCESS)
 		say("%s", "the memset activity could not be enabled");
 	enable_launch_callbacks();
+	pthread_atfork(NULL, NULL, in_child);
 	atexit(at_exit);
 	return 1;
 }

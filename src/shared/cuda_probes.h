@@ -6,7 +6,8 @@
  *   kernel   a kernel ran (CUPTI's concurrent-kernel activity)
  *   memcpy   a copy ran (bytes, direction)
  *   memset   a memset ran (bytes)
- *   launch   a launch call entered, on the calling thread (its correlation id)
+ *   launches launch calls noted on their threads, handed over in batches
+ *            (struct xp_cuda_launches): no probe fires on the launch path
  *   drops    CUPTI dropped records (count in `bytes`)
  * Times are CLOCK_MONOTONIC nanoseconds, the clock of bpf_ktime_get_ns.
  * Shared by the library, the BPF object (caps/cuda/cuda.bpf.c) and `xputrace
@@ -37,7 +38,7 @@ enum xp_cuda_copy {
 	XP_CUDA_COPY_PTOP = 10,
 };
 
-/* What a probe points at. */
+/* What a probe points at (launches: struct xp_cuda_launches). */
 struct xp_cuda_ev {
 	__u64 start_ns;		/* GPU start (launch: 0) */
 	__u64 end_ns;		/* GPU end */
@@ -51,6 +52,29 @@ struct xp_cuda_ev {
 	__u32 kind;		/* memcpy: enum xp_cuda_copy; launch: domain << 16 | cbid */
 	__u32 grid[3];
 	__u32 block[3];
+};
+
+/*
+ * One launch call: its entry's time and correlation id on its thread. A
+ * runtime launch is one call: the driver launch it makes inside is not
+ * noted again (the kernel carries the runtime call's correlation id).
+ */
+struct xp_cuda_launch {
+	__u64 ts_ns;		/* CLOCK_MONOTONIC at the call's entry */
+	__u64 name;		/* const char *: the API function */
+	__u32 corr;		/* CUPTI's correlation id */
+	__u32 tid;		/* the calling thread */
+	__u32 context;
+	__u32 kind;		/* domain << 16 | cbid */
+};
+
+#define XP_CUDA_LAUNCH_BATCH 128
+
+/* What the launches probe points at: the marks since the last batch. */
+struct xp_cuda_launches {
+	__u32 n;
+	__u32 pad;
+	struct xp_cuda_launch m[XP_CUDA_LAUNCH_BATCH];
 };
 
 #endif

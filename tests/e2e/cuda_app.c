@@ -9,7 +9,8 @@
  *     kernel s over [base + i*P + s*O, + W): S kernels overlap in each
  *     round, the rounds do not; busy N*((S-1)*O + W), kernel time N*S*W
  *   device 1: D kernels "xp_delay" on stream 1, each starting 20 ms after
- *     its launch call, W2 long, none overlapping: busy D*W2
+ *     its launch call, W2 long, none overlapping: busy D*W2; launched by
+ *     the runtime (cudaLaunchKernel, which enters cuLaunchKernel inside)
  *   device 0 stream 7: C copies host to device of 1 MiB (200 us), C device
  *     to host of 4 KiB (10 us), C memsets of 512 bytes (5 us)
  *   dropped records: X
@@ -39,7 +40,7 @@ typedef uint32_t (*kernel_fn)(uint32_t, uint32_t, uint32_t, const char *, const 
 			      uint64_t, uint64_t);
 typedef uint32_t (*copy_fn)(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, uint64_t, uint64_t);
 
-static kernel_fn kernel;
+static kernel_fn kernel, kernel_rt;
 static copy_fn copy;
 static uint64_t (*now)(void);
 static int N = 100, S = 3, D = 20, C = 10, X = 7, T = 1;
@@ -110,6 +111,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	kernel = (kernel_fn)stub_sym(hs, "xpstub_kernel");
+	kernel_rt = (kernel_fn)stub_sym(hs, "xpstub_kernel_rt");
 	copy = (copy_fn)stub_sym(hs, "xpstub_copy");
 	now = (uint64_t (*)(void))stub_sym(hs, "xpstub_now");
 	init = (int (*)(void))stub_sym(hi, "InitializeInjection");
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < D; i++) {
 		uint64_t st = now() + 20 * MS;
 
-		kernel(1, 2, 1, "xp_delay", g1, b32, st, st + W2);
+		kernel_rt(1, 2, 1, "xp_delay", g1, b32, st, st + W2);
 		usleep(200);	/* the next starts after this one ends */
 	}
 	uint64_t t = base + (uint64_t)N * P + MS;

@@ -13,6 +13,13 @@
 #include <bpf/usdt.bpf.h>
 #include "caps/cuda/cuda.h"
 
+static __always_inline void put_name(char *dst, __u64 src)
+{
+	dst[0] = 0;
+	if (src)
+		bpf_probe_read_user_str(dst, XP_CUDA_NAME, (const void *)src);
+}
+
 static __always_inline int emit(void *ev_ptr)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
@@ -26,7 +33,7 @@ static __always_inline int emit(void *ev_ptr)
 		return 0;
 	if (!(r = xp_reserve(sizeof(*r))))
 		return 0;
-	ts = ev.what == XP_CUDA_LAUNCH || ev.what == XP_CUDA_DROPS || !ev.start_ns ? now : ev.start_ns;
+	ts = ev.what == XP_CUDA_DROPS || !ev.start_ns ? now : ev.start_ns;
 	xp_fill_hdr(&r->hdr, XP_REC_CUDA, sizeof(*r), ts, pid_tgid);
 	r->end_ns = ev.end_ns > ts ? ev.end_ns : ts;
 	r->cgroup_id = bpf_get_current_cgroup_id();
@@ -40,9 +47,7 @@ static __always_inline int emit(void *ev_ptr)
 	__builtin_memcpy(r->grid, ev.grid, sizeof(r->grid));
 	__builtin_memcpy(r->block, ev.block, sizeof(r->block));
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
-	r->name[0] = 0;
-	if (ev.name)
-		bpf_probe_read_user_str(r->name, sizeof(r->name), (const void *)ev.name);
+	put_name(r->name, ev.name);
 	xp_submit(r);
 	return 0;
 }
@@ -65,10 +70,39 @@ int BPF_USDT(cuda_memset, void *ev)
 	return emit(ev);
 }
 
+/* A batch of launch calls, each a record on its own thread at its own time. */
 SEC("usdt")
-int BPF_USDT(cuda_launch, void *ev)
+int BPF_USDT(cuda_launches, void *batch)
 {
-	return emit(ev);
+	struct xp_cuda_launches *b = batch;
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), cgroup_id;
+	struct xp_cuda_rec *r;
+	struct xp_cuda_launch m;
+	char comm[XP_COMM_LEN];
+	__u32 n;
+
+	if (xp_filtered(pid_tgid >> 32) || bpf_probe_read_user(&n, sizeof(n), &b->n))
+		return 0;
+	cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (__u32 i = 0; i < XP_CUDA_LAUNCH_BATCH && i < n; i++) {
+		if (bpf_probe_read_user(&m, sizeof(m), &b->m[i]))
+			break;
+		if (!(r = xp_reserve(sizeof(*r))))
+			continue;
+		xp_fill_hdr(&r->hdr, XP_REC_CUDA, sizeof(*r), m.ts_ns, (pid_tgid & ~0xffffffffull) | m.tid);
+		__builtin_memset(&r->end_ns, 0, sizeof(*r) - sizeof(r->hdr));
+		r->end_ns = m.ts_ns;
+		r->cgroup_id = cgroup_id;
+		r->what = XP_CUDA_LAUNCH;
+		r->corr = m.corr;
+		r->context = m.context;
+		r->kind = m.kind;
+		__builtin_memcpy(r->comm, comm, sizeof(comm));
+		put_name(r->name, m.name);
+		xp_submit(r);
+	}
+	return 0;
 }
 
 SEC("usdt")

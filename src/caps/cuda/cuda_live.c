@@ -55,7 +55,7 @@ static int attach_file(struct xp_kside *k, struct xp_api_plan *plan, const char 
 	} probes[] = {
 		{ skel->progs.cuda_drops, "drops" }, { skel->progs.cuda_kernel, "kernel" },
 		{ skel->progs.cuda_memcpy, "memcpy" }, { skel->progs.cuda_memset, "memset" },
-		{ skel->progs.cuda_launch, "launch" },
+		{ skel->progs.cuda_launches, "launches" },
 	};
 	int first = ck->nlinks;
 

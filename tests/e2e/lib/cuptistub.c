@@ -13,6 +13,7 @@
  * callback.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -191,7 +192,11 @@ static struct pending *add(uint32_t kind, const char *name)
 	return p;
 }
 
-/* A launch call: the callback at its entry and exit; its correlation id. */
+/*
+ * A launch call: the callback at its entry and exit; its correlation id.
+ * The runtime's launch enters the driver's inside it, as CUDA's does, with
+ * an id of its own; the kernel carries the runtime call's.
+ */
 static uint32_t api_call(uint32_t domain, uint32_t cbid, const char *fn, const char *symbol)
 {
 	uint32_t corr = __atomic_fetch_add(&next_corr, 1, __ATOMIC_RELAXED);
@@ -200,20 +205,30 @@ static uint32_t api_call(uint32_t domain, uint32_t cbid, const char *fn, const c
 		.function_name = fn, .symbol_name = symbol, .context_uid = 1, .correlation_data = &data,
 		.correlation_id = corr,
 	};
+	bool on = cb_fn && cb_on[domain][cbid];
 
-	if (cb_fn && cb_on[domain][cbid]) {
+	if (on)
 		cb_fn(cb_user, domain, cbid, &d);
+	if (domain == XCU_DOMAIN_RUNTIME_API)
+		api_call(XCU_DOMAIN_DRIVER_API, XCU_CBID_cuLaunchKernel, "cuLaunchKernel", symbol);
+	if (on) {
 		d.callback_site = 1;
 		cb_fn(cb_user, domain, cbid, &d);
 	}
 	return corr;
 }
 
-/* A kernel launched now by cuLaunchKernel on (ctx, stream), run over [start, end) of xpstub_now's clock. */
-EXPORT uint32_t xpstub_kernel(uint32_t dev, uint32_t ctx, uint32_t stream, const char *name, const uint32_t grid[3],
-			      const uint32_t block[3], uint64_t start, uint64_t end)
+/*
+ * A kernel launched now on (ctx, stream), run over [start, end) of
+ * xpstub_now's clock: by cuLaunchKernel, or with `runtime` by
+ * cudaLaunchKernel.
+ */
+static uint32_t kernel(bool runtime, uint32_t dev, uint32_t ctx, uint32_t stream, const char *name,
+		       const uint32_t grid[3], const uint32_t block[3], uint64_t start, uint64_t end)
 {
-	uint32_t corr = api_call(XCU_DOMAIN_DRIVER_API, XCU_CBID_cuLaunchKernel, "cuLaunchKernel", name);
+	uint32_t corr = runtime ? api_call(XCU_DOMAIN_RUNTIME_API, XCU_CBID_cudaLaunchKernel_v7000,
+					   "cudaLaunchKernel", name)
+				: api_call(XCU_DOMAIN_DRIVER_API, XCU_CBID_cuLaunchKernel, "cuLaunchKernel", name);
 	struct pending *p;
 
 	pthread_mutex_lock(&lock);
@@ -231,6 +246,18 @@ EXPORT uint32_t xpstub_kernel(uint32_t dev, uint32_t ctx, uint32_t stream, const
 	}
 	pthread_mutex_unlock(&lock);
 	return corr;
+}
+
+EXPORT uint32_t xpstub_kernel(uint32_t dev, uint32_t ctx, uint32_t stream, const char *name, const uint32_t grid[3],
+			      const uint32_t block[3], uint64_t start, uint64_t end)
+{
+	return kernel(false, dev, ctx, stream, name, grid, block, start, end);
+}
+
+EXPORT uint32_t xpstub_kernel_rt(uint32_t dev, uint32_t ctx, uint32_t stream, const char *name,
+				 const uint32_t grid[3], const uint32_t block[3], uint64_t start, uint64_t end)
+{
+	return kernel(true, dev, ctx, stream, name, grid, block, start, end);
 }
 
 /* A copy (kind: CUPTI's copy kind) or, with kind 0xff, a memset, of `bytes` over [start, end). */
