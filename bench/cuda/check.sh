@@ -7,7 +7,7 @@
 #   bench/cuda/check.sh [OUTDIR]    (CUPTI: XPUTRACE_CUPTI, else the toolkit's)
 set -eu
 cd "$(dirname "$0")/../.."
-OUT=${1:-$(mktemp -d)}
+OUT=${1:-$(mktemp -d)}; mkdir -p "$OUT"
 CUDA=${CUDA:-/usr/local/cuda}
 export XPUTRACE_CUPTI=${XPUTRACE_CUPTI:-$CUDA/lib64/libcupti.so.13}
 L=$(realpath build/libxputrace-cuda.so)

@@ -6,8 +6,9 @@
  * probe (provider xputrace_cuda, src/shared/cuda_probes.h). Each probe has a
  * semaphore: while no tracer is attached nothing is filled in or formatted,
  * and the process pays only for CUPTI's collection. Launch calls are noted
- * in memory on their thread and handed over in batches, before the records
- * of any buffer CUPTI completes: a tracer adds no probe to the launch path.
+ * in memory on their thread and handed over in batches by CUPTI's thread,
+ * before the records of each buffer it completes: a tracer adds no probe
+ * to the launch path.
  *
  * CUPTI's times are moved onto CLOCK_MONOTONIC (the clock of the kernel's
  * own events): by CUPTI itself where it takes a timestamp callback, else by
@@ -47,9 +48,20 @@ static struct xcu_api api;
 static int64_t clock_offset;		/* CLOCK_MONOTONIC - CUPTI's clock, without the callback */
 static unsigned long long dropped_total;
 
-/* launch calls noted since the last batch; a runtime launch's depth on this thread */
+/*
+ * Launch calls noted, in batches: the full ones queue for CUPTI's thread
+ * to hand over, off the launch path; past MAX_QUEUED (4 MiB of calls, a
+ * program whose kernels CUPTI does not deliver) the calling thread hands
+ * one over itself. A runtime launch's depth on this thread.
+ */
+struct batch {
+	struct batch *next;
+	struct xp_cuda_launches b;
+};
+#define MAX_QUEUED 1024
 static pthread_mutex_t marks_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct xp_cuda_launches marks;
+static struct batch *filling, *queued, **queued_tail = &queued;
+static unsigned int nqueued;
 static __thread unsigned int in_runtime_launch;
 static __thread uint32_t thread_id;
 
@@ -136,19 +148,32 @@ static void one_record(const struct xcu_activity *r)
 	}
 }
 
-/* The launches noted so far, to the tracer (under marks_lock). */
-static void hand_over_marks(void)
+/* A batch of launch calls, to the tracer, and freed. */
+static void hand_over(struct batch *b)
 {
-	if (marks.n && ATTACHED(launches))
-		STAP_PROBE1(xputrace_cuda, launches, &marks);
-	marks.n = 0;
+	if (b->b.n && ATTACHED(launches))
+		STAP_PROBE1(xputrace_cuda, launches, &b->b);
+	free(b);
 }
 
+/* Every launch call noted so far, in the order noted. */
 static void flush_marks(void)
 {
+	struct batch *q, *f, *next;
+
 	pthread_mutex_lock(&marks_lock);
-	hand_over_marks();
+	q = queued;
+	f = filling;
+	queued = filling = NULL;
+	queued_tail = &queued;
+	nqueued = 0;
 	pthread_mutex_unlock(&marks_lock);
+	for (; q; q = next) {
+		next = q->next;
+		hand_over(q);
+	}
+	if (f)
+		hand_over(f);
 }
 
 static void buffer_completed(xcu_context ctx, uint32_t stream_id, uint8_t *buffer, size_t size, size_t valid)
@@ -201,9 +226,24 @@ static void api_callback(void *userdata, uint32_t domain, uint32_t cbid, const v
 	};
 
 	pthread_mutex_lock(&marks_lock);
-	marks.m[marks.n++] = m;
-	if (marks.n == XP_CUDA_LAUNCH_BATCH)
-		hand_over_marks();
+	if (!filling && (filling = malloc(sizeof(*filling))))
+		filling->b.n = 0;
+	if (filling) {
+		filling->b.m[filling->b.n++] = m;
+		if (filling->b.n == XP_CUDA_LAUNCH_BATCH) {
+			struct batch *full = filling;
+
+			filling = NULL;
+			if (nqueued < MAX_QUEUED) {
+				full->next = NULL;
+				*queued_tail = full;
+				queued_tail = &full->next;
+				nqueued++;
+			} else {
+				hand_over(full);
+			}
+		}
+	}
 	pthread_mutex_unlock(&marks_lock);
 }
 
@@ -237,7 +277,9 @@ static void enable_launch_callbacks(void)
 static void in_child(void)
 {
 	thread_id = 0;
-	marks.n = 0;
+	filling = queued = NULL;
+	queued_tail = &queued;
+	nqueued = 0;
 	pthread_mutex_init(&marks_lock, NULL);
 }
 
