@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU host: two PyTorch processes at once (torch_compare.py plain, RA and
-# RB rounds of a product and an add) in two cgroups made here, with `serve`
-# (no --lib: the library found in their mappings) and `cuda --stream -j`
+# RB rounds of a product and an add) in two cgroups made here, with `serve
+# --lib` (as a node names its copy) and `cuda --stream -j`
 # beside them. Prints per cgroup: the kernels serve counted (want 2 x rounds
 # + 2, randn's), its GPU busy seconds (source="cupti"), and the union of the
 # intervals of that process's kernels from the stream (per device, added).
@@ -18,7 +18,7 @@ W=$(mktemp -d)
 trap 'rmdir "$CG/xp-train-a" "$CG/xp-train-b" 2>/dev/null' EXIT
 mkdir "$CG/xp-train-a" "$CG/xp-train-b" || exit 1
 in_cg() { local d=$1; shift; sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$d" "$@"; }
-./xputrace serve --listen 127.0.0.1:0 > /dev/null 2> "$W/serve.err" &
+./xputrace serve --listen 127.0.0.1:0 --lib "$L" > /dev/null 2> "$W/serve.err" &
 S=$!
 ./xputrace cuda --lib "$L" --stream -j > "$W/stream.json" 2> "$W/cuda.err" &
 C=$!

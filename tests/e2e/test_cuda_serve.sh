@@ -65,13 +65,17 @@ elif start_tracer late serve --listen 127.0.0.1:0; then
 	in_cgroup "$B" "$APP" -n 100 -s 2 -d 0 -c 0 -x 0 -w "$WORK/go" > "$WORK/b.out" &
 	BJOB=$!
 	for _ in $(seq 1 150); do
-		grep -q "found while tracing, traced from now on" "$WORK/late.err" && break
+		grep -q "found while tracing (.*), traced from now on" "$WORK/late.err" && break
 		sleep 0.1
 	done
 	touch "$WORK/go"
 	wait $AJOB $BJOB
-	if poll late "$CG_A" "$WORK/a.out" && poll late "$CG_B" "$WORK/b.out"; then
-		pass "cuda serve: attached once a process mapped the library; kernels, busy (cupti) and bytes exact per cgroup"
+	# the environment of a new process (each second) names the file before
+	# the scan of the mappings (each 5 s) sees it: a short job is not missed
+	if poll late "$CG_A" "$WORK/a.out" && poll late "$CG_B" "$WORK/b.out" &&
+		{ grep -q "found while tracing (named by a new process's CUDA_INJECTION64_PATH)" "$WORK/late.err" ||
+			! msg="found another way: $(grep found "$WORK/late.err")"; }; then
+		pass "cuda serve: attached once a new process named the library in CUDA_INJECTION64_PATH; kernels, busy (cupti) and bytes exact per cgroup"
 	else
 		fail "cuda serve attach-later: $msg; serve said: $(head -c 500 "$WORK/late.err")"
 	fi

@@ -422,6 +422,105 @@ static int recheck_path(struct xp_api_plan *p, int li, const char *path,
 	return 1;
 }
 
+static bool seen_before(const struct xp_api_pids *s, uint32_t pid)
+{
+	uint32_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->pid[mid] == pid)
+			return true;
+		if (s->pid[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The value of `var` in process pid's environment, into val; false if none (or unreadable). */
+static bool env_of(uint32_t pid, const char *var, char *val, size_t len)
+{
+	char path[64], buf[16384];
+	size_t vlen = strlen(var), have = 0;
+	ssize_t got;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	/* entries NUL-ended; one cut by the buffer's end is moved to its start */
+	while (!found && (got = (ssize_t)fread(buf + have, 1, sizeof(buf) - have, f)) > 0) {
+		size_t end = have + (size_t)got, at = 0;
+
+		while (at < end) {
+			char *nul = memchr(buf + at, 0, end - at);
+
+			if (!nul)
+				break;
+			if (!strncmp(buf + at, var, vlen) && buf[at + vlen] == '=') {
+				found = snprintf(val, len, "%s", buf + at + vlen + 1) < (int)len;
+				break;
+			}
+			at = (size_t)(nul - buf) + 1;
+		}
+		have = end - at;
+		if (have == sizeof(buf))
+			have = 0;	/* one entry longer than the buffer: not a path */
+		memmove(buf, buf + at, have);
+	}
+	fclose(f);
+	return found;
+}
+
+int xp_api_plan_recheck_env(struct xp_api_plan *p, int li, const char *var, struct xp_api_pids *seen,
+			    void (*fn)(void *ctx, int li, int fi), void *ctx)
+{
+	struct xp_api_pids *now = malloc(sizeof(*now));
+	char val[XP_API_PATH], full[XP_API_PATH + 32];
+	const char *base;
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	if (!now || !(d = opendir("/proc"))) {
+		free(now);
+		return 0;
+	}
+	now->n = 0;
+	while ((e = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(e->d_name, &end, 10);
+
+		if (!isdigit((unsigned char)e->d_name[0]) || *end || pid > UINT32_MAX)
+			continue;
+		if (now->n < XP_API_PIDS)
+			now->pid[now->n++] = (uint32_t)pid;
+		if (seen_before(seen, (uint32_t)pid) || !env_of((uint32_t)pid, var, val, sizeof(val)))
+			continue;
+		base = strrchr(val, '/') ? strrchr(val, '/') + 1 : val;
+		if (!is_file_of(base, p->lib[li].soname) ||
+		    snprintf(full, sizeof(full), "/proc/%lu/%s%s", pid, val[0] == '/' ? "root" : "cwd/", val) >=
+			    (int)sizeof(full))
+			continue;
+		n += recheck_path(p, li, full, fn, ctx);
+	}
+	closedir(d);
+	qsort(now->pid, now->n, sizeof(now->pid[0]), by_pid);
+	memcpy(seen, now, sizeof(*seen));
+	free(now);
+	return n;
+}
+
 int xp_api_plan_recheck(struct xp_api_plan *p, const char *root, void (*fn)(void *ctx, int li, int fi),
 			void *ctx)
 {

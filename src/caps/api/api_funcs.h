@@ -84,6 +84,21 @@ int xp_api_plan_recheck(struct xp_api_plan *p, const char *root, void (*fn)(void
  */
 int xp_api_plan_recheck_mapped(struct xp_api_plan *p, const char *root, void (*fn)(void *ctx, int li, int fi),
 			       void *ctx);
+/* The processes one pass over /proc saw, ascending (more than XP_API_PIDS: the rest unkept). */
+#define XP_API_PIDS 16384
+struct xp_api_pids {
+	uint32_t n;
+	uint32_t pid[XP_API_PIDS];
+};
+/*
+ * The same for the processes started since the last pass (`seen`, updated;
+ * zeroed: every process is new) whose environment names, in `var`, a file
+ * of library li, as CUDA_INJECTION64_PATH names the file CUDA will load:
+ * found before the process loads it, however soon it ends. Only new
+ * processes' environments are read, so this can run each second.
+ */
+int xp_api_plan_recheck_env(struct xp_api_plan *p, int li, const char *var, struct xp_api_pids *seen,
+			    void (*fn)(void *ctx, int li, int fi), void *ctx);
 /* Adds a one-line note (printf-style), kept for the summary. */
 void xp_api_plan_note(struct xp_api_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -20,6 +20,8 @@
 struct cuda_opts {
 	struct xp_api_plan plan;	/* one library: libxputrace-cuda.so, its files once opened */
 	uint64_t scanned_ns;		/* the last scan of the mappings */
+	struct xp_api_pids seen;	/* the processes whose environment was looked at */
+	const char *where;		/* how the files being rechecked are found */
 };
 
 enum { O_LIB };
@@ -95,18 +97,24 @@ static int cuda_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char 
 static void attach_new(void *ctx, int li, int fi)
 {
 	struct xp_cap_inst *ci = ctx;
-	struct xp_api_plan *p = &((struct cuda_opts *)ci->opts)->plan;
+	struct cuda_opts *o = ci->opts;
+	struct xp_api_plan *p = &o->plan;
 	const char *path = p->lib[li].file[fi];
 	int n = xp_cuda_live_attach(ci->k, p, path);
 
 	if (n > 0)
-		fprintf(stderr, "note: cuda: %s: found while tracing, traced from now on\n", path);
+		fprintf(stderr, "note: cuda: %s: found while tracing (%s), traced from now on\n", path, o->where);
 	else
-		fprintf(stderr, "note: cuda: %s: found while tracing, not traced: %s\n", path,
+		fprintf(stderr, "note: cuda: %s: found while tracing (%s), not traced: %s\n", path, o->where,
 			n < 0 ? strerror(-n) : p->nnotes ? p->note[p->nnotes - 1] : "no probes attached");
 }
 
-/* serve's and record's upkeep, about once a second: files of the library that appeared since. */
+/*
+ * serve's and record's upkeep, about once a second: files of the library
+ * that appeared since: at the paths looked at, in the environment of the
+ * processes started since (before they load it: a short job is not missed
+ * between two scans of the mappings), in the mappings every SCAN_NS.
+ */
 static int cuda_upkeep(struct xp_cap_inst *ci, uint64_t *let_go)
 {
 	struct cuda_opts *o = ci->opts;
@@ -115,9 +123,13 @@ static int cuda_upkeep(struct xp_cap_inst *ci, uint64_t *let_go)
 	(void)let_go;
 	if (!ci->k || ci->k->detached)
 		return 0;
+	o->where = "replaced at a path looked at";
 	xp_api_plan_recheck(&o->plan, "", attach_new, ci);
+	o->where = "named by a new process's CUDA_INJECTION64_PATH";
+	xp_api_plan_recheck_env(&o->plan, 0, "CUDA_INJECTION64_PATH", &o->seen, attach_new, ci);
 	if (now - o->scanned_ns >= SCAN_NS) {
 		o->scanned_ns = now;
+		o->where = "mapped by a process";
 		xp_api_plan_recheck_mapped(&o->plan, "", attach_new, ci);
 	}
 	return 0;
