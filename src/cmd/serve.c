@@ -455,6 +455,8 @@ static int serve(struct serve_run *r, int argc, char **argv)
 		xp_top_take_screen(r);
 		err = xp_session_run(&r->sess);
 		screen = xp_top_give_screen(r);	/* the terminal back before anything more is said */
+		if (screen)
+			xp_kside_release_later();	/* and the shell's prompt at once */
 	}
 	stopped = xp_now_ns();
 	err = xp_multi_finish(verb, &(struct xp_multi_caps){ .ci = r->ci, .nci = r->nci, .want = r->want },

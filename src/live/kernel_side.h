@@ -78,6 +78,14 @@ int xp_kside_detach(struct xp_kside *k);
 void xp_kside_say_detach(const char *verb, uint64_t since_ns, int links);
 /* xp_kside_detach of n kernel sides (NULLs skipped), the time said as above. */
 void xp_kside_detach_all(const char *verb, struct xp_kside *const *ks, int n);
+/*
+ * The kernel's slow part of detaching left to a child, which keeps a
+ * reference to each BPF and perf file, waits for this process to end, and
+ * ends, so that the kernel releases them then: this process's own detach
+ * (a disable and a close each) is then quick. For an exit the user waits
+ * on and nothing is counted after (`top`'s `q`).
+ */
+void xp_kside_release_later(void);
 void xp_kside_close(struct xp_kside *k);
 
 /*

@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-cases="q-restores q-exits sort reverse sort-pid help cgroups width-60 resize-100 sigterm second-sigterm"
+cases="q-restores q-exits released sort reverse sort-pid help cgroups width-60 resize-100 sigterm second-sigterm"
 why=$(bpf_unavailable)
 [ -x "$XP" ] || why=${why:-"$XP is not built"}
 command -v python3 > /dev/null || why=${why:-"python3 is missing"}
