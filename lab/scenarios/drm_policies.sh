@@ -1,3 +1,5 @@
+# lab-cpus: 1 2
+# lab-cpus-old: 1
 # xputrace simulate's drm_sched policies against the real scheduler: the same
 # workload recorded under each of gpu_sched's policies (the module reloaded
 # with sched_policy=1 FIFO, 2 FAIR, 0 RR; Linux 7.x), then each recording

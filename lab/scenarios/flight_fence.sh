@@ -1,3 +1,5 @@
+# lab-cpus: 1 2
+# lab-cpus-old: 1
 # record --last --trigger fence:over=T on the mock GPU: among jobs of 2 ms each
 # waited for by its submitter (mocksubmit -t, `sync`), one of 50 ms makes a
 # wait over 40 ms and one file; its window (1 s before, 1 s after) covers the

@@ -1,3 +1,5 @@
+# lab-cpus: 1 2
+# lab-cpus-old: 1
 # record --last --trigger sched:run=T on the mock GPU: a job held 50 ms among
 # 2 ms ones makes one file; its window (1 s before, 1 s after) covers the
 # whole submission, so the file must hold what a plain `record` of the same

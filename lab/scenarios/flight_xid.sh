@@ -1,3 +1,5 @@
+# lab-cpus: 1 2
+# lab-cpus-old: 1
 # record --last --trigger nvidia:xid=CODE on the nvidia double: of two Xids
 # (13, then 79), only the one named makes a file, and its report has it.
 need_xputrace
