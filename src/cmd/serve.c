@@ -52,6 +52,9 @@ static const struct xp_cap_opt top_own[] = {
 			      "the first; pid, comm and cgroup sort by name)", false, NULL },
 	{ "max-series", 0, "N", "series kept (default 10000); later ones are added up in\n"
 				"an (other) row", false, NULL },
+	{ "sources", 0, NULL, "GPU busy time a column per source (drm_sched, cupti,\n"
+			      "fdinfo) and the first two's difference, not the best\n"
+			      "source's alone", false, NULL },
 	{ NULL },
 };
 const struct xp_verb_opts xp_top_opts = {
@@ -157,6 +160,10 @@ static int top_opt(void *ctx, int i, const char *arg)
 
 	if (i == 0) {
 		r->sort = arg;
+		return 0;
+	}
+	if (i == 2) {
+		r->sources = true;
 		return 0;
 	}
 	return serve_opt(ctx, 2, arg);	/* --max-series, as serve takes it */

@@ -20,6 +20,7 @@ struct serve_run {
 	const char *verb;		/* "serve" or "top" */
 	bool top;
 	const char *sort;		/* top --sort */
+	bool sources;			/* top --sources */
 	bool tty;			/* top: stdout is a terminal, redrawn in place */
 	struct xp_top_tui *tui;		/* top: the screen is taken (keys, curses) */
 	uint64_t last_ns, last_events;	/* top: at the last refresh */

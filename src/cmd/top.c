@@ -17,7 +17,7 @@
 /* top: one refresh of the table, from what changed since the last one. */
 int xp_top_refresh(struct serve_run *r)
 {
-	struct xp_top_opts to = { .sort = r->sort };
+	struct xp_top_opts to = { .sort = r->sort, .sources = r->sources };
 	struct xp_top_frame fr = { 0 };
 	uint64_t now = xp_now_ns(), events = 0;
 	double dt = (double)(now - r->last_ns) / 1e9, rate;
@@ -42,7 +42,7 @@ int xp_top_refresh(struct serve_run *r)
 		 rate, (unsigned long long)(r->drops[0]->value + r->drops[1]->value + r->drops[2]->value),
 		 r->m.nbounded, r->m.folded ? " (more folded)" : "");
 	if (r->tui) {
-		n = xp_top_frame_make(&r->m, dt, &fr);
+		n = xp_top_frame_make(&r->m, dt, r->sources, &fr);
 	} else {
 		printf("%s\n", head);
 		n = xp_top_write(stdout, &r->m, dt, &to);

@@ -471,9 +471,16 @@ int xp_metrics_declare(struct xp_metrics *m, const struct xp_metric_def *d, int 
 	return 0;
 }
 
+static const char *const source_order[XP_SOURCE_RANKS] = { "drm_sched", "cupti", "fdinfo" };
+
+const char *xp_source_of_rank(int rank)
+{
+	return rank >= 0 && rank < XP_SOURCE_RANKS ? source_order[rank] : "";
+}
+
 int xp_source_rank(const char *labels)
 {
-	static const char *const order[XP_SOURCE_RANKS] = { "drm_sched", "cupti", "fdinfo" };
+	const char *const *order = source_order;
 	char src[16];
 
 	if (!xp_labels_get(labels, "source", src, sizeof(src)))

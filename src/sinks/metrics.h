@@ -170,6 +170,8 @@ void xp_metrics_task_labels(const struct xp_metrics_in *in, uint64_t cgroup_id, 
  * no `source` label (`labels` as rendered) ranks 0.
  */
 int xp_source_rank(const char *labels);
+/* The source of a rank ("drm_sched", "cupti", "fdinfo"). */
+const char *xp_source_of_rank(int rank);
 #define XP_SOURCE_RANKS 3
 
 /*

@@ -6,6 +6,14 @@
 #include "sinks/top.h"
 
 #define PREFIX "xputrace_"
+#define BUSY "xputrace_gpu_busy_seconds"
+
+/* A column: a family's series, those of one source (rank), or two sources' difference. */
+enum { ANY_SOURCE = -1, DIFFERENCE = -2 };
+struct col {
+	int fam;
+	int rank;		/* a source's rank (xp_source_rank), ANY_SOURCE or DIFFERENCE */
+};
 
 struct cell {
 	char key[360];		/* pid \x1f comm \x1f cgroup: sorts a process's cells together */
@@ -152,17 +160,20 @@ static void row_key(const struct xp_series *s, char *key, size_t len)
  * busy time: drm_sched, cupti, fdinfo) shows a process's cells of its best
  * source only (xp_source_rank), so one process's time is never added twice.
  */
-static int collect(struct xp_metrics *m, const int *cols, int ncol, double dt, struct cell **out, size_t *n)
+static int collect(struct xp_metrics *m, const struct col *cols, int ncol, double dt, struct cell **out,
+		   size_t *n)
 {
 	size_t ncell = 0, cap = 0;
 	struct cell *cells = NULL;
 
 	for (int c = 0; c < ncol; c++) {
-		const struct xp_metric_fam *fam = &m->fams[cols[c]];
+		const struct xp_metric_fam *fam = &m->fams[cols[c].fam];
 
-		for (struct xp_series *s = fam->first; s; s = s->next) {
+		for (struct xp_series *s = fam->first; s && cols[c].rank != DIFFERENCE; s = s->next) {
 			uint64_t d = s->value - s->shown;
 
+			if (cols[c].rank >= 0 && xp_source_rank(s->labels) != cols[c].rank)
+				continue;	/* another source's column */
 			s->shown = s->value;
 			if (!d)
 				continue;
@@ -252,21 +263,62 @@ static int merge(const struct cell *cells, size_t ncell, struct xp_top_frame *fr
 	return 0;
 }
 
-int xp_top_frame_make(struct xp_metrics *m, double dt, struct xp_top_frame *fr)
+/*
+ * The columns of the families (columns()): with `sources`, GPU busy time's
+ * as one per source that has a series, then, where two have, a difference.
+ */
+static int layout(const struct xp_metrics *m, bool sources, struct col out[XP_TOP_MAX_COLS])
 {
-	int cols[XP_TOP_MAX_COLS], err;
+	int fams[XP_TOP_MAX_COLS], nf = columns(m, fams, true), n = 0;
+
+	for (int i = 0; i < nf && n < XP_TOP_MAX_COLS; i++) {
+		bool has[XP_SOURCE_RANKS] = { false };
+		int first = n;
+
+		if (sources && !strcmp(m->fams[fams[i]].name, BUSY)) {
+			for (const struct xp_series *s = m->fams[fams[i]].first; s; s = s->next)
+				has[xp_source_rank(s->labels)] = true;
+			for (int r = 0; r < XP_SOURCE_RANKS && n < XP_TOP_MAX_COLS; r++)
+				if (has[r])
+					out[n++] = (struct col){ fams[i], r };
+			if (n - first >= 2 && n < XP_TOP_MAX_COLS)
+				out[n++] = (struct col){ fams[i], DIFFERENCE };
+			if (n > first)
+				continue;
+		}
+		out[n++] = (struct col){ fams[i], ANY_SOURCE };
+	}
+	return n;
+}
+
+/* A column's name (what --sort and the keys name) and head. */
+static void name_col(const struct xp_metrics *m, const struct col *cols, int c, struct xp_top_frame *fr)
+{
+	const struct xp_metric_fam *fam = &m->fams[cols[c].fam];
+	bool secs = fam->unit && !strcmp(fam->unit, "seconds");
+
+	if (cols[c].rank == DIFFERENCE)	/* the two columns before it */
+		snprintf(fr->name[c], sizeof(fr->name[c]), "%s:%s-%s", short_name(fam->name),
+			 xp_source_of_rank(cols[c - 1].rank), xp_source_of_rank(cols[c - 2].rank));
+	else if (cols[c].rank >= 0)
+		snprintf(fr->name[c], sizeof(fr->name[c]), "%s:%s", short_name(fam->name),
+			 xp_source_of_rank(cols[c].rank));
+	else
+		snprintf(fr->name[c], sizeof(fr->name[c]), "%s", short_name(fam->name));
+	snprintf(fr->head[c], sizeof(fr->head[c]), "%s%s", fr->name[c], secs ? "%" : "/s");
+}
+
+int xp_top_frame_make(struct xp_metrics *m, double dt, bool sources, struct xp_top_frame *fr)
+{
+	struct col cols[XP_TOP_MAX_COLS];
 	size_t ncell = 0;
 	struct cell *cells = NULL;
+	int err;
 
 	memset(fr, 0, sizeof(*fr));
-	fr->ncol = columns(m, cols, true);
-	for (int c = 0; c < fr->ncol; c++) {
-		const struct xp_metric_fam *fam = &m->fams[cols[c]];
-		bool secs = fam->unit && !strcmp(fam->unit, "seconds");
-
-		snprintf(fr->name[c], sizeof(fr->name[c]), "%s", short_name(fam->name));
-		snprintf(fr->head[c], sizeof(fr->head[c]), "%s%s", fr->name[c], secs ? "%" : "/s");
-	}
+	fr->ncol = layout(m, sources, cols);
+	for (int c = 0; c < fr->ncol; c++)
+		name_col(m, cols, c, fr);
 	if (dt <= 0)
 		dt = 1;
 	if (collect(m, cols, fr->ncol, dt, &cells, &ncell))
@@ -275,6 +327,11 @@ int xp_top_frame_make(struct xp_metrics *m, double dt, struct xp_top_frame *fr)
 		qsort(cells, ncell, sizeof(*cells), by_key);
 	err = merge(cells, ncell, fr);
 	free(cells);
+	/* the second source's rate less the first's: where they count the same work, what they disagree by */
+	for (int c = 2; !err && c < fr->ncol; c++)
+		if (cols[c].rank == DIFFERENCE)
+			for (int i = 0; i < fr->nrows; i++)
+				fr->rows[i].v[c] = fr->rows[i].v[c - 1] - fr->rows[i].v[c - 2];
 	return err;
 }
 
@@ -290,7 +347,7 @@ int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_o
 	struct xp_top_frame fr;
 	int col = -1, field = 0, shown;
 
-	if (xp_top_frame_make(m, dt, &fr)) {
+	if (xp_top_frame_make(m, dt, o->sources, &fr)) {
 		xp_top_frame_free(&fr);
 		return -ENOMEM;
 	}

@@ -16,6 +16,7 @@ struct xp_top_opts {
 	const char *sort;	/* a column ("ioctls", "ioctl_errors", ...), "pid", "comm" or "cgroup"; NULL: the first */
 	int max_rows;		/* rows shown, 0: all (a terminal's height) */
 	int width;		/* the cgroup column is cut to fit this; 0: no limit */
+	bool sources;		/* GPU busy time a column per source, and the first two's difference */
 };
 
 /*
@@ -41,10 +42,13 @@ struct xp_top_frame {
 
 /*
  * The rates since the last frame (`dt` seconds) into *fr, a row per process
- * (or ring, CRTC, timeline) in key order; marks the values as shown.
+ * (or ring, CRTC, timeline) in key order; marks the values as shown. With
+ * `sources`, GPU busy time is a column per source that has a series
+ * (drm_sched, cupti, fdinfo, in that order) and, where two have, a column
+ * of the second's minus the first's (gpu_busy_seconds:fdinfo-drm_sched).
  * 0 or -ENOMEM.
  */
-int xp_top_frame_make(struct xp_metrics *m, double dt, struct xp_top_frame *fr);
+int xp_top_frame_make(struct xp_metrics *m, double dt, bool sources, struct xp_top_frame *fr);
 void xp_top_frame_free(struct xp_top_frame *fr);
 /*
  * Sorts the rows by column `col` (most first), or where col < 0 by key

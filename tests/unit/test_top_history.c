@@ -34,7 +34,7 @@ static void test_ring_busy(void)
 		double v[2] = { i < 40 ? i * 2.5 : (80 - i) * 2.5, 10 };
 
 		/* ring1 is idle (no row) in the first ten refreshes */
-		refresh(&t, "gpu_ring_busy", keys, v, i < 10 ? 1 : 2, 1000);
+		refresh(&t, "gpu_ring_busy_seconds", keys, v, i < 10 ? 1 : 2, 1000);
 	}
 	CHECK_U64(t.nstrip, 2);
 	CHECK_STR(t.strip[0].label, "mock-ring0");
@@ -49,7 +49,7 @@ static void test_ring_busy(void)
 	CHECK_STR(t.strip[1].label, "mock-ring1");
 	CHECK(t.strip[1].v[59] == 10);
 	/* a refresh where the ring did nothing: 0, not the last value */
-	refresh(&t, "gpu_ring_busy", keys, (double[]){ 0, 0 }, 0, 1000);
+	refresh(&t, "gpu_ring_busy_seconds", keys, (double[]){ 0, 0 }, 0, 1000);
 	CHECK(t.strip[0].v[59] == 0);
 }
 
@@ -59,7 +59,7 @@ static void test_fallbacks(void)
 	static struct xp_top_tui t, u;
 	const char *keys[2] = { "10\x1f" "a\x1f/x", "11\x1f" "b\x1f/y" };
 
-	refresh(&t, "gpu_busy", keys, (double[]){ 30, 12.5 }, 2, 5);
+	refresh(&t, "gpu_busy_seconds", keys, (double[]){ 30, 12.5 }, 2, 5);
 	CHECK_U64(t.nstrip, 1);
 	CHECK_STR(t.strip[0].label, "GPU busy");
 	CHECK(t.strip[0].v[0] == 42.5);
@@ -72,9 +72,31 @@ static void test_fallbacks(void)
 	CHECK(u.strip[0].v[0] == 321 && u.strip[0].v[1] == 123);
 }
 
+/* top --sources: the processes' busy time of the first (best) source, not the difference */
+static void test_sources(void)
+{
+	static struct xp_top_tui t;
+	static struct xp_top_row row;
+	const char *names[3] = { "gpu_busy_seconds:drm_sched", "gpu_busy_seconds:fdinfo",
+				 "gpu_busy_seconds:fdinfo-drm_sched" };
+
+	t.cur.ncol = 3;
+	for (int c = 0; c < 3; c++)
+		snprintf(t.cur.name[c], sizeof(t.cur.name[c]), "%s", names[c]);
+	snprintf(row.key, sizeof(row.key), "10\x1f" "a\x1f/x");
+	row.v[0] = 40, row.v[1] = 41, row.v[2] = 1;
+	t.cur.rows = &row;
+	t.cur.nrows = 1;
+	xp_top_tui_history(&t, 5);
+	CHECK_U64(t.nstrip, 1);
+	CHECK_STR(t.strip[0].label, "GPU busy");
+	CHECK(t.strip[0].v[0] == 40);
+}
+
 int main(void)
 {
 	RUN(test_ring_busy);
 	RUN(test_fallbacks);
+	RUN(test_sources);
 	UNIT_EXIT();
 }
