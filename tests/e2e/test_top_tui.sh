@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-cases="q-restores q-exits released sort reverse sort-pid help cgroups width-60 resize-100 sigterm second-sigterm"
+cases="q-restores q-exits released sort reverse sort-pid help cgroups width-60 resize-100 sigterm second-sigterm gpu-strip"
 why=$(bpf_unavailable)
 [ -x "$XP" ] || why=${why:-"$XP is not built"}
 command -v python3 > /dev/null || why=${why:-"python3 is missing"}
@@ -17,6 +17,8 @@ if [ -n "$why" ]; then
 	for t in $cases; do skip "top tui $t: $why"; done
 	exit 0
 fi
+export XPT_CULIB=$(realpath -m build/libxputrace-cuda.so) XPT_CUDA_APP=$E2E_BIN/cuda_app \
+	XPT_CUPTI=$(realpath -m "$E2E_BIN/libcupti-stub.so")
 out=$(timeout 180 python3 tests/e2e/top_tui.py "$XP" 2>&1)
 rc=$?
 printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP) '

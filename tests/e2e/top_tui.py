@@ -10,6 +10,7 @@ import fcntl
 import os
 import pty
 import re
+import subprocess
 import select
 import signal
 import statistics
@@ -382,6 +383,26 @@ def double_signal():
         t.close()
 
 
+def gpu_strip():
+    """A process's GPU busy time (CUDA kernels on the stand-in CUPTI) gets the strip "GPU busy"."""
+    lib, app, stub = (os.environ.get(v, "") for v in ("XPT_CULIB", "XPT_CUDA_APP", "XPT_CUPTI"))
+    if not all(os.path.exists(f) for f in (lib, app, stub)):
+        print("SKIP top draws a GPU busy strip from a process's busy time: the cuda stand-in is not built")
+        return
+    t = Top(24, 100, ["-i", "0.3", "--lib", lib])
+    try:
+        if not t.until(lambda: ENTER in t.out and "xputrace top" in t.text(), 20):
+            return check(False, "top draws a GPU busy strip", "no screen")
+        env = dict(os.environ, CUDA_INJECTION64_PATH=lib, XPUTRACE_CUPTI=stub)
+        # 200 rounds of 3 overlapping 300 us kernels: 100 ms busy, handed over at its exit
+        subprocess.run([app, "-n", "200"], env=env, stdout=subprocess.DEVNULL, check=True)
+        seen = t.until(lambda: re.search(r"^GPU busy +\[", t.text(), re.M), 15)
+        check(seen, "top draws a GPU busy strip from a process's CUDA kernels",
+              "strips: %s" % [ln for ln in t.screen.lines() if "[" in ln][:3])
+    finally:
+        t.close()
+
+
 def main():
     kids = [loader("xpt-tui-hi", 0.002), loader("xpt-tui-lo", 0.04)]
     try:
@@ -389,6 +410,7 @@ def main():
         sort_keys()
         width_resize()
         double_signal()
+        gpu_strip()
     finally:
         for k in kids:
             os.kill(k, signal.SIGKILL)
