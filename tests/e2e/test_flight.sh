@@ -52,6 +52,11 @@ PY
 # --- each trigger's window, record by record ---------------------------
 OUT=$WORK/flight
 LAST=0.3 AFTER=0.2
+# serve runs beside them too, as on a machine that exports its metrics
+SERVE=
+if start_tracer srv serve --listen 127.0.0.1:0 --device /dev/null -c xpt-flight ioctl; then
+	SERVE=$TRACER
+fi
 if start_tracer full record -o "$WORK/full.xpt" --device /dev/null -c xpt-flight &&
 	FULL=$TRACER && start_tracer fl record --last $LAST --after $AFTER --holdoff 0 -o "$OUT" \
 		--trigger ioctl:error=EFAULT --trigger ioctl:over=20ms --device /dev/null -c xpt-flight; then
@@ -62,6 +67,7 @@ if start_tracer full record -o "$WORK/full.xpt" --device /dev/null -c xpt-flight
 else
 	fail "the flight recorder and record start: $(cat "$WORK"/*.err | head -c 400)"
 fi
+[ -n "$SERVE" ] || fail "serve beside the flight recorder did not start: $(head -c 300 "$WORK/srv.err")"
 slow=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["slow_ns"])' "$WORK/drv.json" 2>/dev/null)
 nerr=$(ls "$OUT" 2>/dev/null | grep -c -- '-ioctl-error\.xpt$')
 nover=$(ls "$OUT" 2>/dev/null | grep -c -- '-ioctl-over\.xpt$')
@@ -72,6 +78,22 @@ else
 	fail "files: $(ls "$OUT" 2>&1 | tr '\n' ' '), stderr: $(head -c 600 "$WORK/fl.err")"
 fi
 slices "$WORK/full.xpt" "$WORK/full.sl"
+# serve, beside the flight recorder and record, counted every call they recorded
+if [ -n "$SERVE" ]; then
+	addr=$(grep -o 'http://[0-9.]*:[0-9]*' "$WORK/srv.err" | head -1)
+	for _ in $(seq 1 25); do	# what it read last may still be on its way
+		curl -s -o "$WORK/srv.prom" "$addr/metrics"
+		served=$(awk '/^xputrace_ioctls_total\{/ { n += $NF } END { printf "%d", n }' "$WORK/srv.prom")
+		[ "$served" -eq "$(wc -l < "$WORK/full.sl")" ] && break
+		sleep 0.2
+	done
+	TRACER=$SERVE stop_tracer TERM
+	if [ -s "$WORK/full.sl" ] && [ "$served" -eq "$(wc -l < "$WORK/full.sl")" ]; then
+		pass "serve beside the flight recorder counts the calls it records ($served)"
+	else
+		fail "serve beside the flight recorder: $served calls served, $(wc -l < "$WORK/full.sl" 2>/dev/null) recorded"
+	fi
+fi
 for f in "$OUT"/*.xpt; do
 	[ -e "$f" ] || continue
 	kind=${f##*-ioctl-}
