@@ -124,6 +124,19 @@ static int by_sort(const void *a, const void *b)
 	return sort_dir * (d ? d : strcmp(x->key, y->key));
 }
 
+int xp_top_col_named(const struct xp_top_frame *fr, const char *sort)
+{
+	size_t n = strlen(sort);
+
+	for (int c = 0; c < fr->ncol; c++)
+		if (!strcmp(fr->name[c], sort))
+			return c;
+	for (int c = 0; c < fr->ncol; c++)
+		if (!strncmp(fr->name[c], sort, n) && fr->name[c][n] == ':')
+			return c;
+	return -1;
+}
+
 void xp_top_frame_sort(struct xp_top_frame *fr, int col, int field, bool reverse)
 {
 	sort_col = col < fr->ncol ? col : -1;
@@ -353,11 +366,10 @@ int xp_top_write(FILE *f, struct xp_metrics *m, double dt, const struct xp_top_o
 	}
 	if (!o->sort)
 		col = fr.ncol ? 0 : -1;
-	for (int c = 0; o->sort && c < fr.ncol; c++)
-		if (!strcmp(fr.name[c], o->sort))
-			col = c;
-	if (o->sort)
+	if (o->sort) {
+		col = xp_top_col_named(&fr, o->sort);
 		field = !strcmp(o->sort, "comm") ? 1 : !strcmp(o->sort, "cgroup") ? 2 : 0;
+	}
 	xp_top_frame_sort(&fr, col, field, false);
 	shown = print_rows(f, &fr, o);
 	xp_top_frame_free(&fr);

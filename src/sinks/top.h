@@ -56,6 +56,11 @@ void xp_top_frame_free(struct xp_top_frame *fr);
  * `reverse` turns it around.
  */
 void xp_top_frame_sort(struct xp_top_frame *fr, int col, int field, bool reverse);
+/*
+ * The column `sort` names: its own, else (--sources) its family's first
+ * source's ("gpu_busy_seconds" -> "gpu_busy_seconds:drm_sched"); -1: none.
+ */
+int xp_top_col_named(const struct xp_top_frame *fr, const char *sort);
 /* Field i (0 pid, 1 comm, 2 cgroup) of a row's key, into buf. */
 const char *xp_top_field(const char *key, int i, char *buf, size_t len);
 

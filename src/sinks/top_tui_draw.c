@@ -23,9 +23,8 @@ int xp_top_tui_sort_index(const struct xp_top_tui *t)
 
 	if (!t->sort[0])
 		return fr->ncol ? 0 : fr->ncol;
-	for (int c = 0; c < fr->ncol; c++)
-		if (!strcmp(fr->name[c], t->sort))
-			return c;
+	if (xp_top_col_named(fr, t->sort) >= 0)
+		return xp_top_col_named(fr, t->sort);
 	for (int i = 0; i < 3; i++)
 		if (!strcmp(fields[i], t->sort))
 			return fr->ncol + i;

@@ -69,6 +69,10 @@ static void test_side_by_side(void)
 	CHECK(fr.rows[0].v[io] == 50);
 	CHECK(fr.rows[1].v[s] == 0 && fr.rows[1].v[f] > 19.99 && fr.rows[1].v[f] < 20.01);
 	CHECK(fr.rows[1].v[d] > 19.99 && fr.rows[1].v[d] < 20.01);
+	/* --sort gpu_busy_seconds: the first source's column */
+	CHECK(xp_top_col_named(&fr, "gpu_busy_seconds") == s);
+	CHECK(xp_top_col_named(&fr, "gpu_busy_seconds:fdinfo") == f);
+	CHECK(xp_top_col_named(&fr, "gpu_busy") == -1);
 	xp_top_frame_free(&fr);
 	xp_metrics_free(&m);
 }
