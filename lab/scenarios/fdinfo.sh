@@ -12,7 +12,9 @@
 # fdinfo's busy seconds agree within 2 % with the module's own clock for the
 # same jobs (debugfs jobs: the ring's execution time); per ring with sched's
 # busy time, and per cgroup with serve's drm_sched series, within 2 % (the
-# figures are printed: they agreed within 0.6 % on both kernels); memory is
+# figures are printed; on the render node, 2026-11-27, three runs a kernel:
+# per process within 0.0002 % of the module's clock, against drm_sched
+# within 0.023 % on 6.1 and 0.16 % on 7.3, one vCPU or two); memory is
 # exact; the process that exits while fdinfo runs keeps what it used; serve
 # shows both sources of the same jobs, each series on its own.
 need_xputrace
@@ -32,6 +34,8 @@ say "0. the mock GPU's render node: $NODE"
 [ -n "$NODE" ] || { bad "mockgpu render_node=1 made no render node in /sys/class/drm"; finish; }
 expect_eq "$NODE: a DRM character device (major)" 226 "$(cut -d: -f1 /sys/class/drm/${NODE##*/}/dev)"
 check "$NODE: DRM_IOCTL_VERSION names the driver mockgpu" drmioctl "$NODE" version=1 expect=mockgpu
+xputrace doctor --json >$S/doctor.json 2>$S/doctor.err
+expect_eq "doctor: $NODE's DRM driver" mockgpu "$(jget $S/doctor.json "nodes[path=$NODE].driver")"
 export MOCKGPU_DEV=$NODE
 echo >$J
 mockapi -n 3 -k 4 -d 500 >$S/api.out & PAPI=$!
