@@ -7,16 +7,17 @@
 # (each ring's execution time of the file's jobs, its buffers), written
 # through the DRM core's drm_show_fdinfo on 7.x and by the driver's own
 # show_fdinfo on 6.1. The render node takes the submit as a DRM driver
-# ioctl (mockapi) and the write() commands (mocksubmit). Two processes in two cgroups
-# submit known jobs while sched and fdinfo run side by side: per process,
+# ioctl (mockapi) and the write() commands (mocksubmit). Two processes in
+# two cgroups submit known jobs while sched and fdinfo run side by side: per process,
 # fdinfo's busy seconds agree within 2 % with the module's own clock for the
 # same jobs (debugfs jobs: the ring's execution time); per ring with sched's
 # busy time, and per cgroup with serve's drm_sched series, within 2 % (the
-# figures are printed; on the render node, 2026-11-27, three runs a kernel:
+# figures are printed; on the render node, 2026-11-27, 3-4 runs a kernel:
 # per process within 0.0002 % of the module's clock, against drm_sched
 # within 0.023 % on 6.1 and 0.16 % on 7.3, one vCPU or two); memory is
 # exact; the process that exits while fdinfo runs keeps what it used; serve
-# shows both sources of the same jobs, each series on its own.
+# shows both sources of the same jobs, each series on its own. Then the
+# module unloads with its render node, and the kernel warned of nothing.
 need_xputrace
 load mockgpu render_node=1 || finish
 CG=/sys/fs/cgroup
@@ -144,4 +145,13 @@ for c in a b; do
 done
 expect_eq "serve: /fa's memory gauge once A is gone" 0 \
 	"$(g 'xputrace_gpu_memory_bytes{cgroup="/fa",device="mockgpu",driver="mockgpu",region="system",kind="resident"}')"
+
+group unload
+say "4. the render node goes with the module; the kernel warned of nothing"
+rmmod mockgpu; ru=$?
+expect_eq "rmmod mockgpu, its render node registered" 0 $ru
+check "$NODE is gone from /sys/class/drm" [ ! -e /sys/class/drm/${NODE##*/} ]
+dmesg | grep -E 'mockgpu|WARNING|BUG' >$S/dmesg.txt
+cat $S/dmesg.txt
+expect_eq "kernel warnings" 0 "$(grep -cE 'WARNING|BUG' $S/dmesg.txt)"
 finish
