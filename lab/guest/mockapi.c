@@ -2,7 +2,9 @@
  * mockapi: a stand-in GPU runtime for the lab's mock GPU. Its API function
  * mockSubmit() submits jobs the way a runtime's submit does: one
  * MOCK_IOCTL_SUBMIT ioctl per job on /dev/mockgpu, from the caller's
- * thread, returning before the jobs run. xputrace api traces it by name
+ * thread, returning before the jobs run. The device is the path in
+ * MOCKGPU_DEV when set; on the module's DRM render node (major 226, with
+ * render_node=1) the submit is the driver ioctl DRM_IOCTL_MOCK_SUBMIT. xputrace api traces it by name
  * (--lib /lab/bin/mockapi:mockSubmit): this program keeps its symbol table
  * (xputrace-lab: symbols).
  *
@@ -21,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +34,9 @@ struct mock_submit_args {
 	uint64_t handle;
 };
 #define MOCK_IOCTL_SUBMIT _IOWR('M', 0x01, struct mock_submit_args)
+/* on the render node (lab/modules/mockgpu/mockgpu_drm.c): DRM_IOWR(DRM_COMMAND_BASE + 0, ...) */
+#define DRM_IOCTL_MOCK_SUBMIT _IOWR('d', 0x40, struct mock_submit_args)
+static unsigned long submit_cmd = MOCK_IOCTL_SUBMIT;
 
 /* The traced API function: JOBS ioctls, one job each; the last job's handle in *last. 0 or -1. */
 __attribute__((noinline, used)) int mockSubmit(int fd, unsigned int ring, unsigned int dur_us,
@@ -38,7 +45,7 @@ __attribute__((noinline, used)) int mockSubmit(int fd, unsigned int ring, unsign
 	for (unsigned int i = 0; i < jobs; i++) {
 		struct mock_submit_args a = { .ring = ring, .dur_us = dur_us, .count = 1 };
 
-		if (ioctl(fd, MOCK_IOCTL_SUBMIT, &a) < 0)
+		if (ioctl(fd, submit_cmd, &a) < 0)
 			return -1;
 		*last = a.handle;
 	}
@@ -51,6 +58,8 @@ int main(int argc, char **argv)
 	unsigned int calls = 20, jobs = 1, dur = 1000, ring = 0, outside = 0, c;
 	char cmd[64];
 	int fd, o, verbose = 0;
+	const char *dev = getenv("MOCKGPU_DEV");
+	struct stat st;
 
 	while ((o = getopt(argc, argv, "n:k:d:r:o:v")) != -1) {
 		unsigned int v = optarg ? (unsigned int)strtoul(optarg, NULL, 10) : 0;
@@ -67,11 +76,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	fd = open("/dev/mockgpu", O_RDWR | O_CLOEXEC);
+	if (!dev || !*dev)
+		dev = "/dev/mockgpu";
+	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		perror("/dev/mockgpu");
+		perror(dev);
 		return 1;
 	}
+	if (!fstat(fd, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == 226)
+		submit_cmd = DRM_IOCTL_MOCK_SUBMIT;
 	for (c = 0; c < calls; c++) {
 		struct timespec t;
 		uint64_t last = 0;

@@ -17,7 +17,9 @@
  * what a tracer of dma_fence_wait_start/end measures.
  * The device is /dev/mockgpu, or the path in the environment variable
  * MOCKGPU_DEV when set (e.g. MOCKGPU_DEV=/dev/xdnamock for the amdxdna
- * test double, the same module built with MOCK_XDNA).
+ * test double, the same module built with MOCK_XDNA, or the mock GPU's
+ * DRM render node, /dev/dri/renderD<N>, with mockgpu's render_node=1: the
+ * same commands by write()).
  */
 #include <fcntl.h>
 #include <stdio.h>

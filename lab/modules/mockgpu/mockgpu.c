@@ -31,8 +31,10 @@
  *   (drm-usage-stats): drm-driver, drm-client-id, drm-engine-<ring> (the
  *   time the ring executed this file's jobs: from the ring starting each
  *   to its fence's signal, the same jobs drm_sched runs), drm-total- and
- *   drm-resident-system (its buffers). A node under /dev/dri for it
- *   (mknod, major 10) makes it a DRM client to fdinfo readers.
+ *   drm-resident-system (its buffers).
+ *   render_node=1: the same mock GPU is also a DRM driver with a render
+ *   node, /dev/dri/renderD<N>, whose files are what /dev/mockgpu's are
+ *   (mockgpu_drm.c); without it, nothing DRM is registered.
  *   /sys/kernel/debug/mockgpu/jobs: one line per finished job with the
  *   module's own clock (run_job -> fence signal and ring execution time),
  *   for tests to compare with what a tracer measured. Writing to it clears.
@@ -702,35 +704,42 @@ struct mock_submit_args {
 };
 #define MOCK_IOCTL_SUBMIT _IOWR('M', 0x01, struct mock_submit_args)
 
-static long mock_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+/* The submit ioctl's work, on the misc device and the render node alike. */
+static int mock_submit_ioctl(struct mock_file *mf, struct mock_submit_args *a)
 {
-	struct mock_file *mf = file->private_data;
-	struct mock_submit_args a;
 	unsigned int i;
 	int ret = 0;
+
+	if (a->ring >= nrings || !a->count || a->count > MOCK_MAX_BATCH || a->dur_us > 10000000 || a->pad)
+		return -EINVAL;
+	mutex_lock(&mf->lock);
+	mf->nbatch = 0;
+	for (i = 0; i < a->count && !ret; i++) {
+		ret = mock_submit(mf, a->ring, a->dur_us, NULL, 0, &a->handle);
+		if (!ret)
+			mf->batch[mf->nbatch++] = a->handle;
+	}
+	mutex_unlock(&mf->lock);
+	return ret;
+}
+
+static long mock_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct mock_submit_args a;
+	int ret;
 
 	if (cmd != MOCK_IOCTL_SUBMIT)
 		return -ENOTTY;
 	if (copy_from_user(&a, (void __user *)arg, sizeof(a)))
 		return -EFAULT;
-	if (a.ring >= nrings || !a.count || a.count > MOCK_MAX_BATCH || a.dur_us > 10000000 || a.pad)
-		return -EINVAL;
-	mutex_lock(&mf->lock);
-	mf->nbatch = 0;
-	for (i = 0; i < a.count && !ret; i++) {
-		ret = mock_submit(mf, a.ring, a.dur_us, NULL, 0, &a.handle);
-		if (!ret)
-			mf->batch[mf->nbatch++] = a.handle;
-	}
-	mutex_unlock(&mf->lock);
+	ret = mock_submit_ioctl(file->private_data, &a);
 	if (ret)
 		return ret;
 	return copy_to_user((void __user *)arg, &a, sizeof(a)) ? -EFAULT : 0;
 }
 
-static ssize_t mock_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
+static ssize_t mock_file_write(struct mock_file *mf, const char __user *ubuf, size_t len)
 {
-	struct mock_file *mf = file->private_data;
 	char *buf, *p, *line;
 	int ret = 0;
 
@@ -749,9 +758,13 @@ static ssize_t mock_write(struct file *file, const char __user *ubuf, size_t len
 	return ret ? ret : len;
 }
 
-static ssize_t mock_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
+static ssize_t mock_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
 {
-	struct mock_file *mf = file->private_data;
+	return mock_file_write(file->private_data, ubuf, len);
+}
+
+static ssize_t mock_file_read(struct mock_file *mf, char __user *ubuf, size_t len)
+{
 	char *buf;
 	size_t n = 0;
 	unsigned int i;
@@ -771,7 +784,13 @@ static ssize_t mock_read(struct file *file, char __user *ubuf, size_t len, loff_
 	return ret;
 }
 
-static int mock_open(struct inode *inode, struct file *file)
+static ssize_t mock_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)
+{
+	return mock_file_read(file->private_data, ubuf, len);
+}
+
+/* An open file's state: its entities (one per ring), its client id, its usage. */
+static struct mock_file *mock_file_new(u64 client_id)
 {
 	struct mock_file *mf;
 	unsigned int i;
@@ -779,15 +798,15 @@ static int mock_open(struct inode *inode, struct file *file)
 
 	mf = kzalloc(sizeof(*mf), GFP_KERNEL);
 	if (!mf)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	mf->usage = kzalloc(sizeof(*mf->usage), GFP_KERNEL);
 	if (!mf->usage) {
 		kfree(mf);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
 	kref_init(&mf->usage->ref);
 	mutex_init(&mf->lock);
-	mf->client_id = atomic64_inc_return(&next_client);
+	mf->client_id = client_id;
 #ifdef MOCK_XDNA
 	/* the real driver: "hwctx.%d.%d", the DRM file's pid (the tgid), its context id */
 	snprintf(mf->hwctx, MOCK_HWCTX_LEN, "hwctx.%d.%llu", task_tgid_nr(current), mf->client_id);
@@ -801,16 +820,24 @@ static int mock_open(struct inode *inode, struct file *file)
 				drm_sched_entity_destroy(&mf->entity[i]);
 			kref_put(&mf->usage->ref, mock_usage_free);
 			kfree(mf);
-			return ret;
+			return ERR_PTR(ret);
 		}
 	}
+	return mf;
+}
+
+static int mock_open(struct inode *inode, struct file *file)
+{
+	struct mock_file *mf = mock_file_new(atomic64_inc_return(&next_client));
+
+	if (IS_ERR(mf))
+		return PTR_ERR(mf);
 	file->private_data = mf;
 	return nonseekable_open(inode, file);
 }
 
-static int mock_release(struct inode *inode, struct file *file)
+static void mock_file_free(struct mock_file *mf)
 {
-	struct mock_file *mf = file->private_data;
 	unsigned int i;
 
 	/* Like a driver on close: let queued jobs finish, then tear down. */
@@ -823,26 +850,50 @@ static int mock_release(struct inode *inode, struct file *file)
 		vfree(mf->bo[i]);
 	kref_put(&mf->usage->ref, mock_usage_free);
 	kfree(mf);
+}
+
+static int mock_release(struct inode *inode, struct file *file)
+{
+	mock_file_free(file->private_data);
 	return 0;
 }
 
-/* drm-usage-stats, as a DRM driver's show_fdinfo writes them. */
-static void mock_show_fdinfo(struct seq_file *m, struct file *file)
+/*
+ * The file's usage in drm-usage-stats keys: each ring's execution time of
+ * its jobs and its buffers, into @buf (about 60 bytes a line).
+ */
+static void mock_usage_text(struct mock_file *mf, char *buf, size_t len)
 {
-	struct mock_file *mf = file->private_data;
+	size_t n = 0;
 	unsigned int i;
 	u64 bytes;
 
 	mutex_lock(&mf->lock);
 	bytes = mf->bo_bytes;
 	mutex_unlock(&mf->lock);
+	buf[0] = 0;
+	for (i = 0; i < nrings; i++)
+		n += scnprintf(buf + n, len - n, "drm-engine-%s:\t%lld ns\n", rings[i].name,
+			       (long long)atomic64_read(&mf->usage->busy_ns[i]));
+	n += scnprintf(buf + n, len - n, "drm-total-system:\t%llu KiB\n", bytes >> 10);
+	scnprintf(buf + n, len - n, "drm-resident-system:\t%llu KiB\n", bytes >> 10);
+}
+#define MOCK_USAGE_LEN (64 * (MOCK_MAX_RINGS + 2))
+
+/* drm-usage-stats, as a DRM driver's show_fdinfo writes them. */
+static void mock_fdinfo(struct seq_file *m, struct mock_file *mf)
+{
+	char buf[MOCK_USAGE_LEN];
+
+	mock_usage_text(mf, buf, sizeof(buf));
 	seq_printf(m, "drm-driver:\t%s\n", MOCK_FENCE_DRIVER);
 	seq_printf(m, "drm-client-id:\t%llu\n", mf->client_id);
-	for (i = 0; i < nrings; i++)
-		seq_printf(m, "drm-engine-%s:\t%lld ns\n", rings[i].name,
-			   (long long)atomic64_read(&mf->usage->busy_ns[i]));
-	seq_printf(m, "drm-total-system:\t%llu KiB\n", bytes >> 10);
-	seq_printf(m, "drm-resident-system:\t%llu KiB\n", bytes >> 10);
+	seq_puts(m, buf);
+}
+
+static void mock_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	mock_fdinfo(m, file->private_data);
 }
 
 static const struct file_operations mock_fops = {
@@ -862,6 +913,13 @@ static struct miscdevice mock_misc = {
 	.fops = &mock_fops,
 	.mode = 0666,
 };
+
+#ifdef MOCK_XDNA
+static int mock_drm_init(void) { return 0; }
+static void mock_drm_fini(void) { }
+#else
+#include "mockgpu_drm.c"	/* the same mock GPU as a DRM driver with a render node */
+#endif
 
 /* ---- debugfs: the module's own measurements ---- */
 static int jobs_show(struct seq_file *m, void *v)
@@ -981,6 +1039,11 @@ static int __init mock_init(void)
 	ret = misc_register(&mock_misc);
 	if (ret)
 		goto err_rings;
+	ret = mock_drm_init();
+	if (ret) {
+		misc_deregister(&mock_misc);
+		goto err_rings;
+	}
 	dbg_dir = debugfs_create_dir(MOCK_NAME, NULL);
 	debugfs_create_file("jobs", 0644, dbg_dir, NULL, &jobs_fops);
 	debugfs_create_file("stats", 0444, dbg_dir, NULL, &stats_fops);
@@ -1044,6 +1107,7 @@ static void __exit mock_exit(void)
 	unsigned int i;
 
 	debugfs_remove_recursive(dbg_dir);
+	mock_drm_fini();
 	misc_deregister(&mock_misc);
 	rings_drain();
 	for (i = 0; i < MOCK_FENCE_SLOTS; i++)
