@@ -16,7 +16,9 @@
 # per process within 0.0002 % of the module's clock, against drm_sched
 # within 0.023 % on 6.1 and 0.16 % on 7.3, one vCPU or two); memory is
 # exact; the process that exits while fdinfo runs keeps what it used; serve
-# shows both sources of the same jobs, each series on its own. Then the
+# shows both sources of the same jobs, each series on its own, and `top
+# --sources` side by side (1.6 s of one process's jobs: drm_sched 1.599-1.601 s,
+# fdinfo 1.601-1.603 s, the module's clock 1.601-1.602 s on both kernels). Then the
 # module unloads with its render node, and the kernel warned of nothing.
 need_xputrace
 load mockgpu render_node=1 || finish
@@ -146,8 +148,38 @@ done
 expect_eq "serve: /fa's memory gauge once A is gone" 0 \
 	"$(g 'xputrace_gpu_memory_bytes{cgroup="/fa",device="mockgpu",driver="mockgpu",region="system",kind="resident"}')"
 
+group top
+say "4. top --sources: drm_sched's and fdinfo's busy share of the same process side by side"
+start_xp $S/top.txt top --sources -i 1 -d 6 sched fdinfo || finish
+sleep 1.2	# fdinfo's first sample is the baseline
+sh -c "echo \$\$ >$CG/fa/cgroup.procs; exec mocksubmit -s -q -i 2500 'ring=0 dur_us=8000 count=200'" &
+PA=$!
+wait $PA; ra=$?
+wait $XPID; rt=$?
+cat $S/top.txt
+expect_eq "submitter, top status" "0 0" "$ra $rt"
+# A's busy seconds by each source (a row's share times its refresh's length), and the
+# difference column checked row by row
+awk -v p=$PA '
+/^xputrace top / { dt = $4; next }
+/^PID / { for (i = 1; i <= NF; i++) col[$i] = i; next }
+$1 == p && col["gpu_busy_seconds:drm_sched%"] {
+	s = $col["gpu_busy_seconds:drm_sched%"]; f = $col["gpu_busy_seconds:fdinfo%"]; d = $col["gpu_busy_seconds:fdinfo-drm_sched%"]
+	S += s * dt / 100; F += f * dt / 100; n++
+	if ((f - s) - d > 0.11 || d - (f - s) > 0.11) bad++
+}
+END { printf "%d %.4f %.4f %d\n", n, S, F, bad }' $S/top.txt >$S/top.sum
+read nrows ssec fsec bad <$S/top.sum
+m=$(awk -v m=$(mod $PA) 'BEGIN { printf "%.4f", m / 1e9 }')
+say "top: A in $nrows refreshes, drm_sched $ssec s, fdinfo $fsec s, the module's clock $m s"
+check "top --sources: A's rows have both sources' columns" [ "${nrows:-0}" -ge 1 ]
+check "top --sources: the difference column is fdinfo's less drm_sched's in every row" [ "${bad:-1}" -eq 0 ]
+# shares are printed to 0.1 %: a refresh's rounding is 0.05 % of its length
+check "top --sources: fdinfo's $fsec s within 2% of drm_sched's $ssec s" within "${fsec:-0}" "${ssec:-0}" 2
+check "top --sources: drm_sched's $ssec s within 2% of the module's $m s" within "${ssec:-0}" "$m" 2
+
 group unload
-say "4. the render node goes with the module; the kernel warned of nothing"
+say "5. the render node goes with the module; the kernel warned of nothing"
 rmmod mockgpu; ru=$?
 expect_eq "rmmod mockgpu, its render node registered" 0 $ru
 check "$NODE is gone from /sys/class/drm" [ ! -e /sys/class/drm/${NODE##*/} ]
