@@ -76,6 +76,13 @@ if [ -x "$XP" ]; then
 else
 	log "no $XP: scenarios that need xputrace will skip (build it with: make static)"
 fi
+# the terminal database's xterm, for curses programs (top on its screen, ptyscreen)
+for t in /lib/terminfo/x/xterm /usr/share/terminfo/x/xterm; do
+	[ -f "$t" ] || continue
+	mkdir -p "$ROOT/lib/terminfo/x"
+	cp "$t" "$ROOT/lib/terminfo/x/xterm"
+	break
+done
 chmod +x "$ROOT/init" "$ROOT"/lab/bin/* 2>/dev/null || true
 cat >"$ROOT/lab/versions" <<EOT
 kernel=$tag
