@@ -136,17 +136,23 @@ run_one() {
 	# A scenario that fails runs once more: under QEMU's emulation a host
 	# stall shifts timings by milliseconds, and the guest kernel's code
 	# patching (static keys, int3) can crash a guest now and then. The
-	# second run decides; the first failure is written down, not hidden.
-	for attempt in 1 2; do
+	# last run decides; each failure before it is written down, not hidden.
+	# A scenario's "# lab-runs: N" line allows N runs in all, its "# lab-timeout:
+	# S" line a shorter wait (never a longer one) before its guest counts as hung.
+	local runs tmo=$timeout t
+	runs=$(sed -n 's/^# lab-runs: \([1-9]\)$/\1/p' "$LAB_DIR/scenarios/$s.sh" | head -1)
+	t=$(sed -n 's/^# lab-timeout: \([0-9][0-9]*\)$/\1/p' "$LAB_DIR/scenarios/$s.sh" | head -1)
+	[ -z "$t" ] || [ "$t" -ge "$tmo" ] || tmo=$t
+	for attempt in $(seq 1 "${runs:-2}"); do
 		rm -rf "$CACHE/results/$kk-$s"	# never read an earlier run's result
 		rc=0
-		XPUTRACE_LAB_PREPARED=$k XPUTRACE_LAB_CPUS=$cpus "$LAB_DIR/run.sh" --kernel "$k" --timeout "$timeout" "$s" \
+		XPUTRACE_LAB_PREPARED=$k XPUTRACE_LAB_CPUS=$cpus "$LAB_DIR/run.sh" --kernel "$k" --timeout "$tmo" "$s" \
 			>"$log_file" 2>&1 || rc=$?
-		[ $rc -eq 0 ] || [ $rc -eq $EX_SKIP ] || [ $attempt -eq 2 ] && break
+		[ $rc -eq 0 ] || [ $rc -eq $EX_SKIP ] || [ "$attempt" -eq "${runs:-2}" ] && break
 		first=$(tr -d '\r' <"$out" 2>/dev/null | grep -m1 '^FAIL')
 		[ -n "$first" ] || first=$(grep -E -m1 '^(guest |lab: error)' "$log_file")
-		cp "$log_file" "$log_file.first"
-		echo "lab: $kk/$s failed on its first run (${first:-status $rc}); running it again"
+		cp "$log_file" "$log_file.run$attempt"
+		echo "lab: $kk/$s failed on its run $attempt (${first:-status $rc}); running it again"
 	done
 	results=$(tr -d '\r' <"$out" 2>/dev/null | sed -n 's/^RESULT \([^ ]*\) \(PASS\|FAIL\)$/\2 \1/p')
 	if [ $rc -eq $EX_SKIP ]; then
