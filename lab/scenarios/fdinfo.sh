@@ -54,7 +54,9 @@ wait $PH
 cat $S/fdi.txt
 check "the render node's fdinfo: drm-driver mockgpu" grep -Eq '^drm-driver:[[:space:]]+mockgpu$' $S/fdi.txt
 check "... a drm-client-id" grep -Eq '^drm-client-id:[[:space:]]+[0-9]+$' $S/fdi.txt
-check "... the rings' busy time (2 jobs of 1 ms on ring 1)" grep -Eq '^drm-engine-mock-ring1:[[:space:]]+[1-9][0-9]{6} ns$' $S/fdi.txt
+# (about their 2 ms, over 1.5: under emulation a job's timer fires late, by milliseconds on a busy host)
+check "... the rings' busy time (2 jobs of 1 ms on ring 1)" \
+	awk '$1 == "drm-engine-mock-ring1:" && $3 == "ns" && $2 >= 1500000 { ok = 1 } END { exit !ok }' $S/fdi.txt
 check "... its buffer, 64 KiB" grep -Eq '^drm-resident-system:[[:space:]]+64 KiB$' $S/fdi.txt
 # the module's execution time (column 14) of a process's jobs, in ns
 mod() { awk -v p=$1 '!/^#/ && $4 == p { s += $14 } END { printf "%.0f", s }' $J; }
