@@ -480,13 +480,12 @@ const char *xp_source_of_rank(int rank)
 
 int xp_source_rank(const char *labels)
 {
-	const char *const *order = source_order;
 	char src[16];
 
 	if (!xp_labels_get(labels, "source", src, sizeof(src)))
 		return 0;
 	for (int i = 0; i < XP_SOURCE_RANKS; i++)
-		if (!strcmp(src, order[i]))
+		if (!strcmp(src, source_order[i]))
 			return i;
 	return XP_SOURCE_RANKS - 1;
 }

@@ -42,17 +42,11 @@ void xp_top_tui_history(struct xp_top_tui *t, double events)
 {
 	const struct xp_top_frame *fr = &t->cur;
 	double got[XP_TOP_STRIPS] = { 0 };
-	int ring = -1, busy = -1;
+	/* the families' names less "xputrace_"; with --sources, busy time's first (best) source */
+	int ring = xp_top_col_named(fr, "gpu_ring_busy_seconds"), busy = xp_top_col_named(fr, "gpu_busy_seconds");
 	struct xp_top_strip *s;
 	char label[64];
 
-	/* the families' names less "xputrace_"; with --sources, busy time's first (best) source */
-	for (int c = 0; c < fr->ncol; c++) {
-		ring = !strcmp(fr->name[c], "gpu_ring_busy_seconds") ? c : ring;
-		if (busy < 0 && !strncmp(fr->name[c], "gpu_busy_seconds", 16) &&
-		    (fr->name[c][16] == 0 || fr->name[c][16] == ':'))
-			busy = c;
-	}
 	for (int i = 0; i < fr->nrows; i++) {
 		const struct xp_top_row *rw = &fr->rows[i];
 

@@ -20,11 +20,12 @@ static const char *const view_names[XP_TOP_NVIEWS] = { "processes", "cgroups", "
 int xp_top_tui_sort_index(const struct xp_top_tui *t)
 {
 	const struct xp_top_frame *fr = &t->cur;
+	int c;
 
 	if (!t->sort[0])
 		return fr->ncol ? 0 : fr->ncol;
-	if (xp_top_col_named(fr, t->sort) >= 0)
-		return xp_top_col_named(fr, t->sort);
+	if ((c = xp_top_col_named(fr, t->sort)) >= 0)
+		return c;
 	for (int i = 0; i < 3; i++)
 		if (!strcmp(fields[i], t->sort))
 			return fr->ncol + i;

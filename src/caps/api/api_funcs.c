@@ -422,23 +422,6 @@ static int recheck_path(struct xp_api_plan *p, int li, const char *path,
 	return 1;
 }
 
-static bool seen_before(const struct xp_api_pids *s, uint32_t pid)
-{
-	uint32_t lo = 0, hi = s->n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (s->pid[mid] == pid)
-			return true;
-		if (s->pid[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 static int by_pid(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -505,9 +488,10 @@ int xp_api_plan_recheck_env(struct xp_api_plan *p, int li, const char *var, stru
 			continue;
 		if (now->n < XP_API_PIDS)
 			now->pid[now->n++] = (uint32_t)pid;
-		if (seen_before(seen, (uint32_t)pid) || !env_of((uint32_t)pid, var, val, sizeof(val)))
+		if (bsearch(&(uint32_t){ (uint32_t)pid }, seen->pid, seen->n, sizeof(seen->pid[0]), by_pid) ||
+		    !env_of((uint32_t)pid, var, val, sizeof(val)))
 			continue;
-		base = strrchr(val, '/') ? strrchr(val, '/') + 1 : val;
+		base = (base = strrchr(val, '/')) ? base + 1 : val;
 		if (!is_file_of(base, p->lib[li].soname) ||
 		    snprintf(full, sizeof(full), "/proc/%lu/%s%s", pid, val[0] == '/' ? "root" : "cwd/", val) >=
 			    (int)sizeof(full))
