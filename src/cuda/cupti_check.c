@@ -100,6 +100,7 @@ SAME(sizeof(struct xcu_callback_data), sizeof(CUpti_CallbackData));
 /* the functions' arguments: the same after CUptiResult (an enum, int-sized) */
 #define ARGS(f, ...) SAME(__builtin_types_compatible_p(__typeof__(&f), CUptiResult (*)(__VA_ARGS__)), 1)
 ARGS(cuptiActivityEnable, CUpti_ActivityKind);
+ARGS(cuptiActivityDisable, CUpti_ActivityKind);
 ARGS(cuptiActivityGetNumDroppedRecords, CUcontext, uint32_t, size_t *);
 ARGS(cuptiActivityGetNextRecord, uint8_t *, size_t, CUpti_Activity **);
 ARGS(cuptiActivityFlushAll, uint32_t);

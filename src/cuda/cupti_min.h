@@ -143,6 +143,7 @@ typedef uint64_t (*xcu_timestamp_fn)(void);
 /* The functions used, as libcupti.so exports them (the names are CUPTI's). */
 struct xcu_api {
 	xcu_result (*cuptiActivityEnable)(uint32_t kind);
+	xcu_result (*cuptiActivityDisable)(uint32_t kind);
 	xcu_result (*cuptiActivityRegisterCallbacks)(xcu_buffer_request_fn req, xcu_buffer_complete_fn done);
 	xcu_result (*cuptiActivityGetNextRecord)(uint8_t *buffer, size_t valid_size, struct xcu_activity **rec);
 	xcu_result (*cuptiActivityGetNumDroppedRecords)(xcu_context ctx, uint32_t stream_id, size_t *dropped);

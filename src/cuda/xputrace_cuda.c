@@ -1,14 +1,18 @@
 /*
  * libxputrace-cuda.so: CUDA's GPU activity for xputrace, with no change to
  * the application. CUDA loads it when CUDA_INJECTION64_PATH names it and
- * calls InitializeInjection; it enables CUPTI's concurrent-kernel, memcpy
- * and memset activity and hands each record to a tracer through a USDT
- * probe (provider xputrace_cuda, src/shared/cuda_probes.h). Each probe has a
- * semaphore: while no tracer is attached nothing is filled in or formatted,
- * and the process pays only for CUPTI's collection. Launch calls are noted
- * in memory on their thread and handed over in batches by CUPTI's thread,
- * before the records of each buffer it completes: a tracer adds no probe
- * to the launch path.
+ * calls InitializeInjection; it hands CUPTI's concurrent-kernel, memcpy
+ * and memset activity records to a tracer through USDT probes (provider
+ * xputrace_cuda, src/shared/cuda_probes.h). Each probe has a semaphore,
+ * which the kernel raises while a tracer is attached: a thread of the
+ * library looks at them ten times a second and enables each kind of
+ * activity, and the launch callbacks, only while a tracer wants it, so an
+ * untraced process pays for no collection at all. While traced, it asks
+ * CUPTI for the records completed each second: a tracer sees a kernel about
+ * a second after it ends, not when a buffer fills or the process exits.
+ * Launch calls are noted in memory on their thread and handed over in
+ * batches before the records of each buffer: a tracer adds no probe to
+ * the launch path.
  *
  * CUPTI's times are moved onto CLOCK_MONOTONIC (the clock of the kernel's
  * own events): by CUPTI itself where it takes a timestamp callback, else by
@@ -44,9 +48,13 @@ SEMAPHORE(drops);
 
 #define ATTACHED(name) (*(volatile unsigned short *)&xputrace_cuda_##name##_semaphore)
 
+/* the watcher's period, and how many of them between two flushes while traced */
+#define WATCH_MS 100
+#define FLUSH_EVERY 10
+
 static struct xcu_api api;
 static int64_t clock_offset;		/* CLOCK_MONOTONIC - CUPTI's clock, without the callback */
-static unsigned long long dropped_total;
+static unsigned long long dropped_unsaid;	/* dropped while no tracer took the count */
 
 /*
  * Launch calls noted, in batches: the full ones queue for CUPTI's thread
@@ -63,7 +71,23 @@ static pthread_mutex_t marks_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct batch *filling, *queued, **queued_tail = &queued;
 static unsigned int nqueued;
 static __thread unsigned int in_runtime_launch;
+static __thread unsigned int launch_gen;	/* the callbacks' generation in_runtime_launch counts */
 static __thread uint32_t thread_id;
+
+/*
+ * The watcher: what is enabled now, as the tracers attached want it.
+ * callbacks_gen changes each time the callbacks are turned on, so that a
+ * thread's depth counted before (its exit maybe never seen) is not kept.
+ */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t watch_cond = PTHREAD_COND_INITIALIZER;
+static pthread_t watcher;
+static int watching, watch_stop;
+static xcu_subscriber subscriber;
+static int subscribed, callbacks_on, kinds_on[3];
+static unsigned int callbacks_gen;
+/* one buffer's marks and records at a time (CUPTI's thread and a flush may both complete one) */
+static pthread_mutex_t deliver_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void say(const char *fmt, const char *arg)
 {
@@ -182,16 +206,19 @@ static void buffer_completed(xcu_context ctx, uint32_t stream_id, uint8_t *buffe
 	size_t dropped = 0;
 
 	(void)size;
+	pthread_mutex_lock(&deliver_lock);
 	/* a kernel's launch call before the kernel: every call of this buffer's kernels was noted */
 	flush_marks();
 	while (valid && api.cuptiActivityGetNextRecord(buffer, valid, &r) == XCU_SUCCESS)
 		one_record(r);
+	pthread_mutex_unlock(&deliver_lock);
 	if (api.cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == XCU_SUCCESS && dropped) {
-		__atomic_add_fetch(&dropped_total, dropped, __ATOMIC_RELAXED);
 		if (ATTACHED(drops)) {
 			struct xp_cuda_ev e = { .bytes = dropped, .what = XP_CUDA_DROPS, .stream = stream_id };
 
 			STAP_PROBE1(xputrace_cuda, drops, &e);
+		} else {
+			__atomic_add_fetch(&dropped_unsaid, dropped, __ATOMIC_RELAXED);
 		}
 	}
 	free(buffer);
@@ -207,6 +234,10 @@ static void api_callback(void *userdata, uint32_t domain, uint32_t cbid, const v
 	const struct xcu_callback_data *d = cbdata;
 
 	(void)userdata;
+	if (launch_gen != __atomic_load_n(&callbacks_gen, __ATOMIC_RELAXED)) {
+		launch_gen = __atomic_load_n(&callbacks_gen, __ATOMIC_RELAXED);
+		in_runtime_launch = 0;
+	}
 	if (domain == XCU_DOMAIN_RUNTIME_API) {
 		if (d->callback_site != XCU_API_ENTER) {
 			in_runtime_launch -= !!in_runtime_launch;
@@ -259,38 +290,134 @@ static const uint32_t runtime_launches[] = {
 	XCU_CBID___cudaLaunchKernel_v13000, XCU_CBID___cudaLaunchKernel_ptsz_v13000,
 };
 
-static void enable_launch_callbacks(void)
+/* The launch callbacks on or off (subscribed once, at start). */
+static void set_launch_callbacks(int on)
 {
-	xcu_subscriber sub;
+	if (!subscribed || on == callbacks_on)
+		return;
+	if (on)
+		__atomic_add_fetch(&callbacks_gen, 1, __ATOMIC_RELAXED);
+	for (size_t i = 0; i < sizeof(driver_launches) / sizeof(driver_launches[0]); i++)
+		api.cuptiEnableCallback((uint32_t)on, subscriber, XCU_DOMAIN_DRIVER_API, driver_launches[i]);
+	for (size_t i = 0; i < sizeof(runtime_launches) / sizeof(runtime_launches[0]); i++)
+		api.cuptiEnableCallback((uint32_t)on, subscriber, XCU_DOMAIN_RUNTIME_API, runtime_launches[i]);
+	callbacks_on = on;
+}
 
-	if (api.cuptiSubscribe(&sub, api_callback, NULL) != XCU_SUCCESS) {
-		say("%s", "cuptiSubscribe failed (another subscriber?): launches are not marked");
+/* One kind of activity on or off; said once if CUPTI refuses it. */
+static void set_kind(int i, int on)
+{
+	static const uint32_t kinds[3] = { XCU_KIND_CONCURRENT_KERNEL, XCU_KIND_MEMCPY, XCU_KIND_MEMSET };
+	static const char *const names[3] = { "concurrent-kernel", "memcpy", "memset" };
+	static int refused[3];
+
+	if (on == kinds_on[i])
+		return;
+	if ((on ? api.cuptiActivityEnable : api.cuptiActivityDisable)(kinds[i]) != XCU_SUCCESS) {
+		if (on && !refused[i]++)
+			say("the %s activity could not be enabled", names[i]);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(driver_launches) / sizeof(driver_launches[0]); i++)
-		api.cuptiEnableCallback(1, sub, XCU_DOMAIN_DRIVER_API, driver_launches[i]);
-	for (size_t i = 0; i < sizeof(runtime_launches) / sizeof(runtime_launches[0]); i++)
-		api.cuptiEnableCallback(1, sub, XCU_DOMAIN_RUNTIME_API, runtime_launches[i]);
+	kinds_on[i] = on;
+}
+
+/*
+ * CUPTI's collection as the tracers attached now want it; with `flush`,
+ * the completed records of a traced process handed over. When the last
+ * tracer has gone, what CUPTI still holds is emptied (dropped, unformatted)
+ * before the kinds are turned off.
+ */
+static void follow_tracers(int flush)
+{
+	int want[3] = { !!ATTACHED(kernel), !!ATTACHED(memcpy), !!ATTACHED(memset) };
+	int any = want[0] || want[1] || want[2], had = kinds_on[0] || kinds_on[1] || kinds_on[2];
+
+	set_launch_callbacks(!!ATTACHED(launches));
+	for (int i = 0; i < 3; i++)
+		if (want[i])
+			set_kind(i, 1);
+	if ((flush && any) || (had && !any))
+		api.cuptiActivityFlushAll(0);
+	for (int i = 0; i < 3; i++)
+		if (!want[i])
+			set_kind(i, 0);
+}
+
+static void *watch(void *arg)
+{
+	struct timespec t;
+	unsigned int n = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&watch_lock);
+	while (!watch_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		t.tv_nsec += WATCH_MS * 1000000L;
+		if (t.tv_nsec >= 1000000000L)
+			t.tv_sec++, t.tv_nsec -= 1000000000L;
+		if (pthread_cond_timedwait(&watch_cond, &watch_lock, &t) == 0 && watch_stop)
+			break;
+		pthread_mutex_unlock(&watch_lock);
+		follow_tracers(++n % FLUSH_EVERY == 0);
+		pthread_mutex_lock(&watch_lock);
+	}
+	pthread_mutex_unlock(&watch_lock);
+	return NULL;
+}
+
+static void start_watching(void)
+{
+	pthread_condattr_t ca;
+
+	if (api.cuptiSubscribe(&subscriber, api_callback, NULL) == XCU_SUCCESS)
+		subscribed = 1;
+	else
+		say("%s", "cuptiSubscribe failed (another subscriber?): launches are not marked");
+	follow_tracers(0);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&watch_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&watcher, NULL, watch, NULL)) {
+		say("%s", "no thread to follow tracers: collecting all along");
+		for (int i = 0; i < 3; i++)
+			set_kind(i, 1);
+		set_launch_callbacks(1);
+		return;
+	}
+	pthread_setname_np(watcher, "xputrace-cuda");
+	watching = 1;
 }
 
 /* A forked child: its one thread is not its parent's, nor are the parent's marks its own. */
 static void in_child(void)
 {
+	watching = 0;	/* the watcher is the parent's */
 	thread_id = 0;
 	filling = queued = NULL;
 	queued_tail = &queued;
 	nqueued = 0;
 	pthread_mutex_init(&marks_lock, NULL);
+	pthread_mutex_init(&deliver_lock, NULL);
+	pthread_mutex_init(&watch_lock, NULL);
 }
 
 static void at_exit(void)
 {
+	if (watching) {
+		pthread_mutex_lock(&watch_lock);
+		watch_stop = 1;
+		pthread_cond_signal(&watch_cond);
+		pthread_mutex_unlock(&watch_lock);
+		pthread_join(watcher, NULL);
+		watching = 0;
+	}
 	api.cuptiActivityFlushAll(XCU_FLUSH_FORCED);
 	flush_marks();
-	if (dropped_total && !ATTACHED(drops)) {
+	if (dropped_unsaid) {
 		char n[32];
 
-		snprintf(n, sizeof(n), "%llu", dropped_total);
+		snprintf(n, sizeof(n), "%llu", dropped_unsaid);
 		say("CUPTI dropped %s activity records", n);
 	}
 }
@@ -310,7 +437,7 @@ static int load_cupti(void)
 		return -1;
 	}
 #define SYM(f) (*(void **)&api.f = dlsym(h, #f))
-	if (!SYM(cuptiActivityEnable) || !SYM(cuptiActivityRegisterCallbacks) ||
+	if (!SYM(cuptiActivityEnable) || !SYM(cuptiActivityDisable) || !SYM(cuptiActivityRegisterCallbacks) ||
 	    !SYM(cuptiActivityGetNextRecord) || !SYM(cuptiActivityGetNumDroppedRecords) ||
 	    !SYM(cuptiActivityFlushAll) || !SYM(cuptiGetTimestamp) || !SYM(cuptiSubscribe) ||
 	    !SYM(cuptiEnableCallback)) {
@@ -357,13 +484,7 @@ XP_EXPORT int InitializeInjection(void)
 		say("%s", "cuptiActivityRegisterCallbacks failed: no GPU activity");
 		return 0;
 	}
-	if (api.cuptiActivityEnable(XCU_KIND_CONCURRENT_KERNEL) != XCU_SUCCESS)
-		say("%s", "the concurrent-kernel activity could not be enabled");
-	if (api.cuptiActivityEnable(XCU_KIND_MEMCPY) != XCU_SUCCESS)
-		say("%s", "the memcpy activity could not be enabled");
-	if (api.cuptiActivityEnable(XCU_KIND_MEMSET) != XCU_SUCCESS)
-		say("%s", "the memset activity could not be enabled");
-	enable_launch_callbacks();
+	start_watching();
 	pthread_atfork(NULL, NULL, in_child);
 	atexit(at_exit);
 	return 1;

@@ -15,10 +15,14 @@
  *     to host of 4 KiB (10 us), C memsets of 512 bytes (5 us)
  *   dropped records: X
  *
- * Usage: cuda_app [-n N] [-s S] [-d D] [-c C] [-x X] [-w FILE] [-t THREADS]
- *   -w FILE  wait for FILE to exist before the workload (a tracer started)
+ * Usage: cuda_app [-n N] [-s S] [-d D] [-c C] [-x X] [-w FILE] [-t THREADS] [-z MS]
+ *   -w FILE  wait for FILE to exist before the workload (a tracer started),
+ *            then for the library to have turned collection on (at most 5 s)
  *   -t T     the xp_gemm rounds from T threads (N split among them)
- * Records reach the library at exit (CUPTI's flush), as a short CUDA run's do.
+ *   -z MS    stay MS milliseconds after the workload before exiting
+ * Records reach the library at exit (CUPTI's flush), or while it runs when
+ * the library flushes them. After the workload and again before exiting it
+ * prints whether the library is collecting ("collecting 1" or 0).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -43,7 +47,7 @@ typedef uint32_t (*copy_fn)(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, ui
 static kernel_fn kernel, kernel_rt;
 static copy_fn copy;
 static uint64_t (*now)(void);
-static int N = 100, S = 3, D = 20, C = 10, X = 7, T = 1;
+static int N = 100, S = 3, D = 20, C = 10, X = 7, T = 1, Z;
 static uint64_t base;
 
 static void *stub_sym(void *h, const char *name)
@@ -75,7 +79,7 @@ static int options(int argc, char **argv, const char **wait_file)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:d:c:x:w:t:")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:d:c:x:w:t:z:")) != -1) {
 		switch (c) {
 		case 'n': N = atoi(optarg); break;
 		case 's': S = atoi(optarg); break;
@@ -84,6 +88,7 @@ static int options(int argc, char **argv, const char **wait_file)
 		case 'x': X = atoi(optarg); break;
 		case 'w': *wait_file = optarg; break;
 		case 't': T = atoi(optarg); break;
+		case 'z': Z = atoi(optarg); break;
 		default: return -1;
 		}
 	}
@@ -96,10 +101,10 @@ int main(int argc, char **argv)
 	static const uint32_t g1[3] = { 1, 1, 1 }, b32[3] = { 32, 1, 1 };
 	pthread_t th[16];
 	void *hs, *hi;
-	int (*init)(void);
+	int (*init)(void), (*collecting)(void);
 
 	if (options(argc, argv, &wait_file)) {
-		fprintf(stderr, "usage: cuda_app [-n N] [-s S<=4] [-d D] [-c C] [-x X] [-w FILE] [-t T<=16]\n");
+		fprintf(stderr, "usage: cuda_app [-n N] [-s S<=4] [-d D] [-c C] [-x X] [-w FILE] [-t T<=16] [-z MS]\n");
 		return 2;
 	}
 	if (!inj || !stub) {
@@ -114,12 +119,15 @@ int main(int argc, char **argv)
 	kernel_rt = (kernel_fn)stub_sym(hs, "xpstub_kernel_rt");
 	copy = (copy_fn)stub_sym(hs, "xpstub_copy");
 	now = (uint64_t (*)(void))stub_sym(hs, "xpstub_now");
+	collecting = (int (*)(void))stub_sym(hs, "xpstub_collecting");
 	init = (int (*)(void))stub_sym(hi, "InitializeInjection");
 	if (init() != 1) {
 		fprintf(stderr, "cuda_app: InitializeInjection failed\n");
 		return 1;
 	}
 	while (wait_file && access(wait_file, F_OK))
+		usleep(10000);
+	for (int i = 0; wait_file && !collecting() && i < 500; i++)
 		usleep(10000);
 
 	base = now() + 10 * MS;
@@ -149,6 +157,11 @@ int main(int argc, char **argv)
 	printf("copies htod %d bytes %llu dtoh %d bytes %llu memset %d bytes %llu\n", C,
 	       (unsigned long long)C << 20, C, (unsigned long long)C * 4096, C, (unsigned long long)C * 512);
 	printf("drops %d\n", X);
+	printf("collecting %d\n", collecting());
 	fflush(stdout);
+	if (Z > 0) {
+		usleep((useconds_t)Z * 1000);
+		printf("collecting %d\n", collecting());
+	}
 	return 0;
 }

@@ -25,7 +25,7 @@ for f in "$APP" "$CULIB" "$XPUTRACE_CUPTI"; do
 	[ -e "$f" ] || why=${why:-"$f is not built"}
 done
 if [ -n "$why" ]; then
-	for t in not-found summary mapped-process cgroups stream record-report export; do
+	for t in not-found summary mapped-process cgroups stream live record-report export; do
 		skip "cuda $t: $why"
 	done
 	exit 0
@@ -110,7 +110,36 @@ else
 	fail "cuda stream: tracer did not start"
 fi
 
-# 5. record, then report from the file: the same exact counts
+# 5. a process that runs on after its work: its records reach the tracer while it
+# runs (the library flushes each second while traced, CUPTI only when a buffer
+# fills); the library collects while traced and stops when the tracer leaves
+if start_tracer live cuda --lib "$CULIB" --stream -j; then
+	"$APP" -n 50 -s 2 -d 5 -c 3 -x 2 -z 6000 > "$WORK/l.pid" &
+	LJOB=$!
+	for _ in $(seq 1 50); do
+		grep -qs '^drops' "$WORK/l.pid" &&
+			python3 tests/e2e/check_cuda.py "$WORK/live.out" "$WORK/l.pid" stream > /dev/null 2>&1 && break
+		sleep 0.1
+	done
+	if ! kill -0 $LJOB 2> /dev/null; then
+		fail "cuda live: the app ended before its records came (6 s)"
+	elif msg=$(python3 tests/e2e/check_cuda.py "$WORK/live.out" "$WORK/l.pid" stream 2>&1); then
+		pass "cuda: a running process's kernels, launches, copies and drops reach the tracer while it runs"
+	else
+		fail "cuda live: not all records within 5 s of the work: $msg"
+	fi
+	stop_tracer INT
+	wait $LJOB
+	if [ "$(grep '^collecting' "$WORK/l.pid" | tr '\n' ' ')" = "collecting 1 collecting 0 " ]; then
+		pass "cuda: the library collects while traced and stops once the tracer has gone"
+	else
+		fail "cuda live: collection was: $(grep '^collecting' "$WORK/l.pid" | tr '\n' ' ')"
+	fi
+else
+	fail "cuda live: tracer did not start"
+fi
+
+# 6. record, then report from the file: the same exact counts
 if start_tracer rec record -o "$WORK/cuda.xpt" cuda --lib "$CULIB"; then
 	"$APP" -n 200 -s 3 -d 20 -c 10 -x 7 -t 2 > "$WORK/r.pid"
 	sleep 0.3

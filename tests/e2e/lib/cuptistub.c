@@ -69,6 +69,20 @@ EXPORT xcu_result cuptiActivityEnable(uint32_t kind)
 	return XCU_SUCCESS;
 }
 
+EXPORT xcu_result cuptiActivityDisable(uint32_t kind)
+{
+	if (kind >= sizeof(enabled))
+		return 21;
+	enabled[kind] = 0;
+	return XCU_SUCCESS;
+}
+
+/* 1 while the library collects kernels and has the driver's launch callback on */
+EXPORT int xpstub_collecting(void)
+{
+	return enabled[XCU_KIND_CONCURRENT_KERNEL] && cb_on[XCU_DOMAIN_DRIVER_API][XCU_CBID_cuLaunchKernel];
+}
+
 EXPORT xcu_result cuptiActivityRegisterCallbacks(xcu_buffer_request_fn req, xcu_buffer_complete_fn done)
 {
 	req_fn = req;
