@@ -6,8 +6,10 @@
 # traced by one `xputrace cuda` attached all along. The untraced runs load
 # a copy of the library (another file: the tracer's probes are not in it).
 # PREV=path/to/another/build adds its copy, injected and untraced, as mode
-# "prev". One JSON line per process, then the medians per mode and what
-# the tracer counted.
+# "prev". CPUS=LIST runs every process on those CPUs (taskset), away from
+# the scheduler's moves, which differ from one process to the next by more
+# than what is measured. One JSON line per process, then the medians per
+# mode and what the tracer counted.
 #   bench/cuda/cost.sh [N [ROUNDS]]
 set -u
 cd "$(dirname "$0")/../.."
@@ -15,6 +17,7 @@ N=${1:-20000} R=${2:-3}
 CUDA=${CUDA:-/usr/local/cuda}
 export XPUTRACE_CUPTI=${XPUTRACE_CUPTI:-$CUDA/lib64/libcupti.so.13}
 L=$(realpath build/libxputrace-cuda.so)
+PIN=${CPUS:+taskset -c $CPUS}
 D=$(mktemp -d)
 trap 'kill $T 2>/dev/null; rm -rf "$D"' EXIT
 cp "$L" "$D/untraced.so"
@@ -26,11 +29,11 @@ for _ in $(seq 1 200); do grep -q '^Tracing' "$D/traced.err" && break; sleep 0.0
 for r in $(seq 1 "$R"); do
 	for m in $modes; do
 		case $m in
-		plain) python3 bench/cuda/torch_cost.py plain "$N" ;;
-		profile) python3 bench/cuda/torch_cost.py profile "$N" ;;
-		injected) CUDA_INJECTION64_PATH=$D/untraced.so python3 bench/cuda/torch_cost.py plain "$N" ;;
-		traced) CUDA_INJECTION64_PATH=$L python3 bench/cuda/torch_cost.py plain "$N" ;;
-		prev) CUDA_INJECTION64_PATH=$D/prev.so python3 bench/cuda/torch_cost.py plain "$N" ;;
+		plain) $PIN python3 bench/cuda/torch_cost.py plain "$N" ;;
+		profile) $PIN python3 bench/cuda/torch_cost.py profile "$N" ;;
+		injected) CUDA_INJECTION64_PATH=$D/untraced.so $PIN python3 bench/cuda/torch_cost.py plain "$N" ;;
+		traced) CUDA_INJECTION64_PATH=$L $PIN python3 bench/cuda/torch_cost.py plain "$N" ;;
+		prev) CUDA_INJECTION64_PATH=$D/prev.so $PIN python3 bench/cuda/torch_cost.py plain "$N" ;;
 		esac | sed "s/\"mode\": \"[a-z]*\"/\"mode\": \"$m\", \"round\": $r/"
 	done
 done | tee "$D/runs.jsonl"
