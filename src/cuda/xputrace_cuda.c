@@ -7,7 +7,9 @@
  * which the kernel raises while a tracer is attached: a thread of the
  * library looks at them ten times a second and enables each kind of
  * activity, and the launch callbacks, only while a tracer wants it, so an
- * untraced process pays for no collection at all. While traced, it asks
+ * untraced process pays for no collection after its first seconds (its
+ * grace: what it did then waits for a tracer that is still finding it,
+ * as serve finds a new process by its environment). While traced, it asks
  * CUPTI for the records completed each second: a tracer sees a kernel about
  * a second after it ends, not when a buffer fills or the process exits.
  * Launch calls are noted in memory on their thread and handed over in
@@ -51,6 +53,8 @@ SEMAPHORE(drops);
 /* the watcher's period, and how many of them between two flushes while traced */
 #define WATCH_MS 100
 #define FLUSH_EVERY 10
+/* how long a new process collects before a tracer must have attached (XPUTRACE_CUDA_GRACE_MS) */
+#define GRACE_MS 3000
 
 static struct xcu_api api;
 static int64_t clock_offset;		/* CLOCK_MONOTONIC - CUPTI's clock, without the callback */
@@ -83,6 +87,7 @@ static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t watch_cond = PTHREAD_COND_INITIALIZER;
 static pthread_t watcher;
 static int watching, watch_stop;
+static uint64_t grace_end_ns;
 static xcu_subscriber subscriber;
 static int subscribed, callbacks_on, kinds_on[3];
 static unsigned int callbacks_gen;
@@ -247,8 +252,6 @@ static void api_callback(void *userdata, uint32_t domain, uint32_t cbid, const v
 	} else if (d->callback_site != XCU_API_ENTER || in_runtime_launch) {
 		return;
 	}
-	if (!ATTACHED(launches))
-		return;
 	if (!thread_id)
 		thread_id = (uint32_t)syscall(SYS_gettid);
 	struct xp_cuda_launch m = {
@@ -322,21 +325,26 @@ static void set_kind(int i, int on)
 }
 
 /*
- * CUPTI's collection as the tracers attached now want it; with `flush`,
- * the completed records of a traced process handed over. When the last
- * tracer has gone, what CUPTI still holds is emptied (dropped, unformatted)
- * before the kinds are turned off.
+ * CUPTI's collection as the tracers attached now want it, or all of it in
+ * the grace; with `flush`, the completed records of a traced process
+ * handed over (in the grace, with no tracer yet, CUPTI keeps them). When
+ * the last tracer has gone, what CUPTI still holds is emptied (dropped,
+ * unformatted) before the kinds are turned off.
  */
 static void follow_tracers(int flush)
 {
-	int want[3] = { !!ATTACHED(kernel), !!ATTACHED(memcpy), !!ATTACHED(memset) };
+	int grace = grace_end_ns && monotonic_ns() < grace_end_ns;
+	int want[3] = { grace || ATTACHED(kernel), grace || ATTACHED(memcpy), grace || ATTACHED(memset) };
 	int any = want[0] || want[1] || want[2], had = kinds_on[0] || kinds_on[1] || kinds_on[2];
+	int traced = ATTACHED(kernel) || ATTACHED(memcpy) || ATTACHED(memset);
 
-	set_launch_callbacks(!!ATTACHED(launches));
+	if (!grace)
+		grace_end_ns = 0;
+	set_launch_callbacks(grace || ATTACHED(launches));
 	for (int i = 0; i < 3; i++)
 		if (want[i])
 			set_kind(i, 1);
-	if ((flush && any) || (had && !any))
+	if ((flush && traced) || (had && !any))
 		api.cuptiActivityFlushAll(0);
 	for (int i = 0; i < 3; i++)
 		if (!want[i])
@@ -367,8 +375,10 @@ static void *watch(void *arg)
 
 static void start_watching(void)
 {
+	const char *g = getenv("XPUTRACE_CUDA_GRACE_MS");
 	pthread_condattr_t ca;
 
+	grace_end_ns = monotonic_ns() + (uint64_t)(g && *g ? strtoul(g, NULL, 10) : GRACE_MS) * 1000000ull;
 	if (api.cuptiSubscribe(&subscriber, api_callback, NULL) == XCU_SUCCESS)
 		subscribed = 1;
 	else
@@ -385,7 +395,6 @@ static void start_watching(void)
 		set_launch_callbacks(1);
 		return;
 	}
-	pthread_setname_np(watcher, "xputrace-cuda");
 	watching = 1;
 }
 

@@ -25,7 +25,7 @@ for f in "$APP" "$CULIB" "$XPUTRACE_CUPTI"; do
 	[ -e "$f" ] || why=${why:-"$f is not built"}
 done
 if [ -n "$why" ]; then
-	for t in not-found summary mapped-process cgroups stream live record-report export; do
+	for t in not-found summary mapped-process cgroups stream live grace record-report export; do
 		skip "cuda $t: $why"
 	done
 	exit 0
@@ -139,7 +139,29 @@ else
 	fail "cuda live: tracer did not start"
 fi
 
-# 6. record, then report from the file: the same exact counts
+# 6. a tracer that comes after a process's work, in its first seconds (as serve
+# finds a new process by its environment): the library held the records for it
+XPUTRACE_CUDA_GRACE_MS=20000 "$APP" -n 50 -s 2 -d 5 -c 3 -x 2 -z 20000 > "$WORK/g.pid" &
+GJOB=$!
+for _ in $(seq 1 100); do grep -qs '^drops' "$WORK/g.pid" && break; sleep 0.05; done
+if start_tracer grace cuda -p $GJOB --stream -j; then
+	for _ in $(seq 1 50); do
+		python3 tests/e2e/check_cuda.py "$WORK/grace.out" "$WORK/g.pid" stream > /dev/null 2>&1 && break
+		sleep 0.1
+	done
+	if msg=$(python3 tests/e2e/check_cuda.py "$WORK/grace.out" "$WORK/g.pid" stream 2>&1); then
+		pass "cuda: a tracer attached after a new process's work, in its grace, gets all of it, joined"
+	else
+		fail "cuda grace: $msg"
+	fi
+	stop_tracer INT
+else
+	fail "cuda grace: tracer did not start"
+fi
+kill $GJOB 2> /dev/null
+wait $GJOB 2> /dev/null
+
+# 7. record, then report from the file: the same exact counts
 if start_tracer rec record -o "$WORK/cuda.xpt" cuda --lib "$CULIB"; then
 	"$APP" -n 200 -s 3 -d 20 -c 10 -x 7 -t 2 > "$WORK/r.pid"
 	sleep 0.3
