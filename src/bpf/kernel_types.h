@@ -67,6 +67,8 @@ struct files_struct {
 struct task_struct {
 	struct files_struct *files;
 	struct mm_struct *mm;
+	struct task_struct *group_leader;
+	char comm[16];
 };
 
 /* the gpu_scheduler events' argument; drm_sched_fence is in the gpu_sched module's BTF */

@@ -73,6 +73,7 @@ def stream(path, pid):
     k = ev.get("kernel", [])
     joined = sum("launch_to_start_ns" in o for o in k)
     want(len(k) == 105 and joined == 105, "kernels %d, joined %d" % (len(k), joined))
+    want(all(o["comm"] == "cuda_app" for o in k), "comms %s (the process's)" % sorted({o["comm"] for o in k}))
     want(sorted({o["stream"] for o in k if o["name"] == "xp_gemm"}) == [1, 2], "streams")
     want(all(o["dur_ns"] == 300000 for o in k if o["name"] == "xp_gemm"), "durations")
     la = ev.get("launch", [])

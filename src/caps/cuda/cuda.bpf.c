@@ -46,7 +46,8 @@ static __always_inline int emit(void *ev_ptr)
 	r->kind = ev.kind;
 	__builtin_memcpy(r->grid, ev.grid, sizeof(r->grid));
 	__builtin_memcpy(r->block, ev.block, sizeof(r->block));
-	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	/* the process's name: the thread handing records over is the library's or CUPTI's */
+	BPF_CORE_READ_STR_INTO(&r->comm, (struct task_struct *)bpf_get_current_task(), group_leader, comm);
 	put_name(r->name, ev.name);
 	xp_submit(r);
 	return 0;

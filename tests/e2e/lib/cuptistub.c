@@ -150,6 +150,7 @@ static void *complete(void *arg)
 	size_t n, i = 0;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "cupti-stub");	/* records come from a thread of another name */
 	pthread_mutex_lock(&lock);	/* taken out: the callback asks for the drops under the lock */
 	v = pend;
 	n = npend;
