@@ -2,8 +2,9 @@
 # On a GPU host: `serve` with no --lib, started before a PyTorch process
 # (bench/cuda/live.py: 100 tiny kernels a second for 8 s) whose
 # CUDA_INJECTION64_PATH names the library. Prints serve's note on how it
-# found the file and its kernel count and busy seconds (source="cupti") for
-# the process at 2, 4 and 6 s while it runs, and after it has ended.
+# found the file and its kernel count, busy seconds (source="cupti") for
+# the process (with its comm label) at 2, 4 and 6 s while it runs, and
+# after it has ended.
 #   bench/cuda/serve_env.sh
 set -u
 cd "$(dirname "$0")/../.."
@@ -25,7 +26,9 @@ m = u.urlopen(sys.argv[1] + "/metrics").read().decode().splitlines()
 def val(name):
     return sum(float(l.rsplit(" ", 1)[1]) for l in m if l.startswith(name + "{") and 'pid="%s"' % sys.argv[2] in l
                and ("gpu_busy" not in name or 'source="cupti"' in l))
-print("%s: kernels %d busy %.6f s" % (sys.argv[3], val("xputrace_cuda_kernels_total"), val("xputrace_gpu_busy_seconds_total")))
+comms = sorted(set(re.findall('comm="([^"]*)"', "\n".join(l for l in m if 'pid="%s"' % sys.argv[2] in l and "cuda" in l))))
+print("%s: kernels %d busy %.6f s comm %s" % (sys.argv[3], val("xputrace_cuda_kernels_total"),
+                                             val("xputrace_gpu_busy_seconds_total"), ",".join(comms)))
 PY
 }
 for _ in $(seq 1 300); do grep -q ready "$D/app.txt" && break; sleep 0.05; done
