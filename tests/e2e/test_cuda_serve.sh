@@ -40,7 +40,7 @@ CG_A=/${A#"$cg2"/} CG_B=/${B#"$cg2"/}
 addr_of() { # NAME: the address serve printed
 	grep -o 'http://[0-9.]*:[0-9]*' "$WORK/$1.err" | head -1 | sed 's|http://||'
 }
-# poll NAME CHECK-ARGS...: scrapes until the check holds (records come at the app's exit), at most 10 s
+# poll NAME CHECK-ARGS...: scrapes until the check holds (records come each second, and at the app's exit), at most 10 s
 poll() {
 	local name=$1 addr
 	shift
