@@ -141,6 +141,9 @@ $(BUILD)/bpf/%.bpf.o: %.bpf.c
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
+# api's counts take an index from an atomic add's result (BPF atomics, 5.12+)
+$(BUILD)/bpf/api.bpf.o: BPF_CFLAGS += -mcpu=v3
+
 $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@

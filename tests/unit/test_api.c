@@ -131,6 +131,63 @@ static void test_no_ioctl(void)
 	CHECK_U64(S.threads[0].n, 0);
 }
 
+/*
+ * Calls the kernel counted (no ioctl, no job) join the rows of the records:
+ * calls, latency, errors by value (its err1 and the others apart), calls
+ * without an ioctl, and without a job where jobs are followed.
+ */
+static void test_counted(void)
+{
+	struct xp_api_fn fn = { .name = "zeMemFree", .lib = "libze_loader.so.1", .rule = XP_API_RET_NONZERO };
+	static struct xp_api_agg v;
+	const struct xp_api_row *w;
+
+	setup();
+	add(call_rec(5, 50, 100, 300, "zeMemFree", 0, 0x78000004, 0));
+	memset(&v, 0, sizeof(v));
+	strcpy(v.comm, "app");
+	v.calls = 10;
+	v.sum_ns = 1000;
+	v.max_ns = 400;
+	v.err1 = 0x78000004;
+	v.err1_calls = 6;
+	v.hist[xp_hist_bucket(100)] = 9;
+	v.hist[xp_hist_bucket(400)] = 1;
+	xp_api_add_counted(&S, 5, &fn, &v);
+	xp_api_add_counted_err(&S, 5, &fn, -5, 3);
+	w = row(5, "zeMemFree");
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_U64(w->calls, 11);
+		CHECK_U64(w->errors, 10);
+		CHECK_U64(w->nerr, 2);
+		CHECK_U64(w->err_code[0], 0x78000004);
+		CHECK_U64(w->err_n[0], 7);
+		CHECK_U64(w->err_code[1], (uint64_t)-5);
+		CHECK_U64(w->err_n[1], 3);
+		CHECK_U64(w->lat.count, 11);
+		CHECK_U64(w->lat.sum, 1200);
+		CHECK_U64(w->lat.max, 400);
+		CHECK_U64(w->no_ioctl, 11);
+		CHECK_U64(w->no_job, 0);
+		CHECK_U64(xp_hist_percentile(&w->lat, 50) <= 110, 1);
+	}
+	CHECK_U64(S.calls, 11);
+	/* another process: a row of its own, named by the kernel's comm; jobs followed: no job either */
+	S.jobs_on = true;
+	v.err1 = 0;
+	v.err1_calls = 0;
+	xp_api_add_counted(&S, 6, &fn, &v);
+	w = row(6, "zeMemFree");
+	CHECK(w != NULL);
+	if (w) {
+		CHECK_STR(w->comm, "app");
+		CHECK_U64(w->errors, 0);
+		CHECK_U64(w->no_job, 10);
+	}
+	S.jobs_on = false;
+}
+
 /* Return rules and how codes are written. */
 static void test_rules(void)
 {
@@ -399,6 +456,7 @@ int main(void)
 	RUN(test_join_threads);
 	RUN(test_join_nested);
 	RUN(test_no_ioctl);
+	RUN(test_counted);
 	RUN(test_rules);
 	RUN(test_reset_and_bad);
 	RUN(test_churn_folds);

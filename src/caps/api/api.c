@@ -57,7 +57,7 @@ static int api_open(struct xp_cap_inst *ci, const struct xp_open_args *a, char *
 	struct api_opts *o = ci->opts;
 
 	xp_api_plan_find(&o->plan, "");
-	return xp_api_live_open(&ci->k, &o->plan, a->f, a->devs, a->share, why, len);
+	return xp_api_live_open(&ci->k, &o->plan, a->f, a->devs, a->aggregate, a->share, why, len);
 }
 
 static void api_no_events(const struct xp_cap_inst *ci, char *msg, size_t len)
@@ -95,13 +95,22 @@ static void attach_new(void *ctx, int li, int fi)
 				 "load it are not seen", l->file[fi], how, n ? strerror(-n) : "no function attached");
 }
 
-/* Once a second (and before a report): libraries replaced or added while tracing. */
+/*
+ * Once a second (and before a report): libraries replaced or added while
+ * tracing; in summary mode the calls the kernel counted.
+ */
 static int api_drain(struct xp_cap_inst *ci, bool tick)
 {
-	(void)tick;
-	if (ci->k && !ci->k->detached)
-		xp_api_plan_recheck(&((struct api_opts *)ci->opts)->plan, "", attach_new, ci);
-	return 0;
+	struct xp_api_plan *p = &((struct api_opts *)ci->opts)->plan;
+
+	if (!ci->k)
+		return 0;
+	if (!ci->k->detached)
+		xp_api_plan_recheck(p, "", attach_new, ci);
+	if (!ci->st)
+		return 0;
+	return xp_api_live_drain(ci->k, p, &((struct api_inst *)ci->st)->s,
+				 tick ? XP_API_DRAIN_TICK : ci->k->detached ? XP_API_DRAIN_ALL : XP_API_DRAIN_REPORT);
 }
 
 /* record: the same, once a second */
@@ -148,6 +157,8 @@ static int api_link(struct xp_cap_inst *ci, struct xp_cap_inst *other)
 
 	if (strcmp(other->cap->name, "sched") || !other->st)
 		return 0;
+	if (ci->k)
+		xp_api_live_follow_jobs(ci->k);
 	return xp_api_follow_jobs(&ai->s, &((struct xp_sched_state *)other->st)->lis);
 }
 

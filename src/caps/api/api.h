@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 #include "shared/record.h"
+#include "shared/hist_buckets.h"
 
 /* The record type: the next free id after fence's. */
 #define XP_REC_API 9
@@ -33,13 +34,84 @@ struct xp_api_fn {
 	__u32 pad;
 };
 
+/*
+ * Where a thread last counted a function (summary mode): its entry's slot in
+ * the counts array for generation gen1 - 1 (0: none), so that a thread's
+ * next calls of it in the generation need no hash lookup.
+ */
+struct xp_api_slot {
+	__u32 gen1;
+	__u32 fn;
+	__u32 slot;
+	__u32 pad;
+};
+
+#define XP_API_SLOT_CACHE 4	/* slots a thread keeps, by function index modulo this */
+
 /* A thread's open calls (the frames map): depth may pass XP_API_DEPTH (those are not kept). */
 struct xp_api_frame {
 	__u64 ts[XP_API_DEPTH];
 	__u32 fn[XP_API_DEPTH];	/* the function's index */
 	__u32 depth;
+	/*
+	 * Bit d: the open call at depth d saw an ioctl on a traced device or a
+	 * job queued inside it, so its return needs a record for user space's
+	 * join. XP_API_LOOSE: a job queued while no call was open, which the
+	 * next outermost call's record settles (an outside job).
+	 */
+	__u32 marks;
+	struct xp_api_slot cache[XP_API_SLOT_CACHE];
+};
+
+#define XP_API_LOOSE (1u << 31)
+
+/*
+ * Summary mode: calls whose return needs no record (no ioctl and no job
+ * inside) are counted in the kernel, by process, function and drain
+ * generation (as `ioctl`'s counts: user space takes out only entries no
+ * program adds to anymore).
+ */
+struct xp_api_agg_key {
+	__u32 pid;
+	__u32 fn;		/* the function's index */
+	__u32 gen;
 	__u32 pad;
 };
+
+struct xp_api_agg {
+	__u64 calls;
+	__u64 sum_ns;
+	__u64 max_ns;
+	__u64 err1_calls;	/* errors that returned err1 */
+	char comm[XP_COMM_LEN];	/* the process's name at its first call counted here */
+	/*
+	 * The return value of the entry's first call when that was an error
+	 * (set as the entry is made, never changed after), 0 when it was not:
+	 * errors with it are counted here, others in the errs map.
+	 */
+	__s32 err1;
+	__u32 hist[XP_HIST_BUCKETS];
+};
+
+/* The errors of an entry other than its err1, by return value. */
+struct xp_api_err_key {
+	struct xp_api_agg_key k;
+	__s32 ret;
+	__u32 pad;
+};
+
+/*
+ * The kernel's counts: an array of XP_API_AGG_ROWS entries, a quarter for
+ * each generation modulo XP_API_AGG_GENS (the one programs count in, the
+ * one before, which a tick leaves a second more, and those user space takes
+ * out never share one), and a hash map from struct xp_api_agg_key to the
+ * entry's index. A call that finds its generation's quarter full gets a
+ * record.
+ */
+#define XP_API_AGG_ROWS 4096
+#define XP_API_AGG_GENS 4
+#define XP_API_AGG_SLOTS (XP_API_AGG_ROWS / XP_API_AGG_GENS)
+#define XP_API_AGG_ERRS 4096
 
 enum xp_api_what {
 	XP_API_CALL = 1,	/* a call returned: ts_ns its entry, end_ns its return */

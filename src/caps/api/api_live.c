@@ -25,6 +25,9 @@ struct api_k {
 	bool fn_on[XP_API_MAX_FN];	/* functions attached in some file */
 	bool ioctls;
 	bool multi;		/* uprobe.multi, not a uprobe perf event per function */
+	bool aggregate;		/* summary mode: calls that need no record counted in the kernel */
+	bool jobs_seen;		/* the DRM scheduler's queue event marks the calls around a job */
+	uint32_t undrained;	/* the oldest generation whose counts are not all taken out yet */
 };
 
 /* the uprobes' links, entry probes first (a call beginning now is not seen to end only) */
@@ -205,6 +208,23 @@ static int attach_ends(struct xp_kside *k, struct api_k *ak)
 	return 0;
 }
 
+/*
+ * Summary mode: the DRM scheduler's queue event (its 6.17+ name, then the
+ * older one), so a call that queued a job keeps its record. Without the
+ * event (no gpu_sched module) no job can be joined, and none is missed.
+ */
+static void attach_jobs(struct xp_kside *k, struct api_k *ak)
+{
+	static const char *const ev[] = { "drm_sched_job_queue", "drm_sched_job" };
+
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]) && !ak->jobs_seen; i++) {
+		if (!xp_tracefs_event_exists("gpu_scheduler", ev[i]))
+			continue;
+		k->links[4] = bpf_program__attach_tracepoint(ak->skel->progs.api_job_queued, "gpu_scheduler", ev[i]);
+		ak->jobs_seen = k->links[4] != NULL;
+	}
+}
+
 struct open_ctx {
 	struct xp_api_plan *plan;
 	const struct xp_devices *d;
@@ -247,6 +267,10 @@ static int attach(struct xp_kside *k, void *vctx, char *why, size_t len)
 		snprintf(why, len, "filling the device maps: %s", strerror(-err));
 	if (err)
 		return err;
+	if (ak->aggregate) {
+		attach_jobs(k, ak);
+		skel->bss->agg_on = 1;
+	}
 	/* the ioctls before the calls: a call's ioctls are not missed while attaching */
 	ak->ioctls = !attach_ioctls(k, ak, iwhy, sizeof(iwhy));
 	if (!ak->ioctls)
@@ -275,7 +299,8 @@ static int attach(struct xp_kside *k, void *vctx, char *why, size_t len)
 }
 
 int xp_api_live_open(struct xp_kside **out, struct xp_api_plan *plan, const struct xp_filters *f,
-		     const struct xp_devices *d, const struct xp_live_share *share, char *why, size_t len)
+		     const struct xp_devices *d, bool aggregate, const struct xp_live_share *share, char *why,
+		     size_t len)
 {
 	struct open_ctx c = { plan, d };
 	struct api_k *ak = calloc(1, sizeof(*ak));
@@ -289,6 +314,7 @@ int xp_api_live_open(struct xp_kside **out, struct xp_api_plan *plan, const stru
 	if (!ak)
 		return -ENOMEM;
 	ak->multi = multi;
+	ak->aggregate = aggregate;
 	return xp_skel_open(out, &api_skel_ops, &steps, why, len);
 }
 
@@ -349,4 +375,98 @@ void xp_api_live_lost(const struct xp_kside *k, uint64_t ended[XP_API_MAX_FN], u
 		prev = &tid;
 	}
 	xp_map_calls_end(&mc);
+}
+
+bool xp_api_live_aggregates(const struct xp_kside *k)
+{
+	const struct api_k *ak = k->priv;
+
+	return ak->aggregate && ak->skel->bss->agg_on;
+}
+
+void xp_api_live_follow_jobs(struct xp_kside *k)
+{
+	struct api_k *ak = k->priv;
+
+	/* jobs joined whose queue this side does not see: every call gets its record */
+	if (!ak->jobs_seen)
+		__atomic_store_n(&ak->skel->bss->agg_on, 0, __ATOMIC_RELAXED);
+}
+
+/* lookup-and-delete, or lookup then delete where the kernel lacks it (before 5.14) */
+static int take(int fd, const void *key, void *val)
+{
+	if (!bpf_map_lookup_and_delete_elem(fd, key, val))
+		return 0;
+	if (bpf_map_lookup_elem(fd, key, val) || bpf_map_delete_elem(fd, key))
+		return -errno;
+	return 0;
+}
+
+/* Whether no program can still add to generation `gen` (drain_gen is `cur` now). */
+static bool ripe(uint32_t gen, uint32_t cur, enum xp_api_drain how)
+{
+	return how == XP_API_DRAIN_ALL || cur - gen >= (how == XP_API_DRAIN_TICK ? 2u : 1u);
+}
+
+int xp_api_live_drain(struct xp_kside *k, const struct xp_api_plan *p, struct xp_api_state *s,
+		      enum xp_api_drain how)
+{
+	static const struct xp_api_agg zero;
+	struct api_k *ak = k->priv;
+	struct api_bpf *skel = ak->skel;
+	int fd = bpf_map__fd(skel->maps.agg), vfd = bpf_map__fd(skel->maps.aggv);
+	int efd = bpf_map__fd(skel->maps.errs), err = 0, more;
+	struct xp_api_agg *v;
+	struct xp_api_agg_key key, next;
+	struct xp_api_err_key ek, enext;
+	struct xp_map_calls mc;
+	uint32_t cur, slot, upto;
+	uint64_t n;
+
+	if (!ak->aggregate)
+		return 0;
+	if (!(v = malloc(sizeof(*v))))
+		return -ENOMEM;
+	/*
+	 * As `ioctl`'s drain: new counts go to the next generation; a tick
+	 * leaves the last one a second more (a program preempted in its update
+	 * may still write to it), a report waits a moment instead, and once
+	 * detached everything is taken.
+	 */
+	cur = ++skel->bss->drain_gen;
+	xp_map_calls_begin(&mc);
+	if (how == XP_API_DRAIN_REPORT)
+		usleep(20000);
+	for (more = !bpf_map_get_next_key(fd, NULL, &key); more && !err; key = next) {
+		more = !bpf_map_get_next_key(fd, &key, &next);
+		if (!ripe(key.gen, cur, how))
+			continue;
+		if ((err = take(fd, &key, &slot)) || slot >= XP_API_AGG_ROWS)
+			continue;
+		if (bpf_map_lookup_elem(vfd, &slot, v) || bpf_map_update_elem(vfd, &slot, &zero, BPF_ANY)) {
+			err = -errno;
+			continue;
+		}
+		if (v->calls && key.fn < (uint32_t)p->nfn)
+			xp_api_add_counted(s, key.pid, &p->fn[key.fn], v);
+	}
+	/* after their entries: the rows are there */
+	for (more = !bpf_map_get_next_key(efd, NULL, &ek); more && !err; ek = enext) {
+		more = !bpf_map_get_next_key(efd, &ek, &enext);
+		if (!ripe(ek.k.gen, cur, how) || (err = take(efd, &ek, &n)))
+			continue;
+		if (ek.k.fn < (uint32_t)p->nfn)
+			xp_api_add_counted_err(s, ek.k.pid, &p->fn[ek.k.fn], ek.ret, n);
+	}
+	/* the quarters of the generations taken out, empty now, for the generations to come */
+	upto = how == XP_API_DRAIN_ALL ? cur + 1 : cur + 1 - (how == XP_API_DRAIN_TICK ? 2u : 1u);
+	if (!err) {
+		for (uint32_t g = ak->undrained, i = 0; g != upto && i < XP_API_AGG_GENS; g++, i++)
+			__atomic_store_n(&skel->bss->agg_next[g % XP_API_AGG_GENS], 0, __ATOMIC_RELAXED);
+		ak->undrained = upto;
+	}
+	xp_map_calls_end(&mc);
+	free(v);
+	return err;
 }

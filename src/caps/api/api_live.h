@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "caps/api/api_funcs.h"
+#include "caps/api/api_stats.h"
 #include "core/devices.h"
 #include "core/filters.h"
 #include "live/kernel_side.h"
@@ -12,12 +13,15 @@
 /*
  * Loads the programs, fills the function table and the device maps,
  * attaches the ioctl events and a uprobe and uretprobe on every function of
- * every file `plan` found. What does not attach (a function a file lacks,
+ * every file `plan` found. With `aggregate` (summary mode) the kernel
+ * counts the calls that need no record (xp_api_live_drain takes them).
+ * What does not attach (a function a file lacks,
  * the ioctl events) becomes a note in `plan`. -ENOENT when no function at
  * all attached; other errors with a one-line reason in `why`.
  */
 int xp_api_live_open(struct xp_kside **out, struct xp_api_plan *plan, const struct xp_filters *f,
-		     const struct xp_devices *d, const struct xp_live_share *share, char *why, size_t len);
+		     const struct xp_devices *d, bool aggregate, const struct xp_live_share *share, char *why,
+		     size_t len);
 /* Functions attached (in one file or more), files, and whether ioctls are joined. */
 void xp_api_live_attached(const struct xp_kside *k, int *nfn, int *nfiles, bool *ioctls);
 /*
@@ -33,5 +37,18 @@ int xp_api_live_attach_file(struct xp_kside *k, struct xp_api_plan *p, int li, i
 void xp_api_live_lost(const struct xp_kside *k, uint64_t ended[XP_API_MAX_FN], uint64_t open[XP_API_MAX_FN]);
 /* The kernel's counts since load: calls nested too deep, returns that matched no open call. */
 void xp_api_live_counts(const struct xp_kside *k, uint64_t *too_deep, uint64_t *unmatched);
+
+/* Whether the kernel counts calls that need no record (summary mode). */
+bool xp_api_live_aggregates(const struct xp_kside *k);
+/*
+ * DRM scheduler jobs are joined from now on: where this side does not see
+ * them queued, every call gets its record again.
+ */
+void xp_api_live_follow_jobs(struct xp_kside *k);
+
+enum xp_api_drain { XP_API_DRAIN_TICK, XP_API_DRAIN_REPORT, XP_API_DRAIN_ALL };
+/* The kernel's counts of the generations done (all of them once detached) into `s`. */
+int xp_api_live_drain(struct xp_kside *k, const struct xp_api_plan *p, struct xp_api_state *s,
+		      enum xp_api_drain how);
 
 #endif

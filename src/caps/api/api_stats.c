@@ -154,19 +154,19 @@ static void count_cmd(struct xp_api_row *w, const struct xp_api_ioctl *io)
 		w->other_cmds++;
 }
 
-static void count_err(struct xp_api_row *w, int64_t ret)
+static void count_err(struct xp_api_row *w, int64_t ret, uint64_t n)
 {
-	w->errors++;
+	w->errors += n;
 	for (int i = 0; i < w->nerr; i++)
 		if (w->err_code[i] == ret) {
-			w->err_n[i]++;
+			w->err_n[i] += n;
 			return;
 		}
 	if (w->nerr < XP_API_ROW_ERRS) {
 		w->err_code[w->nerr] = ret;
-		w->err_n[w->nerr++] = 1;
+		w->err_n[w->nerr++] = n;
 	} else {
-		w->other_errs++;
+		w->other_errs += n;
 	}
 }
 
@@ -211,7 +211,7 @@ static int add_call(struct xp_api_state *s, const struct xp_api_rec *r, struct x
 	s->calls_folded += w->pid == XP_API_PID_OTHER;
 	w->calls++;
 	if (j->error)
-		count_err(w, r->ret);
+		count_err(w, r->ret, 1);
 	xp_hist_add(&w->lat, r->end_ns > r->hdr.ts_ns ? r->end_ns - r->hdr.ts_ns : 0);
 	w->ioctls += j->n;
 	if (!j->n)
@@ -240,6 +240,54 @@ int xp_api_add(struct xp_api_state *s, const struct xp_api_rec *r, struct xp_api
 	t->ioc[t->n++] = (struct xp_api_ioctl){ .ts = r->hdr.ts_ns, .end = r->end_ns, .ret = r->ret,
 						 .cmd = r->cmd, .dev = r->dev };
 	return 0;
+}
+
+/* The row of function `fn` in process `pid` (`comm`), as a record of it would find it. */
+static struct xp_api_row *counted_row(struct xp_api_state *s, uint32_t pid, const char *comm,
+				      const struct xp_api_fn *fn)
+{
+	struct xp_api_rec r = { .hdr = { .pid = pid }, .rule = fn->rule };
+
+	memcpy(r.comm, comm, sizeof(r.comm));
+	memcpy(r.name, fn->name, sizeof(r.name));
+	memcpy(r.lib, fn->lib, sizeof(r.lib));
+	r.comm[XP_COMM_LEN - 1] = r.name[XP_API_NAME - 1] = r.lib[XP_API_LIB - 1] = 0;
+	return xp_api_row_of(s, &r);
+}
+
+void xp_api_add_counted(struct xp_api_state *s, uint32_t pid, const struct xp_api_fn *fn,
+			const struct xp_api_agg *v)
+{
+	struct xp_api_row *w;
+
+	s->calls += v->calls;
+	if (!(w = counted_row(s, pid, v->comm, fn))) {
+		s->rows_full += v->calls;
+		return;
+	}
+	if (w->pid == XP_API_PID_OTHER)
+		s->calls_folded += v->calls;
+	w->calls += v->calls;
+	w->lat.count += v->calls;
+	w->lat.sum += v->sum_ns;
+	if (v->max_ns > w->lat.max)
+		w->lat.max = v->max_ns;
+	xp_hist_add_buckets(&w->lat, v->hist, XP_HIST_BUCKETS);
+	w->no_ioctl += v->calls;
+	if (s->jobs_on)
+		w->no_job += v->calls;
+	if (v->err1 && v->err1_calls)
+		count_err(w, v->err1, v->err1_calls);
+}
+
+void xp_api_add_counted_err(struct xp_api_state *s, uint32_t pid, const struct xp_api_fn *fn, int64_t ret,
+			    uint64_t n)
+{
+	/* the calls were counted with the entry's (xp_api_add_counted): its row is there */
+	struct xp_api_row *w = counted_row(s, pid, "", fn);
+
+	if (w)
+		count_err(w, ret, n);
 }
 
 static int by_calls(const void *a, const void *b)

@@ -152,6 +152,16 @@ bool xp_api_is_error(uint32_t rule, int64_t ret);
  * is not one this build reads.
  */
 int xp_api_add(struct xp_api_state *s, const struct xp_api_rec *r, struct xp_api_joined *j);
+/*
+ * Calls the kernel counted without a record (struct xp_api_agg: no ioctl
+ * and no job inside them) of function `fn` in process `pid`, added to its
+ * row as their records would have been; then the errors it counted apart
+ * (the errs map: a return value other than the entry's err1), `n` of them.
+ */
+void xp_api_add_counted(struct xp_api_state *s, uint32_t pid, const struct xp_api_fn *fn,
+			const struct xp_api_agg *v);
+void xp_api_add_counted_err(struct xp_api_state *s, uint32_t pid, const struct xp_api_fn *fn, int64_t ret,
+			    uint64_t n);
 /* From now on, sched's jobs are joined too: the listener to give sched's analysis. */
 int xp_api_follow_jobs(struct xp_api_state *s, struct xp_sched_listener *lis);
 /* A call's jobs (inside add_call): joined into j, counted in w (NULL: past the rows' limit). */
