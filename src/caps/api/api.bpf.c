@@ -26,9 +26,18 @@ struct {
 	__type(value, struct xp_api_fn);
 } fns SEC(".maps");
 
+/* The frames of threads that own their entry (api.h): no hash lookup. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XP_API_FRAME_SLOTS);
+	__type(key, __u32);
+	__type(value, struct xp_api_frame);
+} fslots SEC(".maps");
+
 /*
- * LRU, for threads past its size; a thread's frame goes when the thread
- * ends (thread_ends below), so it holds the live threads that made a call.
+ * The frames of the other threads. LRU, for threads past its size; a
+ * thread's frame goes when the thread ends (thread_ends below), so it
+ * holds the live threads that made a call.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -90,6 +99,28 @@ static __u64 zero_u64;
 
 static struct xp_api_frame zero_frame;
 
+/*
+ * The thread's frame: its own entry of fslots, else its frame in the hash
+ * map; with `make`, a free entry is taken (when the thread has no frame in
+ * the map, so it never has two) or a frame made in the map. NULL: none.
+ */
+static __always_inline struct xp_api_frame *frame_of(__u32 tid, bool make)
+{
+	__u32 i = tid % XP_API_FRAME_SLOTS;
+	struct xp_api_frame *f = bpf_map_lookup_elem(&fslots, &i), *h;
+
+	if (f && f->tid == tid)
+		return f;
+	h = bpf_map_lookup_elem(&frames, &tid);
+	if (h || !make)
+		return h;
+	/* only its owner writes to an entry; others take it only while free */
+	if (f && !f->tid && __sync_val_compare_and_swap(&f->tid, 0, tid) == 0)
+		return f;
+	bpf_map_update_elem(&frames, &tid, &zero_frame, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&frames, &tid);
+}
+
 SEC("uprobe")
 int api_enter(struct pt_regs *ctx)
 {
@@ -99,13 +130,9 @@ int api_enter(struct pt_regs *ctx)
 
 	if (xp_filtered(pid_tgid >> 32))
 		return 0;
-	f = bpf_map_lookup_elem(&frames, &tid);
-	if (!f) {
-		bpf_map_update_elem(&frames, &tid, &zero_frame, BPF_NOEXIST);
-		if (!(f = bpf_map_lookup_elem(&frames, &tid))) {
-			xp_drop(XP_DROP_MAP_FULL);
-			return 0;
-		}
+	if (!(f = frame_of(tid, true))) {
+		xp_drop(XP_DROP_MAP_FULL);
+		return 0;
 	}
 	d = f->depth;
 	if (d < XP_API_DEPTH) {
@@ -215,12 +242,13 @@ int api_exit(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tid = (__u32)pid_tgid, fn = (__u32)bpf_get_attach_cookie(ctx), d, mask;
-	struct xp_api_frame *f = bpf_map_lookup_elem(&frames, &tid);
+	struct xp_api_frame *f = frame_of(tid, false);
 	int ret = (int)ctx->ax;	/* rax: the kernel's struct pt_regs names it ax */
 	struct xp_api_fn *desc;
 	struct xp_api_rec *r;
 	bool marked;
 
+	barrier_var(ret);	/* read here: the verifier refuses a load through a moved ctx pointer */
 	/* none open: filtered, or entered before tracing began */
 	if (!f || !f->depth)
 		return 0;
@@ -263,7 +291,7 @@ SEC("tracepoint/syscalls/sys_enter_ioctl")
 int api_ioctl_enter(struct tp_enter_ioctl *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), dev;
-	struct xp_api_frame *f = bpf_map_lookup_elem(&frames, &tid);
+	struct xp_api_frame *f = frame_of(tid, false);
 	struct ioctl_start s = {};
 
 	if (!f || !f->depth)
@@ -325,15 +353,10 @@ int api_job_queued(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid, d;
-	struct xp_api_frame *f = bpf_map_lookup_elem(&frames, &tid);
+	struct xp_api_frame *f = frame_of(tid, false);
 
-	if (!f) {
-		if (xp_filtered(pid_tgid >> 32))
-			return 0;
-		bpf_map_update_elem(&frames, &tid, &zero_frame, BPF_NOEXIST);
-		if (!(f = bpf_map_lookup_elem(&frames, &tid)))
-			return 0;
-	}
+	if (!f && (xp_filtered(pid_tgid >> 32) || !(f = frame_of(tid, true))))
+		return 0;
 	d = f->depth;
 	f->marks |= !d ? XP_API_LOOSE : d < XP_API_DEPTH ? (1u << d) - 1 : (1u << XP_API_DEPTH) - 1;
 	return 0;
@@ -342,8 +365,8 @@ int api_job_queued(void *ctx)
 /* The current thread ends (or execs): its open calls are counted in ended, its frame freed. */
 static __always_inline int thread_ends(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), d;
-	struct xp_api_frame *f = bpf_map_lookup_elem(&frames, &tid);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), d, k = tid % XP_API_FRAME_SLOTS;
+	struct xp_api_frame *f = frame_of(tid, false), *own = bpf_map_lookup_elem(&fslots, &k);
 
 	if (!f)
 		return 0;
@@ -355,7 +378,16 @@ static __always_inline int thread_ends(void)
 		if (n)
 			__sync_fetch_and_add(n, 1);
 	}
-	bpf_map_delete_elem(&frames, &tid);
+	if (!own || f != own) {
+		bpf_map_delete_elem(&frames, &tid);
+		return 0;
+	}
+	/* the entry, clean, for another thread; freed last */
+	f->depth = 0;
+	f->marks = 0;
+	for (__u32 c = 0; c < XP_API_SLOT_CACHE; c++)
+		f->cache[c].gen1 = 0;
+	__sync_lock_test_and_set(&f->tid, 0);
 	return 0;
 }
 

@@ -60,8 +60,18 @@ struct xp_api_frame {
 	 * next outermost call's record settles (an outside job).
 	 */
 	__u32 marks;
+	__u32 tid;		/* in the frames array: its owner, 0 while free */
+	__u32 pad;
 	struct xp_api_slot cache[XP_API_SLOT_CACHE];
 };
+
+/*
+ * Threads' frames in an array, by thread id modulo this: a thread owns the
+ * entry it finds free until it ends, so its programs find it without a
+ * hash lookup; a thread whose entry another owns has its frame in the hash
+ * map instead.
+ */
+#define XP_API_FRAME_SLOTS 16384
 
 #define XP_API_LOOSE (1u << 31)
 

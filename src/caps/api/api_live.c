@@ -352,6 +352,28 @@ int xp_api_live_attach_file(struct xp_kside *k, struct xp_api_plan *p, int li, i
 	return n;
 }
 
+/* The calls open in the threads whose frame is in the array, added to `open`. */
+static void open_in_array(const struct api_k *ak, uint64_t open[XP_API_MAX_FN])
+{
+	int fd = bpf_map__fd(ak->skel->maps.fslots);
+	struct xp_api_frame *v = calloc(XP_API_FRAME_SLOTS, sizeof(*v));
+	uint32_t *keys = calloc(XP_API_FRAME_SLOTS, sizeof(*keys)), out, n = XP_API_FRAME_SLOTS;
+
+	if (!v || !keys)
+		goto out;
+	/* in one batch where the kernel has them (5.6), one entry at a time where not */
+	if (bpf_map_lookup_batch(fd, NULL, &out, keys, v, &n, NULL) && errno != ENOENT)
+		for (uint32_t i = n = 0; i < XP_API_FRAME_SLOTS; i++)
+			n += !bpf_map_lookup_elem(fd, &i, &v[n]);
+	for (uint32_t j = 0; j < n && j < XP_API_FRAME_SLOTS; j++)
+		for (uint32_t d = 0; v[j].tid && d < v[j].depth && d < XP_API_DEPTH; d++)
+			if (v[j].fn[d] < XP_API_MAX_FN)
+				open[v[j].fn[d]]++;
+out:
+	free(keys);
+	free(v);
+}
+
 void xp_api_live_lost(const struct xp_kside *k, uint64_t ended[XP_API_MAX_FN], uint64_t open[XP_API_MAX_FN])
 {
 	const struct api_k *ak = k->priv;
@@ -365,7 +387,8 @@ void xp_api_live_lost(const struct xp_kside *k, uint64_t ended[XP_API_MAX_FN], u
 	for (uint32_t i = 0; i < XP_API_MAX_FN; i++)
 		if (bpf_map_lookup_elem(efd, &i, &ended[i]))
 			ended[i] = 0;
-	/* the calls open in the threads alive: in flight now */
+	/* the calls open in the threads alive: in flight now (frames in the array, then the others) */
+	open_in_array(ak, open);
 	while (!bpf_map_get_next_key(ffd, prev, &next)) {
 		if (!bpf_map_lookup_elem(ffd, &next, &f))
 			for (uint32_t d = 0; d < f.depth && d < XP_API_DEPTH; d++)
