@@ -146,7 +146,6 @@ static void test_counted(void)
 	add(call_rec(5, 50, 100, 300, "zeMemFree", 0, 0x78000004, 0));
 	memset(&v, 0, sizeof(v));
 	strcpy(v.comm, "app");
-	v.calls = 10;
 	v.sum_ns = 1000;
 	v.max_ns = 400;
 	v.err1 = 0x78000004;

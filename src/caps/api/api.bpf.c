@@ -4,7 +4,8 @@
  * ioctls on traced device nodes that a thread issues while inside one.
  *
  * One pair of programs serves every function: the attach cookie is the
- * function's index in the "fns" map. Entry pushes (time, index) on the
+ * function's index in the "fns" map, with its rule (enum xp_api_rule) in
+ * the upper 32 bits. Entry pushes (time, index) on the
  * thread's stack of open calls; return pops it and writes one record. The
  * ioctl programs (the classic syscall events) look at a thread only while
  * it has an open call, so other threads' ioctls cost one hash lookup, and
@@ -219,7 +220,6 @@ static __always_inline bool count(struct xp_api_frame *f, __u32 pid, __u32 fn, _
 			__sync_fetch_and_add(n, 1);
 		}
 	}
-	__sync_fetch_and_add(&v->calls, 1);
 	__sync_fetch_and_add(&v->sum_ns, lat);
 	if (lat > v->max_ns)
 		v->max_ns = lat;	/* a lost race only loses a near-equal maximum */
@@ -240,8 +240,8 @@ static __always_inline bool is_error(__u32 rule, int ret)
 SEC("uretprobe")
 int api_exit(struct pt_regs *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	__u32 tid = (__u32)pid_tgid, fn = (__u32)bpf_get_attach_cookie(ctx), d, mask;
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), cookie = bpf_get_attach_cookie(ctx);
+	__u32 tid = (__u32)pid_tgid, fn = (__u32)cookie, rule = (__u32)(cookie >> 32), d, mask;
 	struct xp_api_frame *f = frame_of(tid, false);
 	int ret = (int)ctx->ax;	/* rax: the kernel's struct pt_regs names it ax */
 	struct xp_api_fn *desc;
@@ -263,12 +263,10 @@ int api_exit(struct pt_regs *ctx)
 	mask = (1u << d) | (d ? 0 : XP_API_LOOSE);
 	marked = f->marks & mask;
 	f->marks &= ~mask;
-	if (!(desc = bpf_map_lookup_elem(&fns, &fn)))
-		return 0;
 	if (agg_on && !marked &&
-	    count(f, pid_tgid >> 32, fn, now > f->ts[d] ? now - f->ts[d] : 0, is_error(desc->rule, ret), ret))
+	    count(f, pid_tgid >> 32, fn, now > f->ts[d] ? now - f->ts[d] : 0, is_error(rule, ret), ret))
 		return 0;
-	if (!(r = xp_reserve(sizeof(*r))))
+	if (!(desc = bpf_map_lookup_elem(&fns, &fn)) || !(r = xp_reserve(sizeof(*r))))
 		return 0;
 	xp_fill_hdr(&r->hdr, XP_REC_API, sizeof(*r), f->ts[d], pid_tgid);
 	r->end_ns = now;

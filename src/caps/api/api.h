@@ -89,8 +89,7 @@ struct xp_api_agg_key {
 };
 
 struct xp_api_agg {
-	__u64 calls;
-	__u64 sum_ns;
+	__u64 sum_ns;	/* the calls: the sum of hist (one add less a call) */
 	__u64 max_ns;
 	__u64 err1_calls;	/* errors that returned err1 */
 	char comm[XP_COMM_LEN];	/* the process's name at its first call counted here */
@@ -101,6 +100,7 @@ struct xp_api_agg {
 	 */
 	__s32 err1;
 	__u32 hist[XP_HIST_BUCKETS];
+	__u32 pad;
 };
 
 /* The errors of an entry other than its err1, by return value. */

@@ -84,6 +84,12 @@ static int keep_links(struct api_k *ak, struct bpf_link *ret, struct bpf_link *e
 	return 0;
 }
 
+/* A probe's cookie: the function's index, its rule above (api.bpf.c reads both). */
+static uint64_t cookie_of(const struct xp_api_plan *p, int fn)
+{
+	return (uint64_t)(uint32_t)fn | (uint64_t)p->fn[fn].rule << 32;
+}
+
 /*
  * uprobe.multi: the functions of `l` that file `fi` has, two links (the
  * return probes first). Those it lacks into one note. The number
@@ -107,7 +113,7 @@ static int attach_file_multi(struct api_k *ak, struct xp_api_plan *p, const stru
 	for (int i = 0; i < l->nfn; i++) {
 		if (off[i]) {
 			offs[n] = off[i];
-			cookies[n++] = (uint64_t)(l->first_fn + i);
+			cookies[n++] = cookie_of(p, l->first_fn + i);
 			continue;
 		}
 		nlack++;
@@ -136,7 +142,7 @@ static int attach_file_multi(struct api_k *ak, struct xp_api_plan *p, const stru
 	v[ak->nfds++] = fds[0];
 	v[ak->nfds++] = fds[1];
 	for (int i = 0; i < n; i++)
-		fn_on[cookies[i]] = true;
+		fn_on[(uint32_t)cookies[i]] = true;
 	return n;
 }
 
@@ -152,7 +158,7 @@ static int attach_file(struct api_k *ak, struct xp_api_plan *p, const struct xp_
 	int n = 0, nlack = 0, err;
 
 	for (int i = l->first_fn; i < l->first_fn + l->nfn; i++) {
-		struct xp_probe pr = { .kind = XP_PROBE_URETPROBE, .cookie = (unsigned long long)i };
+		struct xp_probe pr = { .kind = XP_PROBE_URETPROBE, .cookie = cookie_of(p, i) };
 		struct bpf_link *ret, *ent = NULL;
 
 		snprintf(pr.name, sizeof(pr.name), "%s", p->fn[i].name);
@@ -471,7 +477,7 @@ int xp_api_live_drain(struct xp_kside *k, const struct xp_api_plan *p, struct xp
 			err = -errno;
 			continue;
 		}
-		if (v->calls && key.fn < (uint32_t)p->nfn)
+		if (key.fn < (uint32_t)p->nfn)
 			xp_api_add_counted(s, key.pid, &p->fn[key.fn], v);
 	}
 	/* after their entries: the rows are there */

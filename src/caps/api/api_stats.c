@@ -259,23 +259,28 @@ void xp_api_add_counted(struct xp_api_state *s, uint32_t pid, const struct xp_ap
 			const struct xp_api_agg *v)
 {
 	struct xp_api_row *w;
+	uint64_t calls = 0;
 
-	s->calls += v->calls;
+	for (uint32_t i = 0; i < XP_HIST_BUCKETS; i++)
+		calls += v->hist[i];
+	if (!calls)
+		return;
+	s->calls += calls;
 	if (!(w = counted_row(s, pid, v->comm, fn))) {
-		s->rows_full += v->calls;
+		s->rows_full += calls;
 		return;
 	}
 	if (w->pid == XP_API_PID_OTHER)
-		s->calls_folded += v->calls;
-	w->calls += v->calls;
-	w->lat.count += v->calls;
+		s->calls_folded += calls;
+	w->calls += calls;
+	w->lat.count += calls;
 	w->lat.sum += v->sum_ns;
 	if (v->max_ns > w->lat.max)
 		w->lat.max = v->max_ns;
 	xp_hist_add_buckets(&w->lat, v->hist, XP_HIST_BUCKETS);
-	w->no_ioctl += v->calls;
+	w->no_ioctl += calls;
 	if (s->jobs_on)
-		w->no_job += v->calls;
+		w->no_job += calls;
 	if (v->err1 && v->err1_calls)
 		count_err(w, v->err1, v->err1_calls);
 }
