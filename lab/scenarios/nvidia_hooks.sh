@@ -4,7 +4,6 @@
 # last tracer's lines, read as the new one's before its shell had truncated the file, left this
 # script waiting for good on a tracer that was tracing, in about half of the 6.1 runs. It
 # passes in 30-300 s; a guest still running after 480 s is hung.
-# lab-runs: 4
 # lab-timeout: 480
 need_xputrace
 C=/sys/kernel/debug/nvidia_double/counts
