@@ -34,6 +34,9 @@ tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 LIB=$tmp/libze_loader.so.1
 cp "$SO" "$LIB"
+# a static loop cannot dlopen a library against another C library (SIGFPE in the
+# loader): where the dynamic one runs, it is the one used
+[ -z "$st" ] || ! build/bench/ioctl_loop 1 1 call "$LIB" "$FN" > /dev/null 2>&1 || LOOP=build/bench/ioctl_loop
 
 cat > "$tmp/hist.bt" <<BT
 BEGIN { printf("Ready\\n"); }
