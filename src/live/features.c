@@ -86,8 +86,20 @@ out:
 
 void xp_probe_attach_types(struct xp_feature out[XP_AT_MAX])
 {
-	for (int i = 0; i < XP_AT_MAX; i++)
-		probe_one((enum xp_attach)i, &out[i]);
+	xp_probe_attach_types_of(out, (1u << XP_AT_MAX) - 1);
+}
+
+void xp_probe_attach_types_of(struct xp_feature out[XP_AT_MAX], unsigned int which)
+{
+	for (int i = 0; i < XP_AT_MAX; i++) {
+		if (which & (1u << i)) {
+			probe_one((enum xp_attach)i, &out[i]);
+		} else {
+			out[i].name = names[i];
+			out[i].ok = false;
+			snprintf(out[i].why, sizeof(out[i].why), "not tried");
+		}
+	}
 }
 
 bool xp_kernel_has_kfunc(const char *name)

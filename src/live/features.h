@@ -23,6 +23,12 @@ struct xp_feature {
 };
 
 void xp_probe_attach_types(struct xp_feature out[XP_AT_MAX]);
+/*
+ * Only the types in `which` (1 << XP_AT_*), the others "not tried": each
+ * probe is a load, an attach and a detach, and a tracepoint's detach waits
+ * for the kernel's grace periods.
+ */
+void xp_probe_attach_types_of(struct xp_feature out[XP_AT_MAX], unsigned int which);
 
 /* Whether the running kernel's BTF has the kfunc NAME (looked up once per name). */
 bool xp_kernel_has_kfunc(const char *name);

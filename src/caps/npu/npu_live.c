@@ -313,7 +313,7 @@ static int check(struct npu_open *o, char *why, size_t whylen)
 	struct xp_feature *at = o->at;
 	bool kp;
 
-	xp_probe_attach_types(at);
+	xp_probe_attach_types_of(at, 1u << XP_AT_TRACEPOINT | 1u << XP_AT_KPROBE_MULTI | 1u << XP_AT_KPROBE);
 	/* nothing loads at all: a privilege, not the kernel */
 	if (!at[XP_AT_KPROBE].ok && !at[XP_AT_KPROBE_MULTI].ok && !at[XP_AT_TRACEPOINT].ok) {
 		snprintf(why, whylen, "loading a BPF program: %s", at[XP_AT_TRACEPOINT].why);

@@ -436,7 +436,8 @@ int xp_nv_live_open(struct xp_kside **out, const struct xp_filters *f,
 				      "tracepoint)", force);
 		return -EINVAL;
 	}
-	xp_probe_attach_types(at);
+	xp_probe_attach_types_of(at, 1u << XP_AT_TRACEPOINT | 1u << XP_AT_FENTRY | 1u << XP_AT_KPROBE_MULTI |
+				     1u << XP_AT_KPROBE);
 	if (!at[XP_AT_KPROBE].ok && !at[XP_AT_TRACEPOINT].ok && !at[XP_AT_FENTRY].ok) {
 		snprintf(why, whylen, "loading a BPF program: %s", at[XP_AT_KPROBE].why);
 		return -EPERM;
