@@ -248,7 +248,7 @@ static struct xp_api_row *counted_row(struct xp_api_state *s, uint32_t pid, cons
 {
 	struct xp_api_rec r = { .hdr = { .pid = pid }, .rule = fn->rule };
 
-	memcpy(r.comm, comm, sizeof(r.comm));
+	memcpy(r.comm, comm, strnlen(comm, sizeof(r.comm) - 1));	/* a string, or the kernel's array */
 	memcpy(r.name, fn->name, sizeof(r.name));
 	memcpy(r.lib, fn->lib, sizeof(r.lib));
 	r.comm[XP_COMM_LEN - 1] = r.name[XP_API_NAME - 1] = r.lib[XP_API_LIB - 1] = 0;
