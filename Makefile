@@ -207,7 +207,7 @@ $(BUILD)/bench/filegen: bench/filegen.c $(BUILD)/libxpcore.a
 # The fdinfo sample's cost with many processes: the core library's scan.
 $(BUILD)/bench/fdinfo_sample: bench/fdinfo_sample.c $(BUILD)/libxpcore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(BUILD)/libxpcore.a $(CORE_LIBS)
 
 # The benchmark's count-only floor: a BPF program of its own, not the tool's.
 $(BUILD)/bpf/floor.bpf.o: bench/bpf/floor.bpf.c
@@ -242,7 +242,7 @@ HELPER_BINS += $(BUILD)/tests/e2e/libcupti-stub.so
 
 $(CUDA_LIB): src/cuda/xputrace_cuda.c src/cuda/cupti_min.h src/shared/cuda_probes.h $(CUPTI_CHECK)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libxputrace-cuda.so -o $@ $< -ldl
+	$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC -shared -fvisibility=hidden -Wl,-soname,libxputrace-cuda.so -o $@ $< -ldl
 
 $(BUILD)/cuda/cupti_check.o: src/cuda/cupti_check.c src/cuda/cupti_min.h
 	@mkdir -p $(@D)
@@ -250,11 +250,11 @@ $(BUILD)/cuda/cupti_check.o: src/cuda/cupti_check.c src/cuda/cupti_min.h
 
 $(BUILD)/tests/e2e/libcupti-stub.so: tests/e2e/lib/cuptistub.c src/cuda/cupti_min.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared -o $@ $< -lpthread
+	$(CC) $(CFLAGS) $(DEPFLAGS) -fPIC -shared -o $@ $< -lpthread
 
 $(BUILD)/tests/e2e/cuda_app: tests/e2e/cuda_app.c src/shared/cuda_probes.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< -ldl -lpthread
+	$(CC) $(CFLAGS) $(DEPFLAGS) -o $@ $< -ldl -lpthread
 
 install: install-cuda
 install-cuda: $(CUDA_LIB)
