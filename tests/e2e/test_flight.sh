@@ -118,8 +118,12 @@ rows = lambda p: [l.split() for l in open(p)]
 full, got = rows(full), rows(one)
 same = lambda a, b: a[2:] == b[2:] and abs(int(a[0]) - int(b[0])) < TOL
 k = next((k for k in range(len(full)) if got and same(full[k], got[0])), None)
-if k is None or len(full) < k + len(got) or not all(same(full[k + i], g) for i, g in enumerate(got)):
-    sys.exit(f"{kind}: the file's {len(got)} records are not the plain recording's, in order")
+if k is None:
+    sys.exit(f"{kind}: the file's first of {len(got)} records is not in the plain recording: {got[:1]}")
+bad = next((i for i, g in enumerate(got) if k + i >= len(full) or not same(full[k + i], g)), None)
+if bad is not None:
+    sys.exit(f"{kind}: the file's {len(got)} records are not the plain recording's, in order: its "
+             f"record {bad} {got[bad]} where the plain one has {full[k + bad] if k + bad < len(full) else 'none'}")
 end = trig + after
 if k > 0 and int(full[k - 1][0]) >= start + TOL:
     sys.exit(f"{kind}: a record of the window before the file's first is missing: {full[k - 1]}")
@@ -131,7 +135,7 @@ PY
 	then
 		pass "the $kind file holds exactly the plain recording's records of its window ($(wc -l < "$WORK/one.sl") records)"
 	else
-		fail "the $kind file's window"
+		fail "the $kind file's window (above)"
 	fi
 	if "$XP" report "$f" --json > "$WORK/one.json" 2> "$WORK/one.rerr" && [ ! -s "$WORK/one.rerr" ] &&
 		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["processes"] else 1)' "$WORK/one.json"; then
