@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include "live/kernel_side.h"
 #include "live/session.h"
 #include "live/skel.h"
@@ -126,6 +127,15 @@ void xp_map_calls_end(struct xp_map_calls *c)
 	if (c->raised)
 		(void)sched_setscheduler(0, c->policy, &sp);
 	c->raised = false;
+}
+
+int xp_map_take(int fd, const void *key, void *val)
+{
+	if (!bpf_map_lookup_and_delete_elem(fd, key, val))
+		return 0;
+	if (bpf_map_lookup_elem(fd, key, val) || bpf_map_delete_elem(fd, key))
+		return -errno;
+	return 0;
 }
 
 void xp_kside_close(struct xp_kside *k)

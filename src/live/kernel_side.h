@@ -70,6 +70,20 @@ struct xp_map_calls { int policy; int prio; bool raised; };
 void xp_map_calls_begin(struct xp_map_calls *c);
 void xp_map_calls_end(struct xp_map_calls *c);
 
+/*
+ * Counts the programs keep in generations (a drain_gen they read, moved on
+ * first by the drain): which a drain takes. A tick leaves the last one a
+ * second more (a program preempted in the middle of its update may still
+ * write to it); a report waits a moment instead; once detached, all.
+ */
+enum xp_drain { XP_DRAIN_TICK, XP_DRAIN_REPORT, XP_DRAIN_ALL };
+static inline bool xp_drain_ripe(uint32_t gen, uint32_t cur, enum xp_drain how)
+{
+	return how == XP_DRAIN_ALL || cur - gen >= (how == XP_DRAIN_TICK ? 2u : 1u);
+}
+/* A map entry read and deleted: at once, or in two calls where the kernel lacks it (before 5.14). */
+int xp_map_take(int fd, const void *key, void *val);
+
 /* A new, empty kernel side owning `skel` (opened by xp_skel_open, live/skel.h). NULL when out of memory. */
 struct xp_kside *xp_kside_new(void *skel, void (*destroy)(void *skel));
 /* Stops the programs writing (links gone; NULL: none); the maps stay readable. Returns the links destroyed. */

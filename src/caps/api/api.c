@@ -110,7 +110,7 @@ static int api_drain(struct xp_cap_inst *ci, bool tick)
 	if (!ci->st)
 		return 0;
 	return xp_api_live_drain(ci->k, p, &((struct api_inst *)ci->st)->s,
-				 tick ? XP_API_DRAIN_TICK : ci->k->detached ? XP_API_DRAIN_ALL : XP_API_DRAIN_REPORT);
+				 tick ? XP_DRAIN_TICK : ci->k->detached ? XP_DRAIN_ALL : XP_DRAIN_REPORT);
 }
 
 /* record: the same, once a second */

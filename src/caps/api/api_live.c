@@ -422,24 +422,8 @@ void xp_api_live_follow_jobs(struct xp_kside *k)
 		__atomic_store_n(&ak->skel->bss->agg_on, 0, __ATOMIC_RELAXED);
 }
 
-/* lookup-and-delete, or lookup then delete where the kernel lacks it (before 5.14) */
-static int take(int fd, const void *key, void *val)
-{
-	if (!bpf_map_lookup_and_delete_elem(fd, key, val))
-		return 0;
-	if (bpf_map_lookup_elem(fd, key, val) || bpf_map_delete_elem(fd, key))
-		return -errno;
-	return 0;
-}
-
-/* Whether no program can still add to generation `gen` (drain_gen is `cur` now). */
-static bool ripe(uint32_t gen, uint32_t cur, enum xp_api_drain how)
-{
-	return how == XP_API_DRAIN_ALL || cur - gen >= (how == XP_API_DRAIN_TICK ? 2u : 1u);
-}
-
 int xp_api_live_drain(struct xp_kside *k, const struct xp_api_plan *p, struct xp_api_state *s,
-		      enum xp_api_drain how)
+		      enum xp_drain how)
 {
 	static const struct xp_api_agg zero;
 	struct api_k *ak = k->priv;
@@ -465,13 +449,13 @@ int xp_api_live_drain(struct xp_kside *k, const struct xp_api_plan *p, struct xp
 	 */
 	cur = ++skel->bss->drain_gen;
 	xp_map_calls_begin(&mc);
-	if (how == XP_API_DRAIN_REPORT)
+	if (how == XP_DRAIN_REPORT)
 		usleep(20000);
 	for (more = !bpf_map_get_next_key(fd, NULL, &key); more && !err; key = next) {
 		more = !bpf_map_get_next_key(fd, &key, &next);
-		if (!ripe(key.gen, cur, how))
+		if (!xp_drain_ripe(key.gen, cur, how))
 			continue;
-		if ((err = take(fd, &key, &slot)) || slot >= XP_API_AGG_ROWS)
+		if ((err = xp_map_take(fd, &key, &slot)) || slot >= XP_API_AGG_ROWS)
 			continue;
 		if (bpf_map_lookup_elem(vfd, &slot, v) || bpf_map_update_elem(vfd, &slot, &zero, BPF_ANY)) {
 			err = -errno;
@@ -483,13 +467,13 @@ int xp_api_live_drain(struct xp_kside *k, const struct xp_api_plan *p, struct xp
 	/* after their entries: the rows are there */
 	for (more = !bpf_map_get_next_key(efd, NULL, &ek); more && !err; ek = enext) {
 		more = !bpf_map_get_next_key(efd, &ek, &enext);
-		if (!ripe(ek.k.gen, cur, how) || (err = take(efd, &ek, &n)))
+		if (!xp_drain_ripe(ek.k.gen, cur, how) || (err = xp_map_take(efd, &ek, &n)))
 			continue;
 		if (ek.k.fn < (uint32_t)p->nfn)
 			xp_api_add_counted_err(s, ek.k.pid, &p->fn[ek.k.fn], ek.ret, n);
 	}
 	/* the quarters of the generations taken out, empty now, for the generations to come */
-	upto = how == XP_API_DRAIN_ALL ? cur + 1 : cur + 1 - (how == XP_API_DRAIN_TICK ? 2u : 1u);
+	upto = how == XP_DRAIN_ALL ? cur + 1 : cur + 1 - (how == XP_DRAIN_TICK ? 2u : 1u);
 	if (!err) {
 		for (uint32_t g = ak->undrained, i = 0; g != upto && i < XP_API_AGG_GENS; g++, i++)
 			__atomic_store_n(&skel->bss->agg_next[g % XP_API_AGG_GENS], 0, __ATOMIC_RELAXED);

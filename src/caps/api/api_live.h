@@ -46,9 +46,8 @@ bool xp_api_live_aggregates(const struct xp_kside *k);
  */
 void xp_api_live_follow_jobs(struct xp_kside *k);
 
-enum xp_api_drain { XP_API_DRAIN_TICK, XP_API_DRAIN_REPORT, XP_API_DRAIN_ALL };
 /* The kernel's counts of the generations done (all of them once detached) into `s`. */
 int xp_api_live_drain(struct xp_kside *k, const struct xp_api_plan *p, struct xp_api_state *s,
-		      enum xp_api_drain how);
+		      enum xp_drain how);
 
 #endif

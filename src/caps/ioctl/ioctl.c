@@ -141,9 +141,9 @@ static int io_feed(struct xp_cap_inst *ci, const struct xp_rec_hdr *h)
 
 static int io_drain(struct xp_cap_inst *ci, bool tick)
 {
-	return xp_ioctl_live_drain(ci->k, ci->st, tick ? XP_IOCTL_DRAIN_TICK
-						 : ci->k->detached ? XP_IOCTL_DRAIN_ALL
-						 : XP_IOCTL_DRAIN_REPORT);
+	return xp_ioctl_live_drain(ci->k, ci->st, tick ? XP_DRAIN_TICK
+						 : ci->k->detached ? XP_DRAIN_ALL
+						 : XP_DRAIN_REPORT);
 }
 
 static void io_report(struct xp_cap_inst *ci, FILE *f, const struct xp_cap_report *r)

@@ -256,33 +256,12 @@ uint64_t xp_ioctl_live_exec32(const struct xp_kside *k, uint32_t *pid, char comm
 	return skel->bss->exec32_count;
 }
 
-/* lookup-and-delete, or lookup then delete where the kernel lacks it (before 5.14) */
-static int take(int fd, const void *key, void *val)
-{
-	if (!bpf_map_lookup_and_delete_elem(fd, key, val))
-		return 0;
-	if (bpf_map_lookup_elem(fd, key, val) || bpf_map_delete_elem(fd, key))
-		return -errno;
-	return 0;
-}
-
-/*
- * Which generations a drain takes: the programs count into skel->bss->drain_gen,
- * which moves on first. A tick leaves the last generation a second more (a
- * program preempted in the middle of its update may still write to it); a
- * report waits a moment instead; once detached, everything is taken.
- */
-static bool ripe(uint32_t gen, uint32_t cur, enum xp_ioctl_drain how)
-{
-	return how == XP_IOCTL_DRAIN_ALL || cur - gen >= (how == XP_IOCTL_DRAIN_TICK ? 2u : 1u);
-}
-
 /*
  * The kernel's (other) rows of the ripe generations (ioctl.bpf.c: slot gen
  * modulo XP_IOCTL_OTHER_GENS), taken out and zeroed; `v` a buffer.
  */
 static int take_other(struct ioctl_bpf *skel, struct xp_ioctl_table *t, struct xp_ioctl_val *v,
-		      uint32_t cur, enum xp_ioctl_drain how)
+		      uint32_t cur, enum xp_drain how)
 {
 	static const struct xp_ioctl_val zero;
 	struct xp_ioctl_key k = { .pid = XP_IOCTL_PID_OTHER };
@@ -292,7 +271,7 @@ static int take_other(struct ioctl_bpf *skel, struct xp_ioctl_table *t, struct x
 		/* the newest generation that counts into slot s */
 		uint32_t gen = cur - (cur - s) % XP_IOCTL_OTHER_GENS;
 
-		if (!ripe(gen, cur, how))
+		if (!xp_drain_ripe(gen, cur, how))
 			continue;
 		if (bpf_map_lookup_elem(fd, &s, v))
 			return -errno;
@@ -306,7 +285,7 @@ static int take_other(struct ioctl_bpf *skel, struct xp_ioctl_table *t, struct x
 	return err;
 }
 
-int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_ioctl_drain how)
+int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_drain how)
 {
 	struct ioctl_bpf *skel = ks->skel;
 	int sfd = bpf_map__fd(skel->maps.stats), efd = bpf_map__fd(skel->maps.errs);
@@ -322,7 +301,7 @@ int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_i
 		return -ENOMEM;
 	cur = ++skel->bss->drain_gen;
 	xp_map_calls_begin(&mc);
-	if (how == XP_IOCTL_DRAIN_REPORT)
+	if (how == XP_DRAIN_REPORT)
 		usleep(20000);	/* a program that read the old generation finishes its update */
 	/*
 	 * Take each ripe entry with lookup-and-delete; the walk goes on from the
@@ -330,18 +309,18 @@ int xp_ioctl_live_drain(struct xp_kside *ks, struct xp_ioctl_table *t, enum xp_i
 	 */
 	for (more = !bpf_map_get_next_key(sfd, NULL, &k); more && !err; k = next) {
 		more = !bpf_map_get_next_key(sfd, &k, &next);
-		if (!ripe(k.gen, cur, how))
+		if (!xp_drain_ripe(k.gen, cur, how))
 			continue;
-		if (!(err = take(sfd, &k, v)) && v->calls) {
+		if (!(err = xp_map_take(sfd, &k, v)) && v->calls) {
 			k.gen = 0;
 			err = xp_ioctl_table_add_val(t, &k, v);
 		}
 	}
 	for (more = !bpf_map_get_next_key(efd, NULL, &ek); more && !err; ek = enext) {
 		more = !bpf_map_get_next_key(efd, &ek, &enext);
-		if (!ripe(ek.k.gen, cur, how))
+		if (!xp_drain_ripe(ek.k.gen, cur, how))
 			continue;
-		if (!(err = take(efd, &ek, &n))) {
+		if (!(err = xp_map_take(efd, &ek, &n))) {
 			ek.k.gen = 0;
 			err = xp_ioctl_table_add_errno(t, &ek.k, ek.err, n);
 		}

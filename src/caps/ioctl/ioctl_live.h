@@ -37,7 +37,6 @@ bool xp_ioctl_hook_known(const char *hook);
 uint64_t xp_ioctl_live_exec32(const struct xp_kside *k, uint32_t *pid, char comm[16]);
 struct xp_ioctl_table;
 /* Moves what the kernel aggregated into `t`: at a tick, at a report, or all once detached. */
-enum xp_ioctl_drain { XP_IOCTL_DRAIN_TICK, XP_IOCTL_DRAIN_REPORT, XP_IOCTL_DRAIN_ALL };
-int xp_ioctl_live_drain(struct xp_kside *k, struct xp_ioctl_table *t, enum xp_ioctl_drain how);
+int xp_ioctl_live_drain(struct xp_kside *k, struct xp_ioctl_table *t, enum xp_drain how);
 
 #endif
