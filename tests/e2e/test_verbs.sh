@@ -71,11 +71,17 @@ else
 	"$XP" export --perfetto "$WORK/p.xpt" -o - 2> "$WORK/pipe2.err" | head -c 10 > /dev/null
 	rc2=${PIPESTATUS[0]}
 	kill $LOOP 2>/dev/null; wait $LOOP 2>/dev/null
-	if [ "$rc" -eq 1 ] && [ $((t1 - t0)) -le 5 ] && ! grep -v '^Tracing' "$WORK/pipe.err" | grep -q . &&
-		[ "$rc2" -eq 1 ] && [ ! -s "$WORK/pipe2.err" ]; then
+	why=
+	[ "$rc" -eq 1 ] || why="$why ioctl status $rc;"
+	[ $((t1 - t0)) -le 5 ] || why="$why ioctl ended after $((t1 - t0)) s;"
+	! grep -v '^Tracing' "$WORK/pipe.err" | grep -q . ||
+		why="$why ioctl said: $(grep -v '^Tracing' "$WORK/pipe.err" | head -c 200 | od -c | head -3 | tr '\n' ' ');"
+	[ "$rc2" -eq 1 ] || why="$why export status $rc2;"
+	[ ! -s "$WORK/pipe2.err" ] || why="$why export said: $(head -c 200 "$WORK/pipe2.err" | od -c | head -3 | tr '\n' ' ');"
+	if [ -z "$why" ]; then
 		pass "verbs: a reader that goes away ends ioctl --stream and export quietly with status 1"
 	else
-		fail "verbs: reader gone: ioctl status $rc after $((t1 - t0)) s, export status $rc2: $(cat "$WORK/pipe.err" "$WORK/pipe2.err" | head -c 300)"
+		fail "verbs: reader gone:$why"
 	fi
 fi
 
