@@ -126,14 +126,20 @@ echo >$J
 start_xp $S/serve.out serve --listen 127.0.0.1:9465 sched fdinfo || finish
 check "serve runs sched and fdinfo" grep -q 'sched (.*), fdinfo (sampled)' $S/serve.out.err
 sleep 1.2	# fdinfo's first sample is the baseline
-sh -c "echo \$\$ >$CG/fa/cgroup.procs; exec mocksubmit -s -q -i 1500 'alloc=3072' 'ring=0 dur_us=4000 count=50'" &
+# each idles 3 s after its jobs with its file open: the sampler (each second,
+# later on a loaded emulated machine) reads its last counts
+sh -c "echo \$\$ >$CG/fa/cgroup.procs; exec mocksubmit -s -q -i 3000 'alloc=3072' 'ring=0 dur_us=4000 count=50'" &
 PA=$!
-sh -c "echo \$\$ >$CG/fb/cgroup.procs; exec mocksubmit -s -q -i 1500 'ring=0 dur_us=3000 count=40'" &
+sh -c "echo \$\$ >$CG/fb/cgroup.procs; exec mocksubmit -s -q -i 3000 'ring=0 dur_us=3000 count=40'" &
 PB=$!
 wait $PA; ra=$?
 wait $PB || ra=$?
-sleep 1.5	# a sample after A is gone: its memory is no longer held
-wget -q -O $S/m.txt http://127.0.0.1:9465/metrics; rw=$?
+# a sample after A is gone: its memory no longer held (at most 10 s)
+i=0
+while wget -q -O $S/m.txt http://127.0.0.1:9465/metrics; rw=$?; [ $i -lt 20 ] &&
+	! grep -q '^xputrace_gpu_memory_bytes{cgroup="/fa",device="mockgpu",driver="mockgpu",region="system",kind="resident"} 0$' $S/m.txt; do
+	sleep 0.5; i=$((i + 1))
+done
 stop_xp; rs=$?
 expect_eq "submitter, wget, serve status" "0 0 0" "$ra $rw $rs"
 grep -E '^xputrace_gpu_(busy|memory)' $S/m.txt
